@@ -1,0 +1,40 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both set themselves up.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+GAMES := android study-in-emerald arkham-horror night-city
+
+.PHONY: demo test setup build check-build bench clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/rulepress validate content
+	$(BIN)/rulepress build content -o build
+	@for g in $(GAMES); do \
+	  if [ -f content/$$g/game.yaml ] && grep -q '^flow:' -r content/$$g/*.yaml 2>/dev/null; then \
+	    echo "== one simulated game of $$g"; $(BIN)/rulepress simulate $$g -n 1 --seed 1 || exit 1; \
+	  fi; \
+	done
+
+test: $(STAMP)
+	$(BIN)/rulepress validate content
+	$(BIN)/python -m pytest -q
+	$(BIN)/rulepress test content
+
+build: $(STAMP)
+	$(BIN)/rulepress build content -o build
+
+bench: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,1 @@
+"""rulepress compiler: YAML content and effect DSL to playable tables."""

@@ -1,0 +1,208 @@
+"""The `rulepress` command: validate, build, test, simulate, play, replay, explain, schema."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from .content import UsageError, find_games
+from .diagnostics import Report
+
+
+def _print_report(report: Report, fmt: str, checked: int) -> None:
+    items = report.sorted()
+    if fmt == "json":
+        click.echo(json.dumps({"errors": len(report.errors), "warnings": len(report.warnings),
+                               "diagnostics": [d.as_json() for d in items]}, ensure_ascii=False, indent=1))
+        return
+    if fmt == "github":
+        # GitHub shows only ten annotations per step; the plain list below has them all.
+        for d in items:
+            kind = "error" if d.severity == "error" else "warning"
+            msg = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            click.echo(f"::{kind} file={d.pos.file},line={d.pos.line},col={d.pos.col},title={d.code}::{msg}")
+    for d in items:
+        click.echo(d.text())
+    e, w = len(report.errors), len(report.warnings)
+    click.echo(f"{checked} game{'s' if checked != 1 else ''} checked: {e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rulepress")
+def main():
+    """rulepress: board game rules as data."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
+def validate(paths, fmt):
+    """Check content: every error and warning at once, as FILE:LINE:COL lines."""
+    from .pipeline import check_game
+    try:
+        games = find_games(list(paths) or ["content"])
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    report = Report()
+    for g in games:
+        _m, rep = check_game(g)
+        report.extend(rep)
+    _print_report(report, fmt, len(games))
+    sys.exit(1 if report.errors else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("-o", "--out", default="build", show_default=True, help="output folder")
+def build(paths, out):
+    """Compile content into build/<game>/game.json (and the rulebooks)."""
+    from .pipeline import build as do_build
+    try:
+        written, report = do_build(list(paths) or ["content"], out)
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    for d in report.sorted():
+        click.echo(d.text())
+    for w in written:
+        click.echo(f"wrote {w}")
+    sys.exit(1 if report.errors else 0)
+
+
+def _load_game(game: str, build_dir="build"):
+    """A game by id (built from content/ on the fly) or by path to a folder or game.json."""
+    from runtime.tables import Game
+    from .pipeline import compile_game
+    if game.endswith(".json") and os.path.isfile(game):
+        return Game.load(game)
+    folder = game if os.path.isdir(game) else os.path.join("content", game)
+    if not os.path.isdir(folder):
+        raise UsageError(f"no game `{game}`: not a folder, a game.json, or a game in content/")
+    text, _gid, report = compile_game(folder)
+    if text is None:
+        for d in report.sorted():
+            click.echo(d.text(), err=True)
+        raise click.exceptions.Exit(1)
+    return Game(json.loads(text))
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("-k", "select", default=None, help="only scenarios whose name contains this")
+@click.option("-v", "--verbose", is_flag=True)
+def test(paths, select, verbose):
+    """Run scenario tests: content/<game>/scenarios/*.yaml."""
+    from runtime.scenario import run_paths
+    try:
+        ok = run_paths(list(paths) or ["content"], select, verbose, click.echo)
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    sys.exit(0 if ok else 1)
+
+
+@main.command()
+@click.argument("game")
+@click.option("-n", "games", default=100, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--players", default=None, type=int)
+@click.option("--workers", default=1, show_default=True)
+@click.option("--agent", default="random", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def simulate(game, games, seed, players, workers, agent, as_json):
+    """Play N games with bots and report win rates, scores and lengths."""
+    from runtime.simulate import simulate as sim, render
+    try:
+        g = _load_game(game)
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    result = sim(g, games, seed, players, workers, agent, progress=not as_json)
+    if as_json:
+        click.echo(json.dumps(result, indent=1, sort_keys=True))
+    else:
+        render(result)
+    sys.exit(1 if result["errors"] else 0)
+
+
+@main.command()
+@click.argument("game")
+@click.option("--players", default=None, type=int)
+@click.option("--seed", default=0)
+@click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy")
+@click.option("--lang", type=click.Choice(["en", "ru"]), default="en")
+@click.option("--log", "log_path", default=None, help="write the game log here when it ends")
+def play(game, players, seed, bots, lang, log_path):
+    """Play in the terminal: people and bots in any mix."""
+    from runtime.terminal import play as tplay
+    try:
+        g = _load_game(game)
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    tplay(g, players or g.players_min, seed, bots, lang, log_path)
+
+
+@main.command()
+@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.option("--game", default=None, help="game id or game.json (default: from the log)")
+def replay(log, game):
+    """Replay a game log and check it ends in the recorded state."""
+    from runtime.replay import replay_file, ReplayError
+    try:
+        msg = replay_file(log, lambda gid: _load_game(game or gid))
+    except (ReplayError, UsageError) as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(1)
+    click.echo(msg)
+
+
+@main.command()
+@click.argument("code", required=False)
+def explain(code):
+    """Explain an error code, with a wrong and a right example."""
+    from .catalogue import CATALOGUE, render
+    if not code:
+        for c in sorted(CATALOGUE):
+            click.echo(f"{c}  {CATALOGUE[c]['title']}")
+        return
+    entry = CATALOGUE.get(code.upper())
+    if entry is None:
+        click.echo(f"rulepress: unknown code {code}; `rulepress explain` lists them", err=True)
+        sys.exit(2)
+    click.echo(render(code.upper(), entry))
+
+
+@main.command()
+@click.option("--editor", is_flag=True, help="write .vscode/settings.json mapping schemas to content files")
+def schema(editor):
+    """Show where the JSON Schemas are, or set up an editor to use them."""
+    from .content import SCHEMA_DIR
+    if editor:
+        os.makedirs(".vscode", exist_ok=True)
+        path = os.path.join(".vscode", "settings.json")
+        settings = {}
+        if os.path.exists(path):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    settings = json.load(fh)
+            except (OSError, ValueError):
+                settings = {}
+        rel = os.path.relpath(os.path.join(SCHEMA_DIR, "content-file.json"))
+        settings.setdefault("yaml.schemas", {})[rel] = ["content/**/*.yaml", "!content/**/scenarios/*.yaml"]
+        scen = os.path.relpath(os.path.join(SCHEMA_DIR, "scenario.json"))
+        settings["yaml.schemas"][scen] = ["content/**/scenarios/*.yaml"]
+        settings["yaml.customTags"] = []
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(settings, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+        click.echo(f"wrote {path}")
+    else:
+        click.echo(SCHEMA_DIR)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""The resolved model as game.json: plain tables plus effect IR, byte-identical on rebuild."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .model import Model
+
+FORMAT = 1
+
+
+def _plain(v):
+    """Strip position-carrying types so the output is ordinary JSON values."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, str):
+        return str(v)
+    return v
+
+
+def _text(v):
+    return _plain(v) if v is not None else None
+
+
+def tables(m: Model) -> dict:
+    ir = m.ir
+    sec = m.by_section
+    g = _plain(m.game)
+    protos, instances = {}, []
+
+    def add_proto(pid, kind, d, section, copies, zone, up=False):
+        p = {"kind": kind, "section": section, "name": _text(d.get("name")) or {"en": pid},
+             "attrs": _plain(d.get("attrs") or {}), "count": copies}
+        if d.get("text") is not None:
+            p["text"] = _plain(d["text"])
+        for f in ("effect", "if"):
+            if (section, pid, f) in ir:
+                p[f] = ir[(section, pid, f)]
+        protos[pid] = p
+        for i in range(copies):
+            instances.append([pid if copies == 1 else f"{pid}#{i + 1}", pid, zone, up])
+
+    for lid, d in sec["locations"].items():
+        add_proto(lid, "location", d, "locations", 1, "supply", True)
+        act = d.get("activation")
+        if act is not None:
+            protos[lid]["activation"] = {k: ir[("locations", lid, "activation." + k)]
+                                         for k in ("if", "cost", "effect") if ("locations", lid, "activation." + k) in ir}
+            if act.get("text") is not None:
+                protos[lid]["activation"]["text"] = _plain(act["text"])
+    decks = {}
+    for did, d in sec["decks"].items():
+        decks[did] = {"of": d.get("of", "game"), "discard": d.get("discard") or did + "_discard",
+                      "reshuffle": d.get("reshuffle", True), "shuffle": d.get("shuffle", True),
+                      "name": _text(d.get("name")) or {"en": did}}
+    for cid, d in sec["cards"].items():
+        deck = d.get("deck")
+        zone = deck if deck and decks.get(deck, {}).get("of") == "game" else "supply"
+        add_proto(cid, d.get("kind") or "card", d, "cards", d.get("count", 1), zone)
+        if deck:
+            protos[cid]["deck"] = deck
+    pools = {}
+    for pid, d in sec["pools"].items():
+        pools[pid] = {"of": d.get("of", "game"), "visibility": d.get("visibility", "hidden"),
+                      "name": _text(d.get("name")) or {"en": pid}, "total": sum(t.get("count", 1) for t in d["tokens"])}
+        for t in d["tokens"]:
+            add_proto(t["id"], d.get("kind") or "token", t, "tokens", t.get("count", 1), pid if pools[pid]["of"] == "game" else "supply")
+            protos[t["id"]]["pool"] = pid
+    for pid, d in sec["pieces"].items():
+        add_proto(pid, d["kind"], d, "pieces", d.get("count", 1), d.get("at") or "supply", True)
+    locations = {}
+    for lid, d in sec["locations"].items():
+        locations[lid] = {"adjacent": sorted(set(d.get("adjacent") or [])),
+                          "links": {l["to"]: l["distance"] for l in d.get("links") or []}}
+    # links and adjacency are symmetric: a road goes both ways
+    for lid, loc in locations.items():
+        for other in loc["adjacent"]:
+            if other in locations and lid not in locations[other]["adjacent"]:
+                locations[other]["adjacent"] = sorted(locations[other]["adjacent"] + [lid])
+        for other, dist in loc["links"].items():
+            if other in locations:
+                locations[other]["links"].setdefault(lid, dist)
+    for loc in locations.values():
+        loc["links"] = dict(sorted(loc["links"].items()))
+    counters = {}
+    for cid, d in sec["counters"].items():
+        c = {"of": d.get("of", "player"), "initial": _plain(d.get("initial", 0 if d.get("type", "number") == "number" else None)),
+             "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
+        for k in ("min", "max"):
+            if d.get(k) is not None:
+                c[k] = d[k]
+        if d.get("thresholds"):
+            c["thresholds"] = [[t["at"], ir[("counters", cid, f"thresholds.{i}")]] for i, t in enumerate(d["thresholds"])
+                               if ("counters", cid, f"thresholds.{i}") in ir]
+        if ("counters", cid, "on_change") in ir:
+            c["on_change"] = ir[("counters", cid, "on_change")]
+        counters[cid] = c
+    zones = {zid: {"of": d.get("of", "game"), "visibility": d.get("visibility", "public"),
+                   "name": _text(d.get("name")) or {"en": zid}} for zid, d in sec["zones"].items()}
+    actions = {}
+    for aid, d in sec["actions"].items():
+        a = {"name": _text(d.get("name")) or {"en": aid}}
+        for k in ("phase", "limit", "window"):
+            if d.get(k) is not None:
+                a[k] = d[k]
+        for f in ("if", "cost", "effect"):
+            if ("actions", aid, f) in ir:
+                a[f] = ir[("actions", aid, f)]
+        if d.get("text") is not None:
+            a["text"] = _plain(d["text"])
+        actions[aid] = a
+    procedures = {pid: {"params": list(d.get("params") or []), "effect": ir.get(("procedures", pid, "effect"), [])}
+                  for pid, d in sec["procedures"].items()}
+    triggers = {}
+    for tid, d in sorted(sec["triggers"].items(), key=lambda kv: (-(kv[1].get("priority") or 0), kv[0])):
+        t = {"id": tid, "effect": ir.get(("triggers", tid, "effect"), [])}
+        if ("triggers", tid, "when") in ir:
+            t["when"] = ir[("triggers", tid, "when")]
+        triggers.setdefault(d["on"], []).append(t)
+    flow = {}
+    if m.flow is not None:
+        flow = {"rounds": m.flow.get("rounds"), "first_player": m.flow.get("first_player", "random"),
+                "round_name": _text(m.flow.get("round_name")) or {"en": "Round", "ru": "Раунд"},
+                "max_steps": m.flow.get("max_steps", 100000), "phases": []}
+        for f in ("setup", "end"):
+            if ("flow", "flow", f) in ir:
+                flow[f] = ir[("flow", "flow", f)]
+        for ph in m.flow.get("phases") or []:
+            p = {"id": ph["id"], "mode": ph.get("mode", "once"), "name": _text(ph.get("name")) or {"en": ph["id"]}}
+            for k in ("max_actions", "rotate"):
+                if ph.get(k) is not None:
+                    p[k] = ph[k]
+            p["actions"] = list(ph.get("actions") or [a for a, d in actions.items()
+                                                     if d.get("phase") in (None, ph["id"]) and not d.get("window")])
+            for f in ("effect", "until", "if"):
+                if ("flow", f"phase:{ph['id']}", f) in ir:
+                    p[f] = ir[("flow", f"phase:{ph['id']}", f)]
+            flow["phases"].append(p)
+    scoring = {}
+    if m.scoring is not None:
+        scoring = {"tie": m.scoring.get("tie", "share")}
+        for f in ("effect", "score", "tiebreak"):
+            if ("scoring", "scoring", f) in ir:
+                scoring[f] = ir[("scoring", "scoring", f)]
+    heuristic = ir.get(("game", "game", "heuristic"))
+    out = {
+        "format": FORMAT,
+        "game": {"id": g.get("id"), "name": g.get("name"), "version": g.get("version"), "players": g.get("players"),
+                 "summary": g.get("summary"), "notes": g.get("notes") or [],
+                 "options": {k: v.get("default") for k, v in (g.get("options") or {}).items()}},
+        "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
+        "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
+        "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,
+        "icons": {i: _plain(d) for i, d in sec["icons"].items()},
+    }
+    return out
+
+
+def to_json(t: dict) -> str:
+    """Canonical text: sorted keys, no floats formatted by locale, a content hash inside."""
+    body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    t = dict(t)
+    t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+    return _dump(t, 0) + "\n"
+
+
+def _dump(v, depth):
+    """Two levels of keys one per line (readable diffs), everything deeper on one line."""
+    if isinstance(v, dict) and v and depth < 2:
+        pad = " " * (depth + 1)
+        inner = (",\n").join(f"{pad}{json.dumps(k, ensure_ascii=False)}: {_dump(v[k], depth + 1)}" for k in sorted(v))
+        return "{\n" + inner + "\n" + " " * depth + "}"
+    return json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,235 @@
+"""Finding a game's files, loading them and checking each against its JSON Schema."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass, field
+
+import jsonschema
+from referencing import Registry, Resource
+
+from .diagnostics import Pos, Report, did_you_mean
+from .source import PMap, PList, load_file, locate
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
+MANIFEST = "game.yaml"
+LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
+                 "procedures", "triggers", "icons")
+SINGLE_SECTIONS = ("game", "flow", "scoring")
+SECTIONS = SINGLE_SECTIONS + LIST_SECTIONS
+
+
+class UsageError(Exception):
+    """A problem with how the command was called, not with the content (exit 2)."""
+
+
+@dataclass
+class Item:
+    """One entry of a list section, with the file it came from."""
+    section: str
+    data: PMap
+    file: str
+
+
+@dataclass
+class GameSource:
+    folder: str
+    files: list[str] = field(default_factory=list)
+    docs: dict = field(default_factory=dict)          # shown path -> loaded top-level map
+    single: dict = field(default_factory=dict)        # section -> PMap
+    items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
+
+    @property
+    def game_id(self) -> str:
+        g = self.single.get("game") or {}
+        return str(g.get("id") or os.path.basename(os.path.normpath(self.folder)))
+
+
+def find_games(paths: list[str]) -> list[str]:
+    """Game folders named by PATHs: a game folder itself, or a folder of game folders."""
+    games = []
+    for path in paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or directory")
+        if os.path.isfile(path):
+            path = os.path.dirname(path) or "."
+        if os.path.isfile(os.path.join(path, MANIFEST)):
+            games.append(path)
+            continue
+        subs = sorted(d for d in os.listdir(path)
+                      if os.path.isfile(os.path.join(path, d, MANIFEST)))
+        if not subs:
+            # A folder with YAML but no manifest is content with an error, not a usage error.
+            if any(f.endswith((".yaml", ".yml")) for f in os.listdir(path)):
+                games.append(path)
+                continue
+            raise UsageError(f"{path}: no game here (a game folder has a {MANIFEST})")
+        games.extend(os.path.join(path, d) for d in subs)
+    return games
+
+
+def shown_path(path: str) -> str:
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else path
+
+
+def yaml_files(folder: str, report: Report) -> list[str]:
+    """Every *.yaml below the folder except scenarios, following links once each."""
+    out, seen = [], set()
+
+    def walk(d):
+        real = os.path.realpath(d)
+        if real in seen:
+            report.error(Pos(shown_path(d), 1, 1), "Y012", "folder link loops back to a folder already read; remove the link")
+            return
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError as exc:
+            report.error(Pos(shown_path(d), 1, 1), "Y009", f"cannot read folder: {exc.strerror}")
+            return
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            if e.is_dir():
+                if e.name in ("scenarios", "templates"):
+                    continue
+                walk(e.path)
+            elif e.name.endswith((".yaml", ".yml")):
+                out.append(e.path)
+
+    walk(folder)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _validator():
+    schemas = {}
+    for name in os.listdir(SCHEMA_DIR):
+        if name.endswith(".json"):
+            with open(os.path.join(SCHEMA_DIR, name), encoding="utf-8") as fh:
+                schemas[name] = json.load(fh)
+    registry = Registry().with_resources(
+        (name, Resource.from_contents(s)) for name, s in schemas.items())
+    return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
+
+
+def _schema_props(error) -> list[str]:
+    return sorted((error.schema.get("properties") or {}).keys())
+
+
+def schema_check(doc, shown: str, report: Report) -> None:
+    for err in _validator().iter_errors(doc):
+        _report_schema_error(err, doc, shown, report)
+
+
+def _leaf_errors(err):
+    """For anyOf/oneOf, the branch errors say more than the summary."""
+    if err.context:
+        best = jsonschema.exceptions.best_match(err.context)
+        return [best] if best is not None else [err]
+    return [err]
+
+
+def _report_schema_error(err, doc, shown, report):
+    for e in _leaf_errors(err):
+        path = list(e.absolute_path)
+        pos = locate(doc, path) or Pos(shown, 1, 1)
+        where = ".".join(str(p) for p in path) or "file"
+        v = e.validator
+        if v == "additionalProperties":
+            allowed = _schema_props(e)
+            for key in sorted(set(e.instance) - set(allowed)):
+                kpos = e.instance.key_pos.get(key, pos) if isinstance(e.instance, PMap) else pos
+                if not path:
+                    report.error(kpos, "S001", f"unknown section `{key}`{did_you_mean(key, allowed) or '; sections are ' + ', '.join(SECTIONS)}")
+                else:
+                    report.error(kpos, "S001", f"unknown key `{key}` in {where}{did_you_mean(key, allowed)}")
+        elif v == "required":
+            missing = [k for k in e.validator_value if k not in e.instance]
+            report.error(pos, "S002", f"{where} is missing required key `{missing[0] if missing else e.message}`")
+        elif v == "type":
+            want = e.validator_value if isinstance(e.validator_value, str) else " or ".join(e.validator_value)
+            report.error(pos, "S003", f"{where} should be {_a(want)}, not {_kind(e.instance)}")
+        elif v == "enum":
+            opts = ", ".join(map(str, e.validator_value))
+            report.error(pos, "S004", f"{where} is `{e.instance}`; expected one of {opts}{did_you_mean(e.instance, e.validator_value)}")
+        elif v == "pattern":
+            report.error(pos, "S005", f"{where} `{e.instance}` is not a valid id: use lower-case letters, digits and _ (like `city_hall`)")
+        elif v in ("minimum", "maximum", "minItems", "minProperties"):
+            report.error(pos, "S006", f"{where}: {e.message}")
+        else:
+            report.error(pos, "S000", f"{where}: {e.message}")
+
+
+def _a(t: str) -> str:
+    names = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
+             "number": "a number", "boolean": "true or false"}
+    return " or ".join(names.get(p.strip(), p) for p in t.split(" or "))
+
+
+def _kind(v) -> str:
+    if isinstance(v, bool):
+        return f"`{str(v).lower()}` (true/false)"
+    if isinstance(v, dict):
+        return "a map"
+    if isinstance(v, list):
+        return "a list"
+    if v is None:
+        return "empty"
+    if isinstance(v, (int, float)):
+        return f"the number {v}"
+    return f"text `{v}`"
+
+
+def check_languages(node, report, langs=("en", "ru")):
+    """A player-facing text with a language missing is a warning, not an error."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, PMap):
+            keys = set(n)
+            if keys and keys <= {"en", "ru"} and keys != set(langs):
+                missing = sorted(set(langs) - keys)
+                report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
+            stack.extend(n.values())
+        elif isinstance(n, PList):
+            stack.extend(n)
+
+
+def load_game(folder: str, report: Report) -> GameSource:
+    src = GameSource(folder)
+    files = yaml_files(folder, report)
+    src.files = [shown_path(f) for f in files]
+    if not any(os.path.basename(f) == MANIFEST for f in files):
+        report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
+                     f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
+    for path in files:
+        shown = shown_path(path)
+        doc = load_file(path, shown, report)
+        if doc is None:
+            continue
+        if not isinstance(doc, PMap):
+            report.error(getattr(doc, "pos", Pos(shown, 1, 1)), "S003",
+                         f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")
+            continue
+        src.docs[shown] = doc
+        schema_check(doc, shown, report)
+        check_languages(doc, report)
+        if os.path.basename(path) != MANIFEST and "game" in doc:
+            report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
+        if os.path.basename(path) == MANIFEST and "game" not in doc:
+            report.error(doc.pos, "G003", f"{MANIFEST} must have a `game:` section")
+        for key, value in doc.items():
+            if key in SINGLE_SECTIONS and isinstance(value, PMap):
+                if key in src.single:
+                    first = src.single[key].pos
+                    report.error(doc.key_pos[key], "G004", f"section `{key}` is already given at {first}; a game has one")
+                else:
+                    src.single[key] = value
+            elif key in LIST_SECTIONS and isinstance(value, PList):
+                for item in value:
+                    if isinstance(item, PMap):
+                        src.items[key].append(Item(key, item, shown))
+    return src

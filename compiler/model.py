@@ -1,0 +1,482 @@
+"""From loaded sections to the resolved game model: ids linked, effects parsed and checked."""
+from __future__ import annotations
+
+from .content import GameSource, LIST_SECTIONS
+from .diagnostics import Pos, Report, did_you_mean
+from .dsl import DslError, parse, parse_expr
+from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
+from .source import PMap, PStr
+
+BUILTIN_KINDS = ("player", "location", "card", "token")
+BUILTIN_ZONES = ("supply", "removed")
+EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
+EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic"}
+
+
+def _pos(node, key=None) -> Pos:
+    if key is not None and isinstance(node, PMap):
+        return node.val_pos.get(key) or node.pos
+    return getattr(node, "pos", None) or Pos("?", 0, 0)
+
+
+class Model:
+    """Everything the code generator needs, already checked."""
+
+    def __init__(self, src: GameSource):
+        self.src = src
+        self.game = dict(src.single.get("game") or {})
+        self.flow = src.single.get("flow")
+        self.scoring = src.single.get("scoring")
+        self.ids: dict[str, tuple[str, Pos]] = {}        # id -> (section, position)
+        self.by_section = {s: {} for s in LIST_SECTIONS}  # section -> id -> PMap
+        self.kinds: set[str] = set(BUILTIN_KINDS)
+        self.attrs: set[str] = set(BUILTIN_ATTRS)
+        self.counters_of: dict[str, str] = {}             # counter id -> scope
+        self.zones_of: dict[str, str] = {}                # zone/deck id -> scope
+        self.emitted: dict[str, set] = {}                 # custom event -> names bound
+        self.used_names: set[str] = set()
+        self.calls: set[str] = set()
+        self.ir: dict = {}                                # (section, id, field) -> IR
+
+
+def build_model(src: GameSource, report: Report) -> Model:
+    m = Model(src)
+    _collect_ids(m, report)
+    _check_references(m, report)
+    _parse_effects(m, report)
+    _unused(m, report)
+    return m
+
+
+def _collect_ids(m: Model, report: Report) -> None:
+    for section in LIST_SECTIONS:
+        for item in m.src.items[section]:
+            d = item.data
+            iid = d.get("id")
+            if not isinstance(iid, str):
+                continue
+            if section == "pools":
+                for tok in d.get("tokens") or []:
+                    if isinstance(tok, PMap) and isinstance(tok.get("id"), str):
+                        _claim(m, report, tok["id"], "tokens", _pos(tok, "id"))
+                        m.by_section.setdefault("tokens", {})[tok["id"]] = tok
+            if iid in BUILTIN_NAMES or iid in BUILTIN_ZONES:
+                report.error(_pos(d, "id"), "R003", f"`{iid}` is a built-in name of the effect language; choose another id")
+                continue
+            _claim(m, report, iid, section, _pos(d, "id"))
+            m.by_section[section][iid] = d
+    for d in m.by_section["counters"].values():
+        m.counters_of[d["id"]] = d.get("of", "player")
+    for sec in ("zones", "decks"):
+        for d in m.by_section[sec].values():
+            m.zones_of[d["id"]] = d.get("of", "game")
+    for sec in ("cards", "pieces", "pools"):
+        for d in m.by_section[sec].values():
+            m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
+    for sec in ("cards", "pieces", "locations", "tokens"):
+        for d in (m.by_section.get(sec) or {}).values():
+            m.attrs.update((d.get("attrs") or {}).keys())
+    m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
+    m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
+    m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])
+
+
+def _claim(m, report, iid, section, pos):
+    if iid in m.ids:
+        sec0, pos0 = m.ids[iid]
+        report.error(pos, "R001", f"id `{iid}` is already used by a {sec0[:-1] if sec0.endswith('s') else sec0} at {pos0}; ids are unique across the whole game")
+    else:
+        m.ids[iid] = (section, pos)
+
+
+def _ref(m, report, node, key, sections, what):
+    val = node.get(key)
+    if val is None:
+        return
+    ok = [i for s in sections for i in m.by_section.get(s, {})]
+    if val not in ok:
+        report.error(_pos(node, key), "R002", f"unknown {what} `{val}`{did_you_mean(val, ok)}")
+
+
+def _check_scope(m, report, node, key="of"):
+    val = node.get(key)
+    if val is None or val in ("game", "player") or val in m.kinds:
+        return
+    report.error(_pos(node, key), "R002", f"unknown owner `{val}`: use game, player or a kind ({', '.join(sorted(m.kinds))}){did_you_mean(val, m.kinds)}")
+
+
+def _check_references(m: Model, report: Report) -> None:
+    g = m.src.single.get("game")
+    if g is not None:
+        pl = g.get("players") or {}
+        if isinstance(pl, PMap) and isinstance(pl.get("min"), int) and isinstance(pl.get("max"), int) and pl["min"] > pl["max"]:
+            report.error(_pos(pl), "R004", f"players: min {pl['min']} is more than max {pl['max']}")
+    if m.flow is None and g is not None:
+        report.error(_pos(g), "G005", "the game has no `flow:` section (setup, rounds, phases)")
+    if m.scoring is None and g is not None:
+        report.error(_pos(g), "G006", "the game has no `scoring:` section")
+    for d in m.by_section["cards"].values():
+        _ref(m, report, d, "deck", ["decks"], "deck")
+    for sec in ("counters", "zones", "decks", "pools"):
+        for d in m.by_section[sec].values():
+            _check_scope(m, report, d)
+    for d in m.by_section["decks"].values():
+        if d.get("discard") is not None:
+            _ref(m, report, d, "discard", ["zones", "decks"], "discard pile")
+    for d in m.by_section["pieces"].values():
+        at = d.get("at")
+        places = list(m.by_section["locations"]) + [z for z, s in m.zones_of.items() if s == "game"] + list(BUILTIN_ZONES)
+        if at is not None and at not in places:
+            report.error(_pos(d, "at"), "R002", f"unknown place `{at}`: a location or a game zone{did_you_mean(at, places)}")
+    for d in m.by_section["locations"].values():
+        for i, a in enumerate(d.get("adjacent") or []):
+            if a not in m.by_section["locations"]:
+                report.error(d["adjacent"].item_pos[i], "R002", f"unknown location `{a}`{did_you_mean(a, m.by_section['locations'])}")
+        for link in d.get("links") or []:
+            if isinstance(link, PMap):
+                _ref(m, report, link, "to", ["locations"], "location")
+    for d in m.by_section["pools"].values():
+        total = d.get("total")
+        counted = sum(t.get("count", 0) for t in d.get("tokens") or [] if isinstance(t, PMap) and isinstance(t.get("count"), int))
+        if isinstance(total, int) and total != counted:
+            report.error(_pos(d, "total"), "R005", f"pool `{d['id']}` says {total} tokens but its tokens add up to {counted}")
+    phases = {}
+    if isinstance(m.flow, PMap):
+        for ph in m.flow.get("phases") or []:
+            if isinstance(ph, PMap) and isinstance(ph.get("id"), str):
+                phases[ph["id"]] = ph
+                for i, a in enumerate(ph.get("actions") or []):
+                    if a not in m.by_section["actions"]:
+                        report.error(ph["actions"].item_pos[i], "R002", f"unknown action `{a}`{did_you_mean(a, m.by_section['actions'])}")
+                if ph.get("mode") == "turns" and not ph.get("actions") and not any(
+                        (a.get("phase") in (None, ph["id"])) and not a.get("window") for a in m.by_section["actions"].values()):
+                    report.error(_pos(ph), "R006", f"phase `{ph['id']}` gives turns but no action can be taken in it")
+    for d in m.by_section["actions"].values():
+        if d.get("phase") is not None and d["phase"] not in phases:
+            report.error(_pos(d, "phase"), "R002", f"unknown phase `{d['phase']}`{did_you_mean(d['phase'], phases)}")
+    for d in m.by_section["counters"].values():
+        lo, hi, ini = d.get("min"), d.get("max"), d.get("initial")
+        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo > hi:
+            report.error(_pos(d, "min"), "R004", f"counter `{d['id']}`: min {lo} is more than max {hi}")
+        if isinstance(ini, (int, float)) and not isinstance(ini, bool):
+            if (isinstance(lo, (int, float)) and ini < lo) or (isinstance(hi, (int, float)) and ini > hi):
+                report.error(_pos(d, "initial"), "R004", f"counter `{d['id']}` starts at {ini}, outside its bounds")
+    m.phases = phases
+
+
+# ---- effects ---------------------------------------------------------------
+
+def _effect_sites(m: Model):
+    """(section, id, field, text, bound names, is_expr) for every DSL text in the game."""
+    for sec in LIST_SECTIONS:
+        for iid, d in m.by_section[sec].items():
+            bound = {"cards": ("this", "card"), "pieces": ("this", "piece"), "locations": ("this", "here"),
+                     "counters": ("this", "owner", "old", "new"), "procedures": tuple(d.get("params") or ()),
+                     "actions": ("this",), "triggers": ()}.get(sec, ())
+            if sec == "triggers":
+                on = d.get("on")
+                bound = tuple(EVENTS.get(on, ())) + tuple(m.emitted.get(on, ()))
+            for f in sorted(EFFECT_FIELDS | EXPR_FIELDS):
+                if isinstance(d.get(f), (str, bool, int, float)) and not (sec == "counters" and f == "initial"):
+                    yield sec, iid, f, d[f], bound, f in EXPR_FIELDS, d
+            if sec == "locations" and isinstance(d.get("activation"), PMap):
+                act = d["activation"]
+                for f in ("if", "cost", "effect"):
+                    if isinstance(act.get(f), (str, bool, int, float)):
+                        yield sec, iid, "activation." + f, act[f], bound, f == "if", act
+            if sec == "counters":
+                for i, th in enumerate(d.get("thresholds") or []):
+                    if isinstance(th, PMap) and isinstance(th.get("effect"), str):
+                        yield sec, iid, f"thresholds.{i}", th["effect"], bound, False, th
+    g = m.src.single.get("game")
+    if isinstance(g, PMap) and g.get("heuristic") is not None:
+        yield "game", "game", "heuristic", g["heuristic"], (), True, g
+    if isinstance(m.flow, PMap):
+        for f in ("setup", "end"):
+            if m.flow.get(f) is not None:
+                yield "flow", "flow", f, m.flow[f], (), f == "end", m.flow
+        for ph in m.flow.get("phases") or []:
+            if isinstance(ph, PMap):
+                for f in ("effect", "until", "if"):
+                    if ph.get(f) is not None:
+                        yield "flow", f"phase:{ph.get('id')}", f, ph[f], ("phase",), f != "effect", ph
+    if isinstance(m.scoring, PMap):
+        for f in ("effect", "score", "tiebreak"):
+            if m.scoring.get(f) is not None:
+                yield "scoring", "scoring", f, m.scoring[f], (), f != "effect", m.scoring
+
+
+def _where(text, node, field):
+    if isinstance(text, PStr):
+        return text.at
+    p = _pos(node, field.split(".")[-1])
+    return lambda line, col: Pos(p.file, p.line, p.col + col - 1)
+
+
+def _parse_effects(m: Model, report: Report) -> None:
+    parsed = []
+    for sec, iid, field, text, bound, is_expr, node in list(_effect_sites(m)):
+        if isinstance(text, bool) or isinstance(text, (int, float)):
+            ir = ["num", str(_pos(node, field.split('.')[-1])), text]
+        else:
+            try:
+                ir = parse_expr(text, _where(text, node, field)) if is_expr else parse(text, _where(text, node, field))
+            except DslError as exc:
+                report.error(exc.pos, exc.code, exc.message)
+                continue
+        parsed.append((sec, iid, field, ir, bound, is_expr))
+        # emitted events and their names, needed before triggers are checked
+        for n in _walk(ir if not is_expr else [ir]):
+            if n[0] == "emit":
+                m.emitted.setdefault(n[2], set()).update(n[3].keys())
+    # triggers may bind names of custom events: recompute their bound names now
+    for i, (sec, iid, field, ir, bound, is_expr) in enumerate(parsed):
+        if sec == "triggers":
+            on = m.by_section["triggers"][iid].get("on")
+            bound = tuple(EVENTS.get(on, ())) + tuple(sorted(m.emitted.get(on, ())))
+            parsed[i] = (sec, iid, field, ir, bound, is_expr)
+    for d in m.by_section["triggers"].values():
+        on = d.get("on")
+        if isinstance(on, str) and on not in EVENTS and on not in m.emitted and not on.startswith("counter_"):
+            report.error(_pos(d, "on"), "R002", f"unknown event `{on}`: no effect emits it{did_you_mean(on, list(EVENTS) + list(m.emitted))}")
+    procs = m.by_section["procedures"]
+    for sec, iid, field, ir, bound, is_expr in parsed:
+        ck = _Checker(m, report, set(bound))
+        if is_expr:
+            ck.expr(ir)
+        else:
+            ck.block(ir, set(bound))
+            if sec != "procedures" and any(n[0] == "return" for n in _walk(ir)) and not is_expr:
+                pass
+        m.ir[(sec, iid, field)] = ir
+    _recursion(m, report, procs)
+
+
+def _walk(block):
+    """Every IR node in a block, statements and expressions alike."""
+    stack = list(block) if isinstance(block, list) else [block]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            if n and isinstance(n[0], str) and len(n) > 1 and isinstance(n[1], str) and n[1].count(":") >= 2:
+                yield n
+            stack.extend(x for x in n if isinstance(x, (list, dict)))
+        elif isinstance(n, dict):
+            stack.extend(n.values())
+
+
+def _recursion(m, report, procs):
+    """A procedure that calls itself, directly or not, could run forever: refuse it."""
+    graph = {}
+    for pid in procs:
+        ir = m.ir.get(("procedures", pid, "effect")) or []
+        graph[pid] = {n[2] for n in _walk(ir) if n[0] in ("call", "gen") and n[2] in procs}
+    state = {}
+
+    def visit(p, path):
+        state[p] = 1
+        for q in sorted(graph.get(p, ())):
+            if state.get(q) == 1:
+                cyc = path[path.index(q):] + [q] if q in path else [p, q]
+                report.error(_pos(procs[q], "id"), "D020", f"procedure `{q}` calls itself ({' -> '.join(cyc)}); effects must finish, so use `repeat` or `while`")
+            elif q not in state:
+                visit(q, path + [q])
+        state[p] = 2
+
+    for p in sorted(graph):
+        if p not in state:
+            visit(p, [p])
+
+
+class _Checker:
+    """Resolves every name in an effect and checks verbs get what they need."""
+
+    def __init__(self, m: Model, report: Report, bound: set):
+        self.m, self.report = m, report
+        self.top = set(bound)
+
+    def err(self, node, code, msg):
+        f, l, c = node[1].rsplit(":", 2)
+        self.report.error(Pos(f, int(l), int(c)), code, msg)
+
+    def known(self, scope):
+        opts = set((self.m.game.get("options") or {}).keys())
+        return (scope | set(BUILTIN_NAMES) | set(self.m.ids) | set(self.m.counters_of) | set(self.m.zones_of)
+                | opts | set(self.m.emitted.get("__all__", ())))
+
+    def block(self, stmts, scope):
+        scope = set(scope)
+        for s in stmts or []:
+            self.stmt(s, scope)
+
+    def stmt(self, s, scope):
+        op = s[0]
+        E = lambda e: self.expr(e, scope)
+        if op == "let":
+            E(s[3]); scope.add(s[2])
+        elif op == "set":
+            t = s[2]
+            if t[0] == "name" and t[2] not in scope and t[2] not in self.m.counters_of and t[2] != "first_player":
+                self.err(t, "D010", f"cannot set `{t[2]}`: not a counter or a name given by `let`{did_you_mean(t[2], list(scope) + list(self.m.counters_of))}")
+            elif t[0] == "attr":
+                E(t)
+            E(s[3])
+        elif op in ("gain", "lose", "pay"):
+            E(s[2])
+            c = s[3]
+            if c not in self.m.counters_of:
+                self.err(s, "D011", f"unknown counter `{c}`{did_you_mean(c, self.m.counters_of)}")
+            elif s[4] is None and self.m.counters_of[c] not in ("game", "player"):
+                self.err(s, "D012", f"say whose `{c}`: `{op} ... {c} {'to' if op == 'gain' else 'from'} X`")
+            if s[4] is not None:
+                E(s[4])
+        elif op == "move":
+            E(s[2]); E(s[3])
+        elif op == "draw":
+            if s[2] is not None:
+                E(s[2])
+            E(s[3])
+            if s[4] is not None:
+                E(s[4])
+            if s[6]:
+                scope.add(s[6])
+        elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
+            E(s[2])
+        elif op == "shuffle":
+            E(s[2])
+            if s[3] is not None:
+                E(s[3])
+        elif op in ("mark", "unmark"):
+            E(s[2])
+        elif op == "emit":
+            for v in s[3].values():
+                E(v)
+        elif op == "perform":
+            E(s[2])
+            if s[3] is not None:
+                E(s[3])
+        elif op == "swap":
+            E(s[2]); E(s[3])
+        elif op == "if":
+            for cond, body in s[2]:
+                E(cond); self.block(body, scope)
+            if s[3]:
+                self.block(s[3], scope)
+        elif op == "for":
+            E(s[3])
+            inner = scope | {s[2]}
+            if s[4] is not None:
+                self.expr(s[4], inner)
+            self.block(s[5], inner)
+        elif op == "repeat":
+            E(s[2]); self.block(s[3], scope)
+        elif op == "while":
+            E(s[2]); self.block(s[3], scope)
+        elif op == "choose":
+            if s[2] is not None:
+                E(s[2])
+            E(s[4])
+            inner = scope | {s[3]}
+            if s[5] is not None:
+                self.expr(s[5], inner)
+            if s[6] is not None:
+                E(s[6])
+            self.block(s[9], inner)
+            if s[10]:
+                self.block(s[10], scope)
+        elif op == "may":
+            if s[2] is not None:
+                E(s[2])
+            self.block(s[4], scope)
+            if s[5]:
+                self.block(s[5], scope)
+        elif op == "secret":
+            E(s[3])
+            inner = scope | {s[2]}
+            self.expr(s[5], inner)
+            if s[6] is not None:
+                self.expr(s[6], inner | {s[4]})
+            self.block(s[7], scope | {s[4]})
+            scope.add(s[4])
+
+    def expr(self, e, scope=None):
+        scope = self.top if scope is None else scope
+        op = e[0]
+        if op == "name":
+            n = e[2]
+            if n not in self.known(scope):
+                self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
+        elif op == "attr":
+            self.expr(e[2], scope)
+            if e[3] not in self.m.attrs:
+                self.err(e, "D014", f"unknown attribute or counter `{e[3]}`{did_you_mean(e[3], self.m.attrs)}")
+        elif op == "every":
+            if e[2] not in self.m.kinds:
+                self.err(e, "D015", f"unknown kind `{e[2]}`{did_you_mean(e[2], self.m.kinds)}")
+        elif op == "call":
+            self._call(e, e[2], len(e[3]))
+            for a in e[3]:
+                self.expr(a, scope)
+        elif op == "gen":
+            self._call(e, e[2], 1, aggregate=True)
+            self.expr(e[5], scope)
+            inner = scope | {e[4]}
+            self.expr(e[3], inner)
+            if e[6] is not None:
+                self.expr(e[6], inner)
+        elif op == "comp":
+            self.expr(e[4], scope)
+            inner = scope | {e[3]}
+            self.expr(e[2], inner)
+            if e[5] is not None:
+                self.expr(e[5], inner)
+        elif op == "list":
+            for x in e[2]:
+                self.expr(x, scope)
+        elif op in ("op",):
+            self.expr(e[3], scope); self.expr(e[4], scope)
+        elif op in ("and", "or", "in", "index"):
+            self.expr(e[2], scope); self.expr(e[3], scope)
+        elif op in ("not", "neg", "has"):
+            self.expr(e[2], scope)
+        elif op == "cond":
+            self.expr(e[2], scope); self.expr(e[3], scope); self.expr(e[4], scope)
+
+    def _call(self, e, name, nargs, aggregate=False):
+        procs = self.m.by_section["procedures"]
+        if name in procs:
+            want = len(procs[name].get("params") or [])
+            if aggregate or nargs != want:
+                self.err(e, "D016", f"procedure `{name}` takes {want} argument{'s' if want != 1 else ''}, given {nargs}")
+            self.m.calls.add(name)
+        elif name in FUNCTIONS:
+            lo, hi, _ = FUNCTIONS[name]
+            if aggregate and name not in AGGREGATES:
+                self.err(e, "D016", f"`{name}` cannot take `... for x in ...`")
+            elif not aggregate and not lo <= nargs <= hi:
+                self.err(e, "D016", f"`{name}` takes {lo if lo == hi else f'{lo} to {hi}'} argument{'s' if hi != 1 else ''}, given {nargs}")
+        else:
+            self.err(e, "D017", f"unknown function or procedure `{name}`{did_you_mean(name, list(FUNCTIONS) + list(procs))}")
+
+
+def _unused(m: Model, report: Report) -> None:
+    texts = set()
+    for ir in m.ir.values():
+        for n in _walk(ir if isinstance(ir, list) and ir and isinstance(ir[0], list) else [ir]):
+            if n[0] == "name":
+                texts.add(n[2])
+            if n[0] in ("gain", "lose", "pay"):
+                texts.add(n[3])
+            if n[0] in ("call", "gen"):
+                texts.add(n[2])
+            if n[0] == "every":
+                texts.add(n[2])
+    for pid, d in m.by_section["procedures"].items():
+        if pid not in texts:
+            report.warning(_pos(d, "id"), "W001", f"procedure `{pid}` is never called")
+    for did, d in m.by_section["decks"].items():
+        if did not in texts and d.get("of", "game") == "game":
+            report.warning(_pos(d, "id"), "W002", f"deck `{did}` is never drawn from or named by any effect")
+    for pid, d in m.by_section["pools"].items():
+        if pid not in texts:
+            report.warning(_pos(d, "id"), "W003", f"pool `{pid}` is never drawn from or named by any effect")

@@ -1,0 +1,259 @@
+"""Reading YAML content safely, keeping the file position of every node.
+
+Only plain data comes out: maps, lists, strings, numbers, booleans and null. No tag
+constructs an object, aliases are expanded under a budget, keys must be unique, and
+YAML 1.1 surprises (`no` read as false, `012` read as octal) are reported.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import yaml
+
+from .diagnostics import Pos, Report
+
+try:  # libyaml is much faster; fall back to the pure-Python parser where it is missing
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on the machine
+    from yaml import SafeLoader as _Loader
+
+MAX_DEPTH = 64
+MAX_NODES = 1_000_000  # after alias expansion: stops "billion laughs" documents
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+_T = "tag:yaml.org,2002:"
+_PLAIN_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary")}
+_BOOL_WORDS = {"true", "false"}
+_OCTAL = re.compile(r"^[-+]?0[0-7]+$")
+
+
+class PMap(dict):
+    """A mapping that remembers where it, its keys and its values stand in the file."""
+    __slots__ = ("pos", "key_pos", "val_pos")
+
+
+class PList(list):
+    __slots__ = ("pos", "item_pos")
+
+
+class PStr(str):
+    """A string that can map a line/column inside its own text back to the file.
+
+    DSL effects live in such strings; their errors must point into the YAML file.
+    """
+    __slots__ = ("pos", "origin_line", "origin_col", "block")
+
+    def at(self, line: int, col: int) -> Pos:
+        """File position of (line, col), both 1-based, inside this string's text."""
+        if self.block:
+            return Pos(self.pos.file, self.origin_line + line - 1, self.origin_col + col - 1)
+        if line == 1:
+            return Pos(self.pos.file, self.origin_line, self.origin_col + col - 1)
+        return Pos(self.pos.file, self.origin_line + line - 1, col)
+
+
+class _Budget:
+    def __init__(self):
+        self.nodes = 0
+
+
+def pos_of(node, key=None) -> Pos | None:
+    """Position of a loaded value, or of the value under `key` in a map/list."""
+    if key is None:
+        return getattr(node, "pos", None)
+    if isinstance(node, PMap):
+        return node.val_pos.get(key) or node.pos
+    if isinstance(node, PList) and isinstance(key, int) and 0 <= key < len(node.item_pos):
+        return node.item_pos[key]
+    return getattr(node, "pos", None)
+
+
+def locate(root, path) -> Pos | None:
+    """Walk a jsonschema-style path into a loaded document; the deepest known position."""
+    node, best = root, getattr(root, "pos", None)
+    for part in path:
+        p = pos_of(node, part)
+        if p is not None:
+            best = p
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+    return best
+
+
+def _line_col(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    col = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def read_text(path: str, shown: str, report: Report) -> str | None:
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            report.error(Pos(shown, 1, 1), "Y008", f"file is {size} bytes; content files are limited to {MAX_FILE_BYTES}")
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        report.error(Pos(shown, 1, 1), "Y009", f"cannot read file: {exc.strerror}")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _line_col(data, exc.start)
+        report.error(Pos(shown, line, col), "Y002", f"file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8")
+        return None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def load_yaml(path: str, shown: str, report: Report):
+    """Load one YAML file into PMap/PList/PStr values, or None after reporting why not."""
+    text = read_text(path, shown, report)
+    if text is None:
+        return None
+    if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+        report.error(Pos(shown, 1, 1), "Y003", "file is empty; remove it or give it content")
+        return None
+    tab = re.search(r"^( *)\t", text, re.M)
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        if tab and "\t" in text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else False:
+            report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem} (tabs cannot indent YAML; use spaces)")
+        else:
+            report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem}")
+        return None
+    except yaml.YAMLError as exc:
+        report.error(Pos(shown, 1, 1), "Y001", f"YAML syntax: {exc}")
+        return None
+    except RecursionError:
+        report.error(Pos(shown, 1, 1), "Y006", f"nesting is too deep (more than {MAX_DEPTH} levels)")
+        return None
+    if len(nodes) > 1:
+        report.error(Pos(shown, nodes[1].start_mark.line + 1, 1), "Y010", "a content file holds one YAML document; remove the `---` separator")
+        return None
+    lines = text.splitlines()
+    return _convert(nodes[0], shown, lines, report, 0, _Budget(), set()) if nodes else None
+
+
+def _pos(node, shown) -> Pos:
+    return Pos(shown, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _convert(node, shown, lines, report, depth, budget, active):
+    budget.nodes += 1
+    if budget.nodes > MAX_NODES:
+        raise _Abort(Pos(shown, node.start_mark.line + 1, node.start_mark.column + 1), "Y005",
+                     f"aliases expand to more than {MAX_NODES} nodes; do not nest anchors inside anchors")
+    if depth > MAX_DEPTH:
+        raise _Abort(_pos(node, shown), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
+    if node.tag not in _PLAIN_TAGS:
+        raise _Abort(_pos(node, shown), "Y004",
+                     f"tag `{node.tag.replace(_T, '!!')}` is not allowed: content is plain data (maps, lists, text, numbers)")
+    if isinstance(node, yaml.MappingNode):
+        if id(node) in active:
+            raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
+        active.add(id(node))
+        out = PMap()
+        out.pos, out.key_pos, out.val_pos = _pos(node, shown), {}, {}
+        for knode, vnode in node.value:
+            if knode.tag == _T + "merge":
+                raise _Abort(_pos(knode, shown), "Y004", "merge keys (`<<`) are not supported; repeat the keys")
+            key = _convert(knode, shown, lines, report, depth + 1, budget, active)
+            if not isinstance(key, str):
+                raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`")
+            if key in out:
+                first = out.key_pos[key]
+                report.error(_pos(knode, shown), "Y011", f"duplicate key `{key}` (first at line {first.line}); YAML would silently keep only the last")
+                continue
+            out.key_pos[key] = _pos(knode, shown)
+            out.val_pos[key] = _pos(vnode, shown)
+            out[key] = _convert(vnode, shown, lines, report, depth + 1, budget, active)
+        active.discard(id(node))
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        if id(node) in active:
+            raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
+        active.add(id(node))
+        out = PList()
+        out.pos, out.item_pos = _pos(node, shown), []
+        for item in node.value:
+            out.item_pos.append(_pos(item, shown))
+            out.append(_convert(item, shown, lines, report, depth + 1, budget, active))
+        active.discard(id(node))
+        return out
+    return _scalar(node, shown, lines, report)
+
+
+def _scalar(node, shown, lines, report):
+    tag, raw, style = node.tag, node.value, node.style
+    pos = _pos(node, shown)
+    if style in (None, ""):  # only plain scalars get implicit types
+        if tag == _T + "bool":
+            if raw.lower() not in _BOOL_WORDS:
+                report.warning(pos, "Y101", f"`{raw}` is read as {str(raw.lower() in ('yes', 'y', 'on')).lower()}; quote it if you meant text, or write true/false")
+            return raw.lower() in ("true", "yes", "y", "on")
+        if tag == _T + "null":
+            return None
+        if tag == _T + "int":
+            if _OCTAL.match(raw):
+                report.warning(pos, "Y102", f"`{raw}` has a leading zero and is read as the octal number {int(raw, 8)}; quote it if you meant text")
+            try:
+                return yaml.safe_load(raw)
+            except yaml.YAMLError:
+                return raw
+        if tag == _T + "float":
+            if raw.lower().lstrip("+-") in (".inf", ".nan"):
+                raise _Abort(pos, "Y007", f"`{raw}` is not a usable number")
+            return float(yaml.safe_load(raw))
+    if tag in (_T + "int", _T + "float", _T + "bool", _T + "null") and style not in (None, ""):
+        raise _Abort(pos, "Y004", f"tag `{tag.replace(_T, '!!')}` on a quoted value is not allowed")
+    if tag == _T + "binary":
+        raise _Abort(pos, "Y004", "tag `!!binary` is not allowed: content is plain data")
+    s = PStr(raw)
+    s.pos = pos
+    s.block = style in ("|", ">")
+    if s.block:
+        ln = node.start_mark.line + 1  # first text line (0-based index) after the indicator
+        while ln < len(lines) and not lines[ln].strip():
+            ln += 1
+        indent = len(lines[ln]) - len(lines[ln].lstrip(" ")) if ln < len(lines) else 0
+        s.origin_line, s.origin_col = ln + 1 - _leading_blank(raw), indent + 1
+    else:
+        s.origin_line = pos.line
+        s.origin_col = pos.col + (1 if style in ('"', "'") else 0)
+    return s
+
+
+def _leading_blank(raw: str) -> int:
+    n = 0
+    for ln in raw.split("\n"):
+        if ln.strip():
+            break
+        n += 1
+    return n
+
+
+class _Abort(Exception):
+    def __init__(self, pos, code, message):
+        super().__init__(message)
+        self.pos, self.code, self.message = pos, code, message
+
+
+def load_file(path: str, shown: str, report: Report):
+    """Load a content file; every problem becomes a diagnostic, never an exception."""
+    try:
+        return load_yaml(path, shown, report)
+    except _Abort as exc:
+        report.error(exc.pos, exc.code, exc.message)
+    except RecursionError:
+        report.error(Pos(shown, 1, 1), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
+    return None

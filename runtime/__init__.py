@@ -1,0 +1,1 @@
+"""rulepress runtime: plays compiled game tables for people, bots and simulations."""

@@ -1,0 +1,371 @@
+"""The game loop: setup, rounds, phases and turns as data-driven stages, and the narrow API.
+
+    st = new_game(game, players=3, seed=7)
+    while not st["over"]:
+        d = decision(game, st)          # who decides, and the legal choices
+        apply(game, st, d["options"][0]["id"])
+    st["scores"], st["winners"]
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .interpreter import Fail, GameFault, Interp, Suspend, label_of, num
+from .state import clone, new_state
+
+
+class IllegalChoice(Exception):
+    """A choice that is not among the legal ones; the state is unchanged."""
+
+
+def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
+    if not game.players_min <= players <= game.players_max:
+        raise IllegalChoice(f"{game.id} is for {game.players_min} to {game.players_max} players, not {players}")
+    st = new_state(game, players, seed, options)
+    if first is not None:
+        if first not in st["players"]:
+            raise IllegalChoice(f"no seat `{first}` in a {players}-player game")
+        st["first"] = first
+    elif game.flow.get("first_player", "random") == "random":
+        from . import rng
+        st["first"] = st["players"][rng.below(st, players)]
+    advance(game, st)
+    return st
+
+
+def decision(game, st):
+    """The pending decision, or None when the game is over."""
+    return st["pending"]
+
+
+def apply(game, st, choice: str, seat: str | None = None) -> None:
+    """Apply one choice by the seat whose decision it is (any pending seat for secret choices)."""
+    d = st["pending"]
+    if d is None:
+        raise IllegalChoice("the game is over")
+    if d["kind"] == "secret":
+        who = seat or next(p for p in d["who"] if p not in d["collected"])
+        if who not in d["who"] or who in d["collected"]:
+            raise IllegalChoice(f"{who} has no secret choice to make now")
+        if choice not in [o["id"] for o in d["options"][who]]:
+            raise IllegalChoice(f"`{choice}` is not one of {who}'s choices")
+        d["collected"][who] = choice
+        st["history"].append([who, choice])
+        if len(d["collected"]) < len(d["who"]):
+            return
+        answer = dict(d["collected"])
+    else:
+        if seat is not None and seat != d["who"]:
+            raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
+        ids = [o["id"] for o in d["options"]]
+        if choice not in ids:
+            raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
+        st["history"].append([d["who"], choice])
+        answer = choice
+    st["pending"] = None
+    if d["kind"] == "action":
+        _take_action(game, st, d["who"], choice)
+    else:
+        task = st["task"]
+        task["answers"].append(answer)
+        try:
+            _resume(game, st, task)
+        except Fail as exc:
+            _failed(game, st, task, exc)
+    advance(game, st)
+
+
+def _failed(game, st, task, exc):
+    """A task that failed is undone entirely: its choices leave the history too."""
+    del st["history"][task["h0"]:]
+    spec = task["spec"]
+    if spec[0] == "action":
+        st["flow"].setdefault("failed", []).append(spec[1])
+        st["log"].append({"r": st["round"], "text": f"{_pname(spec[2])}: {label_of(game, spec[1]).get('en')} cannot be done ({exc})"})
+
+
+# ---- tasks: effects that may stop for decisions ------------------------------
+
+def _run(game, st, spec, h0=None):
+    """Run a task from a snapshot; on a decision, park it in the state and return False."""
+    snap = clone(st)
+    task = {"spec": spec, "answers": [], "snap": snap, "h0": len(st["history"]) if h0 is None else h0}
+    try:
+        return _resume(game, st, task, fresh=True)
+    except Fail as exc:
+        _failed(game, st, task, exc)
+        return True
+
+
+def _resume(game, st, task, fresh=False):
+    if not fresh:
+        restored = clone(task["snap"])
+        history = st["history"]
+        st.clear()
+        st.update(restored)
+        st["history"] = history
+    it = Interp(game, st, task["answers"])
+    try:
+        _exec(game, it, task["spec"])
+    except Suspend as s:
+        history = st["history"]
+        restored = clone(task["snap"])
+        st.clear()
+        st.update(restored)
+        st["history"] = history
+        d = s.decision
+        if d["kind"] == "secret":
+            d["collected"] = {}
+        st["task"] = {"spec": task["spec"], "answers": task["answers"], "snap": task["snap"], "h0": task["h0"]}
+        st["pending"] = d
+        return False
+    except Fail as f:
+        history = st["history"]
+        restored = clone(task["snap"])
+        st.clear()
+        st.update(restored)
+        st["history"] = history
+        st["task"] = None
+        raise
+    st["task"] = None
+    st["steps"] += 1
+    if st["steps"] > game.flow.get("max_steps", 100000):
+        raise GameFault("flow", "the game ran more steps than flow.max_steps allows")
+    return True
+
+
+def _exec(game, it, spec):
+    kind = spec[0]
+    if kind == "action":
+        _, aid, p = spec
+        f = it.st["flow"]
+        f["acts"] = f.get("acts", 0) + 1
+        f.setdefault("used", {})[aid] = f.get("used", {}).get(aid, 0) + 1
+        it.st["active"] = p
+        it.perform(aid, p, "action")
+    elif kind == "effect":
+        _, ir, env = spec
+        it.call_block(ir, dict(env))
+    elif kind == "event":
+        _, name, env = spec
+        it.fire(name, dict(env), env.get("player"))
+    elif kind == "scoring":
+        it.call_block(game.scoring.get("effect", []), {"player": it.st["first"]})
+
+
+def _take_action(game, st, p, aid):
+    f = st["flow"]
+    if aid == "pass":
+        f["turn_over"] = True
+        f.setdefault("passed", []).append(p)
+        st["log"].append({"r": st["round"], "text": f"{_pname(p)} passes"})
+        return
+    st["log"].append({"r": st["round"], "text": f"{_pname(p)}: {label_of(game, aid).get('en')}"})
+    _run(game, st, ["action", aid, p], h0=len(st["history"]) - 1)
+
+
+def _pname(p):
+    return f"Player {p[1:]}"
+
+
+# ---- the flow ----------------------------------------------------------------
+
+def _legal_actions(game, st, p, phase):
+    f = st["flow"]
+    it = Interp(game, st)
+    out = []
+    for aid in phase["actions"]:
+        act = game.actions[aid]
+        if "limit" in act and f.get("used", {}).get(aid, 0) >= act["limit"]:
+            continue
+        if aid in f.get("failed", ()):
+            continue
+        if it.action_allowed(aid, p):
+            out.append(aid)
+    return out
+
+
+def _action_decision(game, st, p, note=None):
+    phase = game.flow["phases"][st["flow"]["ph"]]
+    acts = _legal_actions(game, st, p, phase)
+    opts = [{"id": a, "label": game.actions[a]["name"]} for a in acts]
+    opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
+    d = {"who": p, "kind": "action", "prompt": None, "options": opts}
+    if note:
+        d["note"] = note
+    return d
+
+
+def _event(game, st, name, env):
+    if name in game.triggers:
+        return _run(game, st, ["event", name, env])
+    return True
+
+
+def _end_check(game, st):
+    if st["over"]:
+        return True
+    end = game.flow.get("end")
+    if end is not None:
+        it = Interp(game, st)
+        if it.ev(end, {"player": st["first"]}):
+            st["over"] = True
+    return st["over"]
+
+
+def _expire(st, until):
+    for ent in st["e"].values():
+        m = ent["m"]
+        if m and until in m.values():
+            for k in [k for k, v in m.items() if v == until]:
+                del m[k]
+
+
+def advance(game, st) -> None:
+    """Step the flow until someone must decide or the game ends."""
+    fl = game.flow
+    phases = fl["phases"]
+    guard = 0
+    while st["pending"] is None and st["scores"] is None:
+        guard += 1
+        if guard > 1_000_000:
+            raise GameFault("flow", "the flow made no progress")
+        f = st["flow"]
+        if st["over"] or (f["stage"] not in ("init",) and _end_check(game, st)):
+            _finish(game, st)
+            return
+        stage = f["stage"]
+        if stage == "init":
+            f["stage"] = "game_start"
+            if "setup" in fl and not _run(game, st, ["effect", fl["setup"], {"player": st["first"]}]):
+                return
+        elif stage == "game_start":
+            f["stage"] = "round_start"
+            if not _event(game, st, "game_start", {"player": st["first"]}):
+                return
+        elif stage == "round_start":
+            rounds = fl.get("rounds")
+            if rounds and st["round"] >= rounds:
+                st["over"] = True
+                continue
+            st["round"] += 1
+            f.update(stage="phase_start", ph=0)
+            if not _event(game, st, "round_start", {"player": st["first"]}):
+                return
+        elif stage == "phase_start":
+            if f["ph"] >= len(phases):
+                f["stage"] = "round_end"
+                continue
+            ph = phases[f["ph"]]
+            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+                f["ph"] += 1
+                continue
+            order = Interp(game, st).order()
+            f.update(order=order, i=0, passed=[], stage={"once": "phase_once", "each": "phase_each", "turns": "turn_start"}[ph["mode"]])
+            if not _event(game, st, "phase_start", {"player": st["first"], "phase": ph["id"]}):
+                return
+        elif stage == "phase_once":
+            ph = phases[f["ph"]]
+            f["stage"] = "phase_end"
+            if "effect" in ph and not _run(game, st, ["effect", ph["effect"], {"player": st["first"], "phase": ph["id"]}]):
+                return
+        elif stage == "phase_each":
+            ph = phases[f["ph"]]
+            if f["i"] >= len(f["order"]):
+                f["stage"] = "phase_end"
+                continue
+            p = f["order"][f["i"]]
+            f["i"] += 1
+            st["active"] = p
+            if "effect" in ph and not _run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}]):
+                return
+        elif stage == "turn_start":
+            ph = phases[f["ph"]]
+            if f["i"] >= len(f["order"]):
+                if ph.get("rotate") and len(set(f["passed"])) < len(f["order"]):
+                    f["i"] = 0
+                    f["laps"] = f.get("laps", 0) + 1
+                    if f["laps"] > 10000:
+                        raise GameFault("flow", f"phase `{ph['id']}` went round the table 10000 times")
+                    continue
+                f["stage"] = "phase_end"
+                f["laps"] = 0
+                continue
+            p = f["order"][f["i"]]
+            if ph.get("rotate") and p in f["passed"]:
+                f["i"] += 1
+                continue
+            st["active"] = p
+            f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
+            if not _event(game, st, "turn_start", {"player": p}):
+                return
+        elif stage == "turn_act":
+            ph = phases[f["ph"]]
+            p = f["order"][f["i"]]
+            limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
+            done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
+            if not done and "until" in ph:
+                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
+            if done:
+                f["stage"] = "turn_end"
+                continue
+            d = _action_decision(game, st, p)
+            if len(d["options"]) == 1:  # only "pass" is left: the turn ends by itself
+                if ph.get("rotate"):
+                    f["passed"].append(p)
+                f["stage"] = "turn_end"
+                continue
+            st["pending"] = d
+            return
+        elif stage == "turn_end":
+            p = f["order"][f["i"]]
+            f["i"] += 1
+            f["stage"] = "turn_start"
+            _expire(st, "turn")
+            if not _event(game, st, "turn_end", {"player": p}):
+                return
+        elif stage == "phase_end":
+            ph = phases[f["ph"]]
+            f["ph"] += 1
+            f["stage"] = "phase_start"
+            if not _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]}):
+                return
+        elif stage == "round_end":
+            f["stage"] = "round_start"
+            _expire(st, "round")
+            if not _event(game, st, "round_end", {"player": st["first"]}):
+                return
+        elif stage == "scoring":
+            return
+
+
+def _finish(game, st):
+    f = st["flow"]
+    if f.get("stage") != "scoring":
+        f["stage"] = "scoring"
+        st["over"] = True
+        if game.scoring.get("effect") and not _run(game, st, ["scoring"]):
+            return
+    it = Interp(game, st)
+    scores = {}
+    for p in st["players"]:
+        scores[p] = num(it.ev(game.scoring["score"], {"player": p})) if "score" in game.scoring else 0
+    st["scores"] = scores
+    best = max(scores.values()) if scores else 0
+    top = [p for p in st["players"] if scores[p] == best]
+    if len(top) > 1 and "tiebreak" in game.scoring:
+        tb = {p: num(it.ev(game.scoring["tiebreak"], {"player": p})) for p in top}
+        b2 = max(tb.values())
+        top = [p for p in top if tb[p] == b2]
+    if len(top) > 1 and game.scoring.get("tie") == "no_winner":
+        top = []
+    st["winners"] = top
+    st["pending"] = None
+    st["task"] = None
+    st["log"].append({"r": st["round"], "text": "game over: " + ", ".join(f"{_pname(p)} {scores[p]}" for p in st["players"])})
+
+
+def state_hash(st) -> str:
+    keep = {k: v for k, v in st.items() if k not in ("task",)}
+    return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]

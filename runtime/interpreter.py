@@ -1,0 +1,899 @@
+"""Runs effect IR against a state. Never runs Python from content; every loop is budgeted.
+
+An effect that needs a decision raises `Suspend`. The flow then restores the snapshot
+taken when the effect began and, once the decision is answered, runs the effect again
+from the start with the answers so far: randomness lives in the state, so the replay
+is exact, and a state waiting for a decision is plain data that saves and loads.
+"""
+from __future__ import annotations
+
+import math
+
+from . import rng
+from .state import Zone, contents, place, zone_name, zone_owner
+
+STEP_BUDGET = 200_000   # statements one task may execute
+DEPTH_LIMIT = 60        # nested procedure calls and triggers
+
+
+class Suspend(Exception):
+    def __init__(self, decision):
+        self.decision = decision
+
+
+class Fail(Exception):
+    """The effect cannot be carried out (a cost cannot be paid): nothing happens."""
+
+
+class GameFault(Exception):
+    """Content did something impossible at run time; names where in the content."""
+
+    def __init__(self, pos, message):
+        super().__init__(f"{pos}: {message}")
+        self.pos, self.message = pos, message
+
+
+class _Stop(Exception):
+    pass
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+def label_of(game, v):
+    if v is None:
+        return {"en": "none", "ru": "ничего"}
+    if isinstance(v, str) and v in game.proto_of:
+        p = game.protos[game.proto_of[v]]
+        return p.get("name") or {"en": v}
+    if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
+        return {"en": f"Player {v[1:]}", "ru": f"Игрок {v[1:]}"}
+    if isinstance(v, str) and v in game.actions:
+        return game.actions[v]["name"]
+    return {"en": str(v), "ru": str(v)}
+
+
+def option_id(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+class Interp:
+    def __init__(self, game, st, answers=None, fixed=None):
+        self.g = game
+        self.st = st
+        self.answers = answers or []
+        self.ai = 0
+        self.steps = 0
+        self.depth = 0
+        self.names = {}
+        self.stmt = {
+            "let": self.s_let, "set": self.s_set, "gain": self.s_gain, "lose": self.s_lose,
+            "pay": self.s_pay, "move": self.s_move, "draw": self.s_draw, "discard": self.s_discard,
+            "shuffle": self.s_shuffle, "reveal": self.s_reveal, "conceal": self.s_conceal,
+            "remove": self.s_remove, "putback": self.s_putback, "mark": self.s_mark,
+            "unmark": self.s_unmark, "fail": self.s_fail, "endgame": self.s_endgame,
+            "endturn": self.s_endturn, "stop": self.s_stop, "log": self.s_log, "emit": self.s_emit,
+            "perform": self.s_perform, "return": self.s_return, "do": self.s_do, "swap": self.s_swap,
+            "if": self.s_if, "for": self.s_for, "repeat": self.s_repeat, "while": self.s_while,
+            "choose": self.s_choose, "may": self.s_may, "secret": self.s_secret,
+        }
+        self.exprs = {
+            "num": lambda e, env: e[2], "str": lambda e, env: e[2], "none": lambda e, env: None,
+            "name": self.e_name, "attr": self.e_attr, "index": self.e_index, "call": self.e_call,
+            "gen": self.e_gen, "list": lambda e, env: [self.ev(x, env) for x in e[2]],
+            "comp": self.e_comp, "every": self.e_every, "op": self.e_op,
+            "and": lambda e, env: bool(self.ev(e[2], env)) and bool(self.ev(e[3], env)),
+            "or": lambda e, env: bool(self.ev(e[2], env)) or bool(self.ev(e[3], env)),
+            "not": lambda e, env: not self.ev(e[2], env),
+            "neg": lambda e, env: -num(self.ev(e[2], env)),
+            "in": self.e_in, "has": self.e_has,
+            "cond": lambda e, env: self.ev(e[3], env) if self.ev(e[2], env) else self.ev(e[4], env),
+        }
+
+    # ---- running ----
+    def run(self, block, env):
+        for s in block:
+            self.steps += 1
+            if self.steps > STEP_BUDGET:
+                raise GameFault(s[1], f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?")
+            self.stmt[s[0]](s, env)
+
+    def call_block(self, block, env):
+        """Run a block as a procedure body: `return` ends it with a value."""
+        self.depth += 1
+        if self.depth > DEPTH_LIMIT:
+            raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
+        try:
+            self.run(block, env)
+        except _Return as r:
+            return r.value
+        finally:
+            self.depth -= 1
+        return None
+
+    def ev(self, e, env):
+        try:
+            return self.exprs[e[0]](e, env)
+        except (GameFault, Suspend, Fail, _Return, _Stop):
+            raise
+        except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
+            raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
+
+    # ---- names and attributes ----
+    def e_name(self, e, env):
+        n = e[2]
+        if n in env:
+            return env[n]
+        st, g = self.st, self.g
+        if n == "players":
+            return self.order()
+        if n == "others":
+            p = env.get("player")
+            order = self.order_from(p) if p else self.order()
+            return [x for x in order if x != p]
+        if n == "round":
+            return st["round"]
+        if n == "first_player":
+            return st["first"]
+        if n == "player_count":
+            return len(st["players"])
+        if n in g.global_counters:
+            return st["g"].get(n)
+        if n in g.game_zones:
+            return Zone(n)
+        if n in g.proto_of or n in g.protos or n in g.actions or n in st["e"]:
+            return n
+        if n in st["options"]:
+            return st["options"][n]
+        if n == "player":
+            return None
+        raise GameFault(e[1], f"`{n}` has no value here")
+
+    def order(self):
+        return self.order_from(self.st["first"])
+
+    def order_from(self, p):
+        ps = self.st["players"]
+        i = ps.index(p) if p in ps else 0
+        return ps[i:] + ps[:i]
+
+    def attr(self, x, n, pos):
+        g, st = self.g, self.st
+        if isinstance(x, dict):
+            return x.get(n)
+        if x is None:
+            raise GameFault(pos, f"`.{n}` of nothing")
+        if isinstance(x, Zone):
+            if n == "count":
+                return len(st["zones"].get(x, ()))
+            x = str(x)
+        ent = st["e"].get(x)
+        if ent is None:
+            # a prototype named directly: its fixed attributes
+            p = g.protos.get(x)
+            if p is not None:
+                return p["attrs"].get(n, p.get(n) if n in ("kind", "name") else None)
+            raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
+        c = ent["c"]
+        if n in c:
+            return c[n]
+        if n in g.owned_zones:
+            return Zone(f"{x}.{n}")
+        if n in ("id",):
+            return x
+        if n == "type":
+            return g.proto_of.get(x, x)
+        if n == "kind":
+            return g.kind_of.get(x, "player")
+        if n == "name":
+            return g.name(x)
+        if n == "zone":
+            return Zone(ent["z"])
+        if n == "location":
+            return self.location_of(x)
+        if n == "owner":
+            return self.owner_of(x)
+        if n == "face_up":
+            return ent["up"]
+        if n == "contents":
+            return Zone(x)
+        if n == "seat":
+            return st["players"].index(x) + 1 if x in st["players"] else None
+        p = g.protos.get(g.proto_of.get(x, ""))
+        if p is not None:
+            return p["attrs"].get(n)
+        return None
+
+    def location_of(self, x):
+        z = self.st["e"][x]["z"]
+        for _ in range(8):  # a piece on a card on a location: follow holders up
+            head = z.split(".", 1)[0]
+            if head in self.g.locations:
+                return head
+            ent = self.st["e"].get(head)
+            if ent is None:
+                return None
+            z = ent["z"]
+        return None
+
+    def owner_of(self, x):
+        z = self.st["e"][x]["z"]
+        for _ in range(8):
+            head = z.split(".", 1)[0]
+            if head in self.st["players"]:
+                return head
+            ent = self.st["e"].get(head)
+            if ent is None:
+                return None
+            z = ent["z"]
+        return None
+
+    def e_attr(self, e, env):
+        return self.attr(self.ev(e[2], env), e[3], e[1])
+
+    def e_index(self, e, env):
+        x, i = self.ev(e[2], env), self.ev(e[3], env)
+        if isinstance(x, dict):
+            return x.get(i)
+        xs = self.items(x)
+        i = int(i)
+        return xs[i] if -len(xs) <= i < len(xs) else None
+
+    def items(self, v):
+        if v is None:
+            return []
+        if isinstance(v, Zone):
+            return contents(self.st, v)
+        if isinstance(v, list):
+            return v
+        if isinstance(v, dict):
+            return list(v.values())
+        if isinstance(v, str) and v in self.st["e"]:
+            return contents(self.st, v)
+        return [v]
+
+    def e_every(self, e, env):
+        k = e[2]
+        if k == "player":
+            return self.order()
+        return [i for i, kind in self.g.kind_of.items() if kind == k and self.st["e"][i]["z"] != "removed"]
+
+    def e_in(self, e, env):
+        a, b = self.ev(e[2], env), self.ev(e[3], env)
+        if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
+            return isinstance(a, str) and a in self.st["e"] and self.st["e"][a]["z"] == str(b)
+        if isinstance(b, (list, dict)):
+            return a in b
+        if isinstance(b, str) and isinstance(a, str):
+            return a in b
+        return False
+
+    def e_has(self, e, env):
+        x = self.ev(e[2], env)
+        ent = self.st["e"].get(x) if isinstance(x, str) else None
+        return ent is not None and e[3] in ent["m"]
+
+    def e_op(self, e, env):
+        o, a, b = e[2], self.ev(e[3], env), self.ev(e[4], env)
+        if o == "==":
+            return a == b
+        if o == "!=":
+            return a != b
+        a, b = num(a), num(b)
+        if o == "+": return a + b
+        if o == "-": return a - b
+        if o == "*": return a * b
+        if o == "/":
+            if b == 0:
+                raise GameFault(e[1], "division by zero")
+            r = a / b
+            return int(r) if r == int(r) else r
+        if o == "%":
+            return a % b if b else 0
+        if o == "<": return a < b
+        if o == "<=": return a <= b
+        if o == ">": return a > b
+        if o == ">=": return a >= b
+        raise GameFault(e[1], f"unknown operator {o}")
+
+    def e_comp(self, e, env):
+        out, var = [], e[3]
+        inner = dict(env)
+        for x in self.items(self.ev(e[4], env)):
+            inner[var] = x
+            if e[5] is None or self.ev(e[5], inner):
+                out.append(self.ev(e[2], inner))
+        return out
+
+    def e_gen(self, e, env):
+        name, body, var, src, where = e[2], e[3], e[4], e[5], e[6]
+        inner = dict(env)
+        vals = []
+        for x in self.items(self.ev(src, env)):
+            inner[var] = x
+            if where is None or self.ev(where, inner):
+                vals.append(self.ev(body, inner))
+        if name == "count":
+            return sum(1 for v in vals if v)
+        return self.function(name, [vals], e[1], aggregate=True)
+
+    def e_call(self, e, env):
+        name = e[2]
+        args = [self.ev(a, env) for a in e[3]]
+        if name in self.g.procedures:
+            return self.call_procedure(name, args, env, e[1])
+        return self.function(name, args, e[1])
+
+    def call_procedure(self, name, args, env, pos):
+        proc = self.g.procedures[name]
+        inner = {k: env[k] for k in ("player", "this") if k in env}
+        inner.update(zip(proc["params"], args))
+        return self.call_block(proc["effect"], inner)
+
+    def function(self, name, args, pos, aggregate=False):
+        st = self.st
+        if name in ("count", "sum", "max", "min", "any", "all", "sorted", "distinct", "first", "last", "random") and not aggregate:
+            if name in ("max", "min") and len(args) > 1:
+                vals = [num(a) for a in args]
+            else:
+                vals = self.items(args[0])
+        elif aggregate:
+            vals = args[0]
+        if name == "count":
+            return len(vals)
+        if name == "sum":
+            return sum(num(v) for v in vals)
+        if name == "max":
+            return max((num(v) for v in vals), default=0)
+        if name == "min":
+            return min((num(v) for v in vals), default=0)
+        if name == "any":
+            return any(vals)
+        if name == "all":
+            return all(vals)
+        if name == "sorted":
+            key = args[1] if len(args) > 1 else None
+            return sorted(vals, key=lambda v: (num(self.attr(v, key, pos)) if key else num(v)))
+        if name == "distinct":
+            out = []
+            for v in vals:
+                if v not in out:
+                    out.append(v)
+            return out
+        if name == "first":
+            return vals[0] if vals else None
+        if name == "last":
+            return vals[-1] if vals else None
+        if name == "random":
+            return vals[rng.below(st, len(vals))] if vals else None
+        if name == "abs":
+            return abs(num(args[0]))
+        if name == "floor":
+            return math.floor(num(args[0]))
+        if name == "ceil":
+            return math.ceil(num(args[0]))
+        if name == "clamp":
+            return max(num(args[1]), min(num(args[2]), num(args[0])))
+        if name == "roll":
+            n = int(num(args[0]))
+            sides = int(num(args[1])) if len(args) > 1 else 6
+            if n > 1000:
+                raise GameFault(pos, f"cannot roll {n} dice")
+            return [self.die(sides) for _ in range(max(0, n))]
+        if name == "faces":
+            return list(self.items(args[0]))
+        if name == "distance":
+            return self.distance(args[0], args[1], pos)
+        if name == "adjacent":
+            a, b = self.place_of(args[0]), self.place_of(args[1])
+            return a in self.g.locations and b in self.g.locations[a]["adjacent"]
+        if name == "neighbours":
+            a = self.place_of(args[0])
+            return list(self.g.locations.get(a, {}).get("adjacent", []))
+        if name == "within":
+            a, r = self.place_of(args[0]), num(args[1])
+            return [l for l in self.g.locations if l != a and self.distance(a, l, pos) <= r]
+        if name == "top":
+            xs = self.items(args[0])
+            return xs[0] if xs else None
+        if name == "next_player":
+            ps = st["players"]
+            return ps[(ps.index(args[0]) + 1) % len(ps)]
+        if name == "previous_player":
+            ps = st["players"]
+            return ps[(ps.index(args[0]) - 1) % len(ps)]
+        if name == "usable":
+            return self.usable(args[0], args[1])
+        if name == "option":
+            return st["options"].get(args[0])
+        raise GameFault(pos, f"unknown function `{name}`")
+
+    def die(self, sides):
+        if self.st["dice"]:
+            return self.st["dice"].pop(0)
+        return rng.below(self.st, sides) + 1
+
+    def place_of(self, x):
+        if x in self.g.locations:
+            return x
+        if isinstance(x, str) and x in self.st["e"]:
+            return self.location_of(x)
+        return x
+
+    def distance(self, a, b, pos):
+        """Shortest path over links (their distances) or adjacency (1 each)."""
+        a, b = self.place_of(a), self.place_of(b)
+        if a == b:
+            return 0
+        locs = self.g.locations
+        if a not in locs or b not in locs:
+            return math.inf
+        dist, todo = {a: 0}, [(0, a)]
+        import heapq
+        while todo:
+            d, x = heapq.heappop(todo)
+            if x == b:
+                return d
+            if d > dist.get(x, math.inf):
+                continue
+            edges = dict(locs[x]["links"]) or {}
+            for y in locs[x]["adjacent"]:
+                edges.setdefault(y, 1)
+            for y, w in edges.items():
+                nd = d + w
+                if nd < dist.get(y, math.inf):
+                    dist[y] = nd
+                    heapq.heappush(todo, (nd, y))
+        return math.inf
+
+    def usable(self, window, p):
+        out = []
+        for a in self.g.windows.get(window, []):
+            if self.action_allowed(a, p):
+                out.append(a)
+        return out
+
+    def action_allowed(self, aid, p):
+        act = self.g.actions[aid]
+        env = {"player": p, "this": aid}
+        if "if" in act and not self.ev(act["if"], env):
+            return False
+        return self.can_pay(act.get("cost"), env)
+
+    def can_pay(self, cost, env):
+        """A cost's `pay` lines at its top level decide whether it can be paid at all."""
+        for s in cost or ():
+            if s[0] == "pay":
+                amount = num(self.ev(s[2], env))
+                owner = self.ev(s[4], env) if s[4] is not None else self.default_owner(s[3], env, s[1])
+                have = self.get_counter(owner, s[3])
+                if num(have) < amount:
+                    return False
+        return True
+
+    # ---- counters ----
+    def default_owner(self, c, env, pos):
+        scope = self.g.counters[c]["of"]
+        if scope == "game":
+            return None
+        if scope == "player":
+            return env.get("player")
+        raise GameFault(pos, f"say whose `{c}`")
+
+    def get_counter(self, owner, c):
+        if owner is None:
+            return self.st["g"].get(c)
+        ent = self.st["e"].get(owner)
+        if ent is None:
+            raise GameFault("?", f"`{owner}` has no counters")
+        return ent["c"].get(c, self.g.counters[c]["initial"])
+
+    def set_counter(self, owner, c, value, pos):
+        d = self.g.counters.get(c)
+        if d is None:
+            raise GameFault(pos, f"unknown counter `{c}`")
+        if d["type"] == "number":
+            value = num(value)
+            if "min" in d and value < d["min"]:
+                value = d["min"]
+            if "max" in d and value > d["max"]:
+                value = d["max"]
+            if isinstance(value, float) and value == int(value):
+                value = int(value)
+        old = self.get_counter(owner, c)
+        if owner is None:
+            self.st["g"][c] = value
+        else:
+            self.st["e"][owner]["c"][c] = value
+        if old == value:
+            return
+        env = {"this": c, "owner": owner, "old": old, "new": value}
+        if owner in self.st["players"]:
+            env["player"] = owner
+        if d["type"] == "number":
+            for at, eff in d.get("thresholds", ()):
+                if num(old) < at <= value:
+                    self.call_block(eff, dict(env))
+        if "on_change" in d:
+            self.call_block(d["on_change"], dict(env))
+
+    def counter_target(self, s, env):
+        if s[4] is not None:
+            return self.ev(s[4], env)
+        return self.default_owner(s[3], env, s[1])
+
+    # ---- statements ----
+    def s_let(self, s, env):
+        env[s[2]] = self.ev(s[3], env)
+
+    def s_set(self, s, env):
+        t, v = s[2], self.ev(s[3], env)
+        if t[0] == "name":
+            n = t[2]
+            if n in env or n not in self.g.counters and n != "first_player":
+                env[n] = v
+            elif n == "first_player":
+                self.st["first"] = v
+            elif self.g.counters[n]["of"] == "game":
+                self.set_counter(None, n, v, s[1])
+            else:
+                self.set_counter(env.get("player"), n, v, s[1])
+            return
+        owner = self.ev(t[2], env)
+        if t[3] not in self.g.counters:
+            raise GameFault(s[1], f"`{t[3]}` is not a counter, so it cannot be set")
+        self.set_counter(owner, t[3], v, s[1])
+
+    def s_gain(self, s, env):
+        owner = self.counter_target(s, env)
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) + num(self.ev(s[2], env)), s[1])
+
+    def s_lose(self, s, env):
+        owner = self.counter_target(s, env)
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) - num(self.ev(s[2], env)), s[1])
+
+    def s_pay(self, s, env):
+        owner = self.counter_target(s, env)
+        amount = num(self.ev(s[2], env))
+        have = num(self.get_counter(owner, s[3]))
+        if have < amount:
+            raise Fail(f"not enough {s[3]}: {have} of {amount}")
+        self.set_counter(owner, s[3], have - amount, s[1])
+
+    def dest_key(self, d, pos):
+        if isinstance(d, Zone):
+            return str(d)
+        if isinstance(d, str) and (d in self.st["e"] or d in self.g.game_zones):
+            return d
+        raise GameFault(pos, f"`{d}` is not a place things can be put")
+
+    def move(self, eid, key, face=None, top=False):
+        st = self.st
+        if eid not in st["e"]:
+            raise GameFault("?", f"`{eid}` is not a thing that can move")
+        old = place(st, eid, key, top)
+        if face is not None:
+            st["e"][eid]["up"] = face == "up"
+        if key in self.g.locations and old != key and "enter" in self.g.triggers:
+            self.fire("enter", {"piece": eid, "location": key, "origin": old})
+
+    def things(self, v):
+        return [x for x in self.items(v) if isinstance(x, str) and x in self.st["e"]]
+
+    def s_move(self, s, env):
+        key = self.dest_key(self.ev(s[3], env), s[1])
+        for x in self.things(self.ev(s[2], env)):
+            self.move(x, key, s[4])
+
+    def s_draw(self, s, env):
+        n = 1 if s[2] is None else int(num(self.ev(s[2], env)))
+        src = self.ev(s[3], env)
+        key = self.dest_key(src, s[1])
+        if s[4] is not None:
+            dest = self.dest_key(self.ev(s[4], env), s[1])
+        else:
+            p = env.get("player")
+            if p is None or "hand" not in self.g.owned_zones:
+                raise GameFault(s[1], "say where the drawn things go: `draw ... to X`")
+            dest = f"{p}.hand"
+        drawn = []
+        base = zone_name(key)
+        is_pool = base in self.g.pools
+        for _ in range(max(0, min(n, 10000))):
+            pile = self.st["zones"].get(key)
+            if not pile:
+                pile = self.refill(key)
+            if not pile:
+                break
+            eid = pile[rng.below(self.st, len(pile))] if is_pool else pile[0]
+            self.move(eid, dest, s[5] or "up")
+            drawn.append(eid)
+        if s[6]:
+            env[s[6]] = drawn if s[2] is not None else (drawn[0] if drawn else None)
+
+    def refill(self, key):
+        """An empty deck takes back its discards, shuffled, if the deck says so."""
+        base, owner = zone_name(key), zone_owner(key)
+        d = self.g.decks.get(base)
+        if not d or not d["reshuffle"]:
+            return []
+        dkey = f"{owner}.{d['discard']}" if owner else d["discard"]
+        for eid in contents(self.st, dkey):
+            place(self.st, eid, key)
+            self.st["e"][eid]["up"] = False
+        pile = self.st["zones"].get(key, [])
+        rng.shuffle(self.st, pile)
+        return pile
+
+    def home_deck(self, eid):
+        p = self.g.protos[self.g.proto_of[eid]]
+        deck = p.get("deck")
+        if deck is None:
+            return None, None
+        d = self.g.decks[deck]
+        owner = self.owner_of(eid) if d["of"] != "game" else None
+        if d["of"] != "game" and owner is None:
+            return None, None
+        return (f"{owner}.{deck}" if owner else deck), (f"{owner}.{d['discard']}" if owner else d["discard"])
+
+    def s_discard(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            deck, pile = self.home_deck(x)
+            if deck is None:
+                self.move(x, "supply")
+            elif s[3]:
+                self.move(x, deck, "down")
+            else:
+                self.move(x, pile, "up")
+
+    def s_shuffle(self, s, env):
+        key = self.dest_key(self.ev(s[2], env), s[1])
+        if s[3] is not None:
+            into = self.dest_key(self.ev(s[3], env), s[1])
+            for x in contents(self.st, key):
+                self.move(x, into, "down")
+            key = into
+        rng.shuffle(self.st, self.st["zones"].get(key, []))
+
+    def s_reveal(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            self.st["e"][x]["up"] = True
+
+    def s_conceal(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            self.st["e"][x]["up"] = False
+
+    def s_remove(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            self.move(x, "removed", "up")
+
+    def s_putback(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            pool = self.g.protos[self.g.proto_of[x]].get("pool")
+            deck, _pile = self.home_deck(x) if pool is None else (None, None)
+            home = pool or deck
+            if home is None:
+                for iid, _p, zone, _u in self.g.instances:
+                    if iid == x:
+                        home = zone
+                        break
+            self.move(x, home or "supply", "down" if (pool or deck) else None)
+
+    def s_mark(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            self.st["e"][x]["m"][s[3]] = s[4] or "ever"
+
+    def s_unmark(self, s, env):
+        for x in self.things(self.ev(s[2], env)):
+            self.st["e"][x]["m"].pop(s[3], None)
+
+    def s_fail(self, s, env):
+        raise Fail(s[2] or "this cannot be done now")
+
+    def s_endgame(self, s, env):
+        self.st["over"] = True
+
+    def s_endturn(self, s, env):
+        self.st["flow"]["turn_over"] = True
+
+    def s_stop(self, s, env):
+        raise _Stop()
+
+    def s_log(self, s, env):
+        v = self.ev(s[2], env)
+        self.st["log"].append({"r": self.st["round"], "text": self.show(v)})
+
+    def show(self, v):
+        if isinstance(v, list):
+            return ", ".join(self.show(x) for x in v)
+        if isinstance(v, str) and (v in self.st["e"]):
+            return label_of(self.g, v).get("en", v)
+        return str(v)
+
+    def s_emit(self, s, env):
+        self.fire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
+
+    def fire(self, event, bindings, player=None):
+        for t in self.g.triggers.get(event, ()):
+            env = dict(bindings)
+            if "player" not in env and player is not None:
+                env["player"] = player
+            env.setdefault("player", self.st.get("active") or self.st["first"])
+            if "when" in t and not self.ev(t["when"], env):
+                continue
+            self.call_block(t["effect"], env)
+
+    def s_perform(self, s, env):
+        x = self.ev(s[2], env)
+        p = self.ev(s[3], env) if s[3] is not None else env.get("player")
+        self.perform(x, p, s[1])
+
+    def perform(self, x, p, pos):
+        g = self.g
+        if isinstance(x, str) and x in g.actions:
+            act = g.actions[x]
+            env = {"player": p, "this": x}
+            self.call_block(act.get("cost", []), env)
+            self.call_block(act.get("effect", []), env)
+            if "action" in g.triggers:
+                self.fire("action", {"player": p, "action": x})
+            return
+        proto = g.protos.get(g.proto_of.get(x, x)) if isinstance(x, str) else None
+        if proto is None:
+            raise GameFault(pos, f"`{x}` is not something that can be performed")
+        env = {"player": p, "this": x, "card": x, "piece": x, "here": x}
+        if "activation" in proto:
+            self.call_block(proto["activation"].get("cost", []), env)
+            self.call_block(proto["activation"].get("effect", []), env)
+        elif "effect" in proto:
+            self.call_block(proto["effect"], env)
+
+    def s_return(self, s, env):
+        raise _Return(self.ev(s[2], env))
+
+    def s_do(self, s, env):
+        self.ev(s[2], env)
+
+    def s_swap(self, s, env):
+        a, b = self.ev(s[2], env), self.ev(s[3], env)
+        za, zb = self.st["e"][a]["z"], self.st["e"][b]["z"]
+        self.move(a, zb)
+        self.move(b, za)
+
+    def s_if(self, s, env):
+        for cond, body in s[2]:
+            if self.ev(cond, env):
+                self.run(body, env)
+                return
+        if s[3]:
+            self.run(s[3], env)
+
+    def s_for(self, s, env):
+        var, where = s[2], s[4]
+        try:
+            for x in list(self.items(self.ev(s[3], env))):
+                env[var] = x
+                if where is not None and not self.ev(where, env):
+                    continue
+                self.run(s[5], env)
+        except _Stop:
+            pass
+
+    def s_repeat(self, s, env):
+        n = int(num(self.ev(s[2], env)))
+        try:
+            for _ in range(max(0, min(n, STEP_BUDGET))):
+                self.run(s[3], env)
+        except _Stop:
+            pass
+
+    def s_while(self, s, env):
+        try:
+            while self.ev(s[2], env):
+                self.steps += 1
+                if self.steps > STEP_BUDGET:
+                    raise GameFault(s[1], f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?")
+                self.run(s[3], env)
+        except _Stop:
+            pass
+
+    # ---- decisions ----
+    def answer(self, decision):
+        if self.ai < len(self.answers):
+            a = self.answers[self.ai]
+            self.ai += 1
+            return a
+        raise Suspend(decision)
+
+    def options(self, src, var, where, env):
+        inner = dict(env)
+        out = []
+        for x in self.items(src):
+            inner[var] = x
+            if where is None or self.ev(where, inner):
+                out.append(x)
+        return out
+
+    def decision(self, who, kind, opts, prompt, pos):
+        return {"who": who, "kind": kind, "prompt": prompt, "at": pos,
+                "options": [{"id": option_id(v), "label": label_of(self.g, v)} for v in opts]}
+
+    def pick(self, who, opts, prompt, pos, optional):
+        values = list(opts) + ([None] if optional else [])
+        if len(values) == 1 and not optional:
+            return values[0]
+        ids = [option_id(v) for v in values]
+        a = self.answer(self.decision(who, "choose", values, prompt, pos))
+        return values[ids.index(a)] if a in ids else values[0]
+
+    def s_choose(self, s, env):
+        upto, var, src, where, by, optional, prompt, body, other = s[2:11]
+        who = self.ev(by, env) if by is not None else env.get("player")
+        opts = self.options(self.ev(src, env), var, where, env)
+        if not opts:
+            if other:
+                self.run(other, env)
+            return
+        if upto is not None:
+            n = int(num(self.ev(upto, env)))
+            chosen = []
+            while len(chosen) < n and opts:
+                v = self.pick(who, opts, prompt, s[1], True)
+                if v is None:
+                    break
+                chosen.append(v)
+                opts = [o for o in opts if o != v]
+            env[var] = chosen
+        else:
+            v = self.pick(who, opts, prompt, s[1], optional)
+            env[var] = v
+            if v is None:
+                if other:
+                    self.run(other, env)
+                return
+        self.run(body, env)
+
+    def s_may(self, s, env):
+        who = self.ev(s[2], env) if s[2] is not None else env.get("player")
+        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1]))
+        if a == "yes":
+            self.run(s[4], env)
+        elif s[5]:
+            self.run(s[5], env)
+
+    def s_secret(self, s, env):
+        pvar, players, var, src, where, body = s[2:8]
+        choosers = [p for p in self.items(self.ev(players, env))]
+        per = {}
+        for p in choosers:
+            inner = dict(env)
+            inner[pvar] = p
+            per[p] = self.options(self.ev(src, inner), var, where, inner)
+        ask = {p: o for p, o in per.items() if o}
+        result = {p: None for p in choosers}
+        if ask:
+            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,
+                             "options": {p: [{"id": option_id(v), "label": label_of(self.g, v)} for v in o] for p, o in ask.items()}})
+            for p, o in ask.items():
+                ids = [option_id(v) for v in o]
+                result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
+        env[var] = result
+        self.run(body, env)
+
+
+def num(v):
+    if v is None:
+        return 0
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, list):
+        return len(v)
+    raise TypeError(f"`{v}` is not a number")

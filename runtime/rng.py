@@ -1,0 +1,38 @@
+"""A small seeded generator whose whole state is one integer kept in the game state.
+
+splitmix64: fast in pure Python, good enough for dice and shuffles, and identical on
+every machine and Python version (unlike `random`, whose algorithms may change).
+"""
+MASK = (1 << 64) - 1
+
+
+def seed_state(seed) -> int:
+    s = 0
+    for ch in str(seed).encode("utf-8"):
+        s = (s * 1099511628211 + ch) & MASK
+    return s ^ 0x9E3779B97F4A7C15
+
+
+def next64(state: dict) -> int:
+    z = (state["rng"] + 0x9E3779B97F4A7C15) & MASK
+    state["rng"] = z
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def below(state: dict, n: int) -> int:
+    """A uniform integer in [0, n) by rejection, so no value is favoured."""
+    if n <= 1:
+        return 0
+    limit = MASK - (MASK + 1) % n
+    while True:
+        r = next64(state)
+        if r <= limit:
+            return r % n
+
+
+def shuffle(state: dict, items: list) -> None:
+    for i in range(len(items) - 1, 0, -1):
+        j = below(state, i + 1)
+        items[i], items[j] = items[j], items[i]

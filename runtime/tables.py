@@ -1,0 +1,83 @@
+"""A compiled game loaded for play: the tables from game.json, indexed once."""
+from __future__ import annotations
+
+import json
+
+SUPPORTED_FORMAT = 1
+
+
+class TablesError(Exception):
+    pass
+
+
+class Game:
+    """Immutable rules of one game. Every state of that game refers to one of these."""
+
+    def __init__(self, data: dict):
+        if data.get("format") != SUPPORTED_FORMAT:
+            raise TablesError(f"game tables have format {data.get('format')}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")
+        self.data = data
+        self.id = data["game"]["id"]
+        self.hash = data.get("content_hash", "")
+        self.version = data["game"].get("version")
+        self.players_min = data["game"]["players"]["min"]
+        self.players_max = data["game"]["players"]["max"]
+        self.counters = data["counters"]
+        self.zones = data["zones"]
+        self.decks = data["decks"]
+        self.pools = data["pools"]
+        self.locations = data["locations"]
+        self.protos = data["protos"]
+        self.instances = data["instances"]
+        self.actions = data["actions"]
+        self.procedures = data["procedures"]
+        self.triggers = data["triggers"]
+        self.flow = data["flow"]
+        self.scoring = data["scoring"]
+        self.heuristic = data.get("heuristic")
+        self.options = data["game"].get("options") or {}
+        self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
+        self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
+        # counters by owner scope, and per-entity zone names, for attribute lookup
+        self.player_counters = {c for c, d in self.counters.items() if d["of"] == "player"}
+        self.global_counters = {c for c, d in self.counters.items() if d["of"] == "game"}
+        self.kind_counters = {}
+        for c, d in self.counters.items():
+            if d["of"] not in ("game", "player"):
+                self.kind_counters.setdefault(d["of"], set()).add(c)
+        self.owned_zones = {}  # zone name -> scope, for zones that belong to a player or entity
+        for z, d in self.zones.items():
+            if d["of"] != "game":
+                self.owned_zones[z] = d["of"]
+        for z, d in self.decks.items():
+            if d["of"] != "game":
+                self.owned_zones[z] = d["of"]
+                self.owned_zones[d["discard"]] = d["of"]
+        for z, d in self.pools.items():
+            if d["of"] != "game":
+                self.owned_zones[z] = d["of"]
+        self.game_zones = {z for z, d in self.zones.items() if d["of"] == "game"}
+        self.game_zones |= {z for z, d in self.decks.items() if d["of"] == "game"}
+        self.game_zones |= {d["discard"] for d in self.decks.values() if d["of"] == "game"}
+        self.game_zones |= {z for z, d in self.pools.items() if d["of"] == "game"}
+        self.game_zones |= {"supply", "removed"}
+        self.hidden_zone_names = {z for z, d in self.decks.items()}
+        self.hidden_zone_names |= {z for z, d in self.pools.items() if d["visibility"] == "hidden"}
+        self.hidden_zone_names |= {z for z, d in self.zones.items() if d["visibility"] == "hidden"}
+        self.owner_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "owner"}
+        self.windows = {}
+        for a, d in self.actions.items():
+            if d.get("window"):
+                self.windows.setdefault(d["window"], []).append(a)
+
+    @classmethod
+    def load(cls, path: str) -> "Game":
+        with open(path, encoding="utf-8") as fh:
+            return cls(json.load(fh))
+
+    def name(self, eid, lang="en") -> str:
+        p = self.protos.get(self.proto_of.get(eid, eid))
+        if p is None:
+            return str(eid)
+        n = p.get("name") or {}
+        return n.get(lang) or n.get("en") or next(iter(n.values()), str(eid))
