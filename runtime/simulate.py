@@ -1,0 +1,123 @@
+"""Many bot games at once: win rates, scores, lengths and the actions people used.
+
+Game i always gets the seed "<seed>:<i>" and its own agents, so the figures are the same
+whatever the number of workers.
+"""
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from .agents import make, play_out
+from .flow import new_game
+from .interpreter import GameFault
+
+
+def play_one(game, i, seed, players, agent):
+    s = f"{seed}:{i}"
+    st = new_game(game, players, s)
+    agents = {p: make(agent, f"{s}:{p}") for p in st["players"]}
+    try:
+        decisions = play_out(game, st, agents)
+    except (GameFault, RuntimeError) as exc:
+        return {"i": i, "error": str(exc)}
+    actions = Counter(c for _w, c in st["history"] if c in game.actions or c == "pass")
+    return {"i": i, "scores": st["scores"], "winners": st["winners"], "rounds": st["round"],
+            "decisions": decisions, "actions": dict(actions)}
+
+
+def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
+    players = players or game.players_min
+    jobs = [(None, i, seed, players, agent) for i in range(n)]
+    results = []
+    bar = None
+    if progress:
+        from rich.progress import Progress
+        bar = Progress(transient=True)
+        bar.start()
+        task = bar.add_task(f"{game.id}: {n} games", total=n)
+    try:
+        if workers > 1:
+            import multiprocessing as mp
+            ctx = mp.get_context("fork")
+            with ctx.Pool(workers, initializer=_init_worker, initargs=(game.data,)) as pool:
+                for r in pool.imap(_work_shared, [j[1:] for j in jobs], chunksize=max(1, n // (workers * 8))):
+                    results.append(r)
+                    if bar:
+                        bar.advance(task)
+        else:
+            for j in jobs:
+                results.append(play_one(game, j[1], j[2], j[3], j[4]))
+                if bar:
+                    bar.advance(task)
+    finally:
+        if bar:
+            bar.stop()
+    return summarise(game, results, n, seed, players, agent)
+
+
+_SHARED = {}
+
+
+def _init_worker(data):
+    from .tables import Game
+    _SHARED["game"] = Game(data)
+
+
+def _work_shared(args):
+    i, seed, players, agent = args
+    return play_one(_SHARED["game"], i, seed, players, agent)
+
+
+def summarise(game, results, n, seed, players, agent) -> dict:
+    results = sorted(results, key=lambda r: r["i"])
+    ok = [r for r in results if "error" not in r]
+    errors = [r for r in results if "error" in r]
+    seats = [f"p{i + 1}" for i in range(players)]
+    wins = Counter()
+    ties = 0
+    for r in ok:
+        for w in r["winners"]:
+            wins[w] += 1
+        if not r["winners"] or len(r["winners"]) > 1:
+            ties += 1
+    per_seat = {}
+    for p in seats:
+        sc = [r["scores"][p] for r in ok]
+        per_seat[p] = {"win_rate": round(wins[p] / len(ok), 4) if ok else 0,
+                       "score_mean": round(statistics.fmean(sc), 3) if sc else 0,
+                       "score_median": statistics.median(sc) if sc else 0,
+                       "score_min": min(sc) if sc else 0, "score_max": max(sc) if sc else 0}
+    actions = Counter()
+    for r in ok:
+        actions.update(r["actions"])
+    rounds = [r["rounds"] for r in ok]
+    decisions = [r["decisions"] for r in ok]
+    return {
+        "game": game.id, "games": n, "seed": seed, "players": players, "agent": agent,
+        "finished": len(ok), "errors": [{"game": r["i"], "error": r["error"]} for r in errors],
+        "no_winner_or_shared": ties, "seats": per_seat,
+        "rounds": {"mean": round(statistics.fmean(rounds), 3) if rounds else 0, "min": min(rounds, default=0), "max": max(rounds, default=0)},
+        "decisions": {"mean": round(statistics.fmean(decisions), 3) if decisions else 0, "max": max(decisions, default=0)},
+        "top_actions": [[a, c] for a, c in sorted(actions.items(), key=lambda kv: (-kv[1], kv[0]))[:10]],
+    }
+
+
+def render(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    con = Console()
+    con.print(f"[bold]{result['game']}[/bold]: {result['finished']}/{result['games']} games finished "
+              f"({result['players']} players, {result['agent']} bots, seed {result['seed']})")
+    t = Table("seat", "win rate", "mean score", "median", "min", "max")
+    for p, s in result["seats"].items():
+        t.add_row(p, f"{s['win_rate']:.1%}", f"{s['score_mean']:.2f}", str(s["score_median"]), str(s["score_min"]), str(s["score_max"]))
+    con.print(t)
+    con.print(f"rounds: mean {result['rounds']['mean']}, min {result['rounds']['min']}, max {result['rounds']['max']}; "
+              f"decisions per game: mean {result['decisions']['mean']}; shared or no winner: {result['no_winner_or_shared']}")
+    if result["top_actions"]:
+        con.print("most used: " + ", ".join(f"{a} ({c})" for a, c in result["top_actions"]))
+    for e in result["errors"][:5]:
+        con.print(f"[red]game {e['game']}: {e['error']}[/red]")
+    if len(result["errors"]) > 5:
+        con.print(f"[red]... and {len(result['errors']) - 5} more errors[/red]")
