@@ -1,0 +1,37 @@
+import json
+import os
+
+import pytest
+
+from compiler.pipeline import compile_game
+from runtime.tables import Game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def game_from(folder: str) -> Game:
+    text, _gid, report = compile_game(os.path.join(ROOT, folder))
+    assert text is not None, "\n".join(d.text() for d in report.sorted())
+    return Game(json.loads(text))
+
+
+@pytest.fixture(scope="session")
+def duel():
+    return game_from("tests/games/duel")
+
+
+@pytest.fixture(scope="session")
+def race():
+    return game_from("docs/tutorial/race")
+
+
+def content_games():
+    base = os.path.join(ROOT, "content")
+    out = []
+    for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        folder = os.path.join(base, name)
+        if os.path.isfile(os.path.join(folder, "game.yaml")):
+            text, _gid, _rep = compile_game(folder)
+            if text is not None and json.loads(text)["flow"].get("phases"):
+                out.append(name)
+    return out

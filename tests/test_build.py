@@ -1,0 +1,32 @@
+"""Builds are reproducible, and the committed build/ matches the content."""
+import os
+
+import pytest
+
+from compiler.pipeline import build, compile_game
+from tests.conftest import ROOT
+
+GAMES = sorted(d for d in os.listdir(os.path.join(ROOT, "content"))
+               if os.path.isfile(os.path.join(ROOT, "content", d, "game.yaml")))
+
+
+def test_the_same_content_gives_the_same_build_byte_for_byte(tmp_path):
+    a, _ = build([os.path.join(ROOT, "docs/tutorial/race")], str(tmp_path / "a"))
+    b, _ = build([os.path.join(ROOT, "docs/tutorial/race")], str(tmp_path / "b"))
+    assert open(a[0], "rb").read() == open(b[0], "rb").read()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_committed_build_is_fresh(name):
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # positions in the tables are relative to the repository
+    try:
+        text, gid, report = compile_game(os.path.join("content", name))
+    finally:
+        os.chdir(cwd)
+    if text is None:
+        pytest.fail(f"content/{name} does not compile:\n" + "\n".join(d.text() for d in report.errors[:20]))
+    path = os.path.join(ROOT, "build", gid, "game.json")
+    assert os.path.exists(path), f"build/{gid}/game.json is missing: run `rulepress build`"
+    with open(path, encoding="utf-8") as fh:
+        assert fh.read() == text, f"build/{gid}/game.json is stale: run `rulepress build`"

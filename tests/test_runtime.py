@@ -1,0 +1,129 @@
+"""The runtime's promises: determinism, save/load anywhere, refusal of illegal choices."""
+import json
+
+import pytest
+
+from runtime.agents import RandomAgent, play_out
+from runtime.flow import IllegalChoice, apply, new_game, state_hash
+from runtime.interpreter import GameFault
+from runtime.replay import ReplayError, make_log, replay
+from runtime.tables import Game
+
+
+def _play(game, seed, players=3):
+    st = new_game(game, players, seed)
+    play_out(game, st, {p: RandomAgent(f"{seed}{p}") for p in st["players"]})
+    return st
+
+
+def test_same_seed_and_choices_give_the_same_game_byte_for_byte(duel):
+    a, b = _play(duel, 11), _play(duel, 11)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    assert a["scores"] is not None
+
+
+def test_different_seeds_give_different_games(duel):
+    hashes = {state_hash(_play(duel, s)) for s in range(5)}
+    assert len(hashes) > 1
+
+
+def test_state_saved_while_an_effect_waits_for_a_choice_continues_identically(duel):
+    st = new_game(duel, 2, "mid", first="p1")
+    apply(duel, st, "dig")                      # the effect now waits on "Reveal the token?"
+    assert st["pending"]["kind"] == "may"
+    saved = json.loads(json.dumps(st))          # plain JSON, nothing else
+    for s in (st, saved):
+        apply(duel, s, "yes")
+    assert state_hash(st) == state_hash(saved)
+    play_out(duel, st, {p: RandomAgent(p) for p in st["players"]})
+    play_out(duel, saved, {p: RandomAgent(p) for p in saved["players"]})
+    assert state_hash(st) == state_hash(saved)
+
+
+def test_illegal_choice_is_refused_with_a_reason_and_changes_nothing(duel):
+    st = new_game(duel, 2, 3)
+    before = json.dumps(st, sort_keys=True)
+    with pytest.raises(IllegalChoice, match="not a legal choice"):
+        apply(duel, st, "fly to the moon")
+    with pytest.raises(IllegalChoice, match="decision"):
+        apply(duel, st, st["pending"]["options"][0]["id"], seat="p9")
+    assert json.dumps(st, sort_keys=True) == before
+
+
+def test_cost_that_cannot_be_paid_makes_the_action_illegal(duel):
+    st = new_game(duel, 2, 5, first="p1")
+    st["e"]["p1"]["c"]["gold"] = 0
+    st["pending"] = None
+    st["flow"]["stage"] = "turn_act"
+    from runtime.flow import advance
+    advance(duel, st)
+    assert "dig" not in [o["id"] for o in st["pending"]["options"]]
+
+
+def test_secret_choices_are_collected_hidden_and_revealed_together(duel):
+    from runtime.views import view
+    st = new_game(duel, 2, 8, first="p1")
+    apply(duel, st, "duel")
+    d = st["pending"]
+    assert d["kind"] == "secret" and sorted(d["who"]) == ["p1", "p2"]
+    mine = d["options"]["p1"][0]["id"]
+    apply(duel, st, mine, "p1")
+    assert st["pending"]["kind"] == "secret"           # still waiting for p2
+    v2 = json.dumps(view(duel, st, "p2"))
+    assert mine not in v2                              # p1's pick is not shown to p2
+    apply(duel, st, st["pending"]["options"]["p2"][0]["id"], "p2")
+    assert st["pending"]["kind"] == "action"
+
+
+def test_threshold_fires_once_when_a_track_reaches_it(duel):
+    st = new_game(duel, 2, 1, first="p1")
+    from runtime.interpreter import Interp
+    it = Interp(duel, st)
+    for _ in range(4):
+        it.set_counter(None, "tension", st["g"]["tension"] + 1, "test")
+    assert st["g"]["tension"] == 4
+    assert [st["e"][p]["c"]["vp"] for p in st["players"]] == [1, 1]
+    it.set_counter(None, "tension", 99, "test")
+    assert st["g"]["tension"] == 5                      # clamped at the track's end
+
+
+def test_an_endless_loop_stops_with_an_error_naming_its_line(tmp_path):
+    from tests.conftest import game_from
+    import shutil, os
+    src = os.path.join(os.path.dirname(__file__), "games", "duel")
+    dst = tmp_path / "loop"
+    shutil.copytree(src, dst)
+    text = (dst / "game.yaml").read_text()
+    text = text.replace("      draw 1 from blades\n", "      draw 1 from blades\n      while true:\n        gain 1 vp\n")
+    (dst / "game.yaml").write_text(text)
+    game = game_from(str(dst))
+    st = new_game(game, 2, 1, first="p1")
+    with pytest.raises(GameFault, match=r"game.yaml:\d+:\d+: .*steps"):
+        apply(game, st, "arm")
+
+
+def test_replay_reproduces_the_final_state(duel):
+    st = _play(duel, 21)
+    log = make_log(duel, st, 3, 21)
+    again = replay(duel, json.loads(json.dumps(log)))
+    assert state_hash(again) == log["final_hash"]
+
+
+def test_replay_refuses_a_log_from_another_content_version(duel):
+    st = _play(duel, 2)
+    log = make_log(duel, st, 3, 2)
+    log["content_hash"] = "0000000000000000"
+    with pytest.raises(ReplayError, match="another version"):
+        replay(duel, log)
+
+
+def test_player_count_outside_the_game_is_refused(duel):
+    with pytest.raises(IllegalChoice, match="2 to 3 players"):
+        new_game(duel, 7, 1)
+
+
+def test_simulation_results_do_not_depend_on_worker_count(duel):
+    from runtime.simulate import simulate
+    a = simulate(duel, 12, seed=4, players=2, workers=1)
+    b = simulate(duel, 12, seed=4, players=2, workers=2)
+    assert a == b and a["finished"] == 12

@@ -1,0 +1,77 @@
+"""Hidden information never reaches a seat that may not see it."""
+import json
+import os
+
+import pytest
+
+from runtime.agents import RandomAgent
+from runtime.flow import apply, new_game
+from runtime.state import zone_name, zone_owner
+from runtime.views import view
+from tests.conftest import content_games, game_from
+
+
+def hidden_from(game, st, seat):
+    """Ids a seat may not see, decided from the zone declarations alone."""
+    out = set()
+    for key, ids in st["zones"].items():
+        name, owner = zone_name(key), zone_owner(key)
+        for eid in ids:
+            up = st["e"][eid]["up"]
+            if name in game.decks or (name in game.pools and game.pools[name]["visibility"] == "hidden"):
+                out.add(eid)
+            elif name in game.zones and game.zones[name]["visibility"] == "hidden":
+                out.add(eid)
+            elif name in game.zones and game.zones[name]["visibility"] == "owner":
+                if owner != seat:
+                    out.add(eid)
+            elif not up:
+                out.add(eid)
+    return out
+
+
+def _check_game(game, seeds, players):
+    checked = 0
+    for seed in seeds:
+        st = new_game(game, players, seed)
+        agents = {p: RandomAgent(f"{seed}{p}") for p in st["players"]}
+        steps = 0
+        while st["pending"] is not None and steps < 400:
+            steps += 1
+            for seat in st["players"] + [None]:
+                text = json.dumps(view(game, st, seat))
+                for eid in hidden_from(game, st, seat):
+                    assert f'"{eid}"' not in text, f"{eid} leaks into the view of {seat}"
+                    checked += 1
+            d = st["pending"]
+            if d["kind"] == "secret":
+                p = next(x for x in d["who"] if x not in d["collected"])
+                apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+            else:
+                apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+    return checked
+
+
+def test_views_of_the_test_game_hide_hands_decks_and_face_down_tokens(duel):
+    assert _check_game(duel, range(3), 3) > 0
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_views_of_every_content_game_hide_what_they_must(name):
+    game = game_from(os.path.join("content", name))
+    _check_game(game, range(2), game.players_min)
+
+
+def test_hidden_counters_show_only_to_their_owner(duel):
+    st = new_game(duel, 2, 1)
+    assert "loyalty" in view(duel, st, "p1")["players"]["p1"]["counters"]
+    assert "loyalty" not in view(duel, st, "p2")["players"]["p1"]["counters"]
+    assert "loyalty" not in view(duel, st, None)["players"]["p1"]["counters"]
+
+
+def test_a_view_never_carries_the_saved_task(duel):
+    st = new_game(duel, 2, 1, first="p1")
+    apply(duel, st, "dig")
+    assert st["task"] is not None
+    for seat in ("p1", "p2", None):
+        assert "snap" not in json.dumps(view(duel, st, seat))
