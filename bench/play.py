@@ -1,0 +1,69 @@
+"""Random-bot full games per second for every content game, and the speed-up of 2 workers.
+
+    .venv/bin/python bench/play.py [--games N] [--runs R] [GAME ...]
+
+Prints the median of R runs per figure, with the machine it ran on.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from compiler.pipeline import compile_game  # noqa: E402
+from runtime.simulate import simulate  # noqa: E402
+from runtime.tables import Game  # noqa: E402
+
+
+def machine() -> str:
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}; {os.cpu_count()} cores; Python {platform.python_version()}"
+
+
+def games_per_second(game, n, workers, players):
+    t = time.perf_counter()
+    r = simulate(game, n, seed="bench", players=players, workers=workers)
+    dt = time.perf_counter() - t
+    if r["errors"]:
+        raise SystemExit(f"{game.id}: {len(r['errors'])} games failed: {r['errors'][0]['error']}")
+    return n / dt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("games_ids", nargs="*")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
+    ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
+    print(f"machine: {machine()}")
+    print(f"{'game':<20} {'players':>7} {'games/s (1 worker)':>19} {'games/s (2 workers)':>20} {'speed-up':>9}")
+    for gid in ids:
+        text, _g, rep = compile_game(os.path.join(root, gid))
+        if text is None:
+            print(f"{gid:<20} does not compile ({len(rep.errors)} errors)")
+            continue
+        game = Game(json.loads(text))
+        p = game.players_min if game.players_min > 1 else min(2, game.players_max)
+        one = statistics.median(games_per_second(game, a.games, 1, p) for _ in range(a.runs))
+        two = statistics.median(games_per_second(game, a.games, 2, p) for _ in range(a.runs))
+        print(f"{gid:<20} {p:>7} {one:>19.1f} {two:>20.1f} {two / one:>8.2f}x")
+
+
+if __name__ == "__main__":
+    main()
