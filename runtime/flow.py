@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 
 from .interpreter import Fail, GameFault, Interp, Suspend, label_of, num
-from .state import clone, new_state
+from .state import new_state
 
 
 class IllegalChoice(Exception):
@@ -87,10 +88,31 @@ def _failed(game, st, task, exc):
 
 # ---- tasks: effects that may stop for decisions ------------------------------
 
+_UNSAVED = ("history", "log", "task")
+
+
+def _snapshot(st) -> bytes:
+    """The state as a task starts, less what only grows (history, log).
+
+    Kept as marshal bytes: most tasks never need it, and then only the dump is paid.
+    """
+    snap = {k: v for k, v in st.items() if k not in _UNSAVED}
+    snap["_log"] = len(st["log"])
+    return marshal.dumps(snap)
+
+
+def _restore(st, snap) -> None:
+    history, log = st["history"], st["log"]
+    restored = marshal.loads(snap if isinstance(snap, bytes) else marshal.dumps(snap))
+    del log[restored.pop("_log"):]
+    st.clear()
+    st.update(restored)
+    st["history"], st["log"], st["task"] = history, log, None
+
+
 def _run(game, st, spec, h0=None):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
-    snap = clone(st)
-    task = {"spec": spec, "answers": [], "snap": snap, "h0": len(st["history"]) if h0 is None else h0}
+    task = {"spec": spec, "answers": [], "snap": _snapshot(st), "h0": len(st["history"]) if h0 is None else h0}
     try:
         return _resume(game, st, task, fresh=True)
     except Fail as exc:
@@ -100,33 +122,22 @@ def _run(game, st, spec, h0=None):
 
 def _resume(game, st, task, fresh=False):
     if not fresh:
-        restored = clone(task["snap"])
-        history = st["history"]
-        st.clear()
-        st.update(restored)
-        st["history"] = history
+        _restore(st, task["snap"])
     it = Interp(game, st, task["answers"])
     try:
         _exec(game, it, task["spec"])
     except Suspend as s:
-        history = st["history"]
-        restored = clone(task["snap"])
-        st.clear()
-        st.update(restored)
-        st["history"] = history
+        _restore(st, task["snap"])
         d = s.decision
         if d["kind"] == "secret":
             d["collected"] = {}
-        st["task"] = {"spec": task["spec"], "answers": task["answers"], "snap": task["snap"], "h0": task["h0"]}
+        if isinstance(task["snap"], bytes):  # saved states are plain JSON
+            task["snap"] = marshal.loads(task["snap"])
+        st["task"] = task
         st["pending"] = d
         return False
-    except Fail as f:
-        history = st["history"]
-        restored = clone(task["snap"])
-        st.clear()
-        st.update(restored)
-        st["history"] = history
-        st["task"] = None
+    except Fail:
+        _restore(st, task["snap"])
         raise
     st["task"] = None
     st["steps"] += 1

@@ -64,7 +64,7 @@ def option_id(v) -> str:
 
 
 class Interp:
-    def __init__(self, game, st, answers=None, fixed=None):
+    def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
         self.answers = answers or []
@@ -72,29 +72,6 @@ class Interp:
         self.steps = 0
         self.depth = 0
         self.names = {}
-        self.stmt = {
-            "let": self.s_let, "set": self.s_set, "gain": self.s_gain, "lose": self.s_lose,
-            "pay": self.s_pay, "move": self.s_move, "draw": self.s_draw, "discard": self.s_discard,
-            "shuffle": self.s_shuffle, "reveal": self.s_reveal, "conceal": self.s_conceal,
-            "remove": self.s_remove, "putback": self.s_putback, "mark": self.s_mark,
-            "unmark": self.s_unmark, "fail": self.s_fail, "endgame": self.s_endgame,
-            "endturn": self.s_endturn, "stop": self.s_stop, "log": self.s_log, "emit": self.s_emit,
-            "perform": self.s_perform, "return": self.s_return, "do": self.s_do, "swap": self.s_swap,
-            "if": self.s_if, "for": self.s_for, "repeat": self.s_repeat, "while": self.s_while,
-            "choose": self.s_choose, "may": self.s_may, "secret": self.s_secret,
-        }
-        self.exprs = {
-            "num": lambda e, env: e[2], "str": lambda e, env: e[2], "none": lambda e, env: None,
-            "name": self.e_name, "attr": self.e_attr, "index": self.e_index, "call": self.e_call,
-            "gen": self.e_gen, "list": lambda e, env: [self.ev(x, env) for x in e[2]],
-            "comp": self.e_comp, "every": self.e_every, "op": self.e_op,
-            "and": lambda e, env: bool(self.ev(e[2], env)) and bool(self.ev(e[3], env)),
-            "or": lambda e, env: bool(self.ev(e[2], env)) or bool(self.ev(e[3], env)),
-            "not": lambda e, env: not self.ev(e[2], env),
-            "neg": lambda e, env: -num(self.ev(e[2], env)),
-            "in": self.e_in, "has": self.e_has,
-            "cond": lambda e, env: self.ev(e[3], env) if self.ev(e[2], env) else self.ev(e[4], env),
-        }
 
     # ---- running ----
     def run(self, block, env):
@@ -102,7 +79,7 @@ class Interp:
             self.steps += 1
             if self.steps > STEP_BUDGET:
                 raise GameFault(s[1], f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?")
-            self.stmt[s[0]](s, env)
+            _STMT[s[0]](self, s, env)
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
@@ -119,7 +96,7 @@ class Interp:
 
     def ev(self, e, env):
         try:
-            return self.exprs[e[0]](e, env)
+            return _EXPR[e[0]](self, e, env)
         except (GameFault, Suspend, Fail, _Return, _Stop):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
@@ -498,6 +475,8 @@ class Interp:
         d = self.g.counters.get(c)
         if d is None:
             raise GameFault(pos, f"unknown counter `{c}`")
+        if isinstance(value, Zone):
+            value = str(value)  # state holds plain strings only
         if d["type"] == "number":
             value = num(value)
             if "min" in d and value < d["min"]:
@@ -897,3 +876,28 @@ def num(v):
     if isinstance(v, list):
         return len(v)
     raise TypeError(f"`{v}` is not a number")
+
+
+_STMT = {op: getattr(Interp, "s_" + name) for op, name in {
+    "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
+    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal",
+    "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
+    "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
+    "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
+    "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
+    "choose": "choose", "may": "may", "secret": "secret"}.items()}
+
+_EXPR = {
+    "num": lambda self, e, env: e[2],
+    "str": lambda self, e, env: e[2],
+    "none": lambda self, e, env: None,
+    "name": Interp.e_name, "attr": Interp.e_attr, "index": Interp.e_index, "call": Interp.e_call,
+    "gen": Interp.e_gen, "comp": Interp.e_comp, "every": Interp.e_every, "op": Interp.e_op,
+    "in": Interp.e_in, "has": Interp.e_has,
+    "list": lambda self, e, env: [self.ev(x, env) for x in e[2]],
+    "and": lambda self, e, env: bool(self.ev(e[2], env)) and bool(self.ev(e[3], env)),
+    "or": lambda self, e, env: bool(self.ev(e[2], env)) or bool(self.ev(e[3], env)),
+    "not": lambda self, e, env: not self.ev(e[2], env),
+    "neg": lambda self, e, env: -num(self.ev(e[2], env)),
+    "cond": lambda self, e, env: self.ev(e[3], env) if self.ev(e[2], env) else self.ev(e[4], env),
+}
