@@ -563,6 +563,9 @@ class Interp:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
     def things(self, v):
+        # one thing named by its id is that thing, not what lies on it (`move card to pile`)
+        if isinstance(v, str) and not isinstance(v, Zone) and v in self.st["e"]:
+            return [v]
         return [x for x in self.items(v) if isinstance(x, str) and x in self.st["e"]]
 
     def s_move(self, s, env):
