@@ -141,7 +141,7 @@ def tables(m: Model) -> dict:
     scoring = {}
     if m.scoring is not None:
         scoring = {"tie": m.scoring.get("tie", "share")}
-        for f in ("effect", "score", "tiebreak"):
+        for f in ("effect", "score", "tiebreak", "faction"):
             if ("scoring", "scoring", f) in ir:
                 scoring[f] = ir[("scoring", "scoring", f)]
     heuristic = ir.get(("game", "game", "heuristic"))

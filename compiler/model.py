@@ -10,7 +10,7 @@ from .source import PMap, PStr
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
-EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic"}
+EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction"}
 
 
 def _pos(node, key=None) -> Pos:
@@ -201,7 +201,7 @@ def _effect_sites(m: Model):
                     if ph.get(f) is not None:
                         yield "flow", f"phase:{ph.get('id')}", f, ph[f], ("phase",), f != "effect", ph
     if isinstance(m.scoring, PMap):
-        for f in ("effect", "score", "tiebreak"):
+        for f in ("effect", "score", "tiebreak", "faction"):
             if m.scoring.get(f) is not None:
                 yield "scoring", "scoring", f, m.scoring[f], (), f != "effect", m.scoring
 

@@ -22,8 +22,15 @@ def play_one(game, i, seed, players, agent):
     except (GameFault, RuntimeError) as exc:
         return {"i": i, "error": str(exc)}
     actions = Counter(c for _w, c in st["history"] if c in game.actions or c == "pass")
+    factions = {}
+    if "faction" in game.scoring:
+        from .interpreter import Interp, label_of
+        it = Interp(game, st)
+        for p in st["players"]:
+            f = it.ev(game.scoring["faction"], {"player": p})
+            factions[p] = label_of(game, f).get("en", str(f)) if isinstance(f, str) else str(f)
     return {"i": i, "scores": st["scores"], "winners": st["winners"], "rounds": st["round"],
-            "decisions": decisions, "actions": dict(actions)}
+            "decisions": decisions, "actions": dict(actions), "factions": factions}
 
 
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
@@ -91,12 +98,18 @@ def summarise(game, results, n, seed, players, agent) -> dict:
     actions = Counter()
     for r in ok:
         actions.update(r["actions"])
+    played, won = Counter(), Counter()
+    for r in ok:
+        for p, f in r.get("factions", {}).items():
+            played[f] += 1
+            won[f] += p in r["winners"]
+    factions = {f: {"games": played[f], "win_rate": round(won[f] / played[f], 4)} for f in sorted(played)}
     rounds = [r["rounds"] for r in ok]
     decisions = [r["decisions"] for r in ok]
     return {
         "game": game.id, "games": n, "seed": seed, "players": players, "agent": agent,
         "finished": len(ok), "errors": [{"game": r["i"], "error": r["error"]} for r in errors],
-        "no_winner_or_shared": ties, "seats": per_seat,
+        "no_winner_or_shared": ties, "seats": per_seat, "factions": factions,
         "rounds": {"mean": round(statistics.fmean(rounds), 3) if rounds else 0, "min": min(rounds, default=0), "max": max(rounds, default=0)},
         "decisions": {"mean": round(statistics.fmean(decisions), 3) if decisions else 0, "max": max(decisions, default=0)},
         "top_actions": [[a, c] for a, c in sorted(actions.items(), key=lambda kv: (-kv[1], kv[0]))[:10]],
@@ -113,6 +126,11 @@ def render(result) -> None:
     for p, s in result["seats"].items():
         t.add_row(p, f"{s['win_rate']:.1%}", f"{s['score_mean']:.2f}", str(s["score_median"]), str(s["score_min"]), str(s["score_max"]))
     con.print(t)
+    if result.get("factions"):
+        ft = Table("faction", "games", "win rate")
+        for f, s in result["factions"].items():
+            ft.add_row(f, str(s["games"]), f"{s['win_rate']:.1%}")
+        con.print(ft)
     con.print(f"rounds: mean {result['rounds']['mean']}, min {result['rounds']['min']}, max {result['rounds']['max']}; "
               f"decisions per game: mean {result['decisions']['mean']}; shared or no winner: {result['no_winner_or_shared']}")
     if result["top_actions"]:
