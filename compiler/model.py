@@ -73,12 +73,36 @@ def _collect_ids(m: Model, report: Report) -> None:
     for sec in ("cards", "pieces", "pools"):
         for d in m.by_section[sec].values():
             m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
+    m.attr_types = {}
     for sec in ("cards", "pieces", "locations", "tokens"):
         for d in (m.by_section.get(sec) or {}).values():
-            m.attrs.update((d.get("attrs") or {}).keys())
+            for k, v in (d.get("attrs") or {}).items():
+                m.attrs.add(k)
+                m.attr_types.setdefault(k, set()).add(_value_type(v))
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])
+
+
+def _value_type(v) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, list):
+        return "list"
+    return "text"
+
+
+_FN_TYPES = {"count": "number", "sum": "number", "max": "number", "min": "number", "abs": "number",
+             "floor": "number", "ceil": "number", "clamp": "number", "distance": "number",
+             "any": "bool", "all": "bool", "adjacent": "bool", "roll": "list", "neighbours": "list",
+             "within": "list", "sorted": "list", "distinct": "list", "faces": "list", "usable": "list"}
+_BUILTIN_ATTR_TYPES = {"id": "text", "type": "text", "kind": "text", "name": "text", "zone": "zone",
+                       "contents": "zone", "location": "thing", "owner": "thing", "face_up": "bool", "seat": "number"}
+_NOT_A_NUMBER = {"text", "zone", "thing"}
+_NOT_A_COLLECTION = {"number", "bool", "text", "none"}
+_NOT_A_PLACE = {"number", "bool", "text", "list", "none"}
 
 
 def _claim(m, report, iid, section, pos):
@@ -288,6 +312,10 @@ def _recursion(m, report, procs):
             visit(p, [p])
 
 
+_TYPE_WORDS = {"text": "text", "zone": "a zone", "thing": "a thing (card, piece, place or player)",
+               "number": "a number", "bool": "true/false", "list": "a list", "none": "`none`"}
+
+
 class _Checker:
     """Resolves every name in an effect and checks verbs get what they need."""
 
@@ -323,6 +351,7 @@ class _Checker:
             E(s[3])
         elif op in ("gain", "lose", "pay"):
             E(s[2])
+            self.want(s[2], scope, _NOT_A_NUMBER | {"list"}, f"`{op}` needs an amount (a number)")
             c = s[3]
             if c not in self.m.counters_of:
                 self.err(s, "D011", f"unknown counter `{c}`{did_you_mean(c, self.m.counters_of)}")
@@ -332,6 +361,7 @@ class _Checker:
                 E(s[4])
         elif op == "move":
             E(s[2]); E(s[3])
+            self.want(s[3], scope, _NOT_A_PLACE, "`move ... to` needs a place (a location, zone or thing)")
         elif op == "draw":
             if s[2] is not None:
                 E(s[2])
@@ -364,6 +394,7 @@ class _Checker:
                 self.block(s[3], scope)
         elif op == "for":
             E(s[3])
+            self.want(s[3], scope, _NOT_A_COLLECTION, "`for each` needs a list or a zone")
             inner = scope | {s[2]}
             if s[4] is not None:
                 self.expr(s[4], inner)
@@ -376,6 +407,7 @@ class _Checker:
             if s[2] is not None:
                 E(s[2])
             E(s[4])
+            self.want(s[4], scope, _NOT_A_COLLECTION, "`choose ... from` needs a list or a zone")
             inner = scope | {s[3]}
             if s[5] is not None:
                 self.expr(s[5], inner)
@@ -435,12 +467,69 @@ class _Checker:
                 self.expr(x, scope)
         elif op in ("op",):
             self.expr(e[3], scope); self.expr(e[4], scope)
+            if e[2] not in ("==", "!="):
+                for side in (e[3], e[4]):
+                    self.want(side, scope, _NOT_A_NUMBER, f"`{e[2]}` works on numbers")
         elif op in ("and", "or", "in", "index"):
             self.expr(e[2], scope); self.expr(e[3], scope)
         elif op in ("not", "neg", "has"):
             self.expr(e[2], scope)
         elif op == "cond":
             self.expr(e[2], scope); self.expr(e[3], scope); self.expr(e[4], scope)
+
+    def typ(self, e, scope) -> str:
+        """What kind of value an expression gives, or "unknown"; only sure answers count."""
+        op, m = e[0], self.m
+        if op == "num":
+            return "bool" if isinstance(e[2], bool) else "number"
+        if op == "str":
+            return "text"
+        if op == "none":
+            return "none"
+        if op == "name":
+            n = e[2]
+            if n in scope:
+                return "unknown"
+            if n in ("players", "others"):
+                return "list"
+            if n in ("round", "player_count"):
+                return "number"
+            if n in ("player", "first_player"):
+                return "thing"
+            if n in m.counters_of and m.counters_of[n] == "game":
+                return "number" if m.by_section["counters"][n].get("type", "number") == "number" else "unknown"
+            if n in m.zones_of or n in ("supply", "removed"):
+                return "zone"
+            if n in m.ids:
+                return "thing" if m.ids[n][0] != "actions" else "text"
+            return "unknown"
+        if op == "attr":
+            n = e[3]
+            kinds = set()
+            if n in m.counters_of and m.counters_of[n] != "game":
+                kinds.add("number" if m.by_section["counters"][n].get("type", "number") == "number" else "unknown")
+            if n in m.zones_of and m.zones_of[n] != "game":
+                kinds.add("zone")
+            if n in _BUILTIN_ATTR_TYPES:
+                kinds.add(_BUILTIN_ATTR_TYPES[n])
+            kinds |= m.attr_types.get(n, set())
+            return kinds.pop() if len(kinds) == 1 else "unknown"
+        if op in ("call", "gen"):
+            return _FN_TYPES.get(e[2], "unknown") if e[2] not in m.by_section["procedures"] else "unknown"
+        if op in ("list", "comp", "every"):
+            return "list"
+        if op == "op":
+            return "bool" if e[2] in ("==", "!=", "<", "<=", ">", ">=") else "number"
+        if op in ("and", "or", "not", "in", "has"):
+            return "bool"
+        if op == "neg":
+            return "number"
+        return "unknown"
+
+    def want(self, e, scope, bad, what):
+        t = self.typ(e, scope)
+        if t in bad:
+            self.err(e, "D018", f"{what}, but this is {_TYPE_WORDS.get(t, t)}")
 
     def _call(self, e, name, nargs, aggregate=False):
         procs = self.m.by_section["procedures"]

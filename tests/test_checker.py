@@ -97,3 +97,20 @@ def test_wrong_argument_count_is_an_error(tmp_path):
             effect: hurt(player)
         """))
     assert any("D016" in e and "takes 2 arguments, given 1" in e for e in errs)
+
+
+def test_values_of_the_wrong_kind_are_caught_before_play(tmp_path):
+    errs = _errors(_game(tmp_path, """\
+        zones:
+          - {id: pile, name: {en: Pile, ru: Куча}}
+        actions:
+          - id: a
+            effect: |
+              gain "lots" sanity
+              move player to 3
+              for each x in round:
+                lose 1 sanity
+              let y = pile + 1
+        """))
+    assert [e.split(": ")[2].split()[0] for e in errs] == ["D018"] * 4, errs
+    assert "needs an amount" in errs[0] and "needs a place" in errs[1]
