@@ -154,9 +154,9 @@ def _report_schema_error(err, doc, shown, report):
             report.error(pos, "S003", f"{where} should be {_a(want)}, not {_kind(e.instance)}")
         elif v == "enum":
             opts = ", ".join(map(str, e.validator_value))
-            report.error(pos, "S004", f"{where} is `{e.instance}`; expected one of {opts}{did_you_mean(e.instance, e.validator_value)}")
+            report.error(pos, "S004", f"{where} is `{_short(e.instance)}`; expected one of {opts}{did_you_mean(e.instance, e.validator_value)}")
         elif v == "pattern":
-            report.error(pos, "S005", f"{where} `{e.instance}` is not a valid id: use lower-case letters, digits and _ (like `city_hall`)")
+            report.error(pos, "S005", f"{where} `{_short(e.instance)}` is not a valid id: use lower-case letters, digits and _ (like `city_hall`)")
         elif v in ("minimum", "maximum", "minItems", "minProperties"):
             report.error(pos, "S006", f"{where}: {e.message}")
         else:
@@ -180,7 +180,13 @@ def _kind(v) -> str:
         return "empty"
     if isinstance(v, (int, float)):
         return f"the number {v}"
-    return f"text `{v}`"
+    return f"text `{_short(v)}`"
+
+
+def _short(v, limit=60) -> str:
+    """A value as shown in a message: one line, never a whole megabyte."""
+    s = str(v).replace("\n", " ")
+    return s if len(s) <= limit else s[:limit] + "…"
 
 
 def check_languages(node, report, langs=("en", "ru")):

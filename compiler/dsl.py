@@ -10,10 +10,10 @@ import functools
 import os
 
 from lark import Lark, Transformer, Token, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, LarkError
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, LarkError, VisitError
 from lark.indenter import Indenter
 
-from .diagnostics import Pos
+from .diagnostics import Pos, did_you_mean
 
 GRAMMAR = os.path.join(os.path.dirname(__file__), "dsl.lark")
 MAX_TEXT = 20_000  # one effect text; longer is surely a mistake
@@ -75,6 +75,12 @@ def _expected(exp) -> str:
 _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end of block", "$END": "end of effect"}
 
 
+# Words that open a statement; anything else at the start of a line must be a call.
+_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "conceal",
+             "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
+             "swap", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
+
+
 def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
     line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
     if isinstance(exc, UnexpectedCharacters):
@@ -91,6 +97,11 @@ def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
         if tok.type == "_NL" and tok.line:
             # the newline token starts at the end of the unfinished line
             return tok.line, tok.column, f"this line ends too early; expected {_expected(exp)}"
+        first = text.split("\n")[(tok.line or line) - 1].split()[:1] if tok.line else []
+        if first and first[0].isidentifier() and first[0] not in _KEYWORDS and "LPAR" in exp and tok.type != "LPAR":
+            # `jump 3 spaces`: a word the language does not know, read as a call missing its `(`
+            return tok.line, 1 + len(text.split("\n")[tok.line - 1]) - len(text.split("\n")[tok.line - 1].lstrip()), \
+                f"unknown statement `{first[0]}`: a line starts with a verb (let, gain, move, draw, ...) or calls a procedure as `name(...)`{did_you_mean(first[0], sorted(_KEYWORDS))}"
         if tok.type in ("_INDENT",):
             return tok.line or line, tok.column or col, "unexpected indentation: only a line ending with `:` opens a block"
         if tok.type == "$END":
@@ -130,6 +141,10 @@ def parse(text: str, where) -> list:
         raise DslError(where(1, 1), "D001", msg) from None
     try:
         return _ToIR(where).transform(tree)
+    except VisitError as exc:  # Lark wraps what a transformer method raises
+        if isinstance(exc.orig_exc, DslError):
+            raise exc.orig_exc from None
+        raise
     except RecursionError:
         raise DslError(where(1, 1), "D006", "the effect nests too deeply") from None
 

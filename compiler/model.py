@@ -4,6 +4,7 @@ from __future__ import annotations
 from .content import GameSource, LIST_SECTIONS
 from .diagnostics import Pos, Report, did_you_mean
 from .dsl import DslError, parse, parse_expr
+from .icons import check_icons
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from .source import PMap, PStr
 
@@ -45,6 +46,7 @@ def build_model(src: GameSource, report: Report) -> Model:
     _check_references(m, report)
     _parse_effects(m, report)
     _unused(m, report)
+    check_icons(m.src, m.by_section["icons"], report)
     return m
 
 
@@ -328,9 +330,16 @@ class _Checker:
         self.report.error(Pos(f, int(l), int(c)), code, msg)
 
     def known(self, scope):
-        opts = set((self.m.game.get("options") or {}).keys())
-        return (scope | set(BUILTIN_NAMES) | set(self.m.ids) | set(self.m.counters_of) | set(self.m.zones_of)
-                | opts | set(self.m.emitted.get("__all__", ())))
+        return scope | self._known_global()
+
+    def _known_global(self):
+        # The same for every name of every effect: build it once per model, not per lookup.
+        cached = getattr(self.m, "_known", None)
+        if cached is None:
+            opts = set((self.m.game.get("options") or {}).keys())
+            cached = self.m._known = (set(BUILTIN_NAMES) | set(self.m.ids) | set(self.m.counters_of)
+                                      | set(self.m.zones_of) | opts | set(self.m.emitted.get("__all__", ())))
+        return cached
 
     def block(self, stmts, scope):
         scope = set(scope)
@@ -436,7 +445,7 @@ class _Checker:
         op = e[0]
         if op == "name":
             n = e[2]
-            if n not in self.known(scope):
+            if n not in scope and n not in self._known_global():
                 self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
         elif op == "attr":
             self.expr(e[2], scope)

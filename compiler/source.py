@@ -126,7 +126,9 @@ def load_yaml(path: str, shown: str, report: Report):
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = (exc.problem or exc.context or "invalid YAML").strip()
-        if tab and "\t" in text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else False:
+        if "nesting depth" in problem:  # libyaml's own guard against deep documents
+            report.error(Pos(shown, line, col), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
+        elif tab and "\t" in text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else False:
             report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem} (tabs cannot indent YAML; use spaces)")
         else:
             report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem}")
@@ -140,12 +142,38 @@ def load_yaml(path: str, shown: str, report: Report):
     if len(nodes) > 1:
         report.error(Pos(shown, nodes[1].start_mark.line + 1, 1), "Y010", "a content file holds one YAML document; remove the `---` separator")
         return None
+    if nodes and "*" in text:  # aliases: measure the expanded size before building anything
+        _expanded_size(nodes[0], shown, {}, 0)
     lines = text.splitlines()
     return _convert(nodes[0], shown, lines, report, 0, _Budget(), set()) if nodes else None
 
 
 def _pos(node, shown) -> Pos:
     return Pos(shown, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _expanded_size(node, shown, sizes, depth) -> int:
+    """Nodes the document has once aliases are expanded; each distinct node is measured once."""
+    known = sizes.get(id(node), 0)
+    if known is None:
+        raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
+    if known:
+        return known
+    if depth > MAX_DEPTH:
+        raise _Abort(_pos(node, shown), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
+    sizes[id(node)] = None
+    n = 1
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            n += _expanded_size(k, shown, sizes, depth + 1) + _expanded_size(v, shown, sizes, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            n += _expanded_size(item, shown, sizes, depth + 1)
+    if n > MAX_NODES:
+        raise _Abort(_pos(node, shown), "Y005",
+                     f"aliases expand to more than {MAX_NODES} nodes; do not nest anchors inside anchors")
+    sizes[id(node)] = n
+    return n
 
 
 def _convert(node, shown, lines, report, depth, budget, active):
