@@ -4,7 +4,6 @@ from __future__ import annotations
 from .content import GameSource, LIST_SECTIONS
 from .diagnostics import Pos, Report, did_you_mean
 from .dsl import DslError, parse, parse_expr
-from .icons import check_icons
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from .source import PMap, PStr
 
@@ -46,7 +45,6 @@ def build_model(src: GameSource, report: Report) -> Model:
     _check_references(m, report)
     _parse_effects(m, report)
     _unused(m, report)
-    check_icons(m.src, m.by_section["icons"], report)
     return m
 
 
