@@ -213,29 +213,41 @@ def load_game(folder: str, report: Report) -> GameSource:
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
     for path in files:
         shown = shown_path(path)
-        doc = load_file(path, shown, report)
-        if doc is None:
-            continue
-        if not isinstance(doc, PMap):
-            report.error(getattr(doc, "pos", Pos(shown, 1, 1)), "S003",
-                         f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")
-            continue
-        src.docs[shown] = doc
-        schema_check(doc, shown, report)
-        check_languages(doc, report)
-        if os.path.basename(path) != MANIFEST and "game" in doc:
-            report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
-        if os.path.basename(path) == MANIFEST and "game" not in doc:
-            report.error(doc.pos, "G003", f"{MANIFEST} must have a `game:` section")
-        for key, value in doc.items():
-            if key in SINGLE_SECTIONS and isinstance(value, PMap):
-                if key in src.single:
-                    first = src.single[key].pos
-                    report.error(doc.key_pos[key], "G004", f"section `{key}` is already given at {first}; a game has one")
-                else:
-                    src.single[key] = value
-            elif key in LIST_SECTIONS and isinstance(value, PList):
-                for item in value:
-                    if isinstance(item, PMap):
-                        src.items[key].append(Item(key, item, shown))
+        doc = check_file(path, shown, report)
+        if doc is not None:
+            add_doc(src, shown, doc, report)
     return src
+
+
+def check_file(path: str, shown: str, report: Report):
+    """Everything that can be checked in one file alone; the loaded map, or None."""
+    doc = load_file(path, shown, report)
+    if doc is None:
+        return None
+    if not isinstance(doc, PMap):
+        report.error(getattr(doc, "pos", Pos(shown, 1, 1)), "S003",
+                     f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")
+        return None
+    schema_check(doc, shown, report)
+    check_languages(doc, report)
+    if os.path.basename(path) != MANIFEST and "game" in doc:
+        report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
+    if os.path.basename(path) == MANIFEST and "game" not in doc:
+        report.error(doc.pos, "G003", f"{MANIFEST} must have a `game:` section")
+    return doc
+
+
+def add_doc(src: GameSource, shown: str, doc: PMap, report: Report) -> None:
+    """Add one file's sections to the game."""
+    src.docs[shown] = doc
+    for key, value in doc.items():
+        if key in SINGLE_SECTIONS and isinstance(value, PMap):
+            if key in src.single:
+                first = src.single[key].pos
+                report.error(doc.key_pos[key], "G004", f"section `{key}` is already given at {first}; a game has one")
+            else:
+                src.single[key] = value
+        elif key in LIST_SECTIONS and isinstance(value, PList):
+            for item in value:
+                if isinstance(item, PMap):
+                    src.items[key].append(Item(key, item, shown))
