@@ -24,7 +24,7 @@ from compiler.dsl import DslError, parse, parse_expr
 from compiler.pipeline import compile_game
 from compiler.source import PMap, PStr, load_file
 
-from .flow import IllegalChoice, _run, advance, apply, new_game
+from .flow import IllegalChoice, _action_decision, _run, advance, apply, new_game
 from .interpreter import Fail, GameFault, Interp
 from .tables import Game
 
@@ -101,7 +101,10 @@ def run_file(game, path, select=None):
 
 def run_scenario(game, sc):
     players = int(sc.get("players", game.players_min))
-    st = new_game(game, players, sc.get("seed", 0), dict(sc.get("options") or {}), first=sc.get("first_player", "p1"))
+    # plain values only: the state is copied with marshal, which refuses str subclasses
+    options = {str(k): (str(v) if isinstance(v, str) else v) for k, v in (sc.get("options") or {}).items()}
+    seed = sc.get("seed", 0)
+    st = new_game(game, players, str(seed) if isinstance(seed, str) else seed, options, first=str(sc.get("first_player", "p1")))
     if sc.get("dice"):
         st["dice"] = list(sc["dice"])
     if sc.get("setup"):
@@ -114,14 +117,22 @@ def run_scenario(game, sc):
         ir = parse(sc["run"], _where(sc["run"], sc, "run"))
         pending = st["pending"]
         st["pending"] = None
-        if _run(game, st, ["effect", ir, {"player": sc.get("as", st["first"])}]) and st["pending"] is None:
+        if _run(game, st, ["effect", ir, {"player": str(sc.get("as", st["first"]))}]) and st["pending"] is None:
             st["pending"] = pending
             if st["over"] and st["scores"] is None:
                 advance(game, st)
+    _refresh_actions(game, st)
     for i, step in enumerate(steps):
         _step(game, st, step, i + 1)
     for j, exp in enumerate(sc.get("expect") or []):
         _expect(game, st, exp, sc["expect"], j)
+
+
+def _refresh_actions(game, st):
+    """The setup and run changed the state: a waiting turn's legal actions are worked out again."""
+    d = st["pending"]
+    if d is not None and d["kind"] == "action" and not st["over"]:
+        st["pending"] = _action_decision(game, st, d["who"])
 
 
 def _direct(game, st, ir):
