@@ -160,6 +160,30 @@ def replay(log, game):
     click.echo(msg)
 
 
+@main.command("print")
+@click.argument("game")
+@click.option("--lang", "langs", type=click.Choice(["en", "ru"]), multiple=True, help="language (repeat for both; default en)")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--changed-since", "changed_since", default=None, metavar="REF", help="only cards whose definition changed since this git revision")
+@click.option("-o", "--out", default="print", show_default=True, help="output folder")
+def print_cmd(game, langs, paper, changed_since, out):
+    """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
+    from .printing import PrintError, print_game
+    folder = game if os.path.isdir(game) else os.path.join("content", game)
+    try:
+        written = print_game(folder, langs or ("en",), paper, changed_since, out)
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    except PrintError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(1)
+    if not written:
+        click.echo("nothing to print: no card changed")
+    for w in written:
+        click.echo(f"wrote {w}")
+
+
 @main.command()
 @click.argument("code", required=False)
 def explain(code):

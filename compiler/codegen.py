@@ -55,6 +55,8 @@ def tables(m: Model) -> dict:
         decks[did] = {"of": d.get("of", "game"), "discard": d.get("discard") or did + "_discard",
                       "reshuffle": d.get("reshuffle", True), "shuffle": d.get("shuffle", True),
                       "name": _text(d.get("name")) or {"en": did}}
+        if d.get("back") is not None:
+            decks[did]["back"] = _plain(d["back"])
     for cid, d in sec["cards"].items():
         deck = d.get("deck")
         zone = deck if deck and decks.get(deck, {}).get("of") == "game" else "supply"
@@ -88,7 +90,7 @@ def tables(m: Model) -> dict:
     for cid, d in sec["counters"].items():
         c = {"of": d.get("of", "player"), "initial": _plain(d.get("initial", 0 if d.get("type", "number") == "number" else None)),
              "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
-        for k in ("min", "max"):
+        for k in ("min", "max", "icon"):
             if d.get(k) is not None:
                 c[k] = d[k]
         if d.get("thresholds"):
@@ -113,11 +115,16 @@ def tables(m: Model) -> dict:
         actions[aid] = a
     procedures = {pid: {"params": list(d.get("params") or []), "effect": ir.get(("procedures", pid, "effect"), [])}
                   for pid, d in sec["procedures"].items()}
+    for pid, d in sec["procedures"].items():
+        if d.get("text") is not None:
+            procedures[pid]["text"] = _plain(d["text"])
     triggers = {}
     for tid, d in sorted(sec["triggers"].items(), key=lambda kv: (-(kv[1].get("priority") or 0), kv[0])):
         t = {"id": tid, "effect": ir.get(("triggers", tid, "effect"), [])}
         if ("triggers", tid, "when") in ir:
             t["when"] = ir[("triggers", tid, "when")]
+        if d.get("text") is not None:
+            t["text"] = _plain(d["text"])
         triggers.setdefault(d["on"], []).append(t)
     flow = {}
     if m.flow is not None:
@@ -127,11 +134,13 @@ def tables(m: Model) -> dict:
         for f in ("setup", "end"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
+        if m.flow.get("text") is not None:
+            flow["text"] = _plain(m.flow["text"])
         for ph in m.flow.get("phases") or []:
             p = {"id": ph["id"], "mode": ph.get("mode", "once"), "name": _text(ph.get("name")) or {"en": ph["id"]}}
-            for k in ("max_actions", "rotate"):
+            for k in ("max_actions", "rotate", "text"):
                 if ph.get(k) is not None:
-                    p[k] = ph[k]
+                    p[k] = _plain(ph[k])
             p["actions"] = list(ph.get("actions") or [a for a, d in actions.items()
                                                      if d.get("phase") in (None, ph["id"]) and not d.get("window")])
             for f in ("effect", "until", "if"):
@@ -141,6 +150,8 @@ def tables(m: Model) -> dict:
     scoring = {}
     if m.scoring is not None:
         scoring = {"tie": m.scoring.get("tie", "share")}
+        if m.scoring.get("text") is not None:
+            scoring["text"] = _plain(m.scoring["text"])
         for f in ("effect", "score", "tiebreak", "faction"):
             if ("scoring", "scoring", f) in ir:
                 scoring[f] = ir[("scoring", "scoring", f)]
@@ -149,7 +160,9 @@ def tables(m: Model) -> dict:
         "format": FORMAT,
         "game": {"id": g.get("id"), "name": g.get("name"), "version": g.get("version"), "players": g.get("players"),
                  "summary": g.get("summary"), "notes": g.get("notes") or [],
-                 "options": {k: v.get("default") for k, v in (g.get("options") or {}).items()}},
+                 "options": {k: v.get("default") for k, v in (g.get("options") or {}).items()},
+                 **({"option_texts": {k: _plain(v["text"]) for k, v in g["options"].items() if v.get("text")}}
+                    if any(v.get("text") for v in (g.get("options") or {}).values()) else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

@@ -1,12 +1,14 @@
 """The stages in order: load, schema, model and effects, tables. One entry per command."""
 from __future__ import annotations
 
+import json
 import os
 
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .model import build_model
+from .rulebook import write_rulebooks
 
 
 def check_game(folder: str):
@@ -44,4 +46,5 @@ def build(paths, out_dir: str):
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
         written.append(path)
+        written += write_rulebooks(json.loads(text), folder, target)
     return written, report

@@ -1,0 +1,957 @@
+"""Effect IR as rules text, in English and Russian.
+
+Reads the same IR the runtime runs (`[op, pos, *args]`) and says it in words, using the
+content's own names (counters, zones, cards, locations) in the reader's language. Russian
+needs cases: every rendered phrase carries its six case forms, and names are declined
+when their ending makes the declension certain; otherwise a generic head noun carries
+the case and the name stands in quotes («колода «Мифы»»), which is always grammatical.
+"""
+from __future__ import annotations
+
+import re
+
+from .names import VERBS
+
+LANGS = ("en", "ru")
+CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
+INDENT = "  "
+EXPR_OPS = ("num", "str", "none", "name", "attr", "every", "call", "gen", "comp", "list",
+            "op", "and", "or", "not", "neg", "in", "has", "index", "cond")
+
+
+# ---- phrases with case forms ------------------------------------------------
+
+class Ph:
+    """A noun phrase: its forms in the six Russian cases (English uses the first)."""
+    __slots__ = ("f", "gender")
+
+    def __init__(self, n, forms=None, gender=None):
+        self.f = tuple(forms) if forms else (str(n),) * 6
+        self.gender = gender
+
+    def __str__(self):
+        return self.f[0]
+
+    def c(self, case: str) -> str:
+        return self.f[CASES[case]]
+
+    def then(self, tail: str) -> "Ph":
+        """The head declines, the tail stays: «число карт» -> «числа карт»."""
+        return Ph(None, [f + tail for f in self.f], self.gender)
+
+    def after(self, head: "Ph") -> "Ph":
+        return Ph(None, [h + " " + f for h, f in zip(head.f, self.f)], self.gender)
+
+
+def _fixed(s) -> Ph:
+    return Ph(str(s))
+
+
+_RU_NOUNS = {  # words the ending rules below would get wrong
+    "мешок": ("мешок", "мешка", "мешку", "мешок", "мешком", "мешке"),
+    "показатель": ("показатель", "показателя", "показателю", "показатель", "показателем", "показателе"),
+    "игрок": ("игрок", "игрока", "игроку", "игрока", "игроком", "игроке"),
+    "очки": ("очки", "очков", "очкам", "очки", "очками", "очках"),
+    "деньги": ("деньги", "денег", "деньгам", "деньги", "деньгами", "деньгах"),
+    "улики": ("улики", "улик", "уликам", "улики", "уликами", "уликах"),
+    "монеты": ("монеты", "монет", "монетам", "монеты", "монетами", "монетах"),
+    "кредиты": ("кредиты", "кредитов", "кредитам", "кредиты", "кредитами", "кредитах"),
+    "ресурсы": ("ресурсы", "ресурсов", "ресурсам", "ресурсы", "ресурсами", "ресурсах"),
+    "жетоны": ("жетоны", "жетонов", "жетонам", "жетоны", "жетонами", "жетонах"),
+    "сброс": ("сброс", "сброса", "сбросу", "сброс", "сбросом", "сбросе"),
+    "содержимое": ("содержимое", "содержимого", "содержимому", "содержимое", "содержимым", "содержимом"),
+    "владелец": ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце"),
+}
+_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны"}
+_GKH = "гкхжшщч"
+_CONS = "бвгджзклмнпрстфхцчшщ"
+
+
+def _cap_like(src: str, forms):
+    if src[:1].isupper():
+        return tuple(f[:1].upper() + f[1:] for f in forms)
+    return tuple(forms)
+
+
+def _ru_noun(w: str):
+    """(forms, gender) of one Russian noun, or None when its ending leaves a doubt."""
+    lw = w.lower()
+    if lw in _RU_NOUNS:
+        return _cap_like(w, _RU_NOUNS[lw]), ("pl" if lw in _RU_PLURAL else "m")
+    if not re.fullmatch(r"[а-яё]+", lw) or len(lw) < 3:
+        return None
+
+    def f(cut, ends, gender):
+        stem = w[:len(w) - cut]
+        return tuple(stem + e for e in ends), gender
+
+    if lw.endswith("мя"):
+        return f(1, ("я", "ени", "ени", "я", "енем", "ени"), "n")
+    if lw.endswith("ие"):
+        return f(1, ("е", "я", "ю", "е", "ем", "и"), "n")
+    if lw.endswith("ье"):
+        return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
+    if lw.endswith("ия"):
+        return f(1, ("я", "и", "и", "ю", "ей", "и"), "f")
+    if lw.endswith(("ость", "есть")):
+        return f(1, ("ь", "и", "и", "ь", "ью", "и"), "f")
+    if lw.endswith("а"):
+        g = "и" if lw[-2] in _GKH else "ы"
+        return f(1, ("а", g, "е", "у", "ой", "е"), "f")
+    if lw.endswith("я"):
+        return f(1, ("я", "и", "е", "ю", "ей", "е"), "f")
+    if lw.endswith("о"):
+        return f(1, ("о", "а", "у", "о", "ом", "е"), "n")
+    if lw.endswith("е"):
+        return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
+    if lw.endswith("й") and not lw.endswith(("ый", "ой")):
+        return f(1, ("й", "я", "ю", "й", "ем", "е"), "m")
+    if lw.endswith("ок") and len(lw) >= 6:  # рассудок -> рассудка
+        stem = w[:-2] + w[-1]
+        return (w, stem + "а", stem + "у", w, stem + "ом", stem + "е"), "m"
+    if lw[-1] in _CONS and not lw.endswith("ец"):
+        return (w, w + "а", w + "у", w, w + "ом", w + "е"), "m"
+    return None
+
+
+def _ru_adj(w: str):
+    lw = w.lower()
+    table = (
+        ("ый", ("ый", "ого", "ому", "ый", "ым", "ом")),
+        ("ой", ("ой", "ого", "ому", "ой", "ым", "ом")),
+        ("ая", ("ая", "ой", "ой", "ую", "ой", "ой")),
+        ("яя", ("яя", "ей", "ей", "юю", "ей", "ей")),
+        ("ое", ("ое", "ого", "ому", "ое", "ым", "ом")),
+        ("ее", ("ее", "его", "ему", "ее", "им", "ем")),
+        ("ые", ("ые", "ых", "ым", "ые", "ыми", "ых")),
+        ("ие", ("ие", "их", "им", "ие", "ими", "их")),
+    )
+    if not re.fullmatch(r"[а-яё]+", lw):
+        return None
+    if lw.endswith("ий"):
+        hard = lw[-3:-2] in "гкх"
+        ends = ("ий", "ого", "ому", "ий", "им", "ом") if hard else ("ий", "его", "ему", "ий", "им", "ем")
+        return tuple(w[:-2] + e for e in ends)
+    for end, ends in table:
+        if lw.endswith(end):
+            if end == "ой" and lw[-3:-2] in _GKH:
+                ends = ("ой", "ого", "ому", "ой", "им", "ом")
+            return tuple(w[:-2] + e for e in ends)
+    return None
+
+
+def ru_declined(name: str):
+    """A Russian name with its case forms (adjectives before the noun agree), or None."""
+    words = name.split(" ")
+    forms = [[w] * 6 for w in words]
+    i = 0
+    while i < len(words) - 1:
+        a = _ru_adj(words[i])
+        if a is None:
+            break
+        forms[i] = list(a)
+        i += 1
+    noun = _ru_noun(words[i])
+    if noun is None:
+        return None
+    forms[i] = list(noun[0])
+    if noun[1] == "pl":
+        for j in range(i):  # adjectives before a plural noun take the plural endings
+            lw = words[j].lower()
+            stem = words[j][:-2]
+            soft = lw[-3:-2] in _GKH or lw.endswith(("ий", "яя", "ее"))
+            forms[j] = [stem + e for e in (("ие", "их", "им", "ие", "ими", "их") if soft else ("ые", "ых", "ым", "ые", "ыми", "ых"))]
+    return Ph(None, [" ".join(ws[k] for ws in forms) for k in range(6)], noun[1])
+
+
+_RU_POSS = {
+    "m": ("ваш", "вашего", "вашему", "ваш", "вашим", "вашем"),
+    "f": ("ваша", "вашей", "вашей", "вашу", "вашей", "вашей"),
+    "n": ("ваше", "вашего", "вашему", "ваше", "вашим", "вашем"),
+    "pl": ("ваши", "ваших", "вашим", "ваши", "вашими", "ваших"),
+}
+
+
+def _ru(word: str) -> Ph:
+    d = ru_declined(word)
+    assert d is not None, word
+    return d
+
+
+def ru_count(n, one, few, many) -> str:
+    """Russian numeral agreement: 1 карта, 2 карты, 5 карт."""
+    if not isinstance(n, int):
+        return many
+    n = abs(n)
+    if n % 10 == 1 and n % 100 != 11:
+        return one
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return few
+    return many
+
+
+def humanize(ident: str) -> str:
+    return str(ident).replace("_", " ")
+
+
+def quoted(s: str, lang: str) -> str:
+    return f"«{s}»" if lang == "ru" else f"“{s}”"
+
+
+# ---- names from the tables ---------------------------------------------------
+
+def text_of(t, lang, default=""):
+    """A player-facing {en, ru} text in one language (the other as a fallback)."""
+    if isinstance(t, dict):
+        return t.get(lang) or t.get("en") or t.get("ru") or default
+    if t is None:
+        return default
+    return str(t)
+
+
+_HEADS_RU = {  # generic head nouns that carry the case for a quoted name
+    "counter": "показатель", "zone": "зона", "deck": "колода", "pool": "мешок", "location": "локация",
+    "card": "карта", "token": "жетон", "piece": "фишка", "action": "действие", "phase": "фаза",
+    "procedure": "процедура", "option": "параметр", "event": "событие", "mark": "отметка",
+}
+
+
+class Names:
+    """Content names for ids, from game.json tables."""
+
+    def __init__(self, tables: dict):
+        t = tables or {}
+        self.t = t
+        self.counters = t.get("counters") or {}
+        self.zones = t.get("zones") or {}
+        self.decks = t.get("decks") or {}
+        self.pools = t.get("pools") or {}
+        self.protos = t.get("protos") or {}
+        self.actions = t.get("actions") or {}
+        self.procedures = t.get("procedures") or {}
+        self.icons = t.get("icons") or {}
+        self.options = ((t.get("game") or {}).get("options") or {})
+        self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
+        self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
+        self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
+
+    def kind_of(self, ident):
+        """What an id names: counter, zone, deck, discard, pool, location, card, token, piece, action, …"""
+        if ident in self.counters:
+            return "counter"
+        if ident in self.zones:
+            return "zone"
+        if ident in self.decks:
+            return "deck"
+        if ident in self.discards:
+            return "discard"
+        if ident in self.pools:
+            return "pool"
+        if ident in self.protos:
+            p = self.protos[ident]
+            return {"locations": "location", "cards": "card", "tokens": "token", "pieces": "piece"}.get(p.get("section"), "card")
+        if ident in self.actions:
+            return "action"
+        if ident in self.phases:
+            return "phase"
+        if ident in self.procedures:
+            return "procedure"
+        if ident in self.options:
+            return "option"
+        return None
+
+    def name(self, ident, lang) -> str:
+        """The display name of an id in a language; ids with no name read as words."""
+        for table in (self.counters, self.zones, self.decks, self.pools, self.protos, self.actions, self.phases, self.icons):
+            if ident in table and table[ident].get("name"):
+                return text_of(table[ident]["name"], lang, humanize(ident))
+        if ident in self.discards:
+            deck = self.name(self.discards[ident], lang)
+            return f"Сброс колоды «{deck}»" if lang == "ru" else f"{deck} discard pile"
+        return humanize(ident)
+
+    def attr_name(self, attr, lang) -> str:
+        """A fixed attribute, named by an icon or counter of the same id when there is one."""
+        for table in (self.icons, self.counters, self.zones, self.decks):
+            if attr in table and table[attr].get("name"):
+                return text_of(table[attr]["name"], lang, humanize(attr))
+        return humanize(attr)
+
+    def phrase(self, ident, lang, declinable=True) -> Ph:
+        """An id as a noun phrase: the name itself when it declines safely, else head «name»."""
+        kind = self.kind_of(ident)
+        name = self.name(ident, lang)
+        if lang == "en":
+            return _fixed(name)
+        if declinable and kind in ("counter", "zone"):
+            d = ru_declined(name)
+            if d is not None:
+                return d
+        if kind == "discard":
+            return _ru("сброс").then(" колоды «" + self.name(self.discards[ident], lang) + "»")
+        head = _HEADS_RU.get(kind or "", None)
+        if head is None:
+            return _fixed(name)
+        return _ru(head).then(f" «{name}»")
+
+
+# ---- the renderer -------------------------------------------------------------
+
+_THIS = {  # what `this` is, by the section an effect belongs to
+    "cards": ("this card", "эта карта"), "pieces": ("this piece", "эта фишка"),
+    "locations": ("this location", "эта локация"), "tokens": ("this token", "этот жетон"),
+    "actions": ("this action", "это действие"), "counters": ("this counter", "этот показатель"),
+}
+_RU_THIS = {
+    "эта карта": ("эта карта", "этой карты", "этой карте", "эту карту", "этой картой", "этой карте"),
+    "эта фишка": ("эта фишка", "этой фишки", "этой фишке", "эту фишку", "этой фишкой", "этой фишке"),
+    "эта локация": ("эта локация", "этой локации", "этой локации", "эту локацию", "этой локацией", "этой локации"),
+    "этот жетон": ("этот жетон", "этого жетона", "этому жетону", "этот жетон", "этим жетоном", "этом жетоне"),
+    "это действие": ("это действие", "этого действия", "этому действию", "это действие", "этим действием", "этом действии"),
+    "этот показатель": ("этот показатель", "этого показателя", "этому показателю", "этот показатель", "этим показателем", "этом показателе"),
+}
+_BUILTIN = {
+    "player": ("you", ("вы", "вас", "вам", "вас", "вами", "вас")),
+    "players": ("all players", ("все игроки", "всех игроков", "всем игрокам", "всех игроков", "всеми игроками", "всех игроках")),
+    "others": ("the other players", ("другие игроки", "других игроков", "другим игрокам", "других игроков", "другими игроками", "других игроках")),
+    "first_player": ("the first player", ("первый игрок", "первого игрока", "первому игроку", "первого игрока", "первым игроком", "первом игроке")),
+    "player_count": ("the number of players", ("число игроков", "числа игроков", "числу игроков", "число игроков", "числом игроков", "числе игроков")),
+    "supply": ("the supply", ("запас", "запаса", "запасу", "запас", "запасом", "запасе")),
+    "removed": ("the things out of the game", ("выбывшее из игры", "выбывшего из игры", "выбывшему из игры", "выбывшее из игры", "выбывшим из игры", "выбывшем из игры")),
+    "here": ("this location", _RU_THIS["эта локация"]),
+    "owner": ("the owner", ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце")),
+    "old": ("the old value", ("прежнее значение", "прежнего значения", "прежнему значению", "прежнее значение", "прежним значением", "прежнем значении")),
+    "new": ("the new value", ("новое значение", "нового значения", "новому значению", "новое значение", "новым значением", "новом значении")),
+    "phase": ("the phase", ("фаза", "фазы", "фазе", "фазу", "фазой", "фазе")),
+    "origin": ("where it came from", ("место, откуда он пришёл",) * 6),
+}
+_BUILTIN_ATTR = {
+    "id": ("the id of {x}", "идентификатор {x}"), "type": ("the kind of card of {x}", "тип {x}"),
+    "kind": ("the kind of {x}", "вид {x}"), "name": ("the name of {x}", "название {x}"),
+    "zone": ("the place of {x}", "место {x}"), "location": ("the location of {x}", "локация {x}"),
+    "owner": ("the owner of {x}", "владелец {x}"), "face_up": ("{x} is face up", "{x} лицом вверх"),
+    "contents": ("what is on {x}", "содержимое {x}"), "seat": ("the seat of {x}", "место за столом {x}"),
+}
+_BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "kind": "вид", "name": "название",
+                         "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
+                         "seat": "место"}
+_UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
+          "game": ("until the end of the game", "до конца игры")}
+_CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
+_CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
+_ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+class Renderer:
+    """Renders IR in one language with one game's names. `this` is the section of the effect."""
+
+    def __init__(self, tables: dict, lang: str = "en", this: str | None = None):
+        if lang not in LANGS:
+            raise ValueError(f"unknown language {lang}")
+        self.names = tables if isinstance(tables, Names) else Names(tables)
+        self.lang = lang
+        self.ru = lang == "ru"
+        self.this = this
+        self.locals: set[str] = set()
+
+    # -- public -----------------------------------------------------------------
+    def lines(self, block) -> list[tuple[int, str]]:
+        """Statements as (depth, sentence) lines: a line ending in `:` opens the deeper lines after it."""
+        out: list[tuple[int, str]] = []
+        self._block(block or [], 0, out)
+        return out
+
+    def text(self, block) -> str:
+        return "\n".join(INDENT * d + s for d, s in self.lines(block))
+
+    def expr(self, e) -> str:
+        return str(self._e(e))
+
+    def condition(self, e) -> str:
+        return _cap(self.expr(e))
+
+    # -- statements ---------------------------------------------------------------
+    def _block(self, stmts, depth, out):
+        for s in stmts:
+            self._stmt(s, depth, out)
+
+    def _line(self, out, depth, text, opens=False):
+        text = text.strip()
+        if text.split(" ", 1)[0] not in self.locals:  # a name given by `let` or a loop keeps its case
+            text = _cap(text)
+        if opens:
+            text += ":"
+        elif not text.endswith((".", "!", "?")):
+            text += "."
+        out.append((depth, text))
+
+    def _who(self, e):
+        """None for the acting player (imperative), else the phrase of another player."""
+        if e is None or (e[0] == "name" and e[2] == "player"):
+            return None
+        return self._e(e)
+
+    def _stmt(self, s, depth, out):
+        op = s[0]
+        ru, E = self.ru, self._e
+        L = lambda text, opens=False: self._line(out, depth, text, opens)
+        if op == "let":
+            self.locals.add(s[2])
+            v = E(s[3])
+            L(f"пусть {s[2]} — {v.c('n')}" if ru else f"let {s[2]} be {v}")
+        elif op == "set":
+            t = s[2]
+            target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
+            v = E(s[3])
+            L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
+        elif op in ("gain", "lose", "pay"):
+            L(self._gain(op, s[2], s[3], s[4]))
+        elif op == "move":
+            face = self._face(s[4])
+            L(f"переместите {E(s[2]).c('a')} в {E(s[3]).c('a')}{face}" if ru else f"move {E(s[2])} to {E(s[3])}{face}")
+        elif op == "draw":
+            L(self._draw(s))
+        elif op == "discard":
+            x = E(s[2])
+            if s[3]:
+                L(f"положите {x.c('a')} лицом вниз под низ колоды" if ru else f"put {x} face down at the bottom of its deck")
+            else:
+                L(f"сбросьте {x.c('a')}" if ru else f"discard {x}")
+        elif op == "shuffle":
+            if s[3] is not None:
+                L(f"замешайте {E(s[2]).c('a')} в {E(s[3]).c('a')}" if ru else f"shuffle {E(s[2])} into {E(s[3])}")
+            else:
+                L(f"перемешайте {E(s[2]).c('a')}" if ru else f"shuffle {E(s[2])}")
+        elif op == "reveal":
+            L(f"откройте {E(s[2]).c('a')}" if ru else f"reveal {E(s[2])}")
+        elif op == "conceal":
+            L(f"переверните {E(s[2]).c('a')} лицом вниз" if ru else f"turn {E(s[2])} face down")
+        elif op == "remove":
+            L(f"уберите {E(s[2]).c('a')} из игры" if ru else f"remove {E(s[2])} from the game")
+        elif op == "putback":
+            L(f"верните {E(s[2]).c('a')} на место (жетон — в мешок, карту — в колоду)" if ru
+              else f"put {E(s[2])} back (a token into its pool, a card into its deck)")
+        elif op == "mark":
+            until = f" {_UNTIL[s[4]][1 if ru else 0]}" if s[4] in _UNTIL else ""
+            L(f"отметьте {E(s[2]).c('a')} отметкой {self._mark(s[3])}{until}" if ru
+              else f"mark {E(s[2])} as {self._mark(s[3])}{until}")
+        elif op == "unmark":
+            L(f"снимите с {E(s[2]).c('g')} отметку {self._mark(s[3])}" if ru else f"remove the mark {self._mark(s[3])} from {E(s[2])}")
+        elif op == "fail":
+            why = f": {s[2]}" if s[2] else ""
+            L(f"это сделать нельзя{why}" if ru else f"this cannot be done{why}")
+        elif op == "endgame":
+            L("игра заканчивается" if ru else "the game ends")
+        elif op == "endturn":
+            L("ваш ход заканчивается" if ru else "your turn ends")
+        elif op == "stop":
+            L("прекратите повторение" if ru else "stop repeating")
+        elif op == "log":
+            L(f"объявите: {E(s[2]).c('n')}" if ru else f"announce: {E(s[2])}")
+        elif op == "emit":
+            ev = quoted(humanize(s[2]), self.lang)
+            args = "; ".join(f"{k} — {E(v).c('n')}" if ru else f"{k}: {E(v)}" for k, v in (s[3] or {}).items())
+            args = f" ({args})" if args else ""
+            L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
+        elif op == "perform":
+            L(self._perform(s[2], s[3]))
+        elif op == "return":
+            L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
+        elif op == "do":
+            L(self._do(s[2]))
+        elif op == "swap":
+            L(f"поменяйте местами {E(s[2]).c('a')} и {E(s[3]).c('a')}" if ru else f"swap the places of {E(s[2])} and {E(s[3])}")
+        elif op == "if":
+            for i, (cond, body) in enumerate(s[2]):
+                c = self._e(cond).c("n")
+                if i == 0:
+                    L(f"если {c}" if ru else f"if {c}", True)
+                else:
+                    L(f"иначе, если {c}" if ru else f"otherwise, if {c}", True)
+                self._block(body, depth + 1, out)
+            if s[3]:
+                L("иначе" if ru else "otherwise", True)
+                self._block(s[3], depth + 1, out)
+        elif op == "for":
+            self.locals.add(s[2])
+            where = self._where(s[4])
+            L(f"для каждого {s[2]} из {E(s[3]).c('g')}{where}" if ru else f"for each {s[2]} in {E(s[3])}{where}", True)
+            self._block(s[5], depth + 1, out)
+        elif op == "repeat":
+            n = E(s[2]).c("n")
+            times = ru_count(s[2][2] if s[2][0] == "num" else None, "раз", "раза", "раз")
+            L(f"повторите {n} {times}" if ru else f"repeat {n} time{'' if s[2][0] == 'num' and s[2][2] == 1 else 's'}", True)
+            self._block(s[3], depth + 1, out)
+        elif op == "while":
+            L(f"пока {E(s[2]).c('n')}" if ru else f"while {E(s[2])}", True)
+            self._block(s[3], depth + 1, out)
+        elif op == "choose":
+            self.locals.add(s[3])
+            L(self._choose(s), True)
+            self._block(s[9], depth + 1, out)
+            if s[10]:
+                L("если ничего не выбрано" if ru else "if nothing is chosen", True)
+                self._block(s[10], depth + 1, out)
+        elif op == "may":
+            who = self._who(s[2])
+            prompt = f" ({quoted(s[3], self.lang)})" if s[3] else ""
+            if ru:
+                L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
+            else:
+                L((f"{who} may" if who else "you may") + prompt, True)
+            self._block(s[4], depth + 1, out)
+            if s[5]:
+                L("если нет" if ru else "if not", True)
+                self._block(s[5], depth + 1, out)
+        elif op == "secret":
+            self.locals.update((s[2], s[4]))
+            where = self._where(s[6])
+            if ru:
+                L(f"каждый {s[2]} из {E(s[3]).c('g')} тайно выбирает {s[4]} из {E(s[5]).c('g')}{where}; "
+                  f"выбор открывается одновременно", True)
+            else:
+                L(f"each {s[2]} of {E(s[3])} secretly chooses {s[4]} from {E(s[5])}{where}; the choices are revealed together", True)
+            self._block(s[7], depth + 1, out)
+        else:
+            L(humanize(op))
+
+    def _face(self, face):
+        if face is None:
+            return ""
+        if self.ru:
+            return " лицом вверх" if face == "up" else " лицом вниз"
+        return " face up" if face == "up" else " face down"
+
+    def _where(self, cond):
+        if cond is None:
+            return ""
+        return f", где {self._e(cond).c('n')}" if self.ru else f" where {self._e(cond)}"
+
+    def _mark(self, mark):
+        return quoted(self.names.attr_name(mark, self.lang), self.lang)
+
+    def _counter_ref(self, counter, owner) -> Ph:
+        """A counter of an owner (None: the game's, or the acting player's)."""
+        c = self.names.phrase(counter, self.lang)
+        if owner is None or (owner[0] == "name" and owner[2] == "player"):
+            if self.names.counters.get(counter, {}).get("of", "player") == "game" and owner is None:
+                return c
+            if self.ru:
+                if c.gender in _RU_POSS:
+                    return c.after(Ph(None, _RU_POSS[c.gender]))
+                return c.then(" игрока")
+            return _fixed(f"your {c}")
+        o = self._e(owner)
+        return c.then(" " + o.c("g")) if self.ru else _fixed(f"the {c} of {o}")
+
+    def _gain(self, op, amount, counter, target):
+        ru = self.ru
+        who = self._who(target)
+        c = self.names.phrase(counter, self.lang)
+        literal = amount[0] == "num" and not isinstance(amount[2], bool)
+        if ru:
+            verb = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}[op]
+            v = f"{who.c('n')} {verb[1]}" if who else verb[0]
+            if literal:
+                return f"{v} {amount[2]} ед. {c.c('g')}"
+            return f"{v} ед. {c.c('g')} — {self._e(amount).c('n')}"
+        verb = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}[op]
+        v = f"{who} {verb[1]}" if who else verb[0]
+        if literal:
+            return f"{v} {amount[2]} {c}"
+        return f"{v} {c} equal to {self._e(amount)}"
+
+    def _draw(self, s):
+        ru, E = self.ru, self._e
+        amount, source, dest, face, as_ = s[2], s[3], s[4], s[5], s[6]
+        pool = source[0] == "name" and self.names.kind_of(source[2]) == "pool"
+        n = amount[2] if amount is not None and amount[0] == "num" else (1 if amount is None else None)
+        if ru:
+            unit = ru_count(n, "жетон", "жетона", "жетонов") if pool else ru_count(n, "карту", "карты", "карт")
+            count = f"{n} {unit}" if n is not None else f"{unit} — {E(amount).c('n')},"
+            how = " наугад" if pool else ""
+            text = f"возьмите{how} {count} из {E(source).c('g')}"
+            if dest is not None:
+                text += f" в {E(dest).c('a')}"
+            text += self._face(face)
+            if as_:
+                self.locals.add(as_)
+                text += f" (взятое — {as_})"
+            return text
+        unit = ("token" if pool else "card") + ("" if n == 1 else "s")
+        count = f"{n} {unit}" if n is not None else f"{unit} equal to {E(amount)}"
+        how = " at random" if pool else ""
+        text = f"draw {count}{how} from {E(source)}"
+        if dest is not None:
+            text += f" into {E(dest)}"
+        text += self._face(face)
+        if as_:
+            self.locals.add(as_)
+            text += f" (call what was drawn {as_})"
+        return text
+
+    def _perform(self, thing, by):
+        ru = self.ru
+        who = self._who(by)
+        if thing[0] == "name" and thing[2] not in self.locals and self.names.kind_of(thing[2]) == "action":
+            what = self.names.phrase(thing[2], self.lang)
+            obj = what.c("a") if ru else f"the action {quoted(str(what), 'en')}"
+        else:
+            x = self._e(thing)
+            obj = f"действие или свойство {x.c('g')}" if ru else f"the effect of {x}"
+        if ru:
+            return f"{who.c('n')} выполняет {obj}" if who else f"выполните {obj}"
+        return f"{who} carries out {obj}" if who else f"carry out {obj}"
+
+    def _proc_name(self, name):
+        p = self.names.procedures.get(name) or {}
+        if p.get("text"):
+            return quoted(text_of(p["text"], self.lang), self.lang)
+        return quoted(humanize(name), self.lang)
+
+    def _args(self, args):
+        if not args:
+            return ""
+        inner = ", ".join(self._e(a).c("n") for a in args)
+        return f" ({inner})"
+
+    def _do(self, call):
+        if call[0] == "call" and call[2] in self.names.procedures:
+            p = self._proc_name(call[2])
+            return (f"выполните процедуру {p}" if self.ru else f"resolve {p}") + self._args(call[3])
+        return (f"вычислите {self._e(call).c('a')}" if self.ru else f"work out {self._e(call)}")
+
+    def _choose(self, s):
+        ru, E = self.ru, self._e
+        up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
+        who = self._who(by)
+        prompt_t = f" ({quoted(prompt, self.lang)})" if prompt else ""
+        if ru:
+            verb = f"{who.c('n')} выбирает" if who else "выберите"
+            many = f" до {E(up_to).c('g')}" if up_to is not None else ""
+            none = "; можно ничего не выбирать" if or_none else ""
+            return f"{verb}{many} {var} из {E(options).c('g')}{self._where(where)}{prompt_t}{none}"
+        verb = f"{who} chooses" if who else "choose"
+        many = f" up to {E(up_to)}" if up_to is not None else ""
+        none = "; you may choose none" if or_none else ""
+        if who and or_none:
+            none = "; they may choose none"
+        return f"{verb}{many} {var} from {E(options)}{self._where(where)}{prompt_t}{none}"
+
+    # -- expressions -----------------------------------------------------------------
+    def _e(self, e) -> Ph:
+        if e is None:
+            return _fixed("nothing" if not self.ru else "ничего")
+        if not isinstance(e, list) or not e:
+            return _fixed(e)
+        op = e[0]
+        m = getattr(self, "_x_" + op, None)
+        if m is None:
+            return _fixed(humanize(op))
+        return m(e)
+
+    def _x_num(self, e):
+        v = e[2]
+        if isinstance(v, bool):
+            return _fixed(("да" if v else "нет") if self.ru else ("yes" if v else "no"))
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return _fixed(str(v).replace(".", ",") if self.ru else str(v))
+
+    def _x_str(self, e):
+        return _fixed(quoted(e[2], self.lang))
+
+    def _x_none(self, e):
+        return _fixed("ничего" if self.ru else "nothing")
+
+    def _x_name(self, e):
+        n = e[2]
+        if n in self.locals:
+            return _fixed(n)
+        if n == "this":
+            en, ru = _THIS.get(self.this or "", ("this", "это"))
+            return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+        if n in ("card", "piece") and self.names.kind_of(n) is None:
+            en, ru = _THIS["cards" if n == "card" else "pieces"]
+            return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+        if n == "round":
+            rn = text_of(self.names.round_name, self.lang, "round")
+            return _ru("номер").then(f" ({rn.lower()})") if self.ru else _fixed(f"the number of the {rn.lower()}")
+        if n in _BUILTIN and self.names.kind_of(n) is None:
+            en, ru = _BUILTIN[n]
+            return Ph(None, ru) if self.ru else _fixed(en)
+        if n in ("location", "action") and self.names.kind_of(n) is None:
+            en, ru = {"location": ("the location", "локация"), "action": ("the action", "действие")}[n]
+            return _ru(ru) if self.ru else _fixed(en)
+        kind = self.names.kind_of(n)
+        if kind == "option":
+            return _ru("параметр").then(f" «{humanize(n)}»") if self.ru else _fixed(f"the option {quoted(humanize(n), 'en')}")
+        if kind is not None:
+            if kind == "counter":
+                return self._counter_ref(n, None)
+            return self.names.phrase(n, self.lang)
+        return _fixed(n)
+
+    def _x_attr(self, e):
+        x, a = e[2], e[3]
+        ru = self.ru
+        is_player = x[0] == "name" and x[2] == "player" and "player" not in self.locals
+        if a in self.names.counters:
+            return self._counter_ref(a, x)
+        if a in self.names.zones or a in self.names.decks or a in self.names.discards or a in self.names.pools:
+            z = self.names.phrase(a, self.lang)
+            if is_player:
+                if ru:
+                    return z.after(Ph(None, _RU_POSS[z.gender])) if z.gender in _RU_POSS else z.then(" игрока")
+                return _fixed(f"your {z}")
+            o = self._e(x)
+            return z.then(" " + o.c("g")) if ru else _fixed(f"the {z} of {o}")
+        o = self._e(x)
+        if a in _BUILTIN_ATTR:
+            en, rt = _BUILTIN_ATTR[a]
+            if ru:
+                if a == "face_up":
+                    return _fixed(rt.format(x=o.c("n")))
+                head = _BUILTIN_ATTR_RU_HEAD[a]
+                d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
+                return Ph(None, d).then((" за столом " if a == "seat" else " ") + o.c("g"))
+            return _fixed(en.format(x="you" if is_player else o))
+        name = self.names.attr_name(a, self.lang)
+        if ru:
+            d = ru_declined(name.lower()) if name != humanize(a) else None
+            if d is not None:
+                return d.then(" " + o.c("g"))
+            return _ru("значение").then(f" «{name}» у {o.c('g')}")
+        return _fixed(f"your {name}" if is_player else f"the {name} of {o}")
+
+    def _x_every(self, e):
+        k = humanize(e[2])
+        if self.ru:
+            return Ph(None, [f"{w} «{k}» в игре" for w in ("все объекты вида", "всех объектов вида", "всем объектам вида",
+                                                          "все объекты вида", "всеми объектами вида", "всех объектах вида")])
+        return _fixed(f"every {k} in play")
+
+    def _x_list(self, e):
+        items = [self._e(x) for x in e[2]]
+        if not items:
+            return _fixed("ничего" if self.ru else "nothing")
+        if self.ru:
+            return Ph(None, ["(" + ", ".join(i.c(k) for i in items) + ")" for k in CASES])
+        return _fixed("(" + ", ".join(str(i) for i in items) + ")")
+
+    def _x_op(self, e):
+        sym, a, b = e[2], self._e(e[3]), self._e(e[4])
+        if sym in ("==", "!=") and "none" in (e[3][0], e[4][0]):
+            x = b if e[3][0] == "none" else a
+            if self.ru:
+                return _fixed(f"{x.c('n')} {'отсутствует' if sym == '==' else 'имеется'}")
+            return _fixed(f"there is no {x}" if sym == "==" else f"there is {x}")
+        if sym in _CMP_EN:
+            if self.ru:
+                case = "d" if sym in ("==", "!=") else "g"
+                return _fixed(f"{a.c('n')} {_CMP_RU[sym]} {b.c(case)}")
+            return _fixed(f"{a} {_CMP_EN[sym]} {b}")
+        word = _ARITH.get(sym, sym)
+        if self.ru and sym == "%":
+            word = "mod"
+        return _fixed(f"{self._paren(e[3], a)} {word} {self._paren(e[4], b)}")
+
+    def _paren(self, node, ph):
+        s = ph.c("n")
+        return f"({s})" if node[0] in ("op", "cond", "and", "or") and node[2] not in _CMP_EN else s
+
+    def _x_and(self, e):
+        return _fixed(f"{self._e(e[2]).c('n')} {'и' if self.ru else 'and'} {self._e(e[3]).c('n')}")
+
+    def _x_or(self, e):
+        return _fixed(f"{self._e(e[2]).c('n')} {'или' if self.ru else 'or'} {self._e(e[3]).c('n')}")
+
+    def _x_not(self, e):
+        inner = e[2]
+        if inner[0] == "in":
+            a, b = self._e(inner[2]), self._e(inner[3])
+            return _fixed(f"{a.c('n')} не входит в {b.c('a')}" if self.ru else f"{a} is not in {b}")
+        if inner[0] == "has":
+            x = self._e(inner[2])
+            m = self._mark(inner[3])
+            return _fixed(f"{x.c('n')} не имеет отметки {m}" if self.ru else f"{x} does not have the mark {m}")
+        v = self._e(inner).c("n")
+        return _fixed(f"неверно, что {v}" if self.ru else f"it is not so that {v}")
+
+    def _x_neg(self, e):
+        return _fixed(f"−{self._paren(e[2], self._e(e[2]))}")
+
+    def _x_in(self, e):
+        a, b = self._e(e[2]), self._e(e[3])
+        return _fixed(f"{a.c('n')} входит в {b.c('a')}" if self.ru else f"{a} is in {b}")
+
+    def _x_has(self, e):
+        x = self._e(e[2])
+        m = self._mark(e[3])
+        return _fixed(f"{x.c('n')} имеет отметку {m}" if self.ru else f"{x} has the mark {m}")
+
+    def _x_index(self, e):
+        x, i = self._e(e[2]), self._e(e[3])
+        if e[3][0] == "num" and isinstance(e[3][2], int):
+            return _fixed(f"элемент №{e[3][2] + 1} из {x.c('g')}" if self.ru else f"item {e[3][2] + 1} of {x}")
+        return x.then(" " + ("для " + i.c("g"))) if self.ru else _fixed(f"the {x} of {i}")
+
+    def _x_cond(self, e):
+        c, a, b = self._e(e[2]), self._e(e[3]), self._e(e[4])
+        if self.ru:
+            return Ph(None, [f"{a.c(k)}, если {c.c('n')}, иначе {b.c(k)}" for k in CASES])
+        return _fixed(f"{a} if {c}, otherwise {b}")
+
+    def _x_comp(self, e):
+        body, var, coll, where = e[2], e[3], e[4], e[5]
+        self.locals.add(var)
+        src = self._e(coll)
+        w = self._where(where)
+        if body[0] == "name" and body[2] == var:
+            if self.ru:
+                return Ph(None, [f"те {var} из {src.c('g')}{w}"] * 6)
+            return _fixed(f"each {var} in {src}{w}")
+        b = self._e(body)
+        if self.ru:
+            return Ph(None, [f"{b.c(k)} для каждого {var} из {src.c('g')}{w}" for k in CASES])
+        return _fixed(f"{b} for each {var} in {src}{w}")
+
+    _FN_EN = {
+        "count": "the number of {0}", "sum": "the total of {0}", "max": "the largest of {0}", "min": "the smallest of {0}",
+        "any": "any of {0}", "all": "all of {0}", "abs": "the absolute value of {0}", "floor": "{0}, rounded down",
+        "ceil": "{0}, rounded up", "clamp": "{0}, but no less than {1} and no more than {2}",
+        "random": "one of {0} at random", "distance": "the distance from {0} to {1}",
+        "adjacent": "{0} is adjacent to {1}", "neighbours": "the places next to {0}",
+        "within": "the places within {1} of {0}", "top": "the top card of {0}", "first": "the first of {0}",
+        "last": "the last of {0}", "next_player": "the player to the left of {0}",
+        "previous_player": "the player to the right of {0}", "usable": "the reactions of {0} that {1} can use",
+        "sorted": "{0}, in order", "distinct": "{0} without repeats", "option": "the option {0}",
+        "faces": "the faces of {0}",
+    }
+    # (head noun forms or None, rest) — a head declines, "{0}" parts are in the genitive unless marked
+    _FN_RU = {
+        "count": ("число", " {0g}"), "sum": ("сумма", " {0g}"), "max": ("наибольшее", " из {0g}"),
+        "min": ("наименьшее", " из {0g}"), "any": (None, "хотя бы один из {0g}"), "all": (None, "все из {0g}"),
+        "abs": ("модуль", " {0g}"), "floor": (None, "{0n} с округлением вниз"), "ceil": (None, "{0n} с округлением вверх"),
+        "clamp": (None, "{0n}, но не меньше {1g} и не больше {2g}"), "random": (None, "случайный из {0g}"),
+        "distance": ("расстояние", " от {0g} до {1g}"), "adjacent": (None, "{0n} соседствует с {1i}"),
+        "neighbours": (None, "соседние с {0i} места"), "within": (None, "места на расстоянии не больше {1g} от {0g}"),
+        "top": (None, "верхняя карта {0g}"), "first": (None, "первый из {0g}"), "last": (None, "последний из {0g}"),
+        "next_player": (None, "игрок слева от {0g}"), "previous_player": (None, "игрок справа от {0g}"),
+        "usable": (None, "реакции окна {0n}, доступные {1d}"), "sorted": (None, "{0n} по порядку"),
+        "distinct": (None, "{0n} без повторов"), "option": ("параметр", " {0n}"), "faces": ("грани", " {0g}"),
+    }
+    _RU_FN_HEADS = {
+        "число": ("число", "числа", "числу", "число", "числом", "числе"),
+        "сумма": ("сумма", "суммы", "сумме", "сумму", "суммой", "сумме"),
+        "наибольшее": ("наибольшее", "наибольшего", "наибольшему", "наибольшее", "наибольшим", "наибольшем"),
+        "наименьшее": ("наименьшее", "наименьшего", "наименьшему", "наименьшее", "наименьшим", "наименьшем"),
+        "модуль": ("модуль", "модуля", "модулю", "модуль", "модулем", "модуле"),
+        "расстояние": ("расстояние", "расстояния", "расстоянию", "расстояние", "расстоянием", "расстоянии"),
+        "параметр": ("параметр", "параметра", "параметру", "параметр", "параметром", "параметре"),
+        "грани": ("грани", "граней", "граням", "грани", "гранями", "гранях"),
+    }
+
+    def _count_of(self, arg):
+        """`count(zone)` reads as the number of things in it."""
+        if arg[0] == "attr" and (arg[3] in self.names.zones or arg[3] in self.names.decks or arg[3] in self.names.pools
+                                 or arg[3] in self.names.discards or arg[3] == "contents"):
+            return True
+        return arg[0] == "name" and self.names.kind_of(arg[2]) in ("zone", "deck", "pool", "discard")
+
+    def _x_call(self, e):
+        name, args = e[2], e[3]
+        if name in self.names.procedures and name not in self._FN_EN:
+            p = self._proc_name(name)
+            return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
+                    else _fixed(f"the result of {p}{self._args(args)}"))
+        ph = [self._e(a) for a in args]
+        if name == "count" and args and self._count_of(args[0]):
+            x = ph[0]
+            return (Ph(None, self._RU_FN_HEADS["число"]).then(f" предметов в {x.c('p')}") if self.ru
+                    else _fixed(f"the number of things in {x}"))
+        if name == "roll":
+            n = args[0][2] if args and args[0][0] == "num" else None
+            sides = ph[1].c("n") if len(ph) > 1 else None
+            if self.ru:
+                dice = ru_count(n, "кубика", "кубиков", "кубиков")
+                extra = f" с {sides} гранями" if sides else ""
+                return _ru("бросок").then(f" {ph[0].c('g')} {dice}{extra}")
+            dice = "die" if n == 1 else "dice"
+            extra = f" with {sides} sides" if sides else ""
+            return _fixed(f"a roll of {ph[0]} {dice}{extra}")
+        if name in ("max", "min") and len(ph) > 1:
+            joined_g = ", ".join(p.c("g") for p in ph[:-1]) + (" и " if self.ru else " and ") + ph[-1].c("g")
+            if self.ru:
+                return Ph(None, self._RU_FN_HEADS["наибольшее" if name == "max" else "наименьшее"]).then(f" из {joined_g}")
+            joined = ", ".join(str(p) for p in ph[:-1]) + " and " + str(ph[-1])
+            return _fixed(f"the {'larger' if name == 'max' else 'smaller'} of {joined}")
+        if name == "option" and args and args[0][0] == "str":
+            ph[0] = _fixed(quoted(humanize(args[0][2]), self.lang))
+        if name == "sorted" and len(ph) > 1:
+            return _fixed(f"{ph[0].c('n')} по порядку {ph[1].c('g')}" if self.ru else f"{ph[0]}, ordered by {ph[1]}")
+        return self._fn(name, ph)
+
+    def _fn(self, name, ph):
+        if self.ru:
+            head, rest = self._FN_RU.get(name, (None, humanize(name) + " {0g}"))
+
+            def fill(s):
+                return re.sub(r"\{(\d)([ngdaip])\}", lambda mm: ph[int(mm.group(1))].c(mm.group(2)) if int(mm.group(1)) < len(ph) else "", s)
+            tail = fill(rest)
+            if head:
+                return Ph(None, self._RU_FN_HEADS[head]).then(tail)
+            return _fixed(tail)
+        tmpl = self._FN_EN.get(name, humanize(name) + " of {0}")
+        return _fixed(tmpl.format(*[str(p) for p in ph], *[""] * 3))
+
+    def _x_gen(self, e):
+        name, body, var, coll, where = e[2], e[3], e[4], e[5], e[6]
+        self.locals.add(var)
+        b, src, w = self._e(body), self._e(coll), self._where(where)
+        if self.ru:
+            over = f"по всем {var} из {src.c('g')}{w}"
+            if name == "any":
+                return _fixed(f"{b.c('n')} хотя бы для одного {var} из {src.c('g')}{w}")
+            if name == "all":
+                return _fixed(f"{b.c('n')} для всех {var} из {src.c('g')}{w}")
+            if name == "count":
+                return Ph(None, self._RU_FN_HEADS["число"]).then(f" {var} из {src.c('g')}, для которых {b.c('n')}"
+                                                              if body[0] != "name" or body[2] != var else f" {var} из {src.c('g')}{w}")
+            if name in ("sum", "max", "min"):
+                head = {"sum": "сумма", "max": "наибольшее", "min": "наименьшее"}[name]
+                return Ph(None, self._RU_FN_HEADS[head]).then(f" {b.c('g')} {over}")
+            if name == "sorted":
+                return _fixed(f"{src.c('n')}{w}, по порядку {b.c('g')}")
+            return _fixed(f"{b.c('n')} без повторов, {over}")
+        over = f"for each {var} in {src}{w}"
+        if name == "any":
+            return _fixed(f"{b} for at least one {var} in {src}{w}")
+        if name == "all":
+            return _fixed(f"{b} for every {var} in {src}{w}")
+        if name == "count":
+            if body[0] == "name" and body[2] == var:
+                return _fixed(f"the number of {var} in {src}{w}")
+            return _fixed(f"the number of {var} in {src}{w} for which {b}")
+        if name in ("sum", "max", "min"):
+            word = {"sum": "the total of", "max": "the largest", "min": "the smallest"}[name]
+            return _fixed(f"{word} {b} {over}")
+        if name == "sorted":
+            return _fixed(f"{src}{w}, ordered by {b}")
+        return _fixed(f"{b} without repeats, {over}")
+
+
+def effect_lines(ir, tables, lang, this=None):
+    return Renderer(tables, lang, this).lines(ir)
+
+
+def effect_text(ir, tables, lang, this=None) -> str:
+    return Renderer(tables, lang, this).text(ir)
+
+
+def expr_text(ir, tables, lang, this=None) -> str:
+    return Renderer(tables, lang, this).condition(ir)

@@ -1,0 +1,510 @@
+"""Rulebooks from the compiled tables: what a player reads to learn the game.
+
+Everything in a rulebook comes from game.json: component counts from decks, pools, cards
+and pieces; every effect in words from the renderer. Templates live in compiler/templates/;
+a game overrides any of them with a file of the same name in content/<game>/templates/.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+
+import jinja2
+from markupsafe import Markup
+
+from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
+FORMATS = ("html", "md")
+BUILTIN_EVENTS = ("game_start", "round_start", "round_end", "turn_start", "turn_end", "phase_start", "phase_end",
+                  "enter", "action")
+
+# Headings and fixed phrases of the rulebook, by language.
+LABELS = {
+    "en": {
+        "contents": "Contents", "overview": "Overview", "players": "Players", "version": "Version",
+        "components": "Components", "setup": "Setup", "turn": "Playing the game", "calendar": "Calendar",
+        "events": "When things happen", "actions": "Actions", "locations": "Locations", "cards": "Card index",
+        "pieces": "Pieces", "scoring": "Scoring and the end of the game", "glossary": "Glossary", "notes": "Notes on this edition",
+        "counters": "Counters and tracks", "zones": "Zones", "marks": "Marks", "procedures": "Procedures",
+        "name": "Name", "count": "Count", "copies": "Copies", "attrs": "Attributes", "adjacent": "Adjacent to",
+        "links": "Roads", "activation": "Activation", "text": "Text", "effect": "Effect", "cost": "Cost",
+        "only_if": "Only if", "when": "Only when", "phase": "Phase", "any_phase": "any phase with turns",
+        "limit": "At most {n} time(s) a turn.", "window": "Reaction: used in the window {w}.",
+        "deck": "Deck", "deck_of": "{name}: {n} cards", "pool_of": "{name}: {n} tokens, drawn at random",
+        "cards_loose": "Cards without a deck", "locations_n": "Locations: {n}", "pieces_of": "{name}: {n}",
+        "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
+        "initial": "Start", "bounds": "Range", "hidden": "hidden from other players",
+        "thresholds": "When it reaches {at}", "on_change": "When it changes",
+        "rounds": "The game lasts {n} {round}s.", "rounds_open": "The game is played in {round}s until it ends.",
+        "first_random": "Choose the first player at random.", "first_seat": "The player in the first seat goes first.",
+        "each_round": "Each {round} has these phases, in order:",
+        "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
+        "mode_turns": "Each player in turn order takes a turn of actions.",
+        "max_actions": "A turn ends after {n} action(s), or when the player passes.",
+        "rotate": "Players take one action at a time, round the table, until every player has passed.",
+        "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
+        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.",
+        "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
+        "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
+        "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
+        "of_game": "the game", "of_player": "each player", "of_kind": "each {k}",
+        "vis_public": "everyone", "vis_owner": "its owner", "vis_hidden": "nobody (only how many)",
+        "marks_text": "A mark is a lasting state put on a thing by an effect; it stays until removed or until the time it names.",
+        "params": "Takes", "none": "—", "setup_counters": "Every counter starts at the value shown in the glossary.",
+        "placed_at": "{name} starts at {place}.", "shuffle": "Shuffle {deck}.", "pool_setup": "Put the tokens of {pool} in a bag.",
+        "game_start": "When the game starts", "round_start": "At the start of each {round}", "round_end": "At the end of each {round}",
+        "turn_start": "At the start of a player's turn", "turn_end": "At the end of a player's turn",
+        "phase_start": "At the start of a phase", "phase_end": "At the end of a phase",
+        "enter": "When a piece enters a location", "action": "After a player takes an action",
+        "counter_event": "When {c} changes", "custom_event": "When the event {e} happens",
+        "card_id": "id", "back": "Back", "summary_players": "{a}–{b} players", "summary_players1": "{a} players",
+        "units_cards": "cards", "units_tokens": "tokens",
+    },
+    "ru": {
+        "contents": "Содержание", "overview": "Об игре", "players": "Игроки", "version": "Версия",
+        "components": "Компоненты", "setup": "Подготовка к игре", "turn": "Ход игры", "calendar": "Календарь",
+        "events": "Когда что происходит", "actions": "Действия", "locations": "Локации", "cards": "Указатель карт",
+        "pieces": "Фишки", "scoring": "Подсчёт очков и конец игры", "glossary": "Глоссарий", "notes": "Примечания к этому изданию",
+        "counters": "Показатели и треки", "zones": "Зоны", "marks": "Отметки", "procedures": "Процедуры",
+        "name": "Название", "count": "Кол-во", "copies": "Копий", "attrs": "Свойства", "adjacent": "Соседние",
+        "links": "Дороги", "activation": "Активация", "text": "Текст", "effect": "Эффект", "cost": "Цена",
+        "only_if": "Только если", "when": "Только когда", "phase": "Фаза", "any_phase": "любая фаза с ходами",
+        "limit": "Не больше {n} раз(а) за ход.", "window": "Реакция: применяется в окне {w}.",
+        "deck": "Колода", "deck_of": "{name}: {n} {cards}", "pool_of": "{name}: {n} {tokens}, тянутся наугад",
+        "cards_loose": "Карты вне колод", "locations_n": "Локации: {n}", "pieces_of": "{name}: {n}",
+        "per_player": "у каждого игрока своя", "owner": "Чья", "visibility": "Кто видит",
+        "initial": "Начало", "bounds": "Пределы", "hidden": "скрыт от других игроков",
+        "thresholds": "Когда достигает {at}", "on_change": "При изменении",
+        "rounds": "Игра длится {n} {round_n}.", "rounds_open": "Игра идёт по раундам («{round}») до конца.",
+        "first_random": "Первый игрок определяется случайно.", "first_seat": "Первым ходит игрок на первом месте.",
+        "each_round": "Каждый раунд («{round}») состоит из фаз, по порядку:",
+        "mode_once": "Выполняется один раз.", "mode_each": "Выполняется для каждого игрока по очереди.",
+        "mode_turns": "Игроки по очереди делают ходы из действий.",
+        "max_actions": "Ход заканчивается после {n} действ., или когда игрок пасует.",
+        "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
+        "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
+        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.",
+        "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
+        "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
+        "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
+        "of_game": "игра", "of_player": "каждый игрок", "of_kind": "каждый объект вида «{k}»",
+        "vis_public": "все", "vis_owner": "владелец", "vis_hidden": "никто (видно только количество)",
+        "marks_text": "Отметка — длительное состояние, которое эффект ставит на объект; она держится, пока её не снимут или не истечёт её срок.",
+        "params": "Параметры", "none": "—", "setup_counters": "Все показатели начинают со значений из глоссария.",
+        "placed_at": "{name}: начальное место — {place}.", "shuffle": "Перемешайте {deck}.", "pool_setup": "Сложите жетоны ({pool}) в мешок.",
+        "game_start": "В начале игры", "round_start": "В начале каждого раунда («{round}»)", "round_end": "В конце каждого раунда («{round}»)",
+        "turn_start": "В начале хода игрока", "turn_end": "В конце хода игрока",
+        "phase_start": "В начале фазы", "phase_end": "В конце фазы",
+        "enter": "Когда фишка входит в локацию", "action": "После того как игрок выполнил действие",
+        "counter_event": "Когда меняется {c}", "custom_event": "Когда наступает событие {e}",
+        "card_id": "id", "back": "Рубашка", "summary_players": "{a}–{b} игрока", "summary_players1": "{a} игрока",
+        "units_cards": "карт", "units_tokens": "жетонов",
+    },
+}
+
+
+def _icon_map(tables):
+    return tables.get("icons") or {}
+
+
+def iconize_html(text, tables, lang) -> Markup:
+    """Escape a text and turn its [icon] marks into glyphs."""
+    icons = _icon_map(tables)
+
+    def sub(m):
+        i = icons.get(m.group(1))
+        if i is None:
+            return html.escape(m.group(0))
+        title = html.escape(text_of(i.get("name"), lang, m.group(1)))
+        return f'<span class="icon icon-{m.group(1)}" title="{title}">{html.escape(i.get("glyph", ""))}</span>'
+
+    parts, last = [], 0
+    s = str(text or "")
+    for m in ICON_RE.finditer(s):
+        parts.append(html.escape(s[last:m.start()]))
+        parts.append(sub(m))
+        last = m.end()
+    parts.append(html.escape(s[last:]))
+    return Markup("".join(parts))
+
+
+def iconize_plain(text, tables) -> str:
+    icons = _icon_map(tables)
+    return ICON_RE.sub(lambda m: icons[m.group(1)].get("glyph", m.group(0)) if m.group(1) in icons else m.group(0), str(text or ""))
+
+
+def md_escape(s) -> str:
+    """Table cells and list items: pipes and line breaks would break the Markdown."""
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def _round_of(cond):
+    """`round == N` (either way round) -> N, for the calendar; otherwise None."""
+    if isinstance(cond, list) and cond and cond[0] == "op" and cond[2] == "==":
+        a, b = cond[3], cond[4]
+        for x, y in ((a, b), (b, a)):
+            if x[0] == "name" and x[2] == "round" and y[0] == "num" and isinstance(y[2], int) and not isinstance(y[2], bool):
+                return y[2]
+    return None
+
+
+def _marks(tables):
+    """Every mark name used by any effect, sorted."""
+    found = set()
+    stack = [tables.get(k) for k in ("protos", "actions", "procedures", "triggers", "flow", "scoring", "counters")]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            if n and n[0] in ("mark", "unmark", "has") and len(n) > 3 and isinstance(n[3], str) and isinstance(n[1], str):
+                found.add(n[3])
+            stack.extend(x for x in n if isinstance(x, (list, dict)))
+        elif isinstance(n, dict):
+            stack.extend(n.values())
+    return sorted(found)
+
+
+def _by_name(item):
+    return (item["name"].lower().replace("ё", "е"), item["id"])
+
+
+class Book:
+    """The rulebook's content in one language, ready for any template."""
+
+    def __init__(self, tables: dict, lang: str):
+        self.t, self.lang = tables, lang
+        self.names = Names(tables)
+        self.L = LABELS[lang]
+        self.ru = lang == "ru"
+
+    # -- helpers used by templates ------------------------------------------------
+    def tx(self, t, default=""):
+        return text_of(t, self.lang, default)
+
+    def name(self, ident):
+        return self.names.name(ident, self.lang)
+
+    def effect(self, key, ir, this=None):
+        """An effect as lines, keyed by where it sits in game.json (the tests re-render it from there)."""
+        if not ir:
+            return None
+        return {"key": key, "lines": Renderer(self.names, self.lang, this).lines(ir)}
+
+    def cond(self, ir, this=None):
+        if ir is None:
+            return None
+        return Renderer(self.names, self.lang, this).condition(ir)
+
+    def attrs(self, attrs):
+        out = []
+        for k, v in (attrs or {}).items():
+            if isinstance(v, bool):
+                v = ("да" if v else "нет") if self.ru else ("yes" if v else "no")
+            elif isinstance(v, list):
+                v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v)
+            elif isinstance(v, str):
+                v = self.name(v)
+            out.append((self.names.attr_name(k, self.lang), str(v)))
+        return out
+
+    def _of(self, of):
+        if of == "game":
+            return self.L["of_game"]
+        if of == "player":
+            return self.L["of_player"]
+        return self.L["of_kind"].format(k=humanize(of))
+
+    # -- sections -----------------------------------------------------------------
+    def context(self) -> dict:
+        t, L = self.t, self.L
+        g = t.get("game") or {}
+        pl = g.get("players") or {}
+        players = (L["summary_players1"].format(a=pl.get("min")) if pl.get("min") == pl.get("max")
+                   else L["summary_players"].format(a=pl.get("min"), b=pl.get("max")))
+        rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
+        return {
+            "lang": self.lang, "L": L, "book": self, "tables": t,
+            "title": self.tx(g.get("name"), g.get("id") or ""), "game_id": g.get("id"), "version": g.get("version"),
+            "players": players, "summary": self.tx(g.get("summary")), "round_name": rn,
+            "notes": [self.tx(n) for n in g.get("notes") or []],
+            "options": [(humanize(k), v, self.tx((g.get("option_texts") or {}).get(k))) for k, v in (g.get("options") or {}).items()],
+            "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
+            "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
+            "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
+        }
+
+    def components(self):
+        t, L = self.t, self.L
+        protos = t.get("protos") or {}
+        out = []
+        for did, d in (t.get("decks") or {}).items():
+            cards = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("deck") == did]
+            n = sum(c for _, c in cards)
+            label = L["deck_of"].format(name=self.name(did), n=n, cards=ru_count(n, "карта", "карты", "карт") if self.ru else "")
+            if d.get("of", "game") != "game":
+                label += f" ({L['per_player']})"
+            out.append({"label": label, "items": cards})
+        loose = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck")]
+        if loose:
+            out.append({"label": f"{L['cards_loose']}: {sum(c for _, c in loose)}", "items": loose})
+        for pid, d in (t.get("pools") or {}).items():
+            toks = [(self.name(tid), p["count"]) for tid, p in protos.items() if p.get("pool") == pid]
+            n = d.get("total", sum(c for _, c in toks))
+            label = L["pool_of"].format(name=self.name(pid), n=n, tokens=ru_count(n, "жетон", "жетона", "жетонов") if self.ru else "")
+            out.append({"label": label, "items": toks})
+        kinds = {}
+        for pid, p in protos.items():
+            if p.get("section") == "pieces":
+                kinds.setdefault(p["kind"], []).append((self.name(pid), p["count"]))
+        for kind, items in kinds.items():
+            out.append({"label": L["pieces_of"].format(name=humanize(kind), n=sum(c for _, c in items)), "items": items})
+        locs = [self.name(lid) for lid, p in protos.items() if p.get("section") == "locations"]
+        if locs:
+            out.append({"label": L["locations_n"].format(n=len(locs)), "items": [(x, None) for x in locs]})
+        for label in out:
+            label["label"] = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
+        return out
+
+    def setup(self):
+        t, L = self.t, self.L
+        steps = []
+        for did, d in (t.get("decks") or {}).items():
+            if d.get("shuffle", True):
+                steps.append(L["shuffle"].format(deck=self.names.phrase(did, self.lang).c("a")))
+        for pid in t.get("pools") or {}:
+            steps.append(L["pool_setup"].format(pool=self.name(pid)))
+        placed = {}
+        for iid, pid, zone, _up in t.get("instances") or []:
+            p = (t.get("protos") or {}).get(pid) or {}
+            if p.get("section") == "pieces" and zone != "supply":
+                placed.setdefault((pid, zone), 0)
+                placed[(pid, zone)] += 1
+        for (pid, zone), n in placed.items():
+            name = self.name(pid) + (f" ×{n}" if n > 1 else "")
+            steps.append(L["placed_at"].format(name=name, place=self.name(zone)))
+        if t.get("counters"):
+            steps.append(L["setup_counters"])
+        flow = t.get("flow") or {}
+        first = L["first_random"] if flow.get("first_player", "random") == "random" else L["first_seat"]
+        steps.append(first)
+        return {"steps": steps, "effect": self.effect("flow.setup", flow.get("setup"))}
+
+    def turn(self):
+        t, L = self.t, self.L
+        flow = t.get("flow") or {}
+        rn = self.tx(flow.get("round_name"), "Round")
+        rounds = flow.get("rounds")
+        if rounds:
+            if self.ru:
+                intro = L["rounds"].format(n=rounds, round_n=f"раундов («{rn}»)" if ru_count(rounds, 1, 2, 3) == 3 else f"раунда («{rn}»)")
+            else:
+                intro = L["rounds"].format(n=rounds, round=rn.lower())
+        else:
+            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower())
+        phases = []
+        actions = t.get("actions") or {}
+        for i, ph in enumerate(flow.get("phases") or []):
+            notes = [L["mode_" + ph.get("mode", "once")]]
+            if ph.get("max_actions"):
+                notes.append(L["max_actions"].format(n=ph["max_actions"]))
+            if ph.get("rotate"):
+                notes.append(L["rotate"])
+            if ph.get("if"):
+                notes.append(L["phase_if"].format(c=self.cond(ph["if"])))
+            if ph.get("until"):
+                notes.append(L["until"].format(c=self.cond(ph["until"])))
+            acts = [self.name(a) for a in ph.get("actions") or [] if a in actions] if ph.get("mode") == "turns" else []
+            phases.append({"id": ph["id"], "name": self.tx(ph.get("name"), ph["id"]), "text": self.tx(ph.get("text")),
+                           "notes": notes, "actions": acts,
+                           "effect": self.effect(f"flow.phases.{i}.effect", ph.get("effect"))})
+        end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
+        if rounds:
+            end.append(L["end_rounds"].format(round=rn if self.ru else rn.lower()))
+        return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
+                "each_round": L["each_round"].format(round=rn if self.ru else rn.lower()),
+                "phases": phases, "end": end}
+
+    def _trigger(self, event, i, tr):
+        return {"id": tr["id"], "text": self.tx(tr.get("text")),
+                "when": self.cond(tr.get("when")) if tr.get("when") and _round_of(tr.get("when")) is None else None,
+                "effect": self.effect(f"triggers.{event}.{i}.effect", tr.get("effect"))}
+
+    def calendar(self):
+        """Triggers on round events that name one round: a day-by-day table."""
+        t = self.t
+        rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
+        rows = {}
+        for event in ("round_start", "round_end"):
+            for i, tr in enumerate((t.get("triggers") or {}).get(event) or []):
+                n = _round_of(tr.get("when"))
+                if n is not None:
+                    entry = self._trigger(event, i, tr)
+                    entry["at"] = self.L[event].format(round=rn if self.ru else rn.lower())
+                    rows.setdefault(n, []).append(entry)
+        return [{"round": self.L["round_n"].format(round=rn, n=n), "entries": rows[n]} for n in sorted(rows)]
+
+    def events(self):
+        t, L = self.t, self.L
+        rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
+        out = []
+        for event, trs in (t.get("triggers") or {}).items():
+            items = [self._trigger(event, i, tr) for i, tr in enumerate(trs)
+                     if not (event in ("round_start", "round_end") and _round_of(tr.get("when")) is not None)]
+            if not items:
+                continue
+            if event in BUILTIN_EVENTS:
+                title = L[event].format(round=rn if self.ru else rn.lower())
+            elif event.startswith("counter_") and event[8:] in (t.get("counters") or {}):
+                title = L["counter_event"].format(c=self.name(event[8:]))
+            else:
+                title = L["custom_event"].format(e=quoted(humanize(event), self.lang))
+            out.append({"event": event, "title": title, "triggers": items})
+        return out
+
+    def actions(self):
+        t, L = self.t, self.L
+        phases = {p["id"]: p for p in (t.get("flow") or {}).get("phases") or []}
+        out = []
+        for aid, a in (t.get("actions") or {}).items():
+            info = []
+            if a.get("phase") in phases:
+                info.append(f"{L['phase']}: {self.tx(phases[a['phase']].get('name'), a['phase'])}.")
+            if a.get("limit"):
+                info.append(L["limit"].format(n=a["limit"]))
+            if a.get("window"):
+                info.append(L["window"].format(w=quoted(humanize(a["window"]), self.lang)))
+            out.append({"id": aid, "name": self.name(aid), "text": self.tx(a.get("text")), "info": info,
+                        "if": self.cond(a.get("if"), "actions"),
+                        "cost": self.effect(f"actions.{aid}.cost", a.get("cost"), "actions"),
+                        "effect": self.effect(f"actions.{aid}.effect", a.get("effect"), "actions")})
+        return sorted(out, key=_by_name)
+
+    def locations(self):
+        t = self.t
+        protos = t.get("protos") or {}
+        out = []
+        for lid, loc in (t.get("locations") or {}).items():
+            p = protos.get(lid) or {}
+            act = p.get("activation") or {}
+            out.append({
+                "id": lid, "name": self.name(lid), "text": self.tx(p.get("text")), "attrs": self.attrs(p.get("attrs")),
+                "adjacent": [self.name(x) for x in loc.get("adjacent") or []],
+                "links": [(self.name(x), d) for x, d in (loc.get("links") or {}).items()],
+                "activation": {
+                    "text": self.tx(act.get("text")), "if": self.cond(act.get("if"), "locations"),
+                    "cost": self.effect(f"protos.{lid}.activation.cost", act.get("cost"), "locations"),
+                    "effect": self.effect(f"protos.{lid}.activation.effect", act.get("effect"), "locations"),
+                } if act else None,
+            })
+        return sorted(out, key=_by_name)
+
+    def _thing(self, pid, p, section_this):
+        return {"id": pid, "name": self.name(pid), "count": p.get("count", 1), "text": self.tx(p.get("text")),
+                "attrs": self.attrs(p.get("attrs")), "kind": humanize(p.get("kind", "")),
+                "if": self.cond(p.get("if"), section_this),
+                "effect": self.effect(f"protos.{pid}.effect", p.get("effect"), section_this)}
+
+    def cards(self):
+        t = self.t
+        protos = t.get("protos") or {}
+        groups = []
+        for did in list(t.get("decks") or {}) + [None]:
+            items = [self._thing(cid, p, "cards") for cid, p in protos.items()
+                     if p.get("section") == "cards" and p.get("deck") == did]
+            if items:
+                groups.append({"deck": self.name(did) if did else self.L["cards_loose"], "cards": sorted(items, key=_by_name)})
+        for pid in t.get("pools") or {}:
+            items = [self._thing(tid, p, "tokens") for tid, p in protos.items() if p.get("pool") == pid]
+            if items:
+                groups.append({"deck": self.name(pid), "cards": sorted(items, key=_by_name), "pool": True})
+        return groups
+
+    def pieces(self):
+        protos = self.t.get("protos") or {}
+        return sorted((self._thing(pid, p, "pieces") for pid, p in protos.items() if p.get("section") == "pieces"), key=_by_name)
+
+    def scoring(self):
+        s = self.t.get("scoring") or {}
+        L = self.L
+        tie = s.get("tie", "share")
+        return {"text": self.tx(s.get("text")), "effect": self.effect("scoring.effect", s.get("effect")),
+                "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
+                "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
+
+    def glossary(self):
+        t, L = self.t, self.L
+        counters = []
+        for cid, c in (t.get("counters") or {}).items():
+            bounds = ""
+            if "min" in c or "max" in c:
+                bounds = f"{c.get('min', '−∞')}…{c.get('max', '∞')}"
+            initial = c.get("initial")
+            if isinstance(initial, bool):
+                initial = ("да" if initial else "нет") if self.ru else ("yes" if initial else "no")
+            elif isinstance(initial, str):
+                initial = self.name(initial)
+            elif initial is None:
+                initial = L["none"]
+            counters.append({
+                "id": cid, "name": self.name(cid), "of": self._of(c.get("of", "player")), "initial": initial,
+                "bounds": bounds, "hidden": L["hidden"] if c.get("hidden") else "", "icon": c.get("icon"),
+                "thresholds": [{"at": L["thresholds"].format(at=at), "effect": self.effect(f"counters.{cid}.thresholds.{i}", ir, "counters")}
+                               for i, (at, ir) in enumerate(c.get("thresholds") or [])],
+                "on_change": self.effect(f"counters.{cid}.on_change", c.get("on_change"), "counters"),
+            })
+        zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
+                  "visibility": L["vis_" + d.get("visibility", "public")]} for z, d in (t.get("zones") or {}).items()]
+        marks = [self.names.attr_name(m, self.lang) for m in _marks(t)]
+        procs = []
+        for pid, p in (t.get("procedures") or {}).items():
+            procs.append({"id": pid, "name": quoted(humanize(pid), self.lang), "text": self.tx(p.get("text")),
+                          "params": ", ".join(p.get("params") or []),
+                          "effect": self.effect(f"procedures.{pid}.effect", p.get("effect"))})
+        counters.sort(key=_by_name)
+        zones.sort(key=_by_name)
+        return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
+
+
+def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
+    """Templates of the game first, then the built-in ones."""
+    loaders = []
+    if game_folder:
+        own = os.path.join(game_folder, "templates")
+        if os.path.isdir(own):
+            loaders.append(jinja2.FileSystemLoader(own))
+    loaders.append(jinja2.FileSystemLoader(TEMPLATES))
+    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
+    env.filters["md"] = md_escape
+    return env
+
+
+def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
+    env = environment(game_folder)
+    ctx = Book(tables, lang).context()
+    ctx["paper"] = paper
+    ctx["icon"] = (lambda s: iconize_html(s, tables, lang)) if fmt == "html" else (lambda s: iconize_plain(s, tables))
+    text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.rstrip("\n") + "\n"
+
+
+def write_rulebooks(tables: dict, game_folder: str, target: str) -> list[str]:
+    """build/<game>/rulebook.<lang>.<fmt>, rewritten only when the text changed."""
+    written = []
+    for lang in LANGS:
+        for fmt in FORMATS:
+            text = render_rulebook(tables, lang, fmt, game_folder)
+            path = os.path.join(target, f"rulebook.{lang}.{fmt}")
+            old = None
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as fh:
+                    old = fh.read()
+            if old != text:
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            written.append(path)
+    return written
