@@ -38,9 +38,12 @@ def main():
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
-def validate(paths, fmt):
+@click.option("--no-cache", is_flag=True, help="check every file again, ignoring results kept from the last run")
+def validate(paths, fmt, no_cache):
     """Check content: every error and warning at once, as FILE:LINE:COL lines."""
-    from .pipeline import check_game
+    from .cache import validate_game
+    if no_cache:
+        os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
         games = find_games(list(paths) or ["content"])
     except UsageError as exc:
@@ -48,8 +51,7 @@ def validate(paths, fmt):
         sys.exit(2)
     report = Report()
     for g in games:
-        _m, rep = check_game(g)
-        report.extend(rep)
+        report.extend(validate_game(g))
     _print_report(report, fmt, len(games))
     sys.exit(1 if report.errors else 0)
 
