@@ -5,13 +5,25 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup build check-build bench clean
+.PHONY: demo test setup system build check-build bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	@$(MAKE) --no-print-directory system
 	touch $(STAMP)
+
+# PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm. Installed only when missing.
+SYSTEM_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
+system:
+	@if ! $(BIN)/python -c "import weasyprint" >/dev/null 2>&1 || ! command -v pdftoppm >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update && apt-get install -y $(SYSTEM_PACKAGES); \
+	  else \
+	    echo "PDF printing needs: $(SYSTEM_PACKAGES) (run as root: apt-get install -y ...)" >&2; exit 1; \
+	  fi; \
+	fi
 
 setup: $(STAMP)
 
