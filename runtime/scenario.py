@@ -120,6 +120,7 @@ def run_scenario(game, sc):
         if _run(game, st, ["effect", ir, {"player": str(sc.get("as", st["first"]))}]) and st["pending"] is None:
             st["pending"] = pending
             if st["over"] and st["scores"] is None:
+                st["pending"] = None  # the run ended the game: nobody is asked anything more
                 advance(game, st)
     _refresh_actions(game, st)
     for i, step in enumerate(steps):
