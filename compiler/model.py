@@ -11,6 +11,7 @@ BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
 EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction"}
+_SITE_FIELDS = sorted(EFFECT_FIELDS | EXPR_FIELDS)
 
 
 def _pos(node, key=None) -> Pos:
@@ -200,7 +201,7 @@ def _effect_sites(m: Model):
             if sec == "triggers":
                 on = d.get("on")
                 bound = tuple(EVENTS.get(on, ())) + tuple(m.emitted.get(on, ()))
-            for f in sorted(EFFECT_FIELDS | EXPR_FIELDS):
+            for f in _SITE_FIELDS:
                 if isinstance(d.get(f), (str, bool, int, float)) and not (sec == "counters" and f == "initial"):
                     yield sec, iid, f, d[f], bound, f in EXPR_FIELDS, d
             if sec == "locations" and isinstance(d.get("activation"), PMap):
