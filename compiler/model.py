@@ -271,8 +271,6 @@ def _parse_effects(m: Model, report: Report) -> None:
             ck.expr(ir)
         else:
             ck.block(ir, set(bound))
-            if sec != "procedures" and any(n[0] == "return" for n in _walk(ir)) and not is_expr:
-                pass
         m.ir[(sec, iid, field)] = ir
     _recursion(m, report, procs)
 

@@ -26,6 +26,7 @@ _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary")}
 _BOOL_WORDS = {"true", "false"}
 _OCTAL = re.compile(r"^[-+]?0[0-7]+$")
+_DECIMAL = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 
 
 class PMap(dict):
@@ -234,6 +235,8 @@ def _scalar(node, shown, lines, report):
         if tag == _T + "int":
             if _OCTAL.match(raw):
                 report.warning(pos, "Y102", f"`{raw}` has a leading zero and is read as the octal number {int(raw, 8)}; quote it if you meant text")
+            if _DECIMAL.match(raw):  # the common case, without starting a YAML parser per number
+                return int(raw)
             try:
                 return yaml.safe_load(raw)
             except yaml.YAMLError:
