@@ -112,8 +112,25 @@ def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
     return line, col, str(exc).split("\n")[0]
 
 
+# Parsed effects kept between runs by the validation cache: (text, where it stands) -> IR.
+# None (the default) keeps nothing.
+MEMO: dict | None = None
+
+
 def parse(text: str, where) -> list:
     """Parse effect text to IR statements. `where(line, col)` maps to a file Pos."""
+    if MEMO is None:
+        return _parse(text, where)
+    # Three sample points pin down every position mapping a text can have (they are
+    # affine per line), so equal keys give equal IR.
+    key = (text, tuple(where(1, 9)), tuple(where(2, 9)), tuple(where(2, 10)))
+    ir = MEMO.get(key)
+    if ir is None:
+        ir = MEMO[key] = _parse(text, where)
+    return ir
+
+
+def _parse(text: str, where) -> list:
     if len(text) > MAX_TEXT:
         raise DslError(where(1, 1), "D004", f"effect text is {len(text)} characters; split it into procedures (limit {MAX_TEXT})")
     if "\t" in text:
