@@ -195,7 +195,7 @@ def _effect_sites(m: Model):
     """(section, id, field, text, bound names, is_expr) for every DSL text in the game."""
     for sec in LIST_SECTIONS:
         for iid, d in m.by_section[sec].items():
-            if sec not in ("locations", "counters") and not any(f in d for f in _SITE_FIELDS):
+            if sec not in ("locations", "counters") and d.keys().isdisjoint(_SITE_FIELDS):
                 continue  # nothing to parse here; a big game has thousands of such items
             bound = {"cards": ("this", "card"), "pieces": ("this", "piece"), "locations": ("this", "here"),
                      "counters": ("this", "owner", "old", "new"), "procedures": tuple(d.get("params") or ()),

@@ -198,7 +198,8 @@ def _convert(node, shown, lines, report, depth, budget, active):
                 raise _Abort(_pos(knode, shown), "Y004", "merge keys (`<<`) are not supported; repeat the keys")
             key = _convert(knode, shown, lines, report, depth + 1, budget, active)
             if not isinstance(key, str):
-                raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`")
+                raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`; "
+                             f"quote it: `\"{knode.value}\":`")
             if key in out:
                 first = out.key_pos[key]
                 report.error(_pos(knode, shown), "Y011", f"duplicate key `{key}` (first at line {first.line}); YAML would silently keep only the last")
