@@ -22,6 +22,11 @@ RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning): (?P<code>[A-Z]\d{3}) (?P<msg>.+)$", re.M)
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+
+
 @pytest.fixture
 def game(tmp_path):
     folder = tmp_path / "race"

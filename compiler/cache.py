@@ -1,0 +1,382 @@
+"""Re-validating after an edit: each file's findings, kept by the hash of its bytes.
+
+A full check parses every effect of the game. After an edit only the edited files need
+that. For every file the cache keeps its findings and a *summary*: the file's
+declarations, with each effect replaced by a few lines that use the same names, emit the
+same events and call the same procedures. An edited file is checked in full against the
+summaries of the others. If its own summary did not change, nothing the other files'
+findings depend on changed, so theirs still hold; otherwise the whole game is checked
+again. Same answers as a full check, just sooner (tests/test_cache.py holds the two together).
+
+The cache is plain JSON written by this module under ~/.cache/rulepress/validate/
+(`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off). An entry that
+cannot be read, or was written by another version of the checker, is ignored.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+
+from . import dsl
+from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
+from .diagnostics import Diagnostic, Pos, Report
+from .names import BUILTIN_NAMES
+from .model import EFFECT_FIELDS, EXPR_FIELDS, _effect_sites, _walk, build_model
+from .source import PList, PMap
+
+FORMAT = 1
+DSL_FIELDS = EFFECT_FIELDS | EXPR_FIELDS
+PLAYER_TEXT = {"name", "text"}  # read by the rulebook, not by any check across files
+
+
+def enabled() -> bool:
+    return os.environ.get("RULEPRESS_NO_CACHE", "") in ("", "0")
+
+
+def cache_dir() -> str:
+    if os.environ.get("RULEPRESS_CACHE_DIR"):
+        return os.environ["RULEPRESS_CACHE_DIR"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(base, "rulepress", "validate")
+
+
+@functools.lru_cache(maxsize=None)
+def checker_version() -> str:
+    """A new checker or new schemas make every old entry stale."""
+    h = hashlib.sha1(f"{FORMAT}".encode())
+    for folder in (os.path.dirname(os.path.abspath(__file__)), SCHEMA_DIR):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".py", ".lark", ".json")):
+                with open(os.path.join(folder, name), "rb") as fh:
+                    h.update(name.encode() + b"\0" + fh.read())
+    return h.hexdigest()
+
+
+def validate_game(folder: str) -> Report:
+    """The report a full check of the game folder gives, from the cache where it still holds."""
+    walk = Report()
+    files = yaml_files(folder, walk)
+    shown = [shown_path(f) for f in files]
+    hashes = {s: _hash(f) for f, s in zip(files, shown)}
+    store = _Store(folder)
+    rec = store.index()
+    usable = (rec is not None and not walk.items and rec["files"] == shown and not rec["other"]
+              and None not in hashes.values())
+    if usable:
+        changed = [s for s in shown if rec["hash"].get(s) != hashes[s]]
+        if not changed:
+            return _report(d for s in shown for d in rec["diags"][s])
+        summary = store.summaries(rec)
+        if summary is not None:
+            old = {s: rec["hash"][s] for s in changed}
+            report = _with_memo(store, [old[s] for s in changed], lambda: _incremental(
+                folder, files, shown, changed, rec, summary, hashes))
+            if report is not None:
+                store.write_index(rec)
+                store.write_parsed({s: hashes[s] for s in changed}, keep=set(rec["hash"].values()))
+                return report
+    report, rec, summary = _with_memo(store, [h for h in hashes.values() if h], lambda: _full(folder, shown, hashes))
+    store.write_all(rec, summary)
+    store.write_parsed(hashes, keep=set(hashes.values()))
+    return report
+
+
+def _with_memo(store, hashes, run):
+    """Run a check with parsed effects of these file versions at hand, keeping new ones."""
+    dsl.MEMO = store.parsed(hashes)
+    try:
+        return run()
+    finally:
+        store.memo, dsl.MEMO = dsl.MEMO, None
+
+
+def _full(folder, shown, hashes):
+    report = Report()
+    src = load_game(folder, report)
+    model = build_model(src, report) if src.docs else None
+    rec = {"version": checker_version(), "stamp": os.urandom(8).hex(), "files": shown, "hash": hashes,
+           "diags": {s: [] for s in shown}, "other": [], "iface": {}}
+    summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}
+    for d in report.items:
+        rec["diags"].get(d.pos.file, rec["other"]).append(_plain(d))
+    if model is not None:
+        for s, (stub, uses) in summaries(model).items():
+            summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface(stub, uses)
+    return report, rec, summary
+
+
+def _incremental(folder, files, shown, changed, rec, summary, hashes):
+    """Check the changed files against the others' summaries; None if that is not enough."""
+    report = Report()
+    src = GameSource(folder)
+    src.files = list(shown)
+    changed_set = set(changed)
+    pooled = {"n": set(), "e": {}}
+    host = None
+    for path, s in zip(files, shown):
+        if s in changed_set:
+            doc = check_file(path, s, report)
+        elif summary["stubs"].get(s) is not None:
+            doc = _decode(summary["stubs"][s], s, 0)
+            uses = summary["uses"][s]
+            pooled["n"].update(uses["n"])
+            for ev, names in uses["e"].items():
+                pooled["e"].setdefault(ev, set()).update(names)
+            host = host or _host(doc)
+        else:
+            doc = None
+        if doc is not None:
+            add_doc(src, s, doc, report)
+    if pooled["n"] or pooled["e"]:
+        if host is None:
+            return None
+        node, key, is_expr = host
+        node[key] = _synthetic(pooled, is_expr)
+    model = build_model(src, report)
+    now = summaries(model, only=changed_set)
+    for s in changed:
+        if (s in now) != (summary["stubs"].get(s) is not None):
+            return None
+        if s in now and _iface(*now[s]) != rec["iface"][s]:
+            return None
+    for s in changed:
+        rec["diags"][s] = [_plain(d) for d in report.items if d.pos.file == s]
+        rec["hash"][s] = hashes[s]
+    return _report(d for s in shown for d in rec["diags"][s])
+
+
+# ---- summaries -----------------------------------------------------------------
+
+def summaries(model, only=None) -> dict:
+    """file -> (its declarations, what its effects use).
+
+    A procedure keeps an effect of its own in the summary (which procedures it calls
+    decides whether procedures call themselves); all other effects of a file are pooled
+    into the names they use and the events they emit. Local names (`let`, loop names)
+    are left out: they matter to no other file, and any change to the declared ids
+    changes some file's summary, which forces a full check.
+    """
+    ids = set(model.ids)
+    subst, uses = {}, {}
+    for sec, iid, field, text, bound, is_expr, node in _effect_sites(model):
+        key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
+        ir = model.ir.get((sec, iid, field))
+        if sec == "procedures":
+            subst[(id(node), key)] = _synthetic(_uses([ir] if ir is not None else [], ids), False,
+                                                model.by_section["procedures"])
+        elif ir is not None:
+            u = uses.setdefault(node.pos.file, {"n": set(), "e": {}})
+            found = _uses([ir] if is_expr else ir, ids)
+            u["n"] |= found["n"]
+            for ev, names in found["e"].items():
+                u["e"].setdefault(ev, set()).update(names)
+    out = {}
+    for file, doc in model.src.docs.items():
+        if only is None or file in only:
+            u = uses.get(file, {"n": set(), "e": {}})
+            out[file] = (_encode(doc, subst, 0), {"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})
+    return out
+
+
+def _uses(irs, ids) -> dict:
+    """The declared things an effect names or calls, and the events it emits with their names."""
+    names, calls, emits = set(), set(), {}
+    for n in _walk(irs):
+        op = n[0]
+        if op in ("name", "every", "call", "gen"):
+            names.add(n[2])
+        if op in ("call", "gen"):
+            calls.add(n[2])
+        elif op in ("gain", "lose", "pay"):
+            names.add(n[3])
+        elif op == "emit":
+            emits.setdefault(n[2], set()).update(n[3])
+    return {"n": names & ids, "c": calls & ids, "e": emits}
+
+
+def _synthetic(uses, is_expr, procs=()) -> str:
+    """Effect text that names the same things and emits the same events. In a procedure,
+    the procedures it names are called, so that the calls between procedures stay the same."""
+    if is_expr:
+        return "[" + ", ".join(sorted(uses["n"])) + "]"
+    calls = sorted(set(uses.get("c", ())) & set(procs))
+    lines = [f"{c}()" for c in calls]
+    lines.append("log [" + ", ".join(sorted(set(uses["n"]) - set(calls))) + "]")
+    for ev in sorted(uses["e"]):
+        args = ", ".join(f"{a} = none" for a in sorted(uses["e"][ev]))
+        lines.append(f"emit {ev}" + (f" with {args}" if args else ""))
+    return "\n".join(lines)
+
+
+def _host(doc):
+    """Where the pooled uses of the unchanged files go: an effect the checker reads."""
+    for sec, value in doc.items():
+        if sec in LIST_SECTIONS and sec != "procedures" and isinstance(value, PList):
+            for item in value:
+                if isinstance(item, PMap) and isinstance(item.get("id"), str) \
+                        and item["id"] not in BUILTIN_NAMES and item["id"] not in ("supply", "removed"):
+                    return item, "effect", False
+    for sec, key, is_expr in (("flow", "setup", False), ("scoring", "effect", False), ("game", "heuristic", True)):
+        if isinstance(doc.get(sec), PMap):
+            return doc[sec], key, is_expr
+    return None
+
+
+def _encode(v, subst, depth):
+    """A loaded value as plain JSON: maps {"m": [key, value, ...]}, lists {"l": [...]}.
+
+    Only the positions that findings about other files quote are kept: where each
+    section and each id stands."""
+    if isinstance(v, PMap):
+        flat = []
+        for k, x in v.items():
+            if (id(v), k) in subst:
+                x = subst[(id(v), k)]
+            elif k in DSL_FIELDS or k in PLAYER_TEXT:
+                continue
+            flat += [k, _encode(x, subst, depth + 1)]
+        out = {"m": flat}
+        if depth == 1:
+            out["p"] = list(v.pos[1:])
+        if "id" in v and v.val_pos.get("id"):
+            out["i"] = list(v.val_pos["id"][1:])
+        return out
+    if isinstance(v, PList):
+        return {"l": [_encode(x, subst, depth + 1) for x in v]}
+    return str(v) if isinstance(v, str) else v
+
+
+def _decode(e, file, depth):
+    if type(e) is not dict:
+        return e
+    if "m" in e:
+        a = e["m"]
+        out = PMap()
+        out.pos = Pos(file, *e["p"]) if "p" in e else Pos(file, 0, 0)
+        out.val_pos = {"id": Pos(file, *e["i"])} if "i" in e else {}
+        out.key_pos = {}
+        for i in range(0, len(a), 2):
+            x = a[i + 1]
+            out[a[i]] = x if type(x) is not dict else _decode(x, file, depth + 1)
+        if depth == 0:
+            out.key_pos = dict.fromkeys(out, out.pos)
+        return out
+    out = PList(x if type(x) is not dict else _decode(x, file, depth + 1) for x in e["l"])
+    out.pos = Pos(file, 0, 0)
+    out.item_pos = [out.pos] * len(out)
+    return out
+
+
+def _iface(stub, uses) -> str:
+    """What other files' findings can depend on: the summary and what its effects use."""
+    return hashlib.sha1(json.dumps([stub, uses], ensure_ascii=False).encode()).hexdigest()
+
+
+# ---- storage -------------------------------------------------------------------
+
+def _hash(path):
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha1(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _plain(d: Diagnostic) -> list:
+    return [d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message]
+
+
+def _report(diags) -> Report:
+    report = Report()
+    report.items = [Diagnostic(Pos(f, line, col), sev, code, msg) for f, line, col, sev, code, msg in diags]
+    return report
+
+
+class _Store:
+    """The cache of one game folder: an index (hashes and findings), the files' summaries,
+    and the parsed effects of each file version. Only JSON written here is read back."""
+
+    def __init__(self, folder):
+        self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
+        self.memo = {}
+
+    def index(self):
+        rec = _load(os.path.join(self.dir, "index.json"))
+        try:
+            ok = (rec["version"] == checker_version() and isinstance(rec["stamp"], str)
+                  and isinstance(rec["files"], list) and isinstance(rec["hash"], dict)
+                  and isinstance(rec["diags"], dict) and set(rec["diags"]) == set(rec["files"])
+                  and isinstance(rec["other"], list) and isinstance(rec["iface"], dict))
+        except (KeyError, TypeError):
+            ok = False
+        return rec if ok else None
+
+    def summaries(self, rec):
+        summary = _load(os.path.join(self.dir, "summaries.json"))
+        try:
+            ok = (summary["stamp"] == rec["stamp"] and isinstance(summary["stubs"], dict)
+                  and isinstance(summary["uses"], dict))
+        except (KeyError, TypeError):
+            ok = False
+        return summary if ok else None
+
+    def parsed(self, hashes) -> dict:
+        memo = {}
+        for h in hashes:
+            rows = _load(os.path.join(self.dir, "parsed", h + ".json"))
+            try:
+                for text, file, l1, c1, l2, c2, l3, c3, ir in rows or ():
+                    memo[(text, (file, l1, c1), (file, l2, c2), (file, l3, c3))] = ir
+            except (TypeError, ValueError):
+                continue
+        return memo
+
+    def write_index(self, rec):
+        _save(os.path.join(self.dir, "index.json"), rec)
+
+    def write_all(self, rec, summary):
+        _save(os.path.join(self.dir, "summaries.json"), summary)
+        _save(os.path.join(self.dir, "index.json"), rec)
+
+    def write_parsed(self, hashes, keep):
+        """Keep the parsed effects of these file versions (shown path -> content hash);
+        forget those of versions not in `keep`."""
+        rows = {}
+        for (text, p1, p2, p3), ir in self.memo.items():
+            rows.setdefault(p1[0], []).append([text, p1[0], p1[1], p1[2], p2[1], p2[2], p3[1], p3[2], ir])
+        for shown, h in hashes.items():
+            if h and shown in rows:
+                _save(os.path.join(self.dir, "parsed", h + ".json"), rows[shown])
+        folder = os.path.join(self.dir, "parsed")
+        for name in (os.listdir(folder) if enabled() and os.path.isdir(folder) else ()):
+            if name[:-5] not in keep:
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
+
+
+def _load(path):
+    if not enabled():
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def _save(path, data) -> None:
+    if not enabled():
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")))  # dumps: the C encoder
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time

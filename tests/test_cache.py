@@ -1,0 +1,158 @@
+"""The validation cache gives exactly the findings a full check gives, only sooner."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from compiler import cache
+from compiler.pipeline import check_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gen_synthetic import generate  # noqa: E402
+
+EXTRA = """\
+procedures:
+  - id: boost_all
+    params: [n]
+    effect: |
+      for each p in players:
+        gain n fame to p
+      emit boosted with amount = n
+  - id: spare
+    effect: |
+      log "unused"
+
+triggers:
+  - id: on_boost
+    "on": boosted
+    effect: |
+      gain amount coins
+
+cards:
+  - id: extra_card
+    name: {en: Extra, ru: Extra}
+    deck: market
+    effect: |
+      boost_all(2)
+      gain 1 coins
+"""
+
+
+@pytest.fixture
+def game(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULEPRESS_NO_CACHE", raising=False)
+    folder = generate(str(tmp_path / "synthetic"), cards=60, files=4, seed=3)
+    with open(os.path.join(folder, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write(EXTRA)
+    return folder
+
+
+def full(folder):
+    _m, report = check_game(folder)
+    return [d.text() for d in report.sorted()]
+
+
+def cached(folder):
+    return [d.text() for d in cache.validate_game(folder).sorted()]
+
+
+def edit(folder, name, old, new):
+    path = os.path.join(folder, name)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert old in text, old
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.replace(old, new, 1))
+
+
+def count_full_checks(monkeypatch):
+    calls = []
+    real = cache._full
+    monkeypatch.setattr(cache, "_full", lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def test_an_edited_file_is_checked_again(game, monkeypatch):
+    before = cached(game)
+    assert before == full(game) and len(before) == 1 and "W001 procedure `spare` is never called" in before[0]
+    fulls = count_full_checks(monkeypatch)
+    edit(game, "extra.yaml", "gain 1 coins", "gain 1 coinz")
+    found = [d for d in cached(game) if d not in before]
+    assert len(found) == 1 and "D011 unknown counter `coinz`" in found[0] and "extra.yaml:24:" in found[0]
+    edit(game, "extra.yaml", "gain 1 coinz", "gain 1 coins")
+    assert cached(game) == before
+    assert fulls == []  # both edits were checked without checking every file again
+
+
+def test_an_unchanged_game_comes_from_the_cache(game, monkeypatch):
+    first = cached(game)
+    fulls = count_full_checks(monkeypatch)
+    monkeypatch.setattr(cache, "_incremental", lambda *a: pytest.fail("nothing changed"))
+    assert cached(game) == first
+    assert fulls == []
+
+
+# Each edit is applied on top of the ones before; after each, the cached answer must be
+# the full check's answer.
+EDITS = [
+    ("cards_001.yaml", "gain 1", "gain 2"),                       # a number in an effect
+    ("cards_001.yaml", "gain 2", "gain 2 fame\n      gain 2"),    # a line more: positions move
+    ("extra.yaml", "gain amount coins", "gain amount coin"),      # an error in a trigger
+    ("extra.yaml", "gain amount coin", "gain amount coins"),
+    ("extra.yaml", "emit boosted with amount = n", "emit boosted with total = n"),  # another file's trigger breaks
+    ("extra.yaml", "emit boosted with total = n", "emit boosted with amount = n"),
+    ("extra.yaml", 'log "unused"', "boost_all(1)\n      spare()"),   # procedures that call themselves
+    ("extra.yaml", "boost_all(1)\n      spare()", 'log "unused"'),
+    ("cards_002.yaml", "deck: market", "deck: markt"),           # a dangling reference
+    ("extra.yaml", "id: extra_card", "id: card_00000"),          # an id used in another file
+    ("extra.yaml", "id: card_00000", "id: extra_card"),
+    ("cards_002.yaml", "deck: markt", "deck: market"),
+    ("game.yaml", "- id: fame", "- id: glory"),                   # a counter every file uses
+    ("game.yaml", "- id: glory", "- id: fame"),
+    ("cards_003.yaml", "cards:", "cards:\n  - id: bad card"),      # schema errors
+    ("cards_003.yaml", "cards:\n  - id: bad card", "cards:"),
+]
+
+
+def test_the_cached_answer_is_the_full_answer_after_every_edit(game):
+    assert cached(game) == full(game)
+    for name, old, new in EDITS:
+        edit(game, name, old, new)
+        assert cached(game) == full(game), (name, old, new)
+
+
+def test_a_corrupt_cache_is_ignored(game, tmp_path):
+    expected = full(game)
+    assert cached(game) == expected
+    root = tmp_path / "cache"
+    written = [os.path.join(d, f) for d, _s, fs in os.walk(root) for f in fs]
+    assert any(p.endswith("index.json") for p in written)
+    for path in written:  # the cache holds nothing but JSON
+        with open(path, encoding="utf-8") as fh:
+            json.load(fh)
+    for i, path in enumerate(sorted(written)):
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(['{"version": 3', "[]", '{"stamp": 1, "stubs": []}', "\x00garbage"][i % 4])
+    edit(game, "cards_000.yaml", "gain 1", "gain 3")
+    assert cached(game) == full(game)
+    assert cached(game) == full(game)
+
+
+def test_no_cache_means_no_cache(game, tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    assert cached(game) == full(game)
+    assert not os.path.exists(tmp_path / "cache")
+
+
+def test_a_changed_checker_forgets_the_cache(game, monkeypatch):
+    cached(game)
+    fulls = count_full_checks(monkeypatch)
+    monkeypatch.setattr(cache, "checker_version", lambda: "another")
+    assert cached(game) == full(game)
+    assert fulls == [1]
