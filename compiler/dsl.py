@@ -272,9 +272,11 @@ class _ToIR(Transformer):
     def gen(self, meta, c): return ["gen", c[0], str(c[1]), c[2], c[3]]
     def number(self, meta, c):
         s = str(c[0])
+        # compare digits first: Python refuses to convert thousands of digits at all
+        if len(s.split(".")[0].lstrip("0")) > 13 or abs(float(s) if "." in s else int(s)) > 10 ** 12:
+            shown = s if len(s) <= 20 else s[:20] + "…"
+            raise DslError(self.where(meta.line, meta.column), "D008", f"number {shown} is too large (limit 10^12)")
         v = float(s) if "." in s else int(s)
-        if abs(v) > 10 ** 12:
-            raise DslError(self.where(meta.line, meta.column), "D008", f"number {s} is too large (limit 10^12)")
         return self._n("num", meta, v)
     def string(self, meta, c): return self._n("str", meta, _unq(c[0]))
     def name(self, meta, c): return self._n("name", meta, str(c[0]))

@@ -1,0 +1,271 @@
+"""Whatever a designer types into an effect, the parser answers with IR or a positioned DslError.
+
+Also: every statement verb declares exactly the parameters its IR carries (compiler/names.py
+VERBS), and nothing undeclared gets through.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compiler.diagnostics import Pos
+from compiler.dsl import MAX_NEST, DslError, parse, parse_expr
+from compiler.names import VERBS
+from compiler.pipeline import check_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RACE = os.path.join(ROOT, "docs", "tutorial", "race")
+
+
+def where(line, col):
+    return Pos("effect", line, col)
+
+
+def outcome(text, expr=False):
+    """IR, or the DslError; any other exception fails the test."""
+    try:
+        return (parse_expr if expr else parse)(text, where)
+    except DslError as exc:
+        assert isinstance(exc.pos, Pos) and exc.pos.file == "effect"
+        assert 1 <= exc.pos.line <= text.count("\n") + 2, (exc.pos, text)
+        assert exc.pos.col >= 1, (exc.pos, text)
+        assert exc.code.startswith("D") and exc.message
+        return exc
+
+
+# One sample per statement form; together they use every slot of every verb.
+SAMPLES = {
+    "let": ["let x = 1 + 2"],
+    "set": ["set player.position to 3", "set first_player to player"],
+    "gain": ["gain 2 position", "gain 2 position to player"],
+    "lose": ["lose 1 position", "lose 1 position from player"],
+    "pay": ["pay 1 position", "pay 1 position from player"],
+    "move": ["move c to here", "move c to here face up"],
+    "draw": ["draw from boosts", "draw 2 from boosts to player.hand face down as got"],
+    "discard": ["discard c", "discard c under the deck"],
+    "shuffle": ["shuffle boosts", "shuffle boosts_discard into boosts"],
+    "reveal": ["reveal c"], "conceal": ["conceal c"], "remove": ["remove c"], "putback": ["put back c"],
+    "mark": ["mark c as blessed", "mark c as blessed until end of round"],
+    "unmark": ["unmark c as blessed"],
+    "fail": ["fail", 'fail "not now"'],
+    "endgame": ["end game"], "endturn": ["end turn"],
+    "stop": ["repeat 2 times:\n  stop"],
+    "log": ['log "hello"'],
+    "emit": ["emit boosted", "emit boosted with a = 1, b = 2"],
+    "perform": ["perform roll", "perform roll by player"],
+    "return": ["return 3"],
+    "do": ["push(1, 2)"],
+    "swap": ["swap a with b"],
+    "if": ["if x:\n  stop", "if x:\n  stop\nelif y:\n  stop\nelse:\n  stop"],
+    "for": ["for each c in player.hand:\n  reveal c", "for each c in player.hand where c.speed > 1:\n  reveal c"],
+    "repeat": ["repeat 3 times:\n  gain 1 position"],
+    "while": ["while x < 3:\n  gain 1 position"],
+    "choose": ['choose c from player.hand:\n  reveal c',
+               'choose up to 2 c from player.hand where c.speed > 1 by player or none "Which?":\n  reveal c\notherwise:\n  stop'],
+    "may": ['may:\n  stop', 'may by player "Boost?":\n  stop\notherwise:\n  stop'],
+    "secret": ["each p in players secretly chooses w from p.hand:\n  reveal w",
+               "each p in players secretly chooses w from p.hand where w.speed > 0:\n  reveal w"],
+}
+
+
+def statement(text):
+    """The IR statement of this sample's verb: the first statement, or the first inside a block."""
+    ir = parse(text, where)
+    return ir[0] if ir[0][0] != "repeat" or "stop" not in text else ir[0][3][0]
+
+
+def test_every_verb_has_samples():
+    assert set(SAMPLES) == set(VERBS)
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_each_verb_declares_exactly_the_parameters_its_ir_carries(verb):
+    for text in SAMPLES[verb]:
+        node = statement(text)
+        assert node[0] == verb, (text, node)
+        assert isinstance(node[1], str) and node[1].startswith("effect:"), node
+        assert len(node) - 2 == len(VERBS[verb]), (verb, VERBS[verb], node)
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_every_parameter_of_a_verb_is_filled_by_some_sample(verb):
+    """A declared parameter no statement can fill is a parameter the language does not have."""
+    filled = [False] * len(VERBS[verb])
+    for text in SAMPLES[verb]:
+        node = statement(text)
+        for i, value in enumerate(node[2:]):
+            filled[i] = filled[i] or value not in (None, False, [], {})
+    assert all(filled), [p for p, f in zip(VERBS[verb], filled) if not f]
+
+
+def statements(block):
+    """Every statement of a block, inner blocks included, found through the declared slots."""
+    for node in block:
+        yield node
+        for name, value in zip(VERBS.get(node[0], ()), node[2:]):
+            if name in ("body", "otherwise", "else") and value:
+                yield from statements(value)
+            elif name == "branches":
+                for _cond, inner in value:
+                    yield from statements(inner)
+
+
+def test_every_statement_the_parser_makes_is_a_declared_verb():
+    made = set()
+    for texts in SAMPLES.values():
+        for text in texts:
+            for node in statements(parse(text, where)):
+                assert node[0] in VERBS, node
+                assert len(node) - 2 == len(VERBS[node[0]]), node
+                made.add(node[0])
+    assert made == set(VERBS)
+
+
+UNDECLARED = [
+    "gain 2 position quickly",             # a word no verb takes
+    "move c to here face sideways",
+    "draw 2 from boosts as a as b",
+    "discard c under the table",
+    "mark c as blessed until tomorrow",
+    "emit boosted with 3",
+    "perform roll by player with luck",
+    "shuffle boosts into",
+    "fail because",
+    "end round",
+    "put c back",
+    "choose c from player.hand by:\n  stop",
+    "repeat times:\n  stop",
+    "swap a b",
+    "let = 3",
+]
+
+
+@pytest.mark.parametrize("text", UNDECLARED)
+def test_a_parameter_no_verb_declares_is_refused(text):
+    result = outcome(text)
+    assert isinstance(result, DslError) and result.code == "D001", result
+
+
+def test_an_unknown_verb_is_named_with_its_position():
+    exc = outcome("gain 1 position\n  \nif x:\n  jump 3 spaces")
+    assert isinstance(exc, DslError)
+    assert (exc.pos.line, exc.pos.col) == (4, 3)
+    assert "unknown statement `jump`" in exc.message
+
+
+def test_a_misspelled_verb_gets_a_suggestion():
+    exc = outcome("gian 2 position")
+    assert "did you mean `gain`?" in exc.message
+
+
+def test_deep_brackets_are_refused_before_parsing():
+    exc = outcome("gain " + "(" * (MAX_NEST + 5) + "1" + ")" * (MAX_NEST + 5) + " position")
+    assert exc.code == "D006"
+    exc = outcome("let x = " + "[" * 5000 + "]" * 5000)
+    assert exc.code == "D006"
+
+
+def test_deep_blocks_are_refused():
+    text = "".join("  " * i + "if x:\n" for i in range(200)) + "  " * 200 + "stop\n"
+    exc = outcome(text)
+    assert isinstance(exc, DslError) and exc.code in ("D004", "D006")
+
+
+def test_nesting_just_within_the_limit_parses():
+    ir = outcome("gain " + "(" * (MAX_NEST - 1) + "1" + ")" * (MAX_NEST - 1) + " position")
+    assert isinstance(ir, list) and ir[0][0] == "gain"
+
+
+@pytest.mark.parametrize("digits", [13, 30, 5000])
+def test_huge_numbers_are_refused_where_they_stand(digits):
+    exc = outcome("gain 1 position\ngain " + "9" * digits + " position")
+    assert exc.code in ("D008", "D004") and exc.pos.line == 2 - (exc.code == "D004")
+
+
+def test_a_large_but_allowed_number():
+    assert outcome("gain 1000000000000 position")[0][2] == ["num", "effect:1:6", 10 ** 12]
+
+
+@pytest.mark.parametrize("text", ['log "unterminated', 'log "one\nline"', 'if x:\n  log "open:\n  stop', 'fail "'])
+def test_unterminated_text(text):
+    exc = outcome(text)
+    assert isinstance(exc, DslError) and exc.code == "D001"
+    assert "unterminated text" in exc.message
+
+
+def test_a_procedure_that_calls_itself_is_refused(tmp_path):
+    game = tmp_path / "race"
+    shutil.copytree(RACE, game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "loop.yaml").write_text(
+        "procedures:\n"
+        "  - id: ping\n    effect: |\n      gain 1 position\n      pong()\n"
+        "  - id: pong\n    effect: |\n      if player.position < 5:\n        ping()\n"
+        "  - id: solo\n    effect: solo()\n"
+        "actions:\n  - id: go\n    name: {en: Go, ru: Вперёд}\n    effect: ping()\n", encoding="utf-8")
+    _m, report = check_game(str(game))
+    loops = sorted((d.pos.line, d.message) for d in report.items if d.code == "D020")
+    assert [line for line, _ in loops] == [2, 10]
+    assert "ping -> pong -> ping" in loops[0][1] and "solo -> solo" in loops[1][1]
+
+
+# ---- properties ------------------------------------------------------------------
+
+VALID = [t for texts in SAMPLES.values() for t in texts] + [
+    "let dice = roll(2)\ngain sum(dice) position",
+    'choose c from player.hand "Which boost?":\n  gain c.speed position\n  discard c',
+    "for each p in players where p.position >= 20:\n  log [p, p.position]\n  end game",
+    "let best = max(p.position for p in players)\nif best > 3 and not (best in [1, 2]):\n  gain -best % 3 position",
+]
+ALPHABET = st.sampled_from(list("abcdefghijklmnopqrstuvwxyz_ 0123456789()[]{}.,:=<>!+-*/%\"'#\n\t") +
+                           ["if ", "else:", "for each ", "let ", "gain ", " in ", " from ", "\n  ", "\n    ",
+                            "choose ", " where ", "not ", " and ", "repeat ", " times:", "é", "\u0000", "\r\n"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ALPHABET, max_size=60).map("".join))
+def test_random_text_gives_ir_or_a_positioned_error(text):
+    outcome(text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200))
+def test_any_unicode_gives_ir_or_a_positioned_error(text):
+    outcome(text)
+    outcome(text, expr=True)
+
+
+@st.composite
+def mutated(draw):
+    text = draw(st.sampled_from(VALID))
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + 6)))
+        kind = draw(st.sampled_from(["delete", "insert", "duplicate", "swap"]))
+        if kind == "delete":
+            text = text[:i] + text[j:]
+        elif kind == "insert":
+            text = text[:i] + draw(ALPHABET) + text[i:]
+        elif kind == "duplicate":
+            text = text[:j] + text[i:j] + text[j:]
+        else:
+            text = text[:i] + text[j:] + text[i:j]
+    return text
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated())
+def test_mutated_effects_give_ir_or_a_positioned_error(text):
+    outcome(text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(VALID), st.integers(1, 30))
+def test_valid_effects_nested_in_blocks_still_parse(text, depth):
+    body = "\n".join("  " * depth + ln for ln in text.split("\n"))
+    nested = "".join("  " * i + "if x:\n" for i in range(depth)) + body
+    ir = outcome(nested)
+    assert isinstance(ir, list), ir
