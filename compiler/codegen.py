@@ -30,7 +30,7 @@ def tables(m: Model) -> dict:
     g = _plain(m.game)
     protos, instances = {}, []
 
-    def add_proto(pid, kind, d, section, copies, zone, up=False):
+    def add_proto(pid, kind, d, section, copies, zone, up=True):
         p = {"kind": kind, "section": section, "name": _text(d.get("name")) or {"en": pid},
              "attrs": _plain(d.get("attrs") or {}), "count": copies}
         if d.get("text") is not None:

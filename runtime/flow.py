@@ -127,7 +127,8 @@ def _resume(game, st, task, fresh=False):
     try:
         _exec(game, it, task["spec"])
     except Suspend as s:
-        _restore(st, task["snap"])
+        # The state stays as it is at the decision, so the chooser sees what the effect
+        # has done so far (cards just drawn, for instance); answering replays from the snapshot.
         d = s.decision
         if d["kind"] == "secret":
             d["collected"] = {}

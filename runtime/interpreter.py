@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import rng
+from .expressions import compiled
 from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
@@ -96,7 +97,7 @@ class Interp:
 
     def ev(self, e, env):
         try:
-            return _EXPR[e[0]](self, e, env)
+            return compiled(self.g, e)(self, env)
         except (GameFault, Suspend, Fail, _Return, _Stop):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
@@ -239,10 +240,12 @@ class Interp:
         k = e[2]
         if k == "player":
             return self.order()
-        return [i for i, kind in self.g.kind_of.items() if kind == k and self.st["e"][i]["z"] != "removed"]
+        return [i for i in self.g.of_kind.get(k, ()) if self.st["e"][i]["z"] != "removed"]
 
     def e_in(self, e, env):
-        a, b = self.ev(e[2], env), self.ev(e[3], env)
+        return self.member(self.ev(e[2], env), self.ev(e[3], env))
+
+    def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
             return isinstance(a, str) and a in self.st["e"] and self.st["e"][a]["z"] == str(b)
         if isinstance(b, (list, dict)):

@@ -38,6 +38,9 @@ class Game:
         self.options = data["game"].get("options") or {}
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
+        self.of_kind = {}
+        for iid, kind in self.kind_of.items():
+            self.of_kind.setdefault(kind, []).append(iid)
         # counters by owner scope, and per-entity zone names, for attribute lookup
         self.player_counters = {c for c, d in self.counters.items() if d["of"] == "player"}
         self.global_counters = {c for c, d in self.counters.items() if d["of"] == "game"}

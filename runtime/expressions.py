@@ -1,0 +1,176 @@
+"""Expression IR compiled once per game into closures `f(interp, env)`.
+
+Walking the IR list for every evaluation costs a dispatch per node; a closure tree does
+the same work with plain calls. The closures only ever call the interpreter's own
+primitives: content still cannot run Python.
+"""
+from __future__ import annotations
+
+import operator
+
+from .state import Zone
+
+
+def compiled(game, e):
+    """The closure for expression node `e`, built on first use and kept with the game."""
+    cache = game.__dict__.setdefault("_closures", {})
+    f = cache.get(id(e))
+    if f is None:
+        f = cache[id(e)] = _compile(game, e)
+        game.__dict__.setdefault("_keep", []).append(e)  # ids stay valid while cached
+    return f
+
+
+_CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
+def _compile(game, e):
+    from .interpreter import GameFault, num  # late: the interpreter imports this module
+
+    op = e[0]
+    C = lambda x: _compile(game, x) if x is not None else None  # noqa: E731
+    if op in ("num", "str"):
+        v = e[2]
+        return lambda it, env: v
+    if op == "none":
+        return lambda it, env: None
+    if op == "name":
+        n = e[2]
+        slow = _name_slow(n, e)
+
+        def name(it, env):
+            if n in env:
+                return env[n]
+            return slow(it, env)
+        return name
+    if op == "attr":
+        sub, n, pos = C(e[2]), e[3], e[1]
+        return lambda it, env: it.attr(sub(it, env), n, pos)
+    if op == "op":
+        o, a, b = e[2], C(e[3]), C(e[4])
+        if o == "==":
+            return lambda it, env: a(it, env) == b(it, env)
+        if o == "!=":
+            return lambda it, env: a(it, env) != b(it, env)
+        if o in _CMP:
+            f = _CMP[o]
+            return lambda it, env: f(num(a(it, env)), num(b(it, env)))
+        if o in _ARITH:
+            f = _ARITH[o]
+            return lambda it, env: f(num(a(it, env)), num(b(it, env)))
+        if o == "/":
+            pos = e[1]
+
+            def div(it, env):
+                x, y = num(a(it, env)), num(b(it, env))
+                if y == 0:
+                    raise GameFault(pos, "division by zero")
+                r = x / y
+                return int(r) if r == int(r) else r
+            return div
+        if o == "%":
+            def mod(it, env):
+                x, y = num(a(it, env)), num(b(it, env))
+                return x % y if y else 0
+            return mod
+        raise ValueError(f"unknown operator {o}")
+    if op == "and":
+        a, b = C(e[2]), C(e[3])
+        return lambda it, env: bool(a(it, env)) and bool(b(it, env))
+    if op == "or":
+        a, b = C(e[2]), C(e[3])
+        return lambda it, env: bool(a(it, env)) or bool(b(it, env))
+    if op == "not":
+        a = C(e[2])
+        return lambda it, env: not a(it, env)
+    if op == "neg":
+        a = C(e[2])
+        return lambda it, env: -num(a(it, env))
+    if op == "cond":
+        c, a, b = C(e[2]), C(e[3]), C(e[4])
+        return lambda it, env: a(it, env) if c(it, env) else b(it, env)
+    if op == "list":
+        items = [C(x) for x in e[2]]
+        return lambda it, env: [f(it, env) for f in items]
+    if op == "every":
+        kind = e[2]
+
+        def every(it, env):
+            if kind == "player":
+                return it.order()
+            ents = it.st["e"]
+            return [i for i in it.g.of_kind.get(kind, ()) if ents[i]["z"] != "removed"]
+        return every
+    if op == "in":
+        a, b = C(e[2]), C(e[3])
+        return lambda it, env: it.member(a(it, env), b(it, env))
+    if op == "has":
+        a, mark = C(e[2]), e[3]
+
+        def has(it, env):
+            x = a(it, env)
+            ent = it.st["e"].get(x) if isinstance(x, str) else None
+            return ent is not None and mark in ent["m"]
+        return has
+    if op == "index":
+        a, b = C(e[2]), C(e[3])
+
+        def index(it, env):
+            x, i = a(it, env), b(it, env)
+            if isinstance(x, dict):
+                return x.get(i)
+            xs = it.items(x)
+            i = int(i)
+            return xs[i] if -len(xs) <= i < len(xs) else None
+        return index
+    if op == "comp":
+        body, var, src, where = C(e[2]), e[3], C(e[4]), C(e[5])
+
+        def comp(it, env):
+            inner = dict(env)
+            out = []
+            for x in it.items(src(it, env)):
+                inner[var] = x
+                if where is None or where(it, inner):
+                    out.append(body(it, inner))
+            return out
+        return comp
+    if op == "gen":
+        return _gen(e, C, num)
+    if op == "call":
+        name, args, pos = e[2], [C(a) for a in e[3]], e[1]
+        if name in game.procedures:
+            return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
+        return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
+    raise ValueError(f"unknown expression `{op}`")
+
+
+def _name_slow(n, e):
+    def slow(it, env):
+        return it.e_name(e, env)
+    return slow
+
+
+def _gen(e, C, num):
+    name, body, var, src, where, pos = e[2], C(e[3]), e[4], C(e[5]), C(e[6]), e[1]
+
+    def values(it, env):
+        inner = dict(env)
+        for x in it.items(src(it, env)):
+            inner[var] = x
+            if where is None or where(it, inner):
+                yield body(it, inner)
+
+    if name == "count":
+        return lambda it, env: sum(1 for v in values(it, env) if v)
+    if name == "any":  # stops at the first true value
+        return lambda it, env: any(values(it, env))
+    if name == "all":
+        return lambda it, env: all(values(it, env))
+    if name == "sum":
+        return lambda it, env: sum(num(v) for v in values(it, env))
+    return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
+
+
+__all__ = ["compiled", "Zone"]
