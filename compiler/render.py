@@ -270,6 +270,12 @@ class Names:
             return f"Сброс колоды «{deck}»" if lang == "ru" else f"{deck} discard pile"
         return humanize(ident)
 
+    def procedure_name(self, pid, lang) -> str:
+        """A procedure's short name: its text up to the first stop, or its id in words."""
+        text = text_of((self.procedures.get(pid) or {}).get("text"), lang)
+        short = re.split(r"[:;.(]| — ", text, maxsplit=1)[0].strip() if text else ""
+        return short if 3 <= len(short) <= 60 else humanize(pid)
+
     def attr_name(self, attr, lang) -> str:
         """A fixed attribute, named by an icon or counter of the same id when there is one."""
         for table in (self.icons, self.counters, self.zones, self.decks):
@@ -283,13 +289,13 @@ class Names:
         name = self.name(ident, lang)
         if lang == "en":
             return _fixed(name)
-        if declinable and kind in ("counter", "zone"):
-            d = ru_declined(name)
+        head = _HEADS_RU.get(kind or "", None)
+        if declinable and (kind in ("counter", "zone") or (head and head[:4] in name.lower())):
+            d = ru_declined(name)  # «Тёмная колода» needs no «колода» in front
             if d is not None:
                 return d
         if kind == "discard":
             return _ru("сброс").then(" колоды «" + self.name(self.discards[ident], lang) + "»")
-        head = _HEADS_RU.get(kind or "", None)
         if head is None:
             return _fixed(name)
         return _ru(head).then(f" «{name}»")
@@ -357,6 +363,7 @@ class Renderer:
         self.ru = lang == "ru"
         self.this = this
         self.locals: set[str] = set()
+        self.problems: list[str] = []   # anything said clumsily because the IR was not understood
 
     # -- public -----------------------------------------------------------------
     def lines(self, block) -> list[tuple[int, str]]:
@@ -377,7 +384,11 @@ class Renderer:
     # -- statements ---------------------------------------------------------------
     def _block(self, stmts, depth, out):
         for s in stmts:
-            self._stmt(s, depth, out)
+            try:
+                self._stmt(s, depth, out)
+            except (IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                self.problems.append(f"`{s[0]}` at {s[1] if len(s) > 1 else '?'}: {exc!r}")
+                self._line(out, depth, humanize(s[0]))
 
     def _line(self, out, depth, text, opens=False):
         text = text.strip()
@@ -517,6 +528,7 @@ class Renderer:
                 L(f"each {s[2]} of {E(s[3])} secretly chooses {s[4]} from {E(s[5])}{where}; the choices are revealed together", True)
             self._block(s[7], depth + 1, out)
         else:
+            self.problems.append(f"no words for statement `{op}`")
             L(humanize(op))
 
     def _face(self, face):
@@ -608,10 +620,7 @@ class Renderer:
         return f"{who} carries out {obj}" if who else f"carry out {obj}"
 
     def _proc_name(self, name):
-        p = self.names.procedures.get(name) or {}
-        if p.get("text"):
-            return quoted(text_of(p["text"], self.lang), self.lang)
-        return quoted(humanize(name), self.lang)
+        return quoted(self.names.procedure_name(name, self.lang), self.lang)
 
     def _args(self, args):
         if not args:
@@ -651,8 +660,14 @@ class Renderer:
         op = e[0]
         m = getattr(self, "_x_" + op, None)
         if m is None:
+            self.problems.append(f"no words for expression `{op}`")
             return _fixed(humanize(op))
-        return m(e)
+        try:
+            return m(e)
+        except (IndexError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            # a rulebook with one clumsy phrase beats a build that stops; tests watch `problems`
+            self.problems.append(f"`{op}` at {e[1] if len(e) > 1 else '?'}: {exc!r}")
+            return _fixed(humanize(op))
 
     def _x_num(self, e):
         v = e[2]
@@ -680,7 +695,7 @@ class Renderer:
             return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
         if n == "round":
             rn = text_of(self.names.round_name, self.lang, "round")
-            return _ru("номер").then(f" ({rn.lower()})") if self.ru else _fixed(f"the number of the {rn.lower()}")
+            return _ru("номер").then(" раунда") if self.ru else _fixed(f"the number of the {rn.lower()}")
         if n in _BUILTIN and self.names.kind_of(n) is None:
             en, ru = _BUILTIN[n]
             return Ph(None, ru) if self.ru else _fixed(en)
@@ -749,7 +764,8 @@ class Renderer:
             x = b if e[3][0] == "none" else a
             if self.ru:
                 return _fixed(f"{x.c('n')} {'отсутствует' if sym == '==' else 'имеется'}")
-            return _fixed(f"there is no {x}" if sym == "==" else f"there is {x}")
+            xs = str(x)[4:] if str(x).startswith("the ") else str(x)
+            return _fixed(f"there is no {xs}" if sym == "==" else f"there is {'a ' if xs != str(x) else ''}{xs}")
         if sym in _CMP_EN:
             if self.ru:
                 case = "d" if sym in ("==", "!=") else "g"
@@ -762,7 +778,8 @@ class Renderer:
 
     def _paren(self, node, ph):
         s = ph.c("n")
-        return f"({s})" if node[0] in ("op", "cond", "and", "or") and node[2] not in _CMP_EN else s
+        wrap = node[0] in ("cond", "and", "or") or (node[0] == "op" and node[2] not in _CMP_EN)
+        return f"({s})" if wrap else s
 
     def _x_and(self, e):
         return _fixed(f"{self._e(e[2]).c('n')} {'и' if self.ru else 'and'} {self._e(e[3]).c('n')}")
@@ -813,8 +830,8 @@ class Renderer:
         w = self._where(where)
         if body[0] == "name" and body[2] == var:
             if self.ru:
-                return Ph(None, [f"те {var} из {src.c('g')}{w}"] * 6)
-            return _fixed(f"each {var} in {src}{w}")
+                return Ph(None, [f"{t} {var} из {src.c('g')}{w}" for t in ("те", "тех", "тем", "те", "теми", "тех")])
+            return _fixed(f"those {var} in {src}{w}")
         b = self._e(body)
         if self.ru:
             return Ph(None, [f"{b.c(k)} для каждого {var} из {src.c('g')}{w}" for k in CASES])

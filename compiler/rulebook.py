@@ -54,7 +54,7 @@ LABELS = {
         "vis_public": "everyone", "vis_owner": "its owner", "vis_hidden": "nobody (only how many)",
         "marks_text": "A mark is a lasting state put on a thing by an effect; it stays until removed or until the time it names.",
         "params": "Takes", "none": "—", "setup_counters": "Every counter starts at the value shown in the glossary.",
-        "placed_at": "{name} starts at {place}.", "shuffle": "Shuffle {deck}.", "pool_setup": "Put the tokens of {pool} in a bag.",
+        "placed_at": "At {place}: {name}.", "shuffle": "Shuffle {deck}.", "pool_setup": "Put the tokens of {pool} in a bag.",
         "game_start": "When the game starts", "round_start": "At the start of each {round}", "round_end": "At the end of each {round}",
         "turn_start": "At the start of a player's turn", "turn_end": "At the end of a player's turn",
         "phase_start": "At the start of a phase", "phase_end": "At the end of a phase",
@@ -94,7 +94,7 @@ LABELS = {
         "vis_public": "все", "vis_owner": "владелец", "vis_hidden": "никто (видно только количество)",
         "marks_text": "Отметка — длительное состояние, которое эффект ставит на объект; она держится, пока её не снимут или не истечёт её срок.",
         "params": "Параметры", "none": "—", "setup_counters": "Все показатели начинают со значений из глоссария.",
-        "placed_at": "{name}: начальное место — {place}.", "shuffle": "Перемешайте {deck}.", "pool_setup": "Сложите жетоны ({pool}) в мешок.",
+        "placed_at": "{place}: {name}.", "shuffle": "Перемешайте {deck}.", "pool_setup": "Сложите жетоны ({pool}) в мешок.",
         "game_start": "В начале игры", "round_start": "В начале каждого раунда («{round}»)", "round_end": "В конце каждого раунда («{round}»)",
         "turn_start": "В начале хода игрока", "turn_end": "В конце хода игрока",
         "phase_start": "В начале фазы", "phase_end": "В конце фазы",
@@ -178,6 +178,12 @@ class Book:
         self.names = Names(tables)
         self.L = LABELS[lang]
         self.ru = lang == "ru"
+        self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
+
+    def _renderer(self, this=None):
+        r = Renderer(self.names, self.lang, this)
+        r.problems = self.problems
+        return r
 
     # -- helpers used by templates ------------------------------------------------
     def tx(self, t, default=""):
@@ -190,12 +196,12 @@ class Book:
         """An effect as lines, keyed by where it sits in game.json (the tests re-render it from there)."""
         if not ir:
             return None
-        return {"key": key, "lines": Renderer(self.names, self.lang, this).lines(ir)}
+        return {"key": key, "this": this or "", "lines": self._renderer(this).lines(ir)}
 
     def cond(self, ir, this=None):
         if ir is None:
             return None
-        return Renderer(self.names, self.lang, this).condition(ir)
+        return self._renderer(this).condition(ir)
 
     def attrs(self, attrs):
         out = []
@@ -203,9 +209,9 @@ class Book:
             if isinstance(v, bool):
                 v = ("да" if v else "нет") if self.ru else ("yes" if v else "no")
             elif isinstance(v, list):
-                v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v)
+                v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v) or self.L["none"]
             elif isinstance(v, str):
-                v = self.name(v)
+                v = self.name(v) if v else self.L["none"]
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
@@ -259,7 +265,8 @@ class Book:
             if p.get("section") == "pieces":
                 kinds.setdefault(p["kind"], []).append((self.name(pid), p["count"]))
         for kind, items in kinds.items():
-            out.append({"label": L["pieces_of"].format(name=humanize(kind), n=sum(c for _, c in items)), "items": items})
+            out.append({"label": L["pieces_of"].format(name=self.names.attr_name(kind, self.lang), n=sum(c for _, c in items)),
+                        "items": items})
         locs = [self.name(lid) for lid, p in protos.items() if p.get("section") == "locations"]
         if locs:
             out.append({"label": L["locations_n"].format(n=len(locs)), "items": [(x, None) for x in locs]})
@@ -281,9 +288,11 @@ class Book:
             if p.get("section") == "pieces" and zone != "supply":
                 placed.setdefault((pid, zone), 0)
                 placed[(pid, zone)] += 1
+        by_place = {}
         for (pid, zone), n in placed.items():
-            name = self.name(pid) + (f" ×{n}" if n > 1 else "")
-            steps.append(L["placed_at"].format(name=name, place=self.name(zone)))
+            by_place.setdefault(zone, []).append(self.name(pid) + (f" ×{n}" if n > 1 else ""))
+        for zone, names in by_place.items():
+            steps.append(L["placed_at"].format(name=", ".join(names), place=self.name(zone)))
         if t.get("counters"):
             steps.append(L["setup_counters"])
         flow = t.get("flow") or {}
@@ -459,7 +468,7 @@ class Book:
         marks = [self.names.attr_name(m, self.lang) for m in _marks(t)]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
-            procs.append({"id": pid, "name": quoted(humanize(pid), self.lang), "text": self.tx(p.get("text")),
+            procs.append({"id": pid, "name": quoted(self.names.procedure_name(pid, self.lang), self.lang), "text": self.tx(p.get("text")),
                           "params": ", ".join(p.get("params") or []),
                           "effect": self.effect(f"procedures.{pid}.effect", p.get("effect"))})
         counters.sort(key=_by_name)

@@ -1,0 +1,196 @@
+"""Printed PDFs: every game's rulebook and card sheets, checked as page images (pdftoppm)."""
+import math
+import os
+import shutil
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cards import BLEED, CARD_H, CARD_W, PAPER, _slots, card_faces, card_ids
+from compiler.printing import changed_cards, game_tables, print_game
+from tests.conftest import ROOT
+
+pytest.importorskip("weasyprint")
+if not shutil.which("pdftoppm"):
+    pytest.skip("pdftoppm is missing: `make setup` installs poppler-utils", allow_module_level=True)
+
+DPI = 20  # enough to see ink and measure pages, cheap to make
+
+
+def _games():
+    base = os.path.join(ROOT, "content")
+    names = sorted(d for d in os.listdir(base) if os.path.isfile(os.path.join(base, d, "game.yaml"))) if os.path.isdir(base) else []
+    return [os.path.join(base, n) for n in names] or [os.path.join(ROOT, "docs/tutorial/race")]
+
+
+def _print_one(job):
+    folder, lang, out, distinct = job
+    from compiler import cards as card_module
+    from compiler.printing import _pdf, game_tables as tables_of
+    from compiler.rulebook import render_rulebook
+    t = tables_of(folder)
+    gid = t["game"]["id"]
+    written = [_pdf(render_rulebook(t, lang, "html", folder), folder, os.path.join(out, f"{gid}.rulebook.{lang}.pdf"))]
+    other = "ru" if lang == "en" else "en"
+    ids = card_module.card_ids(t)
+    if ids:
+        if distinct:  # one copy of each card: copies are checked on the small game, not paid for 288 times
+            t = dict(t, protos={k: dict(p, count=1) if k in ids else p for k, p in t["protos"].items()})
+        html = card_module.render_cards(t, other, "a4", folder)
+        written.append(_pdf(html, folder, os.path.join(out, f"{gid}.cards.{other}.pdf")))
+    return written
+
+
+@pytest.fixture(scope="module")
+def pdfs(tmp_path_factory):
+    """Each game's rulebook in one language and its cards in the other, the languages alternating by game."""
+    out = str(tmp_path_factory.mktemp("pdf"))
+    jobs = [(g, ("en", "ru")[i % 2], out, True) for i, g in enumerate(_games())]
+    with ProcessPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+        paths = [p for ps in pool.map(_print_one, jobs) for p in ps]
+    return {os.path.basename(p): p for p in paths}
+
+
+def pages_of(pdf):
+    """The pages as (width, height, gray bytes) at DPI."""
+    prefix = pdf[:-4] + "-page"
+    subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", pdf, prefix], check=True)
+    out = []
+    folder = os.path.dirname(pdf)
+    for name in sorted(f for f in os.listdir(folder) if f.startswith(os.path.basename(prefix)) and f.endswith(".pgm")):
+        with open(os.path.join(folder, name), "rb") as fh:
+            data = fh.read()
+        parts = data.split(maxsplit=4)  # P5 width height maxval pixels
+        w, h = int(parts[1]), int(parts[2])
+        out.append((w, h, parts[4][-w * h:]))
+    return out
+
+
+def _px(mm):
+    return mm / 25.4 * DPI
+
+
+def _ink(gray):
+    return sum(1 for b in gray if b < 200) / len(gray)
+
+
+def _pdfinfo_pages(pdf):
+    info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True, check=True).stdout
+    return int(next(ln.split()[-1] for ln in info.splitlines() if ln.startswith("Pages:")))
+
+
+def test_every_game_prints_a_rulebook_and_its_cards(pdfs):
+    for folder in _games():
+        t = game_tables(folder)
+        names = [n for n in pdfs if n.startswith(t["game"]["id"] + ".")]
+        assert any(".rulebook." in n for n in names), folder
+        assert bool(card_ids(t)) == any(".cards." in n for n in names), folder
+
+
+def test_rulebook_pages_are_a4_and_none_is_blank(pdfs):
+    for name, pdf in pdfs.items():
+        if ".rulebook." not in name:
+            continue
+        pages = pages_of(pdf)
+        assert len(pages) == _pdfinfo_pages(pdf) >= 3
+        for w, h, gray in pages:
+            assert abs(w - _px(210)) <= 1.5 and abs(h - _px(297)) <= 1.5
+            assert _ink(gray) > 0.0005, f"{name}: a blank page"
+
+
+def test_card_sheets_hold_nine_cards_a_page_with_a_back_for_each_front(pdfs):
+    for name, pdf in pdfs.items():
+        if ".cards." not in name:
+            continue
+        gid = name.split(".")[0]
+        folder = next(g for g in _games() if game_tables(g)["game"]["id"] == gid)
+        distinct = len(card_ids(game_tables(folder)))
+        pages = pages_of(pdf)
+        assert len(pages) == 2 * math.ceil(distinct / 9)
+        for w, h, gray in pages:
+            assert abs(w - _px(210)) <= 1.5 and abs(h - _px(297)) <= 1.5
+            assert _ink(gray) > 0.01
+
+
+def _profile(w, h, gray, mirror=False):
+    """Which columns and which rows of the page have ink: where the cards and their marks are."""
+    cols = [any(gray[y * w + x] < 250 for y in range(h)) for x in range(w)]
+    rows = [any(gray[y * w + x] < 250 for x in range(w)) for y in range(h)]
+    return (cols[::-1] if mirror else cols), rows
+
+
+def test_backs_line_up_with_fronts_when_printed_on_both_sides(pdfs):
+    name, pdf = next((n, p) for n, p in pdfs.items() if ".cards." in n)
+    (w, h, front), (_w, _h, back) = pages_of(pdf)[-2:]  # the last sheet: often not full, so mirroring shows
+    fc, fr = _profile(w, h, front)
+    bc, br = _profile(w, h, back, mirror=True)
+    assert _agree(fc, bc) > 0.98
+    assert _agree(fr, br) > 0.98
+
+
+def _agree(a, b):
+    """Share of positions where two profiles agree, give or take a pixel of rounding."""
+    return sum(a[i] in b[max(0, i - 1):i + 2] for i in range(len(a))) / len(a)
+
+
+@pytest.mark.parametrize("paper", sorted(PAPER))
+def test_slots_keep_the_card_size_the_bleed_and_mirror_for_duplex(paper):
+    pw, ph = PAPER[paper]
+    front, marks = _slots(paper, back=False)
+    back, _ = _slots(paper, back=True)
+    assert len(front) == 9 and marks
+    for f in front:
+        assert f["x"] >= 0 and f["y"] >= 0 and f["x"] + f["w"] <= pw and f["y"] + f["h"] <= ph
+        trim_x, trim_y = f["x"] + f["tx"], f["y"] + f["ty"]
+        assert trim_x >= 3 and trim_y >= 3 and trim_x + CARD_W <= pw - 3 and trim_y + CARD_H <= ph - 3
+    outer = front[0]
+    assert outer["tx"] == BLEED and outer["ty"] == BLEED  # full bleed at the sheet's edge
+    for i, f in enumerate(front):
+        r, c = divmod(i, 3)
+        mirrored = back[r * 3 + c]
+        # the back printed behind card (r, c) sits where the front's column is mirrored on the page
+        assert abs((f["x"] + f["tx"]) - (pw - (mirrored["x"] + mirrored["tx"] + CARD_W))) < 1e-6
+        assert abs((f["y"] + f["ty"]) - (mirrored["y"] + mirrored["ty"])) < 1e-6
+
+
+def test_quantities_become_copies_with_id_and_version_on_each(race):
+    faces = card_faces(race.data, "en")
+    assert len(faces) == 10
+    assert sum(f["id"] == "nitro" for f in faces) == 6
+    assert all(f["stamp"].startswith(f"{f['id']} · v1 · ") for f in faces)
+
+
+def test_print_command_writes_letter_pdfs_in_the_language_asked(tmp_path):
+    from compiler.cli import main
+    race = os.path.join(ROOT, "docs/tutorial/race")
+    res = CliRunner().invoke(main, ["print", race, "--lang", "ru", "--paper", "letter", "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert sorted(os.listdir(tmp_path)) == ["race.cards.ru.pdf", "race.rulebook.ru.pdf"]
+    pages = pages_of(str(tmp_path / "race.cards.ru.pdf"))
+    assert len(pages) == 4  # 10 cards: two sheets, each with its backs
+    for w, h, gray in pages + pages_of(str(tmp_path / "race.rulebook.ru.pdf")):
+        assert abs(w - _px(215.9)) <= 1.5 and abs(h - _px(279.4)) <= 1.5
+        assert _ink(gray) > 0.0005
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True, capture_output=True)
+
+
+def test_changed_since_prints_only_cards_whose_definition_changed(tmp_path):
+    repo = tmp_path / "repo"
+    game = repo / "content" / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "first")
+    src = (game / "game.yaml").read_text(encoding="utf-8")
+    # a comment above the cards shifts every line: positions move, definitions do not
+    src = src.replace("cards:\n", "# the boosts\ncards:\n").replace("attrs: {speed: 1}", "attrs: {speed: 2}")
+    (game / "game.yaml").write_text(src, encoding="utf-8")
+    assert changed_cards(str(game), "HEAD", game_tables(str(game))) == {"oil"}
+    written = print_game(str(game), ("en",), "a4", "HEAD", str(tmp_path / "out"))
+    assert [os.path.basename(p) for p in written] == ["race.cards.en.pdf"]
+    assert len(pages_of(written[0])) == 2  # four copies of one card: one sheet and its backs

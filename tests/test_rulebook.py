@@ -1,0 +1,170 @@
+"""The rulebook shows everything the content declares, and says every effect as the renderer does."""
+import html
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from compiler.pipeline import build, check_game, compile_game
+from compiler.render import LANGS, Renderer
+from compiler.rulebook import Book, render_rulebook
+from tests.conftest import ROOT
+
+
+def _games():
+    """Every game in content/ that builds, and the two small example games."""
+    out = ["docs/tutorial/race", "tests/games/duel"]
+    base = os.path.join(ROOT, "content")
+    for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        if os.path.isfile(os.path.join(base, name, "game.yaml")):
+            out.append(f"content/{name}")
+    return out
+
+
+_CACHE = {}
+
+
+def tables_of(folder):
+    if folder not in _CACHE:
+        text, _gid, report = compile_game(os.path.join(ROOT, folder))
+        if text is None:
+            pytest.skip(f"{folder} does not build yet")
+        _CACHE[folder] = json.loads(text)
+    return _CACHE[folder]
+
+
+def page_of(folder, lang, fmt):
+    key = (folder, lang, fmt)
+    if key not in _CACHE:
+        _CACHE[key] = render_rulebook(tables_of(folder), lang, fmt, os.path.join(ROOT, folder))
+    return _CACHE[key]
+
+
+def _effect_blocks(page):
+    """(key, this, lines) of every effect block of an HTML rulebook."""
+    for m in re.finditer(r'<div class="effect" data-effect="([^"]*)" data-this="([^"]*)">(.*?)</div>', page, re.S):
+        lines = [(int(d), html.unescape(t)) for d, t in re.findall(r'<p class="ln d(\d+)">(.*?)</p>', m.group(3), re.S)]
+        yield m.group(1), m.group(2) or None, lines
+
+
+def _ir_at(tables, key):
+    """The IR a rulebook effect was rendered from, found by its key in game.json."""
+    node = tables
+    parts = key.split(".")
+    for i, part in enumerate(parts):
+        if isinstance(node, list):
+            node = node[int(part)]
+            if parts[i - 1] == "thresholds":
+                node = node[1]  # [at, effect]
+        else:
+            node = node[part]
+    return node
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("folder", _games())
+def test_every_effect_in_the_rulebook_is_the_renderers_text_of_the_compiled_effect(folder, lang):
+    t = tables_of(folder)
+    page = page_of(folder, lang, "html")
+    blocks = list(_effect_blocks(page))
+    assert blocks or not t["actions"]
+    for key, this, lines in blocks:
+        assert lines == Renderer(t, lang, this).lines(_ir_at(t, key)), key
+    md = page_of(folder, lang, "md")
+    for _key, _this, lines in blocks:
+        for _d, line in lines:
+            assert line.replace("|", "\\|") in md
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("folder", _games())
+def test_every_location_card_pool_token_and_action_appears_in_the_rulebook(folder, lang):
+    t = tables_of(folder)
+    book = Book(t, lang)
+    book.context()
+    for fmt in ("html", "md"):
+        page = page_of(folder, lang, fmt)
+        if fmt == "html":
+            page = html.unescape(re.sub(r"<[^>]+>", "", page))
+        else:
+            page = page.replace("\\|", "|")
+        for section in ("actions", "pools", "decks"):
+            for ident in t[section]:
+                assert book.name(ident) in page, f"{section} {ident}"
+        for pid, p in t["protos"].items():
+            if p["section"] in ("locations", "cards", "tokens", "pieces"):
+                assert book.name(pid) in page, f"{p['section']} {pid}"
+    assert not book.problems
+
+
+@pytest.mark.parametrize("folder", _games())
+def test_components_are_counted_from_the_content(folder):
+    t = tables_of(folder)
+    comps = Book(t, "en").components()
+    listed = {name: n for c in comps for name, n in c["items"] if n}
+    for pid, p in t["protos"].items():
+        if p["section"] in ("cards", "tokens", "pieces"):
+            assert Book(t, "en").name(pid) in listed
+    for pid, pool in t["pools"].items():
+        assert any(c["label"].startswith(f"{Book(t, 'en').name(pid)}: {pool['total']} tokens") for c in comps)
+
+
+def test_deck_sizes_are_the_sum_of_their_cards(duel):
+    comps = Book(duel.data, "en").components()
+    assert comps[0]["label"] == "Blades: 12 cards"
+    assert Book(duel.data, "ru").components()[0]["label"] == "Клинки: 12 карт"
+
+
+def test_the_build_writes_four_rulebooks_and_rewrites_them_byte_for_byte(tmp_path):
+    race = os.path.join(ROOT, "docs/tutorial/race")
+    a, _ = build([race], str(tmp_path / "a"))
+    b, _ = build([race], str(tmp_path / "b"))
+    names = sorted(os.path.basename(p) for p in a)
+    assert names == ["game.json", "rulebook.en.html", "rulebook.en.md", "rulebook.ru.html", "rulebook.ru.md"]
+    for x, y in zip(sorted(a), sorted(b)):
+        assert open(x, "rb").read() == open(y, "rb").read()
+
+
+def test_a_game_overrides_a_template_with_its_own(tmp_path):
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    (game / "templates").mkdir()
+    (game / "templates" / "rulebook.md.j2").write_text("# {{ title }} (house rules)\n", encoding="utf-8")
+    written, report = build([str(game)], str(tmp_path / "out"))
+    assert not report.errors
+    md = open(str(tmp_path / "out" / "race" / "rulebook.en.md"), encoding="utf-8").read()
+    assert md == "# Dice Race (house rules)\n"
+    assert "<h2" in open(str(tmp_path / "out" / "race" / "rulebook.en.html"), encoding="utf-8").read()
+
+
+def _race_with_summary(tmp_path, en, ru):
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    src = (game / "game.yaml").read_text(encoding="utf-8")
+    src = src.replace("name: {en: Dice Race, ru: Гонка на кубиках}",
+                      f'name: {{en: Dice Race, ru: Гонка на кубиках}}\n  summary: {{en: "{en}", ru: "{ru}"}}')
+    src += '\nicons:\n  - {id: time, glyph: "⌛", name: {en: Time, ru: Время}}\n'
+    (game / "game.yaml").write_text(src, encoding="utf-8")
+    return game, src
+
+
+def test_an_unknown_icon_is_an_error_at_its_place(tmp_path):
+    game, src = _race_with_summary(tmp_path, "Spend [time] on [tiem]", "Гонка")
+    _model, report = check_game(str(game))
+    assert [d.code for d in report.errors] == ["R010"], [d.text() for d in report.errors]
+    d = report.errors[0]
+    line = next(i for i, ln in enumerate(src.splitlines(), 1) if "[tiem]" in ln)
+    assert (d.pos.line, d.pos.col) == (line, src.splitlines()[line - 1].index("[tiem]") + 1)
+    assert "did you mean `time`" in d.message
+
+
+def test_icons_become_glyphs_in_html_rulebooks(tmp_path):
+    game, _src = _race_with_summary(tmp_path, "Race on [time]", "Гонка на [time]")
+    text, _gid, report = compile_game(str(game))
+    assert text is not None, [d.text() for d in report.errors]
+    t = json.loads(text)
+    page = render_rulebook(t, "en", "html", str(game))
+    assert 'Race on <span class="icon icon-time" title="Time">⌛</span>' in page
+    assert "Гонка на ⌛" in render_rulebook(t, "ru", "md", str(game))
