@@ -21,7 +21,9 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
-    model, report = check_game(folder)
+    from .cache import parsed_effects
+    with parsed_effects(folder):  # effects parsed by an earlier validate or build
+        model, report = check_game(folder)
     if model is None or report.errors:
         return None, None, report
     return to_json(tables(model)), model.src.game_id, report

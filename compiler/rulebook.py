@@ -61,7 +61,7 @@ LABELS = {
         "enter": "When a piece enters a location", "action": "After a player takes an action",
         "counter_event": "When {c} changes", "custom_event": "When the event {e} happens",
         "card_id": "id", "back": "Back", "summary_players": "{a}–{b} players", "summary_players1": "{a} players",
-        "units_cards": "cards", "units_tokens": "tokens",
+        "units_cards": "cards", "units_tokens": "tokens", "options": "Game options", "default": "Default",
     },
     "ru": {
         "contents": "Содержание", "overview": "Об игре", "players": "Игроки", "version": "Версия",
@@ -101,7 +101,7 @@ LABELS = {
         "enter": "Когда фишка входит в локацию", "action": "После того как игрок выполнил действие",
         "counter_event": "Когда меняется {c}", "custom_event": "Когда наступает событие {e}",
         "card_id": "id", "back": "Рубашка", "summary_players": "{a}–{b} игрока", "summary_players1": "{a} игрока",
-        "units_cards": "карт", "units_tokens": "жетонов",
+        "units_cards": "карт", "units_tokens": "жетонов", "options": "Параметры партии", "default": "По умолчанию",
     },
 }
 
@@ -215,6 +215,11 @@ class Book:
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
+    def _value(self, v):
+        if isinstance(v, bool):
+            return ("да" if v else "нет") if self.ru else ("yes" if v else "no")
+        return v
+
     def _of(self, of):
         if of == "game":
             return self.L["of_game"]
@@ -235,7 +240,8 @@ class Book:
             "title": self.tx(g.get("name"), g.get("id") or ""), "game_id": g.get("id"), "version": g.get("version"),
             "players": players, "summary": self.tx(g.get("summary")), "round_name": rn,
             "notes": [self.tx(n) for n in g.get("notes") or []],
-            "options": [(humanize(k), v, self.tx((g.get("option_texts") or {}).get(k))) for k, v in (g.get("options") or {}).items()],
+            "options": [(humanize(k), self._value(v), self.tx((g.get("option_texts") or {}).get(k)))
+                        for k, v in (g.get("options") or {}).items()],
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
@@ -250,7 +256,7 @@ class Book:
             n = sum(c for _, c in cards)
             label = L["deck_of"].format(name=self.name(did), n=n, cards=ru_count(n, "карта", "карты", "карт") if self.ru else "")
             if d.get("of", "game") != "game":
-                label += f" ({L['per_player']})"
+                label = (label if n else self.name(did)) + f" ({L['per_player']})"
             out.append({"label": label, "items": cards})
         loose = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck")]
         if loose:
