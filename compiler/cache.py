@@ -14,6 +14,7 @@ cannot be read, or was written by another version of the checker, is ignored.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -82,6 +83,24 @@ def validate_game(folder: str) -> Report:
     store.write_all(rec, summary)
     store.write_parsed(hashes, keep=set(hashes.values()))
     return report
+
+
+@contextlib.contextmanager
+def parsed_effects(folder: str):
+    """Within this, effects of the folder's files parse from the cache when they were parsed
+    before (by validate or build); new ones are kept for next time."""
+    if not enabled() or dsl.MEMO is not None:
+        yield
+        return
+    files = yaml_files(folder, Report())
+    hashes = {shown_path(f): _hash(f) for f in files}
+    store = _Store(folder)
+    dsl.MEMO = store.parsed([h for h in hashes.values() if h])
+    try:
+        yield
+    finally:
+        store.memo, dsl.MEMO = dsl.MEMO, None
+        store.write_parsed(hashes, keep=None)
 
 
 def _with_memo(store, hashes, run):
@@ -351,7 +370,7 @@ class _Store:
             if h and shown in rows:
                 _save(os.path.join(self.dir, "parsed", h + ".json"), rows[shown])
         folder = os.path.join(self.dir, "parsed")
-        for name in (os.listdir(folder) if enabled() and os.path.isdir(folder) else ()):
+        for name in (os.listdir(folder) if keep is not None and enabled() and os.path.isdir(folder) else ()):
             if name[:-5] not in keep:
                 try:
                     os.remove(os.path.join(folder, name))

@@ -156,3 +156,17 @@ def test_a_changed_checker_forgets_the_cache(game, monkeypatch):
     monkeypatch.setattr(cache, "checker_version", lambda: "another")
     assert cached(game) == full(game)
     assert fulls == [1]
+
+
+def test_build_reuses_parsed_effects_and_gives_the_same_bytes(game, monkeypatch):
+    from compiler import dsl
+    from compiler.pipeline import compile_game
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    plain = compile_game(game)[0]
+    monkeypatch.delenv("RULEPRESS_NO_CACHE")
+    cached(game)  # validate parses every effect once
+    parses = []
+    real = dsl._parse
+    monkeypatch.setattr(dsl, "_parse", lambda *a: parses.append(1) or real(*a))
+    assert compile_game(game)[0] == plain
+    assert parses == []
