@@ -152,7 +152,7 @@ def tables(m: Model) -> dict:
         scoring = {"tie": m.scoring.get("tie", "share")}
         if m.scoring.get("text") is not None:
             scoring["text"] = _plain(m.scoring["text"])
-        for f in ("effect", "score", "tiebreak", "faction"):
+        for f in ("effect", "score", "tiebreak", "faction", "wins"):
             if ("scoring", "scoring", f) in ir:
                 scoring[f] = ir[("scoring", "scoring", f)]
     heuristic = ir.get(("game", "game", "heuristic"))

@@ -4,13 +4,14 @@ from __future__ import annotations
 from .content import GameSource, LIST_SECTIONS
 from .diagnostics import Pos, Report, did_you_mean
 from .dsl import DslError, parse, parse_expr
+from .icons import check_icons
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from .source import PMap, PStr
 
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
-EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction"}
+EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
 _SITE_FIELDS = sorted(EFFECT_FIELDS | EXPR_FIELDS)
 
 
@@ -46,6 +47,7 @@ def build_model(src: GameSource, report: Report) -> Model:
     _check_references(m, report)
     _parse_effects(m, report)
     _unused(m, report)
+    check_icons(m.src, m.by_section["icons"], report)
     return m
 
 
@@ -79,7 +81,8 @@ def _collect_ids(m: Model, report: Report) -> None:
         for d in (m.by_section.get(sec) or {}).values():
             for k, v in (d.get("attrs") or {}).items():
                 m.attrs.add(k)
-                m.attr_types.setdefault(k, set()).add(_value_type(v))
+                # text naming a thing of the game (a location, say) is a reference to it
+                m.attr_types.setdefault(k, set()).add("thing" if isinstance(v, str) and v in m.ids else _value_type(v))
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])
@@ -228,7 +231,7 @@ def _effect_sites(m: Model):
                     if ph.get(f) is not None:
                         yield "flow", f"phase:{ph.get('id')}", f, ph[f], ("phase",), f != "effect", ph
     if isinstance(m.scoring, PMap):
-        for f in ("effect", "score", "tiebreak", "faction"):
+        for f in ("effect", "score", "tiebreak", "faction", "wins"):
             if m.scoring.get(f) is not None:
                 yield "scoring", "scoring", f, m.scoring[f], (), f != "effect", m.scoring
 
@@ -379,7 +382,8 @@ class _Checker:
             if s[6]:
                 scope.add(s[6])
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
-            E(s[2])
+            if s[2] is not None:
+                E(s[2])
         elif op == "shuffle":
             E(s[2])
             if s[3] is not None:

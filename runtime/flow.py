@@ -234,8 +234,23 @@ def _expire(st, until):
                 del m[k]
 
 
+def interrupt(game, st, ir, env) -> None:
+    """Run an effect now, in the middle of whatever waits; the waiting decision comes back after it."""
+    st.setdefault("interrupted", []).append({"pending": st["pending"], "task": st["task"]})
+    st["pending"] = st["task"] = None
+    if _run(game, st, ["effect", ir, env]):
+        advance(game, st)
+
+
 def advance(game, st) -> None:
     """Step the flow until someone must decide or the game ends."""
+    if st.get("interrupted") and st["pending"] is None and st["task"] is None:
+        back = st["interrupted"].pop()
+        if not st["interrupted"]:
+            del st["interrupted"]
+        if not _end_check(game, st):
+            st["pending"], st["task"] = back["pending"], back["task"]
+            return
     fl = game.flow
     phases = fl["phases"]
     guard = 0
@@ -372,6 +387,8 @@ def _finish(game, st):
         top = [p for p in top if tb[p] == b2]
     if len(top) > 1 and game.scoring.get("tie") == "no_winner":
         top = []
+    if "wins" in game.scoring:
+        top = [p for p in st["players"] if it.ev(game.scoring["wins"], {"player": p})]
     st["winners"] = top
     st["pending"] = None
     st["task"] = None

@@ -560,6 +560,10 @@ class Interp:
         if eid not in st["e"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
         old = place(st, eid, key, top)
+        if "." in key:  # remember whose deck a card sits in, for discarding it later
+            proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
+            if proto is not None and proto.get("deck") == zone_name(key):
+                st["e"][eid]["home"] = zone_owner(key)
         if face is not None:
             st["e"][eid]["up"] = face == "up"
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
@@ -622,9 +626,12 @@ class Interp:
         if deck is None:
             return None, None
         d = self.g.decks[deck]
-        owner = self.owner_of(eid) if d["of"] != "game" else None
-        if d["of"] != "game" and owner is None:
-            return None, None
+        owner = None
+        if d["of"] != "game":
+            # the deck it was last in (a location's or a player's), else its holder's
+            owner = self.st["e"][eid].get("home") or self.owner_of(eid)
+            if owner is None:
+                return None, None
         return (f"{owner}.{deck}" if owner else deck), (f"{owner}.{d['discard']}" if owner else d["discard"])
 
     def s_discard(self, s, env):
@@ -740,7 +747,7 @@ class Interp:
             self.call_block(proto["effect"], env)
 
     def s_return(self, s, env):
-        raise _Return(self.ev(s[2], env))
+        raise _Return(self.ev(s[2], env) if s[2] is not None else None)
 
     def s_do(self, s, env):
         self.ev(s[2], env)

@@ -24,7 +24,7 @@ from compiler.dsl import DslError, parse, parse_expr
 from compiler.pipeline import compile_game
 from compiler.source import PMap, PStr, load_file
 
-from .flow import IllegalChoice, _action_decision, _run, advance, apply, new_game
+from .flow import IllegalChoice, _action_decision, apply, interrupt, new_game
 from .interpreter import Fail, GameFault, Interp
 from .tables import Game
 
@@ -115,13 +115,8 @@ def run_scenario(game, sc):
     steps = list(sc.get("steps") or [])
     if sc.get("run"):
         ir = parse(sc["run"], _where(sc["run"], sc, "run"))
-        pending = st["pending"]
-        st["pending"] = None
-        if _run(game, st, ["effect", ir, {"player": str(sc.get("as", st["first"]))}]) and st["pending"] is None:
-            st["pending"] = pending
-            if st["over"] and st["scores"] is None:
-                st["pending"] = None  # the run ended the game: nobody is asked anything more
-                advance(game, st)
+        # the waiting decision comes back once the run (and its own decisions) are done
+        interrupt(game, st, ir, {"player": str(sc.get("as", st["first"]))})
     _refresh_actions(game, st)
     for i, step in enumerate(steps):
         _step(game, st, step, i + 1)
