@@ -6,9 +6,6 @@ import json
 import os
 from dataclasses import dataclass, field
 
-import jsonschema
-from referencing import Registry, Resource
-
 from .diagnostics import Pos, Report, did_you_mean
 from .source import PMap, PList, load_file, locate
 
@@ -110,6 +107,8 @@ def _validator():
         if name.endswith(".json"):
             with open(os.path.join(SCHEMA_DIR, name), encoding="utf-8") as fh:
                 schemas[name] = json.load(fh)
+    import jsonschema  # imported here: a check served from the cache never needs it
+    from referencing import Registry, Resource
     registry = Registry().with_resources(
         (name, Resource.from_contents(s)) for name, s in schemas.items())
     return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
@@ -127,7 +126,8 @@ def schema_check(doc, shown: str, report: Report) -> None:
 def _leaf_errors(err):
     """For anyOf/oneOf, the branch errors say more than the summary."""
     if err.context:
-        best = jsonschema.exceptions.best_match(err.context)
+        from jsonschema.exceptions import best_match
+        best = best_match(err.context)
         return [best] if best is not None else [err]
     return [err]
 
