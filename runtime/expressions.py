@@ -21,6 +21,7 @@ def compiled(game, e):
     return f
 
 
+_BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "face_up", "contents", "seat", "count"}
 _CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
@@ -46,6 +47,29 @@ def _compile(game, e):
         return name
     if op == "attr":
         sub, n, pos = C(e[2]), e[3], e[1]
+        if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
+            # a fixed attribute printed on the thing: read it straight from its prototype
+            attrs_of = game.attrs_of
+
+            def fixed(it, env):
+                x = sub(it, env)
+                if type(x) is str:
+                    a = attrs_of.get(x)
+                    if a is not None:
+                        return a.get(n)
+                return it.attr(x, n, pos)
+            return fixed
+        if n in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
+            def counter(it, env):
+                x = sub(it, env)
+                if type(x) is str:
+                    ent = it.st["e"].get(x)
+                    if ent is not None:
+                        c = ent["c"]
+                        if n in c:
+                            return c[n]
+                return it.attr(x, n, pos)
+            return counter
         return lambda it, env: it.attr(sub(it, env), n, pos)
     if op == "op":
         o, a, b = e[2], C(e[3]), C(e[4])

@@ -411,26 +411,7 @@ class Interp:
         a, b = self.place_of(a), self.place_of(b)
         if a == b:
             return 0
-        locs = self.g.locations
-        if a not in locs or b not in locs:
-            return math.inf
-        dist, todo = {a: 0}, [(0, a)]
-        import heapq
-        while todo:
-            d, x = heapq.heappop(todo)
-            if x == b:
-                return d
-            if d > dist.get(x, math.inf):
-                continue
-            edges = dict(locs[x]["links"]) or {}
-            for y in locs[x]["adjacent"]:
-                edges.setdefault(y, 1)
-            for y, w in edges.items():
-                nd = d + w
-                if nd < dist.get(y, math.inf):
-                    dist[y] = nd
-                    heapq.heappush(todo, (nd, y))
-        return math.inf
+        return self.g.distances_from(a).get(b, math.inf)
 
     def usable(self, window, p):
         out = []

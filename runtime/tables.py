@@ -1,7 +1,9 @@
 """A compiled game loaded for play: the tables from game.json, indexed once."""
 from __future__ import annotations
 
+import heapq
 import json
+import math
 
 SUPPORTED_FORMAT = 1
 
@@ -38,6 +40,7 @@ class Game:
         self.options = data["game"].get("options") or {}
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
+        self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
         for iid, kind in self.kind_of.items():
             self.of_kind.setdefault(kind, []).append(iid)
@@ -72,6 +75,31 @@ class Game:
         for a, d in self.actions.items():
             if d.get("window"):
                 self.windows.setdefault(d["window"], []).append(a)
+
+    def distances_from(self, a) -> dict:
+        """Shortest distances from `a` over links (their lengths) or adjacency (1 a step).
+
+        The map never changes during a game, so each source is worked out once.
+        """
+        cache = self.__dict__.setdefault("_distances", {})
+        if a in cache:
+            return cache[a]
+        locs = self.locations
+        dist, todo = {a: 0}, [(0, a)]
+        while todo:
+            d, x = heapq.heappop(todo)
+            if d > dist.get(x, math.inf):
+                continue
+            edges = dict(locs[x]["links"]) if x in locs else {}
+            for y in locs.get(x, {}).get("adjacent", ()):
+                edges.setdefault(y, 1)
+            for y, w in edges.items():
+                nd = d + w
+                if nd < dist.get(y, math.inf):
+                    dist[y] = nd
+                    heapq.heappush(todo, (nd, y))
+        cache[a] = dist
+        return dist
 
     @classmethod
     def load(cls, path: str) -> "Game":
