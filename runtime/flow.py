@@ -12,6 +12,7 @@ import hashlib
 import json
 import marshal
 
+from .analysis import may_stop
 from .interpreter import Fail, GameFault, Interp, Suspend, label_of, num
 from .state import new_state
 
@@ -112,6 +113,15 @@ def _restore(st, snap) -> None:
 
 def _run(game, st, spec, h0=None):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
+    if spec[0] == "effect" and not may_stop(game, spec[1]):
+        Interp(game, st).call_block(spec[1], dict(spec[2]))  # cannot stop: no snapshot needed
+        st["steps"] += 1
+        return True
+    if spec[0] == "event" and not any(may_stop(game, t["effect"]) or ("when" in t and may_stop(game, [t["when"]]))
+                                      for t in game.triggers.get(spec[1], ())):
+        Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
+        st["steps"] += 1
+        return True
     task = {"spec": spec, "answers": [], "snap": _snapshot(st), "h0": len(st["history"]) if h0 is None else h0}
     try:
         return _resume(game, st, task, fresh=True)
