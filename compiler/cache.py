@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -58,6 +59,17 @@ def checker_version() -> str:
 
 def validate_game(folder: str) -> Report:
     """The report a full check of the game folder gives, from the cache where it still holds."""
+    # Loading makes many small objects and no garbage cycles: collecting while we go only costs.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate(folder)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _validate(folder: str) -> Report:
     walk = Report()
     files = yaml_files(folder, walk)
     shown = [shown_path(f) for f in files]
@@ -268,24 +280,26 @@ def _encode(v, subst, depth):
     return str(v) if isinstance(v, str) else v
 
 
-def _decode(e, file, depth):
+def _decode(e, file, depth, dummy=None):
+    """A summary back into loaded values; positions nobody quotes are all `dummy`."""
     if type(e) is not dict:
         return e
+    dummy = dummy or Pos(file, 0, 0)
     if "m" in e:
         a = e["m"]
         out = PMap()
-        out.pos = Pos(file, *e["p"]) if "p" in e else Pos(file, 0, 0)
+        out.pos = Pos(file, *e["p"]) if "p" in e else dummy
         out.val_pos = {"id": Pos(file, *e["i"])} if "i" in e else {}
         out.key_pos = {}
         for i in range(0, len(a), 2):
             x = a[i + 1]
-            out[a[i]] = x if type(x) is not dict else _decode(x, file, depth + 1)
+            out[a[i]] = x if type(x) is not dict else _decode(x, file, depth + 1, dummy)
         if depth == 0:
             out.key_pos = dict.fromkeys(out, out.pos)
         return out
-    out = PList(x if type(x) is not dict else _decode(x, file, depth + 1) for x in e["l"])
-    out.pos = Pos(file, 0, 0)
-    out.item_pos = [out.pos] * len(out)
+    out = PList([x if type(x) is not dict else _decode(x, file, depth + 1, dummy) for x in e["l"]])
+    out.pos = dummy
+    out.item_pos = [dummy] * len(out)
     return out
 
 
