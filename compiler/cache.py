@@ -20,6 +20,7 @@ import gc
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 
 from . import dsl
@@ -336,6 +337,10 @@ class _Store:
         self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
         self.memo = {}
 
+    def _parsed_dir(self):
+        # IR is only as good as the parser that made it
+        return os.path.join(self.dir, "parsed-" + checker_version()[:16])
+
     def index(self):
         rec = _load(os.path.join(self.dir, "index.json"))
         try:
@@ -359,7 +364,7 @@ class _Store:
     def parsed(self, hashes) -> dict:
         memo = {}
         for h in hashes:
-            rows = _load(os.path.join(self.dir, "parsed", h + ".json"))
+            rows = _load(os.path.join(self._parsed_dir(), h + ".json"))
             try:
                 for text, file, l1, c1, l2, c2, l3, c3, ir in rows or ():
                     memo[(text, (file, l1, c1), (file, l2, c2), (file, l3, c3))] = ir
@@ -382,8 +387,12 @@ class _Store:
             rows.setdefault(p1[0], []).append([text, p1[0], p1[1], p1[2], p2[1], p2[2], p3[1], p3[2], ir])
         for shown, h in hashes.items():
             if h and shown in rows:
-                _save(os.path.join(self.dir, "parsed", h + ".json"), rows[shown])
-        folder = os.path.join(self.dir, "parsed")
+                _save(os.path.join(self._parsed_dir(), h + ".json"), rows[shown])
+        folder = self._parsed_dir()
+        if keep is not None and enabled() and os.path.isdir(self.dir):
+            for name in os.listdir(self.dir):  # effects parsed by another version of the checker
+                if name.startswith("parsed-") and os.path.join(self.dir, name) != folder:
+                    shutil.rmtree(os.path.join(self.dir, name), ignore_errors=True)
         for name in (os.listdir(folder) if keep is not None and enabled() and os.path.isdir(folder) else ()):
             if name[:-5] not in keep:
                 try:

@@ -170,3 +170,14 @@ def test_build_reuses_parsed_effects_and_gives_the_same_bytes(game, monkeypatch)
     monkeypatch.setattr(dsl, "_parse", lambda *a: parses.append(1) or real(*a))
     assert compile_game(game)[0] == plain
     assert parses == []
+
+
+def test_a_changed_checker_parses_every_effect_again(game, monkeypatch):
+    from compiler import dsl
+    cached(game)
+    parses = []
+    real = dsl._parse
+    monkeypatch.setattr(dsl, "_parse", lambda *a: parses.append(1) or real(*a))
+    monkeypatch.setattr(cache, "checker_version", lambda: "another")
+    assert cached(game) == full(game)
+    assert len(parses) > 60  # every card's effect, not the IR of the old parser
