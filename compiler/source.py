@@ -196,7 +196,12 @@ def _convert(node, shown, lines, report, depth, budget, active):
         for knode, vnode in node.value:
             if knode.tag == _T + "merge":
                 raise _Abort(_pos(knode, shown), "Y004", "merge keys (`<<`) are not supported; repeat the keys")
-            key = _convert(knode, shown, lines, report, depth + 1, budget, active)
+            if isinstance(knode, yaml.ScalarNode) and knode.style in (None, "") and knode.tag == _T + "bool":
+                key = PStr(knode.value)  # `on:` is a key here, never the boolean YAML 1.1 makes of it
+                key.pos, key.block = _pos(knode, shown), False
+                key.origin_line, key.origin_col = key.pos.line, key.pos.col
+            else:
+                key = _convert(knode, shown, lines, report, depth + 1, budget, active)
             if not isinstance(key, str):
                 raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`; "
                              f"quote it: `\"{knode.value}\":`")

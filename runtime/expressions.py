@@ -80,6 +80,13 @@ def _compile(game, e):
         if o in _CMP:
             f = _CMP[o]
             return lambda it, env: f(num(a(it, env)), num(b(it, env)))
+        if o == "+":
+            def plus(it, env):
+                x, y = a(it, env), b(it, env)
+                if isinstance(x, list) and isinstance(y, list):
+                    return x + y  # two lists join
+                return num(x) + num(y)
+            return plus
         if o in _ARITH:
             f = _ARITH[o]
             return lambda it, env: f(num(a(it, env)), num(b(it, env)))

@@ -13,7 +13,7 @@ import json
 import marshal
 
 from .analysis import may_stop
-from .interpreter import Fail, GameFault, Interp, Suspend, label_of, num
+from .interpreter import Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import new_state
 
 
@@ -114,12 +114,18 @@ def _restore(st, snap) -> None:
 def _run(game, st, spec, h0=None):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
     if spec[0] == "effect" and not may_stop(game, spec[1]):
-        Interp(game, st).call_block(spec[1], dict(spec[2]))  # cannot stop: no snapshot needed
+        try:
+            Interp(game, st).call_block(spec[1], dict(spec[2]))  # cannot stop: no snapshot needed
+        except GameOver:
+            pass
         st["steps"] += 1
         return True
     if spec[0] == "event" and not any(may_stop(game, t["effect"]) or ("when" in t and may_stop(game, [t["when"]]))
                                       for t in game.triggers.get(spec[1], ())):
-        Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
+        try:
+            Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
+        except GameOver:
+            pass
         st["steps"] += 1
         return True
     task = {"spec": spec, "answers": [], "snap": _snapshot(st), "h0": len(st["history"]) if h0 is None else h0}
@@ -158,6 +164,13 @@ def _resume(game, st, task, fresh=False):
 
 
 def _exec(game, it, spec):
+    try:
+        _exec_spec(game, it, spec)
+    except GameOver:
+        pass
+
+
+def _exec_spec(game, it, spec):
     kind = spec[0]
     if kind == "action":
         _, aid, p = spec

@@ -34,6 +34,10 @@ class GameFault(Exception):
         self.pos, self.message = pos, message
 
 
+class GameOver(Exception):
+    """`end game`: unwinds every running effect; what they did so far stands."""
+
+
 class _Stop(Exception):
     pass
 
@@ -98,7 +102,7 @@ class Interp:
     def ev(self, e, env):
         try:
             return compiled(self.g, e)(self, env)
-        except (GameFault, Suspend, Fail, _Return, _Stop):
+        except (GameFault, Suspend, Fail, _Return, _Stop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
@@ -671,6 +675,7 @@ class Interp:
 
     def s_endgame(self, s, env):
         self.st["over"] = True
+        raise GameOver()  # at once: the rest of the effect does not happen
 
     def s_endturn(self, s, env):
         self.st["flow"]["turn_over"] = True

@@ -25,7 +25,7 @@ from compiler.pipeline import compile_game
 from compiler.source import PMap, PStr, load_file
 
 from .flow import IllegalChoice, _action_decision, apply, interrupt, new_game
-from .interpreter import Fail, GameFault, Interp
+from .interpreter import Fail, GameFault, GameOver, Interp
 from .tables import Game
 
 
@@ -136,6 +136,8 @@ def _direct(game, st, ir):
     it = Interp(game, st)
     try:
         it.call_block(ir, {"player": st["first"]})
+    except GameOver:
+        pass
     except Fail as exc:
         raise ScenarioFailure(f"setup failed: {exc}")
 

@@ -127,3 +127,28 @@ def test_simulation_results_do_not_depend_on_worker_count(duel):
     a = simulate(duel, 12, seed=4, players=2, workers=1)
     b = simulate(duel, 12, seed=4, players=2, workers=2)
     assert a == b and a["finished"] == 12
+
+
+def test_end_game_stops_the_effect_at_once_and_lists_join(tmp_path):
+    from tests.conftest import game_from
+    import shutil, os
+    dst = tmp_path / "g"
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "games", "duel"), dst)
+    text = (dst / "game.yaml").read_text().replace(
+        "      draw 1 from blades\n",
+        "      draw 1 from blades\n      gain count([1, 2] + [3]) vp\n      end game\n      gain 100 vp\n")
+    (dst / "game.yaml").write_text(text)
+    game = game_from(str(dst))
+    st = new_game(game, 2, 1, first="p1")
+    apply(game, st, "arm")
+    assert st["over"] and st["scores"]["p1"] == 3
+
+
+def test_on_is_a_key_not_a_boolean(tmp_path):
+    from compiler.diagnostics import Report
+    from compiler.source import load_file
+    f = tmp_path / "t.yaml"
+    f.write_text("triggers:\n  - id: t\n    on: round_end\n    effect: end game\n")
+    rep = Report()
+    doc = load_file(str(f), "t.yaml", rep)
+    assert doc["triggers"][0]["on"] == "round_end" and not rep.items
