@@ -12,6 +12,7 @@ import hashlib
 import json
 import marshal
 
+from . import continuation
 from .analysis import may_stop
 from .interpreter import Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import new_state
@@ -137,14 +138,24 @@ def _run(game, st, spec, h0=None):
 
 
 def _resume(game, st, task, fresh=False):
-    if not fresh:
-        _restore(st, task["snap"])
-    it = Interp(game, st, task["answers"])
+    live = None if fresh else continuation.take(task)
+    if live is None:
+        if not fresh:
+            _restore(st, task["snap"])
+        it = Interp(game, st, task["answers"])
+        glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
+    else:
+        glet, it = live
     try:
-        _exec(game, it, task["spec"])
+        out = glet.switch()
+        if isinstance(out, continuation.Waiting):
+            raise Suspend(out.decision)
     except Suspend as s:
         # The state stays as it is at the decision, so the chooser sees what the effect
-        # has done so far (cards just drawn, for instance); answering replays from the snapshot.
+        # has done so far (cards just drawn, for instance). The effect waits live in memory;
+        # a saved copy of the state replays it from the snapshot with the answers.
+        if glet and not glet.dead:
+            continuation.keep(task, glet, it)
         d = s.decision
         if d["kind"] == "secret":
             d["collected"] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import rng
+from . import continuation
 from .expressions import compiled
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -69,10 +70,12 @@ def option_id(v) -> str:
 
 
 class Interp:
+    glet = None  # the greenlet this interpreter runs in, when the flow runs it live
+
     def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
-        self.answers = answers or []
+        self.answers = answers if answers is not None else []
         self.ai = 0
         self.steps = 0
         self.depth = 0
@@ -784,6 +787,11 @@ class Interp:
     # ---- decisions ----
     def answer(self, decision):
         if self.ai < len(self.answers):
+            a = self.answers[self.ai]
+            self.ai += 1
+            return a
+        if self.glet is not None:  # running live: pause here until answered
+            continuation.wait(self, decision)
             a = self.answers[self.ai]
             self.ai += 1
             return a

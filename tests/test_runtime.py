@@ -152,3 +152,22 @@ def test_on_is_a_key_not_a_boolean(tmp_path):
     rep = Report()
     doc = load_file(str(f), "t.yaml", rep)
     assert doc["triggers"][0]["on"] == "round_end" and not rep.items
+
+
+def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_data(duel):
+    """Live continuation is only a shortcut: saving and loading at every decision changes nothing."""
+    live = new_game(duel, 3, 17)
+    saved = new_game(duel, 3, 17)
+    agents_a = {p: RandomAgent(p) for p in live["players"]}
+    agents_b = {p: RandomAgent(p) for p in saved["players"]}
+    while live["pending"] is not None:
+        saved = json.loads(json.dumps(saved))          # forces a replay of any waiting effect
+        for st, agents in ((live, agents_a), (saved, agents_b)):
+            d = st["pending"]
+            if d["kind"] == "secret":
+                p = next(x for x in d["who"] if x not in d["collected"])
+                apply(duel, st, agents[p].choose(duel, st, p, d["options"][p]), p)
+            else:
+                apply(duel, st, agents[d["who"]].choose(duel, st, d["who"], d["options"]), d["who"])
+        assert state_hash(live) == state_hash(saved)
+    assert live["scores"] == saved["scores"]

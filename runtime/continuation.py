@@ -1,0 +1,46 @@
+"""Effects waiting for a decision, kept running in memory so an answer does not replay them.
+
+A waiting task is always also plain data (snapshot + answers) and replays exactly; this
+is only a shortcut for the process that holds the live state. A state that was copied,
+saved or loaded has other task objects, finds nothing here, and replays.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from greenlet import greenlet
+
+LIMIT = 64  # live tasks kept; the oldest is dropped (and would replay if answered later)
+_live: OrderedDict = OrderedDict()
+
+
+class Waiting:
+    """What a running effect hands back when it needs a decision."""
+    __slots__ = ("decision",)
+
+    def __init__(self, decision):
+        self.decision = decision
+
+
+def start(run) -> greenlet:
+    return greenlet(run)
+
+
+def keep(task, glet, it) -> None:
+    _live[id(task)] = (task, glet, it)
+    _live.move_to_end(id(task))
+    while len(_live) > LIMIT:
+        _live.popitem(last=False)
+
+
+def take(task):
+    """The live (greenlet, interpreter) of this very task object, if it waits for the next answer."""
+    entry = _live.pop(id(task), None)
+    if entry is None or entry[0] is not task or entry[2].ai != len(task["answers"]) - 1:
+        return None
+    return entry[1], entry[2]
+
+
+def wait(it, decision):
+    """Called inside a running effect: pause it until the flow has the answer."""
+    it.glet.parent.switch(Waiting(decision))
