@@ -22,6 +22,7 @@ COLS, ROWS = 3, 3
 MIN_MARGIN = 5.0    # what most printers cannot print
 MARK_LEN = 5.0      # crop mark length
 MARK_GAP = 1.0      # crop marks stop this far from the bleed
+SEAM = 0.15         # neighbouring bleeds overlap by this much
 PAPER = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 _POS = re.compile(r"^.*:\d+:\d+$")
 
@@ -69,10 +70,11 @@ def _slots(paper: str, back: bool):
             col = COLS - 1 - c if back else c
             x, y = left + col * (CARD_W + gx), top + r * (CARD_H + gy)
             # inside the grid two cards share the gutter, each bleeding into its half
-            bl = BLEED if col == 0 else min(BLEED, gx / 2)
-            br = BLEED if col == COLS - 1 else min(BLEED, gx / 2)
-            bt = BLEED if r == 0 else min(BLEED, gy / 2)
-            bb = BLEED if r == ROWS - 1 else min(BLEED, gy / 2)
+            # (a hair more, so no white seam shows where two bleeds meet)
+            bl = BLEED if col == 0 else min(BLEED, gx / 2 + SEAM)
+            br = BLEED if col == COLS - 1 else min(BLEED, gx / 2 + SEAM)
+            bt = BLEED if r == 0 else min(BLEED, gy / 2 + SEAM)
+            bb = BLEED if r == ROWS - 1 else min(BLEED, gy / 2 + SEAM)
             slots.append({"x": x - bl, "y": y - bt, "w": CARD_W + bl + br, "h": CARD_H + bt + bb,
                           "tx": bl, "ty": bt})
     cuts_x = sorted({round(left + c * (CARD_W + gx) + d, 3) for c in range(COLS) for d in (0, CARD_W)})

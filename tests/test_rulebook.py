@@ -168,3 +168,17 @@ def test_icons_become_glyphs_in_html_rulebooks(tmp_path):
     page = render_rulebook(t, "en", "html", str(game))
     assert 'Race on <span class="icon icon-time" title="Time">⌛</span>' in page
     assert "Гонка на ⌛" in render_rulebook(t, "ru", "md", str(game))
+
+
+@pytest.mark.parametrize("folder", [g for g in _games() if g.startswith("content/")])
+def test_committed_rulebooks_are_fresh(folder):
+    t = tables_of(folder)
+    target = os.path.join(ROOT, "build", t["game"]["id"])
+    if not os.path.isfile(os.path.join(target, "game.json")):
+        pytest.skip(f"{folder} is not built yet")
+    for lang in LANGS:
+        for fmt in ("html", "md"):
+            path = os.path.join(target, f"rulebook.{lang}.{fmt}")
+            assert os.path.exists(path), f"{path} is missing: run `rulepress build`"
+            with open(path, encoding="utf-8") as fh:
+                assert fh.read() == page_of(folder, lang, fmt), f"{path} is stale: run `rulepress build`"
