@@ -103,11 +103,12 @@ CATALOGUE: dict[str, dict] = {
     },
     "Y007": {
         "title": "key is not text, or number not usable",
-        "explain": "Keys must be text. YAML 1.1 reads some bare words as other things: `on`, `off`, `yes`, `no` "
-                   "become true/false, so a trigger's `on:` key is not the text \"on\". Quote such keys. "
-                   "The same code is given for `.inf` and `.nan`, which are not numbers a game can use.",
-        "wrong": "triggers:\n  - id: warm_up\n    on: round_start\n    effect: gain 1 score\n",
-        "right": "triggers:\n  - id: warm_up\n    \"on\": round_start\n    effect: gain 1 score\n",
+        "explain": "Keys must be text. YAML reads a bare key like `12` or `~` as a number or as nothing; "
+                   "quote it, or better, use a name (`speed_2`). (The words on, off, yes and no are kept as "
+                   "text when they are keys.) The same code is given for `.inf` and `.nan`, which are not "
+                   "numbers a game can use.",
+        "wrong": _CARD + "    attrs: {2: fast}\n",
+        "right": _CARD + "    attrs: {speed: 2}\n",
     },
     "Y008": {
         "title": "file too large",
