@@ -691,8 +691,10 @@ class Renderer:
             en, ru = _THIS.get(self.this or "", ("this", "это"))
             return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
         if n in ("card", "piece") and self.names.kind_of(n) is None:
-            en, ru = _THIS["cards" if n == "card" else "pieces"]
-            return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+            if self.this in ("cards", "pieces", "tokens"):  # the thing whose effect this is
+                en, ru = _THIS["cards" if n == "card" else "pieces"]
+                return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+            return _ru("карта" if n == "card" else "фишка") if self.ru else _fixed(f"the {n}")  # an event's thing
         if n == "round":
             rn = text_of(self.names.round_name, self.lang, "round")
             return _ru("номер").then(" раунда") if self.ru else _fixed(f"the number of the {rn.lower()}")
@@ -766,6 +768,9 @@ class Renderer:
                 return _fixed(f"{x.c('n')} {'отсутствует' if sym == '==' else 'имеется'}")
             xs = str(x)[4:] if str(x).startswith("the ") else str(x)
             return _fixed(f"there is no {xs}" if sym == "==" else f"there is {'a ' if xs != str(x) else ''}{xs}")
+        if sym in ("==", "!=") and self._is_you(e[3]):
+            no = "не " if sym == "!=" else ""
+            return _fixed(f"вы {no}являетесь {b.c('i')}" if self.ru else f"you are {'not ' if no else ''}{b}")
         if sym in _CMP_EN:
             if self.ru:
                 case = "d" if sym in ("==", "!=") else "g"
@@ -790,12 +795,9 @@ class Renderer:
     def _x_not(self, e):
         inner = e[2]
         if inner[0] == "in":
-            a, b = self._e(inner[2]), self._e(inner[3])
-            return _fixed(f"{a.c('n')} не входит в {b.c('a')}" if self.ru else f"{a} is not in {b}")
+            return self._membership(inner, negated=True)
         if inner[0] == "has":
-            x = self._e(inner[2])
-            m = self._mark(inner[3])
-            return _fixed(f"{x.c('n')} не имеет отметки {m}" if self.ru else f"{x} does not have the mark {m}")
+            return self._has(inner, negated=True)
         v = self._e(inner).c("n")
         return _fixed(f"неверно, что {v}" if self.ru else f"it is not so that {v}")
 
@@ -803,13 +805,37 @@ class Renderer:
         return _fixed(f"−{self._paren(e[2], self._e(e[2]))}")
 
     def _x_in(self, e):
-        a, b = self._e(e[2]), self._e(e[3])
-        return _fixed(f"{a.c('n')} входит в {b.c('a')}" if self.ru else f"{a} is in {b}")
+        return self._membership(e)
 
     def _x_has(self, e):
-        x = self._e(e[2])
+        return self._has(e)
+
+    def _is_you(self, node):
+        return node[0] == "name" and node[2] == "player" and "player" not in self.locals
+
+    def _membership(self, e, negated=False):
+        """`x in ZONE` is where it lies; `x in LIST` is being one of them."""
+        a, b = self._e(e[2]), self._e(e[3])
+        place = self._count_of(e[3])
+        if self.ru:
+            no = "не " if negated else ""
+            if place:
+                return _fixed(f"{a.c('n')} {no}находится в {b.c('p')}")
+            return _fixed(f"{a.c('n')} {no}входит в число {b.c('g')}")
+        if self._is_you(e[2]):
+            return _fixed(f"you are {'not ' if negated else ''}{'in' if place else 'among'} {b}")
+        return _fixed(f"{a} is {'not ' if negated else ''}{'in' if place else 'among'} {b}")
+
+    def _has(self, e, negated=False):
         m = self._mark(e[3])
-        return _fixed(f"{x.c('n')} имеет отметку {m}" if self.ru else f"{x} has the mark {m}")
+        if self._is_you(e[2]):
+            if self.ru:
+                return _fixed(f"у вас нет отметки {m}" if negated else f"у вас есть отметка {m}")
+            return _fixed(f"you do not have the mark {m}" if negated else f"you have the mark {m}")
+        x = self._e(e[2])
+        if self.ru:
+            return _fixed(f"{x.c('n')} не имеет отметки {m}" if negated else f"{x.c('n')} имеет отметку {m}")
+        return _fixed(f"{x} does not have the mark {m}" if negated else f"{x} has the mark {m}")
 
     def _x_index(self, e):
         x, i = self._e(e[2]), self._e(e[3])
