@@ -112,7 +112,8 @@ def test(paths, select, verbose):
 @click.option("--seed", default=0, show_default=True)
 @click.option("--players", default=None, type=int)
 @click.option("--workers", default=1, show_default=True)
-@click.option("--agent", default="random", show_default=True)
+@click.option("--agent", default="random", show_default=True,
+              help="random, first or greedy for every seat, or a mix like p1=greedy,random")
 @click.option("--json", "as_json", is_flag=True)
 def simulate(game, games, seed, players, workers, agent, as_json):
     """Play N games with bots and report win rates, scores and lengths."""

@@ -16,7 +16,7 @@ from .interpreter import GameFault
 def play_one(game, i, seed, players, agent):
     s = f"{seed}:{i}"
     st = new_game(game, players, s)
-    agents = {p: make(agent, f"{s}:{p}") for p in st["players"]}
+    agents = {p: make(kind, f"{s}:{p}") for p, kind in seat_agents(agent, st["players"]).items()}
     try:
         decisions = play_out(game, st, agents)
     except (GameFault, RuntimeError) as exc:
@@ -31,6 +31,18 @@ def play_one(game, i, seed, players, agent):
             factions[p] = label_of(game, f).get("en", str(f)) if isinstance(f, str) else str(f)
     return {"i": i, "scores": st["scores"], "winners": st["winners"], "rounds": st["round"],
             "decisions": decisions, "actions": dict(actions), "factions": factions}
+
+
+def seat_agents(spec: str, seats) -> dict:
+    """`greedy` for every seat, or a mix: `p1=greedy,random` (the bare name is the default)."""
+    default, per = "random", {}
+    for part in filter(None, (x.strip() for x in spec.split(","))):
+        seat, eq, kind = part.partition("=")
+        if eq:
+            per[seat] = kind
+        else:
+            default = seat
+    return {p: per.get(p, default) for p in seats}
 
 
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
