@@ -20,6 +20,7 @@ import gc
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -48,13 +49,28 @@ def cache_dir() -> str:
 
 @functools.lru_cache(maxsize=None)
 def checker_version() -> str:
-    """A new checker or new schemas make every old entry stale."""
+    """A new checker or new schemas make every old entry stale.
+
+    The checker is this module and every compiler module it imports, directly or not,
+    with the grammar and the schemas; the rulebook, printing and the command line are not."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    todo, seen = ["cache"], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or not os.path.isfile(os.path.join(here, name + ".py")):
+            continue
+        seen.add(name)
+        with open(os.path.join(here, name + ".py"), encoding="utf-8") as fh:
+            text = fh.read()
+        todo += re.findall(r"^\s*from \.(\w+) import", text, re.M)
+        for names in re.findall(r"^\s*from \. import ([\w, ]+)", text, re.M):
+            todo += [n.strip() for n in names.split(",")]
     h = hashlib.sha1(f"{FORMAT}".encode())
-    for folder in (os.path.dirname(os.path.abspath(__file__)), SCHEMA_DIR):
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".py", ".lark", ".json")):
-                with open(os.path.join(folder, name), "rb") as fh:
-                    h.update(name.encode() + b"\0" + fh.read())
+    paths = [os.path.join(here, n + ".py") for n in sorted(seen)] + [os.path.join(here, "dsl.lark")]
+    paths += [os.path.join(SCHEMA_DIR, n) for n in sorted(os.listdir(SCHEMA_DIR)) if n.endswith(".json")]
+    for path in paths:
+        with open(path, "rb") as fh:
+            h.update(os.path.basename(path).encode() + b"\0" + fh.read())
     return h.hexdigest()
 
 
