@@ -143,7 +143,7 @@ def tables(m: Model) -> dict:
                     p[k] = _plain(ph[k])
             p["actions"] = list(ph.get("actions") or [a for a, d in actions.items()
                                                      if d.get("phase") in (None, ph["id"]) and not d.get("window")])
-            for f in ("effect", "until", "if"):
+            for f in ("effect", "until", "if", "can_pass"):
                 if ("flow", f"phase:{ph['id']}", f) in ir:
                     p[f] = ir[("flow", f"phase:{ph['id']}", f)]
             flow["phases"].append(p)

@@ -227,7 +227,7 @@ def _effect_sites(m: Model):
                 yield "flow", "flow", f, m.flow[f], (), f == "end", m.flow
         for ph in m.flow.get("phases") or []:
             if isinstance(ph, PMap):
-                for f in ("effect", "until", "if"):
+                for f in ("effect", "until", "if", "can_pass"):
                     if ph.get(f) is not None:
                         yield "flow", f"phase:{ph.get('id')}", f, ph[f], ("phase",), f != "effect", ph
     if isinstance(m.scoring, PMap):

@@ -236,7 +236,8 @@ def _action_decision(game, st, p, note=None):
     phase = game.flow["phases"][st["flow"]["ph"]]
     acts = _legal_actions(game, st, p, phase)
     opts = [{"id": a, "label": game.actions[a]["name"]} for a in acts]
-    opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
+    if not opts or "can_pass" not in phase or Interp(game, st).ev(phase["can_pass"], {"player": p, "phase": phase["id"]}):
+        opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
     d = {"who": p, "kind": "action", "prompt": None, "options": opts}
     if note:
         d["note"] = note
@@ -372,7 +373,7 @@ def advance(game, st) -> None:
                 f["stage"] = "turn_end"
                 continue
             d = _action_decision(game, st, p)
-            if len(d["options"]) == 1:  # only "pass" is left: the turn ends by itself
+            if d["options"][0]["id"] == "pass":  # nothing but "pass" is left: the turn ends by itself
                 if ph.get("rotate"):
                     f["passed"].append(p)
                 f["stage"] = "turn_end"
@@ -381,11 +382,14 @@ def advance(game, st) -> None:
             return
         elif stage == "turn_end":
             p = f["order"][f["i"]]
-            f["i"] += 1
-            f["stage"] = "turn_start"
-            _expire(st, "turn")
+            f["stage"] = "turn_over"
             if not _event(game, st, "turn_end", {"player": p}):
                 return
+        elif stage == "turn_over":
+            # marks that last until the end of the turn are still there for turn_end triggers
+            _expire(st, "turn")
+            f["i"] += 1
+            f["stage"] = "turn_start"
         elif stage == "phase_end":
             ph = phases[f["ph"]]
             f["ph"] += 1
@@ -393,10 +397,12 @@ def advance(game, st) -> None:
             if not _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]}):
                 return
         elif stage == "round_end":
-            f["stage"] = "round_start"
-            _expire(st, "round")
+            f["stage"] = "round_over"
             if not _event(game, st, "round_end", {"player": st["first"]}):
                 return
+        elif stage == "round_over":
+            _expire(st, "round")
+            f["stage"] = "round_start"
         elif stage == "scoring":
             return
 

@@ -51,6 +51,8 @@ class _Return(Exception):
 def label_of(game, v):
     if v is None:
         return {"en": "none", "ru": "ничего"}
+    if v is True or v is False:
+        return {"en": "Yes", "ru": "Да"} if v else {"en": "No", "ru": "Нет"}
     if isinstance(v, str) and v in game.proto_of:
         p = game.protos[game.proto_of[v]]
         return p.get("name") or {"en": v}

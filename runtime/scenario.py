@@ -120,6 +120,10 @@ def run_scenario(game, sc):
     _refresh_actions(game, st)
     for i, step in enumerate(steps):
         _step(game, st, step, i + 1)
+    if st.get("interrupted"):
+        d = st["pending"] or {}
+        raise ScenarioFailure(f"the run still waits for a decision after the last step ({d.get('prompt') or d.get('kind')}"
+                              + (f", asked at {d['at']}" if d.get("at") else "") + "): add a step for it")
     for j, exp in enumerate(sc.get("expect") or []):
         _expect(game, st, exp, sc["expect"], j)
 

@@ -171,3 +171,30 @@ def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_da
                 apply(duel, st, agents[d["who"]].choose(duel, st, d["who"], d["options"]), d["who"])
         assert state_hash(live) == state_hash(saved)
     assert live["scores"] == saved["scores"]
+
+
+def _duel_variant(tmp_path, old, new):
+    from tests.conftest import game_from
+    import shutil, os
+    dst = tmp_path / "v"
+    shutil.copytree(os.path.join(os.path.dirname(__file__), "games", "duel"), dst)
+    text = (dst / "game.yaml").read_text()
+    assert old in text
+    (dst / "game.yaml").write_text(text.replace(old, new))
+    return game_from(str(dst))
+
+
+def test_a_phase_can_forbid_passing_while_an_action_is_legal(tmp_path):
+    game = _duel_variant(tmp_path, "      max_actions: 1\n", "      max_actions: 1\n      can_pass: false\n")
+    st = new_game(game, 2, 1, first="p1")
+    assert "pass" not in [o["id"] for o in st["pending"]["options"]]
+
+
+def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path):
+    game = _duel_variant(tmp_path, "      draw 1 from blades\n",
+                         "      draw 1 from blades\n      mark player as hasty until end of turn\n"
+                         "triggers:\n  - id: check_mark\n    on: turn_end\n    effect: |\n"
+                         "      if player has hasty:\n        gain 10 vp\n")
+    st = new_game(game, 2, 1, first="p1")
+    apply(game, st, "arm")
+    assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
