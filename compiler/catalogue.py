@@ -475,6 +475,14 @@ CATALOGUE: dict[str, dict] = {
         "right": "pools:\n  - id: bag\n    tokens:\n      - {id: red, count: 2}\n"
                  "actions:\n  - id: pick\n    name: {en: Pick, ru: Тянуть}\n    effect: draw 1 from bag\n",
     },
+    "W004": {
+        "title": "attribute named like a counter or zone",
+        "explain": "A card, piece, location or token has an attribute with the name of a counter or zone "
+                   "kept per player or per thing. `x.name` reads the counter or zone first, so the "
+                   "attribute can never be read. Rename one of them.",
+        "wrong": _CARD + "    attrs: {position: 3}\n",
+        "right": _CARD + "    attrs: {speed: 3}\n",
+    },
 }
 
 _GROUPS = [("Y", "Reading YAML files"), ("S", "The shape of content (JSON Schema)"), ("G", "The game folder"),
