@@ -83,6 +83,15 @@ def _collect_ids(m: Model, report: Report) -> None:
                 m.attrs.add(k)
                 # text naming a thing of the game (a location, say) is a reference to it
                 m.attr_types.setdefault(k, set()).add("thing" if isinstance(v, str) and v in m.ids else _value_type(v))
+    default_kind = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
+    for sec in ("cards", "pieces", "locations", "tokens"):
+        for d in (m.by_section.get(sec) or {}).values():
+            attrs = d.get("attrs") or {}
+            kind = d.get("kind") or default_kind[sec]
+            for k in attrs:
+                if m.counters_of.get(k) == kind or m.zones_of.get(k) == kind:
+                    report.warning(attrs.key_pos.get(k, _pos(d)), "W004",
+                                   f"attribute `{k}` has the name of a counter or zone, which `x.{k}` reads first; rename one")
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])

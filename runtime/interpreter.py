@@ -170,7 +170,7 @@ class Interp:
         c = ent["c"]
         if n in c:
             return c[n]
-        if n in g.owned_zones:
+        if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
             return Zone(f"{x}.{n}")
         if n in ("id",):
             return x
@@ -196,6 +196,12 @@ class Interp:
         if p is not None:
             return p["attrs"].get(n)
         return None
+
+    def owns_zone(self, x, scope):
+        """Whether thing x has zones of this scope: a player's hand is not a piece's."""
+        if scope == "player":
+            return x in self.st["players"]
+        return self.g.kind_of.get(x) == scope
 
     def location_of(self, x):
         z = self.st["e"][x]["z"]
@@ -348,7 +354,11 @@ class Interp:
             return all(vals)
         if name == "sorted":
             key = args[1] if len(args) > 1 else None
-            return sorted(vals, key=lambda v: (num(self.attr(v, key, pos)) if key else num(v)))
+
+            def order(v):  # numbers before text; text in its own order
+                k = self.attr(v, key, pos) if key else v
+                return (0, num(k), "") if k is None or isinstance(k, (int, float)) else (1, 0, str(k))
+            return sorted(vals, key=order)
         if name == "distinct":
             out = []
             for v in vals:
