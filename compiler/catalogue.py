@@ -478,10 +478,12 @@ CATALOGUE: dict[str, dict] = {
     "W004": {
         "title": "attribute named like a counter or zone",
         "explain": "A card, piece, location or token has an attribute with the name of a counter or zone "
-                   "kept per player or per thing. `x.name` reads the counter or zone first, so the "
-                   "attribute can never be read. Rename one of them.",
-        "wrong": _CARD + "    attrs: {position: 3}\n",
-        "right": _CARD + "    attrs: {speed: 3}\n",
+                   "that things of its kind have (`of: card`). `x.name` reads the counter or zone first, so "
+                   "the attribute can never be read. Rename one of them.",
+        "wrong": "counters:\n  - id: wear\n    name: {en: Wear, ru: Износ}\n    of: card\n"
+                 + _CARD + "    attrs: {wear: 2}\n",
+        "right": "counters:\n  - id: wear\n    name: {en: Wear, ru: Износ}\n    of: card\n"
+                 + _CARD + "    attrs: {grip: 2}\n",
     },
 }
 
