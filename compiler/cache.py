@@ -28,11 +28,10 @@ from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .names import BUILTIN_NAMES
-from .model import EFFECT_FIELDS, EXPR_FIELDS, _effect_sites, _walk, build_model
+from .model import _effect_sites, _walk, build_model
 from .source import PList, PMap
 
 FORMAT = 1
-DSL_FIELDS = EFFECT_FIELDS | EXPR_FIELDS
 PLAYER_TEXT = {"name", "text"}  # read by the rulebook, not by any check across files
 
 
@@ -208,14 +207,16 @@ def summaries(model, only=None) -> dict:
     changes some file's summary, which forces a full check.
     """
     ids = set(model.ids)
-    subst, uses = {}, {}
+    subst, drop, uses = {}, set(), {}
     for sec, iid, field, text, bound, is_expr, node in _effect_sites(model):
         key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
         ir = model.ir.get((sec, iid, field))
         if sec == "procedures":
             subst[(id(node), key)] = _synthetic(_uses([ir] if ir is not None else [], ids), False,
                                                 model.by_section["procedures"])
-        elif ir is not None:
+            continue
+        drop.add((id(node), key))
+        if ir is not None:
             u = uses.setdefault(node.pos.file, {"n": set(), "e": {}})
             found = _uses([ir] if is_expr else ir, ids)
             u["n"] |= found["n"]
@@ -225,7 +226,7 @@ def summaries(model, only=None) -> dict:
     for file, doc in model.src.docs.items():
         if only is None or file in only:
             u = uses.get(file, {"n": set(), "e": {}})
-            out[file] = (_encode(doc, subst, 0), {"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})
+            out[file] = (_encode(doc, subst, drop, 0), {"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})
     return out
 
 
@@ -273,19 +274,20 @@ def _host(doc):
     return None
 
 
-def _encode(v, subst, depth):
+def _encode(v, subst, drop, depth):
     """A loaded value as plain JSON: maps {"m": [key, value, ...]}, lists {"l": [...]}.
 
-    Only the positions that findings about other files quote are kept: where each
-    section and each id stands."""
+    Effects become what `subst` says or go (`drop`); player-facing texts go. Only the
+    positions that findings about other files quote are kept: where each section and
+    each id stands."""
     if isinstance(v, PMap):
         flat = []
         for k, x in v.items():
             if (id(v), k) in subst:
                 x = subst[(id(v), k)]
-            elif k in DSL_FIELDS or k in PLAYER_TEXT:
+            elif (id(v), k) in drop or (k in PLAYER_TEXT and isinstance(x, PMap) and set(x) <= {"en", "ru"}):
                 continue
-            flat += [k, _encode(x, subst, depth + 1)]
+            flat += [k, _encode(x, subst, drop, depth + 1)]
         out = {"m": flat}
         if depth == 1:
             out["p"] = list(v.pos[1:])
@@ -293,7 +295,7 @@ def _encode(v, subst, depth):
             out["i"] = list(v.val_pos["id"][1:])
         return out
     if isinstance(v, PList):
-        return {"l": [_encode(x, subst, depth + 1) for x in v]}
+        return {"l": [_encode(x, subst, drop, depth + 1) for x in v]}
     return str(v) if isinstance(v, str) else v
 
 

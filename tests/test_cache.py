@@ -37,6 +37,7 @@ cards:
   - id: extra_card
     name: {en: Extra, ru: Extra}
     deck: market
+    attrs: {cost: 2}
     effect: |
       boost_all(2)
       gain 1 coins
@@ -84,7 +85,7 @@ def test_an_edited_file_is_checked_again(game, monkeypatch):
     fulls = count_full_checks(monkeypatch)
     edit(game, "extra.yaml", "gain 1 coins", "gain 1 coinz")
     found = [d for d in cached(game) if d not in before]
-    assert len(found) == 1 and "D011 unknown counter `coinz`" in found[0] and "extra.yaml:24:" in found[0]
+    assert len(found) == 1 and "D011 unknown counter `coinz`" in found[0] and "extra.yaml:25:" in found[0]
     edit(game, "extra.yaml", "gain 1 coinz", "gain 1 coins")
     assert cached(game) == before
     assert fulls == []  # both edits were checked without checking every file again
@@ -117,6 +118,9 @@ EDITS = [
     ("game.yaml", "- id: glory", "- id: fame"),
     ("cards_003.yaml", "cards:", "cards:\n  - id: bad card"),      # schema errors
     ("cards_003.yaml", "cards:\n  - id: bad card", "cards:"),
+    ("cards_001.yaml", "gain 2 fame", "gain extra_card.cost fame"),  # an attribute named like a field
+    ("extra.yaml", "attrs: {cost: 2}", "attrs: {cots: 2}"),
+    ("extra.yaml", "attrs: {cots: 2}", "attrs: {cost: 2}"),
 ]
 
 
