@@ -68,7 +68,7 @@ def report(name, samples) -> None:
           f"   (wall {min(walls):.3f}-{max(walls):.3f}, n={len(samples)})", flush=True)
 
 
-def edit(path, n) -> None:
+def edit(path, _n=0) -> None:
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     marker = "      gain "
@@ -76,8 +76,9 @@ def edit(path, n) -> None:
     j = i
     while text[j].isdigit():
         j += 1
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text[:i] + str(1 + n % 9) + text[j:])
+    current = int(text[i:j] or 0)
+    with open(path, "w", encoding="utf-8") as fh:  # always a different number: a real edit
+        fh.write(text[:i] + str(current % 9 + 1) + text[j:])
 
 
 def in_process_revalidate(game, cache_dir, runs) -> list:
