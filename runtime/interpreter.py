@@ -203,11 +203,15 @@ class Interp:
             return x in self.st["players"]
         return self.g.kind_of.get(x) == scope
 
-    def location_of(self, x):
+    def holder(self, x, among):
+        """The first holder of x (x's zone, that zone's holder, ...) that is in `among`.
+
+        A piece on a card on a location is at that location; a card in a player's zone is theirs.
+        """
         z = self.st["e"][x]["z"]
-        for _ in range(8):  # a piece on a card on a location: follow holders up
+        for _ in range(8):
             head = z.split(".", 1)[0]
-            if head in self.g.locations:
+            if head in among:
                 return head
             ent = self.st["e"].get(head)
             if ent is None:
@@ -215,17 +219,11 @@ class Interp:
             z = ent["z"]
         return None
 
+    def location_of(self, x):
+        return self.holder(x, self.g.locations)
+
     def owner_of(self, x):
-        z = self.st["e"][x]["z"]
-        for _ in range(8):
-            head = z.split(".", 1)[0]
-            if head in self.st["players"]:
-                return head
-            ent = self.st["e"].get(head)
-            if ent is None:
-                return None
-            z = ent["z"]
-        return None
+        return self.holder(x, self.st["players"])
 
     def e_attr(self, e, env):
         return self.attr(self.ev(e[2], env), e[3], e[1])
