@@ -13,7 +13,7 @@ from .state import Zone
 
 def compiled(game, e):
     """The closure for expression node `e`, built on first use and kept with the game."""
-    cache = game.__dict__.setdefault("_closures", {})
+    cache = game.closures
     f = cache.get(id(e))
     if f is None:
         f = cache[id(e)] = _compile(game, e)

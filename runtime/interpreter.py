@@ -106,7 +106,8 @@ class Interp:
 
     def ev(self, e, env):
         try:
-            return compiled(self.g, e)(self, env)
+            f = self.g.closures.get(id(e))
+            return (f or compiled(self.g, e))(self, env)
         except (GameFault, Suspend, Fail, _Return, _Stop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
