@@ -22,6 +22,17 @@ def compiled(game, e):
 
 
 _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "face_up", "contents", "seat", "count"}
+# Built-in attributes of a thing in play, read without the general lookup.
+_FAST_BUILTINS = {
+    "type": lambda it, x: it.g.proto_of.get(x, x),
+    "kind": lambda it, x: it.g.kind_of.get(x, "player"),
+    "location": lambda it, x: it.location_of(x),
+    "contents": lambda it, x: Zone(x),
+    "zone": lambda it, x: Zone(it.st["e"][x]["z"]),
+    "face_up": lambda it, x: it.st["e"][x]["up"],
+    "owner": lambda it, x: it.owner_of(x),
+    "id": lambda it, x: x,
+}
 _CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
@@ -60,7 +71,9 @@ def _compile(game, e):
                 return it.attr(x, n, pos)
             return fixed
         if n in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
-            def counter(it, env):
+            attrs_of = game.attrs_of
+
+            def counter(it, env):  # a counter where the thing has it, else a fixed attribute
                 x = sub(it, env)
                 if type(x) is str:
                     ent = it.st["e"].get(x)
@@ -68,8 +81,20 @@ def _compile(game, e):
                         c = ent["c"]
                         if n in c:
                             return c[n]
+                        a = attrs_of.get(x)
+                        if a is not None:
+                            return a.get(n)
                 return it.attr(x, n, pos)
             return counter
+        if n in _FAST_BUILTINS and n not in game.counters:
+            read = _FAST_BUILTINS[n]
+
+            def builtin(it, env):
+                x = sub(it, env)
+                if type(x) is str and x in it.st["e"]:
+                    return read(it, x)
+                return it.attr(x, n, pos)
+            return builtin
         return lambda it, env: it.attr(sub(it, env), n, pos)
     if op == "op":
         o, a, b = e[2], C(e[3]), C(e[4])

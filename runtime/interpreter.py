@@ -63,6 +63,14 @@ def label_of(game, v):
     return {"en": str(v), "ru": str(v)}
 
 
+def prompt_text(prompt):
+    """A prompt in both languages: "Where to? / Куда?" gives each side to its language."""
+    if prompt is None:
+        return None
+    en, sep, ru = prompt.partition(" / ")
+    return {"en": en.strip(), "ru": ru.strip()} if sep else {"en": prompt, "ru": prompt}
+
+
 def option_id(v) -> str:
     if v is None:
         return "none"
@@ -818,7 +826,7 @@ class Interp:
         return out
 
     def decision(self, who, kind, opts, prompt, pos):
-        return {"who": who, "kind": kind, "prompt": prompt, "at": pos,
+        return {"who": who, "kind": kind, "prompt": prompt_text(prompt), "at": pos,
                 "options": [{"id": option_id(v), "label": label_of(self.g, v)} for v in opts]}
 
     def pick(self, who, opts, prompt, pos, optional):

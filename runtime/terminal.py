@@ -57,7 +57,9 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input):
             con.print(f"[cyan]{seat} (bot) chooses {next(_label(o, lang) for o in opts if o['id'] == choice)}[/cyan]")
         else:
             show(con, game, st, seat, lang)
-            prompt = d.get("prompt") or ("Your action" if d["kind"] == "action" else "Choose")
+            asked = d.get("prompt") or {}
+            fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
+            prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
             con.print(f"[bold]{seat}: {prompt}[/bold]" + (f"  [red]{d['note']}[/red]" if d.get("note") else ""))
             for i, o in enumerate(opts, 1):
                 con.print(f"  {i}. {_label(o, lang)}")
