@@ -234,17 +234,6 @@ class Interp:
     def owner_of(self, x):
         return self.holder(x, self.st["players"])
 
-    def e_attr(self, e, env):
-        return self.attr(self.ev(e[2], env), e[3], e[1])
-
-    def e_index(self, e, env):
-        x, i = self.ev(e[2], env), self.ev(e[3], env)
-        if isinstance(x, dict):
-            return x.get(i)
-        xs = self.items(x)
-        i = int(i)
-        return xs[i] if -len(xs) <= i < len(xs) else None
-
     def items(self, v):
         if v is None:
             return []
@@ -258,15 +247,6 @@ class Interp:
             return contents(self.st, v)
         return [v]
 
-    def e_every(self, e, env):
-        k = e[2]
-        if k == "player":
-            return self.order()
-        return [i for i in self.g.of_kind.get(k, ()) if self.st["e"][i]["z"] != "removed"]
-
-    def e_in(self, e, env):
-        return self.member(self.ev(e[2], env), self.ev(e[3], env))
-
     def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
             return isinstance(a, str) and a in self.st["e"] and self.st["e"][a]["z"] == str(b)
@@ -275,62 +255,6 @@ class Interp:
         if isinstance(b, str) and isinstance(a, str):
             return a in b
         return False
-
-    def e_has(self, e, env):
-        x = self.ev(e[2], env)
-        ent = self.st["e"].get(x) if isinstance(x, str) else None
-        return ent is not None and e[3] in ent["m"]
-
-    def e_op(self, e, env):
-        o, a, b = e[2], self.ev(e[3], env), self.ev(e[4], env)
-        if o == "==":
-            return a == b
-        if o == "!=":
-            return a != b
-        a, b = num(a), num(b)
-        if o == "+": return a + b
-        if o == "-": return a - b
-        if o == "*": return a * b
-        if o == "/":
-            if b == 0:
-                raise GameFault(e[1], "division by zero")
-            r = a / b
-            return int(r) if r == int(r) else r
-        if o == "%":
-            return a % b if b else 0
-        if o == "<": return a < b
-        if o == "<=": return a <= b
-        if o == ">": return a > b
-        if o == ">=": return a >= b
-        raise GameFault(e[1], f"unknown operator {o}")
-
-    def e_comp(self, e, env):
-        out, var = [], e[3]
-        inner = dict(env)
-        for x in self.items(self.ev(e[4], env)):
-            inner[var] = x
-            if e[5] is None or self.ev(e[5], inner):
-                out.append(self.ev(e[2], inner))
-        return out
-
-    def e_gen(self, e, env):
-        name, body, var, src, where = e[2], e[3], e[4], e[5], e[6]
-        inner = dict(env)
-        vals = []
-        for x in self.items(self.ev(src, env)):
-            inner[var] = x
-            if where is None or self.ev(where, inner):
-                vals.append(self.ev(body, inner))
-        if name == "count":
-            return sum(1 for v in vals if v)
-        return self.function(name, [vals], e[1], aggregate=True)
-
-    def e_call(self, e, env):
-        name = e[2]
-        args = [self.ev(a, env) for a in e[3]]
-        if name in self.g.procedures:
-            return self.call_procedure(name, args, env, e[1])
-        return self.function(name, args, e[1])
 
     def call_procedure(self, name, args, env, pos):
         proc = self.g.procedures[name]
@@ -912,18 +836,3 @@ _STMT = {op: getattr(Interp, "s_" + name) for op, name in {
     "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
     "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
     "choose": "choose", "may": "may", "secret": "secret"}.items()}
-
-_EXPR = {
-    "num": lambda self, e, env: e[2],
-    "str": lambda self, e, env: e[2],
-    "none": lambda self, e, env: None,
-    "name": Interp.e_name, "attr": Interp.e_attr, "index": Interp.e_index, "call": Interp.e_call,
-    "gen": Interp.e_gen, "comp": Interp.e_comp, "every": Interp.e_every, "op": Interp.e_op,
-    "in": Interp.e_in, "has": Interp.e_has,
-    "list": lambda self, e, env: [self.ev(x, env) for x in e[2]],
-    "and": lambda self, e, env: bool(self.ev(e[2], env)) and bool(self.ev(e[3], env)),
-    "or": lambda self, e, env: bool(self.ev(e[2], env)) or bool(self.ev(e[3], env)),
-    "not": lambda self, e, env: not self.ev(e[2], env),
-    "neg": lambda self, e, env: -num(self.ev(e[2], env)),
-    "cond": lambda self, e, env: self.ev(e[3], env) if self.ev(e[2], env) else self.ev(e[4], env),
-}
