@@ -76,7 +76,7 @@ _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end 
 
 
 # Words that open a statement; anything else at the start of a line must be a call.
-_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "conceal",
+_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
              "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
              "swap", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
 
@@ -212,6 +212,7 @@ class _ToIR(Transformer):
     def discard(self, meta, c): return self._n("discard", meta, c[0], bool(c[1]))
     def shuffle(self, meta, c): return self._n("shuffle", meta, c[0], c[1])
     def reveal(self, meta, c): return self._n("reveal", meta, c[0])
+    def show(self, meta, c): return self._n("show", meta, c[0], c[1])
     def conceal(self, meta, c): return self._n("conceal", meta, c[0])
     def remove(self, meta, c): return self._n("remove", meta, c[0])
     def putback(self, meta, c): return self._n("putback", meta, c[0])

@@ -406,7 +406,7 @@ class _Checker:
             E(s[2])
             if s[3] is not None:
                 E(s[3])
-        elif op == "swap":
+        elif op in ("swap", "show"):
             E(s[2]); E(s[3])
         elif op == "if":
             for cond, body in s[2]:

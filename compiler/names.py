@@ -74,7 +74,7 @@ VERBS = {
     "gain": ("amount", "counter", "target"), "lose": ("amount", "counter", "target"),
     "pay": ("amount", "counter", "target"), "move": ("thing", "destination", "face"),
     "draw": ("amount", "source", "destination", "face", "as"), "discard": ("thing", "under"),
-    "shuffle": ("pile", "into"), "reveal": ("thing",), "conceal": ("thing",), "remove": ("thing",),
+    "shuffle": ("pile", "into"), "reveal": ("thing",), "show": ("thing", "players"), "conceal": ("thing",), "remove": ("thing",),
     "putback": ("thing",), "mark": ("thing", "mark", "until"), "unmark": ("thing", "mark"),
     "fail": ("reason",), "endgame": (), "endturn": (), "stop": (), "log": ("message",),
     "emit": ("event", "with"), "perform": ("thing", "by"), "return": ("value",), "do": ("call",),

@@ -439,6 +439,8 @@ class Renderer:
                 L(f"перемешайте {E(s[2]).c('a')}" if ru else f"shuffle {E(s[2])}")
         elif op == "reveal":
             L(f"откройте {E(s[2]).c('a')}" if ru else f"reveal {E(s[2])}")
+        elif op == "show":
+            L(f"покажите {E(s[2]).c('a')} только {E(s[3]).c('d')}" if ru else f"show {E(s[2])} to {E(s[3])} only")
         elif op == "conceal":
             L(f"переверните {E(s[2]).c('a')} лицом вниз" if ru else f"turn {E(s[2])} face down")
         elif op == "remove":

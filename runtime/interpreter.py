@@ -584,6 +584,14 @@ class Interp:
             key = into
         rng.shuffle(self.st, self.st["zones"].get(key, []))
 
+    def s_show(self, s, env):
+        """Only these players learn what the things are, until the things move."""
+        who = self.ev(s[3], env)
+        seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+        for x in self.things(self.ev(s[2], env)):
+            known = self.st["e"][x].setdefault("k", [])
+            known.extend(p for p in seats if p not in known)
+
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.st["e"][x]["up"] = True
@@ -830,7 +838,7 @@ def num(v):
 
 _STMT = {op: getattr(Interp, "s_" + name) for op, name in {
     "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
-    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal",
+    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal", "show": "show",
     "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
     "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
     "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",

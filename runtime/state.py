@@ -55,6 +55,7 @@ def place(st: dict, eid: str, key: str, top: bool = False) -> str:
     """Move an entity into a zone; returns the zone it left."""
     ent = st["e"][eid]
     old = ent["z"]
+    ent.pop("k", None)  # what was shown to some players is unknown again once it moves
     lst = st["zones"].get(old)
     if lst is not None:
         try:

@@ -21,6 +21,8 @@ def _zone_visible(game, key: str, seat) -> bool:
 
 def can_see(game, st, eid: str, seat) -> bool:
     ent = st["e"][eid]
+    if seat is not None and seat in ent.get("k", ()):
+        return True  # shown to this player (`show X to P`) since it last moved
     key = ent["z"]
     if not _zone_visible(game, key, seat):
         return False

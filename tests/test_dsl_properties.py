@@ -48,7 +48,7 @@ SAMPLES = {
     "draw": ["draw from boosts", "draw 2 from boosts to player.hand face down as got"],
     "discard": ["discard c", "discard c under the deck"],
     "shuffle": ["shuffle boosts", "shuffle boosts_discard into boosts"],
-    "reveal": ["reveal c"], "conceal": ["conceal c"], "remove": ["remove c"], "putback": ["put back c"],
+    "reveal": ["reveal c"], "show": ["show c to player", "show player.hand to others"], "conceal": ["conceal c"], "remove": ["remove c"], "putback": ["put back c"],
     "mark": ["mark c as blessed", "mark c as blessed until end of round"],
     "unmark": ["unmark c as blessed"],
     "fail": ["fail", 'fail "not now"'],

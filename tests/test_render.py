@@ -26,6 +26,7 @@ STATEMENTS = {
     "discard": "discard top(player.hand) under the deck",
     "shuffle": "shuffle blades_discard into blades",
     "reveal": "reveal top(table)",
+    "show": "show top(table) to player",
     "conceal": "conceal top(table)",
     "remove": "remove top(table)",
     "putback": "put back top(table)",

@@ -18,6 +18,8 @@ def hidden_from(game, st, seat):
         name, owner = zone_name(key), zone_owner(key)
         for eid in ids:
             up = st["e"][eid]["up"]
+            if seat in st["e"][eid].get("k", ()):
+                continue  # shown to this seat
             if name in game.decks or (name in game.pools and game.pools[name]["visibility"] == "hidden"):
                 out.add(eid)
             elif name in game.zones and game.zones[name]["visibility"] == "hidden":
@@ -75,3 +77,18 @@ def test_a_view_never_carries_the_saved_task(duel):
     assert st["task"] is not None
     for seat in ("p1", "p2", None):
         assert "snap" not in json.dumps(view(duel, st, seat))
+
+
+def test_a_thing_shown_to_one_player_stays_hidden_from_the_others_until_it_moves(duel):
+    from runtime.interpreter import Interp
+    st = new_game(duel, 3, 4, first="p1")
+    it = Interp(duel, st)
+    token = st["zones"]["bag"][0]
+    it.move(token, "table", "down")
+    it.run([["show", "t:1:1", ["str", "t:1:1", token], ["str", "t:1:1", "p1"]]], {})
+    assert f'"{token}"' in json.dumps(view(duel, st, "p1"))
+    assert f'"{token}"' not in json.dumps(view(duel, st, "p2"))
+    assert f'"{token}"' not in json.dumps(view(duel, st, None))
+    it.move(token, "bag")
+    it.move(token, "table", "down")
+    assert f'"{token}"' not in json.dumps(view(duel, st, "p1"))
