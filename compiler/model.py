@@ -6,6 +6,8 @@ from .diagnostics import Pos, Report, did_you_mean
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
+from runtime.analysis import ir_nodes as _walk
+
 from .source import PMap, PStr
 
 BUILTIN_KINDS = ("player", "location", "card", "token")
@@ -287,19 +289,6 @@ def _parse_effects(m: Model, report: Report) -> None:
             ck.block(ir, set(bound))
         m.ir[(sec, iid, field)] = ir
     _recursion(m, report, procs)
-
-
-def _walk(block):
-    """Every IR node in a block, statements and expressions alike."""
-    stack = list(block) if isinstance(block, list) else [block]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, list):
-            if n and isinstance(n[0], str) and len(n) > 1 and isinstance(n[1], str) and n[1].count(":") >= 2:
-                yield n
-            stack.extend(x for x in n if isinstance(x, (list, dict)))
-        elif isinstance(n, dict):
-            stack.extend(n.values())
 
 
 def _recursion(m, report, procs):

@@ -8,7 +8,7 @@ from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .model import build_model
-from .rulebook import write_rulebooks
+from .rulebook import rulebooks
 
 
 def check_game(folder: str):
@@ -29,6 +29,16 @@ def compile_game(folder: str):
     return to_json(tables(model)), model.src.game_id, report
 
 
+def write_if_changed(path: str, text: str) -> None:
+    """Leave a file untouched when its text is the same, so rebuilds keep timestamps."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
     report, written = Report(), []
@@ -39,14 +49,9 @@ def build(paths, out_dir: str):
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        path = os.path.join(target, "game.json")
-        old = None
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as fh:
-                old = fh.read()
-        if old != text:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        written.append(path)
-        written += write_rulebooks(json.loads(text), folder, target)
+        files = {"game.json": text, **rulebooks(json.loads(text), folder)}
+        for name, body in files.items():
+            path = os.path.join(target, name)
+            write_if_changed(path, body)
+            written.append(path)
     return written, report

@@ -507,19 +507,7 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return text.rstrip("\n") + "\n"
 
 
-def write_rulebooks(tables: dict, game_folder: str, target: str) -> list[str]:
-    """build/<game>/rulebook.<lang>.<fmt>, rewritten only when the text changed."""
-    written = []
-    for lang in LANGS:
-        for fmt in FORMATS:
-            text = render_rulebook(tables, lang, fmt, game_folder)
-            path = os.path.join(target, f"rulebook.{lang}.{fmt}")
-            old = None
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as fh:
-                    old = fh.read()
-            if old != text:
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            written.append(path)
-    return written
+def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
+    """File name -> text of every rulebook: rulebook.<lang>.<fmt>."""
+    return {f"rulebook.{lang}.{fmt}": render_rulebook(tables, lang, fmt, game_folder)
+            for lang in LANGS for fmt in FORMATS}

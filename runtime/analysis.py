@@ -8,7 +8,8 @@ from __future__ import annotations
 _STOPPING = {"choose", "may", "secret", "fail", "pay"}
 
 
-def _nodes(block):
+def ir_nodes(block):
+    """Every IR node in a block or expression, statements and expressions alike."""
     stack = [block]
     while stack:
         n = stack.pop()
@@ -32,7 +33,7 @@ def may_stop(game, block) -> bool:
 
 
 def _may_stop(game, block) -> bool:
-    for n in _nodes(block):
+    for n in ir_nodes(block):
         op = n[0]
         if op in _STOPPING or op == "perform":
             return True

@@ -47,7 +47,7 @@ def seat_agents(spec: str, seats) -> dict:
 
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
     players = players or game.players_min
-    jobs = [(None, i, seed, players, agent) for i in range(n)]
+    jobs = [(i, seed, players, agent) for i in range(n)]
     results = []
     bar = None
     if progress:
@@ -60,13 +60,13 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
             import multiprocessing as mp
             ctx = mp.get_context("fork")
             with ctx.Pool(workers, initializer=_init_worker, initargs=(game.data,)) as pool:
-                for r in pool.imap(_work_shared, [j[1:] for j in jobs], chunksize=max(1, n // (workers * 8))):
+                for r in pool.imap(_work_shared, jobs, chunksize=max(1, n // (workers * 8))):
                     results.append(r)
                     if bar:
                         bar.advance(task)
         else:
             for j in jobs:
-                results.append(play_one(game, j[1], j[2], j[3], j[4]))
+                results.append(play_one(game, *j))
                 if bar:
                     bar.advance(task)
     finally:
