@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from .content import GameSource, LIST_SECTIONS
 from .diagnostics import Pos, Report, did_you_mean
+from . import dsl
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
+from .parallel import in_two
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from runtime.analysis import ir_nodes as _walk
 
@@ -254,17 +256,40 @@ def _where(text, node, field):
     return lambda line, col: Pos(p.file, p.line, p.col + col - 1)
 
 
+def _parse_one(site):
+    """("ok", IR) or ("error", position, code, message): plain data a worker can send."""
+    sec, iid, field, text, bound, is_expr, node = site
+    if isinstance(text, bool) or isinstance(text, (int, float)):
+        return "ok", ["num", str(_pos(node, field.split('.')[-1])), text]
+    try:
+        return "ok", (parse_expr if is_expr else parse)(text, _where(text, node, field))
+    except DslError as exc:
+        return "error", tuple(exc.pos), exc.code, exc.message
+
+
+def _parse_batch(sites):
+    """Parse a part of the effects; also return what the part added to the parse memo."""
+    memo = dsl.MEMO
+    known = set(memo) if memo is not None else ()
+    results = [_parse_one(site) for site in sites]
+    # keys hold the effect text as loaded (a str subclass): plain str travels faster
+    added = [(tuple(str(p) if isinstance(p, str) else p for p in k), v)
+             for k, v in memo.items() if k not in known] if memo is not None else []
+    return results, added
+
+
 def _parse_effects(m: Model, report: Report) -> None:
+    sites = list(_effect_sites(m))
+    results, extras = in_two(_parse_batch, sites)
+    if dsl.MEMO is not None:  # the child's new entries, for the validation cache to keep
+        for added in extras[1:]:
+            dsl.MEMO.update(added)
     parsed = []
-    for sec, iid, field, text, bound, is_expr, node in list(_effect_sites(m)):
-        if isinstance(text, bool) or isinstance(text, (int, float)):
-            ir = ["num", str(_pos(node, field.split('.')[-1])), text]
-        else:
-            try:
-                ir = parse_expr(text, _where(text, node, field)) if is_expr else parse(text, _where(text, node, field))
-            except DslError as exc:
-                report.error(exc.pos, exc.code, exc.message)
-                continue
+    for (sec, iid, field, text, bound, is_expr, node), result in zip(sites, results):
+        if result[0] == "error":
+            report.error(Pos(*result[1]), result[2], result[3])
+            continue
+        ir = result[1]
         parsed.append((sec, iid, field, ir, bound, is_expr))
         # emitted events and their names, needed before triggers are checked
         for n in _walk(ir if not is_expr else [ir]):

@@ -14,9 +14,26 @@ import yaml
 from .diagnostics import Pos, Report
 
 try:  # libyaml is much faster; fall back to the pure-Python parser where it is missing
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on the machine
-    from yaml import SafeLoader as _Loader
+    from yaml import SafeLoader as _BaseLoader
+
+
+class _Loader(_BaseLoader):
+    """The safe loader with its implicit-type resolution remembered per plain value.
+
+    libyaml composes in C but asks Python for the tag of every scalar; content repeats
+    the same keys and words thousands of times, so each distinct value is resolved once."""
+
+    def resolve(self, kind, value, implicit, _memo={}):
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = _memo.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(_memo) < 100_000:
+                    _memo[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000  # after alias expansion: stops "billion laughs" documents
@@ -52,6 +69,11 @@ class PStr(str):
         if line == 1:
             return Pos(self.pos.file, self.origin_line, self.origin_col + col - 1)
         return Pos(self.pos.file, self.origin_line + line - 1, col)
+
+
+_MAP, _SEQ, _SCALAR = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
+_MERGE, _BOOL, _STR = _T + "merge", _T + "bool", _T + "str"
+_POSITIONED = (PMap, PList, PStr)
 
 
 class _Budget:
@@ -149,8 +171,12 @@ def load_yaml(path: str, shown: str, report: Report):
     return _convert(nodes[0], shown, lines, report, 0, _Budget(), set()) if nodes else None
 
 
+_new_pos = tuple.__new__  # Pos(...) without the Python-level constructor: one per node adds up
+
+
 def _pos(node, shown) -> Pos:
-    return Pos(shown, node.start_mark.line + 1, node.start_mark.column + 1)
+    m = node.start_mark
+    return _new_pos(Pos, (shown, m.line + 1, m.column + 1))
 
 
 def _expanded_size(node, shown, sizes, depth) -> int:
@@ -187,16 +213,18 @@ def _convert(node, shown, lines, report, depth, budget, active):
     if node.tag not in _PLAIN_TAGS:
         raise _Abort(_pos(node, shown), "Y004",
                      f"tag `{node.tag.replace(_T, '!!')}` is not allowed: content is plain data (maps, lists, text, numbers)")
-    if isinstance(node, yaml.MappingNode):
+    kind = type(node)
+    if kind is _MAP:
         if id(node) in active:
             raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
         active.add(id(node))
         out = PMap()
         out.pos, out.key_pos, out.val_pos = _pos(node, shown), {}, {}
+        key_pos, val_pos = out.key_pos, out.val_pos
         for knode, vnode in node.value:
-            if knode.tag == _T + "merge":
+            if knode.tag == _MERGE:
                 raise _Abort(_pos(knode, shown), "Y004", "merge keys (`<<`) are not supported; repeat the keys")
-            if isinstance(knode, yaml.ScalarNode) and knode.style in (None, "") and knode.tag == _T + "bool":
+            if type(knode) is _SCALAR and knode.style in (None, "") and knode.tag == _BOOL:
                 key = PStr(knode.value)  # `on:` is a key here, never the boolean YAML 1.1 makes of it
                 key.pos, key.block = _pos(knode, shown), False
                 key.origin_line, key.origin_col = key.pos.line, key.pos.col
@@ -206,23 +234,26 @@ def _convert(node, shown, lines, report, depth, budget, active):
                 raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`; "
                              f"quote it: `\"{knode.value}\":`")
             if key in out:
-                first = out.key_pos[key]
+                first = key_pos[key]
                 report.error(_pos(knode, shown), "Y011", f"duplicate key `{key}` (first at line {first.line}); YAML would silently keep only the last")
                 continue
-            out.key_pos[key] = _pos(knode, shown)
-            out.val_pos[key] = _pos(vnode, shown)
-            out[key] = _convert(vnode, shown, lines, report, depth + 1, budget, active)
+            key_pos[key] = key.pos if type(key) is PStr else _pos(knode, shown)
+            value = out[key] = _convert(vnode, shown, lines, report, depth + 1, budget, active)
+            # a converted map, list or text knows its own position: share it
+            val_pos[key] = value.pos if type(value) in _POSITIONED else _pos(vnode, shown)
         active.discard(id(node))
         return out
-    if isinstance(node, yaml.SequenceNode):
+    if kind is _SEQ:
         if id(node) in active:
             raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
         active.add(id(node))
         out = PList()
         out.pos, out.item_pos = _pos(node, shown), []
+        item_pos = out.item_pos
         for item in node.value:
-            out.item_pos.append(_pos(item, shown))
-            out.append(_convert(item, shown, lines, report, depth + 1, budget, active))
+            value = _convert(item, shown, lines, report, depth + 1, budget, active)
+            item_pos.append(value.pos if type(value) in _POSITIONED else _pos(item, shown))
+            out.append(value)
         active.discard(id(node))
         return out
     return _scalar(node, shown, lines, report)
@@ -231,6 +262,8 @@ def _convert(node, shown, lines, report, depth, budget, active):
 def _scalar(node, shown, lines, report):
     tag, raw, style = node.tag, node.value, node.style
     pos = _pos(node, shown)
+    if tag == _STR:  # most scalars: text
+        return _text(node, raw, style, pos, lines)
     if style in (None, ""):  # only plain scalars get implicit types
         if tag == _T + "bool":
             if raw.lower() not in _BOOL_WORDS:
@@ -255,6 +288,10 @@ def _scalar(node, shown, lines, report):
         raise _Abort(pos, "Y004", f"tag `{tag.replace(_T, '!!')}` on a quoted value is not allowed")
     if tag == _T + "binary":
         raise _Abort(pos, "Y004", "tag `!!binary` is not allowed: content is plain data")
+    return _text(node, raw, style, pos, lines)
+
+
+def _text(node, raw, style, pos, lines):
     s = PStr(raw)
     s.pos = pos
     s.block = style in ("|", ">")

@@ -177,7 +177,8 @@ def test_build_reuses_parsed_effects_and_gives_the_same_bytes(game, monkeypatch)
 
 
 def test_a_changed_checker_parses_every_effect_again(game, monkeypatch):
-    from compiler import dsl
+    from compiler import dsl, parallel
+    monkeypatch.setattr(parallel, "cores", lambda: 1)  # count every parse in this process
     cached(game)
     parses = []
     real = dsl._parse

@@ -1,0 +1,79 @@
+"""Half of a big batch of work done by a second process, where the machine has a second core.
+
+A checked game is mostly parsing: thousands of effects, each independent of the others.
+`in_two(batch, items)` forks once; the child runs `batch` on every other item and sends
+back what it made (plain data), while the parent does the rest. Whatever goes wrong on
+the child's side (no fork on this system, a crash, data that cannot be sent) only means
+the parent does that half too: the answer never depends on the second process.
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import pickle
+
+MIN_ITEMS = 64  # below this a fork costs more than it saves
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def in_two(batch, items: list) -> tuple[list, list]:
+    """`batch(part)` gives `(results, extra)`, one result per item of the part, all plain
+    data (lists, dicts, text, numbers). Returns the results in the order of `items` and
+    the extras of each part that ran: the odd-numbered items are a forked child's part."""
+    if len(items) < MIN_ITEMS or cores() < 2 or not hasattr(os, "fork"):
+        results, extra = batch(items)
+        return results, [extra]
+    theirs = items[1::2]
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        results, extra = batch(items)
+        return results, [extra]
+    if pid == 0:  # the child: its part, sent as one message, then gone without cleanup
+        os.close(read)
+        code = 1
+        try:
+            data = _pack(batch(theirs))
+            with os.fdopen(write, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write)
+    mine, mine_extra = batch(items[0::2])
+    with os.fdopen(read, "rb") as inp:
+        data = inp.read()
+    _, status = os.waitpid(pid, 0)
+    got = _unpack(data) if status == 0 else None
+    if not (isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[0], list) and len(got[0]) == len(theirs)):
+        got = batch(theirs)
+    out = [None] * len(items)
+    out[0::2], out[1::2] = mine, got[0]
+    return out, [mine_extra, got[1]]
+
+
+def _pack(value) -> bytes:
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # subclasses of str or list: pickle knows them
+        return b"p" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpack(data: bytes):
+    try:
+        if data[:1] == b"m":
+            return marshal.loads(data[1:])
+        if data[:1] == b"p":
+            return pickle.loads(data[1:])  # noqa: S301 - written by our own child a moment ago
+    except (EOFError, ValueError, TypeError, pickle.UnpicklingError):
+        pass
+    return None

@@ -1,0 +1,114 @@
+"""The speed-ups of checking never change its answers: the forked half of the parsing, and
+the compiled yes/no schema check in front of the explaining one."""
+from __future__ import annotations
+
+import copy
+import os
+import random
+import sys
+
+import pytest
+
+from compiler import content, parallel
+from compiler.diagnostics import Report
+from compiler.pipeline import check_game
+from compiler.source import load_file
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gen_synthetic import generate  # noqa: E402
+
+
+def squares(part):
+    return [x * x for x in part], sum(part)
+
+
+def test_two_processes_give_what_one_gives():
+    items = list(range(500))
+    results, extras = parallel.in_two(squares, items)
+    assert results == [x * x for x in items]
+    assert sum(extras) == sum(items)
+
+
+def test_a_child_that_fails_only_costs_time():
+    parent = os.getpid()
+
+    def fragile(part):
+        if os.getpid() != parent:
+            raise RuntimeError("the child breaks")
+        return squares(part)
+    items = list(range(200))
+    results, extras = parallel.in_two(fragile, items)
+    assert results == [x * x for x in items]
+    assert sum(extras) == sum(items)
+
+
+@pytest.fixture
+def broken_game(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    folder = generate(str(tmp_path / "synthetic"), cards=300, files=3, seed=5)
+    for name, old, new in (("cards_000.yaml", "gain", "gian"), ("cards_001.yaml", "fame", "fmae"),
+                           ("cards_002.yaml", "coins", "coins coins")):
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace(old, new, 3))
+    return folder
+
+
+def test_forked_parsing_reports_what_one_process_reports(broken_game, monkeypatch):
+    both = [d.text() for d in check_game(broken_game)[1].sorted()]
+    monkeypatch.setattr(parallel, "cores", lambda: 1)
+    one = [d.text() for d in check_game(broken_game)[1].sorted()]
+    assert len([d for d in one if ": error: D" in d]) >= 3
+    assert both == one
+
+
+def _mutations(doc, rng, n):
+    """Copies of a loaded file with one value changed to something of another type,
+    a key added or a key removed."""
+    def spots(node, path):
+        yield path
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from spots(v, path + [k])
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from spots(v, path + [i])
+    places = list(spots(doc, []))[1:]
+    for _ in range(n):
+        d = copy.deepcopy(doc)
+        path = rng.choice(places)
+        parent = d
+        for p in path[:-1]:
+            parent = parent[p]
+        how = rng.randrange(4)
+        if how == 0:
+            parent[path[-1]] = rng.choice([7, -1, 2.5, True, None, "x", "Bad Id", [], {}, [1, "a"], {"en": 1}])
+        elif how == 1 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif how == 2 and isinstance(parent[path[-1]], dict):
+            parent[path[-1]][rng.choice(["idd", "extra", "en", "count", "of"])] = rng.choice(["x", 0, []])
+        else:
+            parent[path[-1]] = rng.choice(["", 0, 1001, "a b"])
+        yield d
+
+
+def test_the_fast_schema_check_agrees_with_the_explaining_one():
+    rng = random.Random(11)
+    games = os.path.join(ROOT, "content")
+    files = sorted(os.path.join(dp, f) for dp, _d, fs in os.walk(games) for f in fs
+                   if f.endswith(".yaml") and os.sep + "scenarios" + os.sep not in dp + os.sep)
+    checked = invalid = disagreements = 0
+    for path in files:
+        doc = load_file(path, path, Report())
+        assert content._valid(doc), path
+        for bad in _mutations(doc, rng, 12):
+            errors = list(content._validator().iter_errors(bad))
+            checked += 1
+            invalid += bool(errors)
+            if content._valid(bad) != (not errors):
+                disagreements += 1
+    assert checked > 400 and 50 < invalid < checked - 50
+    assert disagreements == 0
