@@ -28,7 +28,7 @@ from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .names import BUILTIN_NAMES
-from .model import _effect_sites, _walk, build_model
+from .model import _effect_sites, build_model
 from .source import PList, PMap
 
 FORMAT = 1
@@ -210,15 +210,15 @@ def summaries(model, only=None) -> dict:
     subst, drop, uses = {}, set(), {}
     for sec, iid, field, text, bound, is_expr, node in _effect_sites(model):
         key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
-        ir = model.ir.get((sec, iid, field))
+        found = model.facts.get((sec, iid, field)) if (sec, iid, field) in model.ir else None
         if sec == "procedures":
-            subst[(id(node), key)] = _synthetic(_uses([ir] if ir is not None else [], ids), False,
+            subst[(id(node), key)] = _synthetic(_uses(found or (set(), set(), {}), ids), False,
                                                 model.by_section["procedures"])
             continue
         drop.add((id(node), key))
-        if ir is not None:
+        if found is not None:
             u = uses.setdefault(node.pos.file, {"n": set(), "e": {}})
-            found = _uses([ir] if is_expr else ir, ids)
+            found = _uses(found, ids)
             u["n"] |= found["n"]
             for ev, names in found["e"].items():
                 u["e"].setdefault(ev, set()).update(names)
@@ -230,19 +230,10 @@ def summaries(model, only=None) -> dict:
     return out
 
 
-def _uses(irs, ids) -> dict:
-    """The declared things an effect names or calls, and the events it emits with their names."""
-    names, calls, emits = set(), set(), {}
-    for n in _walk(irs):
-        op = n[0]
-        if op in ("name", "every", "call", "gen"):
-            names.add(n[2])
-        if op in ("call", "gen"):
-            calls.add(n[2])
-        elif op in ("gain", "lose", "pay"):
-            names.add(n[3])
-        elif op == "emit":
-            emits.setdefault(n[2], set()).update(n[3])
+def _uses(found, ids) -> dict:
+    """The declared things an effect names or calls, and the events it emits with their names
+    (from the effect's facts, see model.facts)."""
+    names, calls, emits = found
     return {"n": names & ids, "c": calls & ids, "e": emits}
 
 

@@ -43,6 +43,7 @@ class Model:
         self.used_names: set[str] = set()
         self.calls: set[str] = set()
         self.ir: dict = {}                                # (section, id, field) -> IR
+        self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
 
 
 def build_model(src: GameSource, report: Report) -> Model:
@@ -256,15 +257,35 @@ def _where(text, node, field):
     return lambda line, col: Pos(p.file, p.line, p.col + col - 1)
 
 
+def facts(ir, is_expr: bool) -> tuple:
+    """What an effect names, calls and emits, from one walk of its IR:
+    (names, procedures called, {event: names given}). Names include what is called and
+    the counters gained, lost or paid."""
+    names, calls, emits = set(), set(), {}
+    for n in _walk([ir] if is_expr else ir):
+        op = n[0]
+        if op in ("name", "every", "call", "gen"):
+            names.add(n[2])
+            if op in ("call", "gen"):
+                calls.add(n[2])
+        elif op in ("gain", "lose", "pay"):
+            names.add(n[3])
+        elif op == "emit":
+            emits.setdefault(n[2], set()).update(n[3])
+    return names, calls, emits
+
+
 def _parse_one(site):
-    """("ok", IR) or ("error", position, code, message): plain data a worker can send."""
+    """("ok", IR, facts) or ("error", position, code, message): plain data a worker can send."""
     sec, iid, field, text, bound, is_expr, node = site
     if isinstance(text, bool) or isinstance(text, (int, float)):
-        return "ok", ["num", str(_pos(node, field.split('.')[-1])), text]
-    try:
-        return "ok", (parse_expr if is_expr else parse)(text, _where(text, node, field))
-    except DslError as exc:
-        return "error", tuple(exc.pos), exc.code, exc.message
+        ir = ["num", str(_pos(node, field.split('.')[-1])), text]
+    else:
+        try:
+            ir = (parse_expr if is_expr else parse)(text, _where(text, node, field))
+        except DslError as exc:
+            return "error", tuple(exc.pos), exc.code, exc.message
+    return "ok", ir, facts(ir, is_expr)
 
 
 def _parse_batch(sites):
@@ -289,12 +310,11 @@ def _parse_effects(m: Model, report: Report) -> None:
         if result[0] == "error":
             report.error(Pos(*result[1]), result[2], result[3])
             continue
-        ir = result[1]
+        _, ir, m.facts[(sec, iid, field)] = result
         parsed.append((sec, iid, field, ir, bound, is_expr))
         # emitted events and their names, needed before triggers are checked
-        for n in _walk(ir if not is_expr else [ir]):
-            if n[0] == "emit":
-                m.emitted.setdefault(n[2], set()).update(n[3].keys())
+        for event, names in result[2][2].items():
+            m.emitted.setdefault(event, set()).update(names)
     # triggers may bind names of custom events: recompute their bound names now
     for i, (sec, iid, field, ir, bound, is_expr) in enumerate(parsed):
         if sec == "triggers":
@@ -320,8 +340,8 @@ def _recursion(m, report, procs):
     """A procedure that calls itself, directly or not, could run forever: refuse it."""
     graph = {}
     for pid in procs:
-        ir = m.ir.get(("procedures", pid, "effect")) or []
-        graph[pid] = {n[2] for n in _walk(ir) if n[0] in ("call", "gen") and n[2] in procs}
+        called = m.facts.get(("procedures", pid, "effect"), ((), (), {}))[1]
+        graph[pid] = {p for p in called if p in procs}
     state = {}
 
     def visit(p, path):
@@ -585,16 +605,8 @@ class _Checker:
 
 def _unused(m: Model, report: Report) -> None:
     texts = set()
-    for ir in m.ir.values():
-        for n in _walk(ir if isinstance(ir, list) and ir and isinstance(ir[0], list) else [ir]):
-            if n[0] == "name":
-                texts.add(n[2])
-            if n[0] in ("gain", "lose", "pay"):
-                texts.add(n[3])
-            if n[0] in ("call", "gen"):
-                texts.add(n[2])
-            if n[0] == "every":
-                texts.add(n[2])
+    for key in m.ir:
+        texts |= m.facts[key][0]
     for pid, d in m.by_section["procedures"].items():
         if pid not in texts:
             report.warning(_pos(d, "id"), "W001", f"procedure `{pid}` is never called")

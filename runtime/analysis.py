@@ -11,14 +11,18 @@ _STOPPING = {"choose", "may", "secret", "fail", "pay"}
 def ir_nodes(block):
     """Every IR node in a block or expression, statements and expressions alike."""
     stack = [block]
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
-        if isinstance(n, list):
-            if n and isinstance(n[0], str) and len(n) > 1 and isinstance(n[1], str) and n[1].count(":") >= 2:
-                yield n
-            stack.extend(x for x in n if isinstance(x, (list, dict)))
-        elif isinstance(n, dict):
+        n = pop()
+        if type(n) is dict:
             stack.extend(n.values())
+            continue
+        if len(n) > 1 and type(n[0]) is str and type(n[1]) is str and n[1].count(":") >= 2:
+            yield n
+        for x in n:
+            t = type(x)
+            if t is list or t is dict:  # IR is plain JSON data: exact types suffice
+                push(x)
 
 
 def may_stop(game, block) -> bool:
