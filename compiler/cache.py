@@ -182,7 +182,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
             return None
         node, key, is_expr = host
         node[key] = _synthetic(pooled, is_expr)
-    model = build_model(src, report)
+    model = build_model(src, report, only=changed_set)
     now = summaries(model, only=changed_set)
     for s in changed:
         if (s in now) != (summary["stubs"].get(s) is not None):

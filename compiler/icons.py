@@ -34,10 +34,10 @@ def _at(node, key, text, offset):
     return node.val_pos.get(key) or node.pos
 
 
-def check_icons(src, icons, report) -> None:
-    """R010: an `[icon]` that the game does not declare."""
+def check_icons(src, icons, report, only=None) -> None:
+    """R010: an `[icon]` that the game does not declare (in the files `only` names, or all)."""
     known = sorted(icons)
-    for shown in sorted(src.docs):
+    for shown in sorted(src.docs if only is None else set(src.docs) & set(only)):
         for node, key, text in _texts(src.docs[shown]):
             for m in ICON_RE.finditer(text):
                 if m.group(1) not in icons:

@@ -46,13 +46,15 @@ class Model:
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
 
 
-def build_model(src: GameSource, report: Report) -> Model:
+def build_model(src: GameSource, report: Report, only=None) -> Model:
+    """`only`: the files whose findings are wanted (all when None). Checks that look at one
+    file at a time skip the others; checks across files still read every file."""
     m = Model(src)
     _collect_ids(m, report)
     _check_references(m, report)
     _parse_effects(m, report)
     _unused(m, report)
-    check_icons(m.src, m.by_section["icons"], report)
+    check_icons(m.src, m.by_section["icons"], report, only)
     return m
 
 
@@ -82,21 +84,26 @@ def _collect_ids(m: Model, report: Report) -> None:
         for d in m.by_section[sec].values():
             m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
     m.attr_types = {}
-    for sec in ("cards", "pieces", "locations", "tokens"):
-        for d in (m.by_section.get(sec) or {}).values():
-            for k, v in (d.get("attrs") or {}).items():
-                m.attrs.add(k)
-                # text naming a thing of the game (a location, say) is a reference to it
-                m.attr_types.setdefault(k, set()).add("thing" if isinstance(v, str) and v in m.ids else _value_type(v))
     default_kind = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
+    scoped = set(m.counters_of) | set(m.zones_of)
     for sec in ("cards", "pieces", "locations", "tokens"):
         for d in (m.by_section.get(sec) or {}).values():
-            attrs = d.get("attrs") or {}
-            kind = d.get("kind") or default_kind[sec]
-            for k in attrs:
-                if m.counters_of.get(k) == kind or m.zones_of.get(k) == kind:
-                    report.warning(attrs.key_pos.get(k, _pos(d)), "W004",
-                                   f"attribute `{k}` has the name of a counter or zone, which `x.{k}` reads first; rename one")
+            attrs = d.get("attrs")
+            if not attrs:
+                continue
+            for k, v in attrs.items():
+                # text naming a thing of the game (a location, say) is a reference to it
+                t = "thing" if isinstance(v, str) and v in m.ids else _value_type(v)
+                types = m.attr_types.get(k)
+                if types is None:
+                    m.attrs.add(k)
+                    types = m.attr_types[k] = set()
+                types.add(t)
+                if k in scoped:
+                    kind = d.get("kind") or default_kind[sec]
+                    if m.counters_of.get(k) == kind or m.zones_of.get(k) == kind:
+                        report.warning(attrs.key_pos.get(k, _pos(d)), "W004",
+                                       f"attribute `{k}` has the name of a counter or zone, which `x.{k}` reads first; rename one")
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])

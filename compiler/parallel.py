@@ -12,7 +12,7 @@ import marshal
 import os
 import pickle
 
-MIN_ITEMS = 64  # below this a fork costs more than it saves
+MIN_ITEMS = 400  # below this a fork costs more than it saves (a few hundred effects)
 
 
 def cores() -> int:

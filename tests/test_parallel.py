@@ -24,7 +24,7 @@ def squares(part):
 
 
 def test_two_processes_give_what_one_gives():
-    items = list(range(500))
+    items = list(range(parallel.MIN_ITEMS + 101))
     results, extras = parallel.in_two(squares, items)
     assert results == [x * x for x in items]
     assert sum(extras) == sum(items)
@@ -37,7 +37,7 @@ def test_a_child_that_fails_only_costs_time():
         if os.getpid() != parent:
             raise RuntimeError("the child breaks")
         return squares(part)
-    items = list(range(200))
+    items = list(range(parallel.MIN_ITEMS + 1))
     results, extras = parallel.in_two(fragile, items)
     assert results == [x * x for x in items]
     assert sum(extras) == sum(items)
@@ -46,7 +46,7 @@ def test_a_child_that_fails_only_costs_time():
 @pytest.fixture
 def broken_game(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
-    folder = generate(str(tmp_path / "synthetic"), cards=300, files=3, seed=5)
+    folder = generate(str(tmp_path / "synthetic"), cards=600, files=3, seed=5)
     for name, old, new in (("cards_000.yaml", "gain", "gian"), ("cards_001.yaml", "fame", "fmae"),
                            ("cards_002.yaml", "coins", "coins coins")):
         path = os.path.join(folder, name)
