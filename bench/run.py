@@ -3,7 +3,7 @@
     python bench/run.py [--runs N] [--cards N] [--files N]    (or: make bench)
 
 Prints the machine, then the median (and range) of N runs of:
-  validate, cold           `rulepress validate` with an empty cache
+  validate, cold           `rulepress validate` with an empty cache (and with RULEPRESS_JOBS=1)
   validate, one file edited `rulepress validate` after one number in one file changed
   validate, one file touched  the same after a write of the same bytes
   check-jsonschema         the same files against schemas/content-file.json
@@ -124,6 +124,9 @@ def main() -> None:
                 samples.append(timed(rp + ["validate", game], env_with(cache)))
                 assert samples[-1][2] == 0, "the synthetic game must validate cleanly"
             report("validate, cold", samples)
+            samples = [timed(rp + ["validate", game], {**env_with(os.path.join(work, f"one{n}")), "RULEPRESS_JOBS": "1"})
+                       for n in range(a.runs)]
+            report("  the same, on one core", samples)
         warm = os.path.join(work, "warm")
         timed(rp + ["validate", game], env_with(warm))
         target = files[len(files) // 2]

@@ -16,6 +16,10 @@ MIN_ITEMS = 400  # below this a fork costs more than it saves (a few hundred eff
 
 
 def cores() -> int:
+    """Cores this process may use; RULEPRESS_JOBS=1 keeps all the work in one process."""
+    jobs = os.environ.get("RULEPRESS_JOBS", "")
+    if jobs.isdigit() and int(jobs) > 0:
+        return int(jobs)
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
