@@ -59,7 +59,8 @@ def broken_game(tmp_path, monkeypatch):
 
 def test_forked_parsing_reports_what_one_process_reports(broken_game, monkeypatch):
     both = [d.text() for d in check_game(broken_game)[1].sorted()]
-    monkeypatch.setattr(parallel, "cores", lambda: 1)
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert parallel.cores() == 1
     one = [d.text() for d in check_game(broken_game)[1].sorted()]
     assert len([d for d in one if ": error: D" in d]) >= 3
     assert both == one
