@@ -154,15 +154,24 @@ def _round_of(cond):
 def _marks(tables):
     """Every mark name used by any effect, sorted."""
     found = set()
-    stack = [tables.get(k) for k in ("protos", "actions", "procedures", "triggers", "flow", "scoring", "counters")]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, list):
+    add = found.add
+    lst, dct = list, dict
+
+    def walk(n):
+        # IR nodes are lists [op, pos, *args]; tables around them are dicts
+        if type(n) is lst or isinstance(n, lst):
             if n and n[0] in ("mark", "unmark", "has") and len(n) > 3 and isinstance(n[3], str) and isinstance(n[1], str):
-                found.add(n[3])
-            stack.extend(x for x in n if isinstance(x, (list, dict)))
-        elif isinstance(n, dict):
-            stack.extend(n.values())
+                add(n[3])
+            for x in n:
+                if type(x) is lst or type(x) is dct or isinstance(x, (lst, dct)):
+                    walk(x)
+        elif isinstance(n, dct):
+            for x in n.values():
+                if type(x) is lst or type(x) is dct or isinstance(x, (lst, dct)):
+                    walk(x)
+
+    for k in ("protos", "actions", "procedures", "triggers", "flow", "scoring", "counters"):
+        walk(tables.get(k))
     return sorted(found)
 
 
@@ -173,8 +182,9 @@ def _by_name(item):
 class Book:
     """The rulebook's content in one language, ready for any template."""
 
-    def __init__(self, tables: dict, lang: str):
+    def __init__(self, tables: dict, lang: str, marks: list | None = None):
         self.t, self.lang = tables, lang
+        self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.L = LABELS[lang]
         self.ru = lang == "ru"
@@ -471,7 +481,7 @@ class Book:
             })
         zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
                   "visibility": L["vis_" + d.get("visibility", "public")]} for z, d in (t.get("zones") or {}).items()]
-        marks = [self.names.attr_name(m, self.lang) for m in _marks(t)]
+        marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
             procs.append({"id": pid, "name": quoted(self.names.procedure_name(pid, self.lang), self.lang), "text": self.tx(p.get("text")),
@@ -497,17 +507,31 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
     return env
 
 
-def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
-    env = environment(game_folder)
-    ctx = Book(tables, lang).context()
-    ctx["paper"] = paper
+def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
+    ctx = dict(ctx, paper=paper)
     ctx["icon"] = (lambda s: iconize_html(s, tables, lang)) if fmt == "html" else (lambda s: iconize_plain(s, tables))
     text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
-    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = _BLANK_RUNS.sub("\n\n", text)
     return text.rstrip("\n") + "\n"
 
 
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
+    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
+
+
 def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>."""
-    return {f"rulebook.{lang}.{fmt}": render_rulebook(tables, lang, fmt, game_folder)
-            for lang in LANGS for fmt in FORMATS}
+    """File name -> text of every rulebook: rulebook.<lang>.<fmt>.
+
+    The content of a language (every effect in words) is worked out once and read by both
+    formats' templates; the templates are loaded once."""
+    env = environment(game_folder)
+    marks = _marks(tables)
+    out = {}
+    for lang in LANGS:
+        ctx = Book(tables, lang, marks).context()
+        for fmt in FORMATS:
+            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+    return out
