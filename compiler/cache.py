@@ -124,11 +124,13 @@ def parsed_effects(folder: str):
     hashes = {shown_path(f): _hash(f) for f in files}
     store = _Store(folder)
     dsl.MEMO = store.parsed([h for h in hashes.values() if h])
+    known = len(dsl.MEMO)
     try:
         yield
     finally:
         store.memo, dsl.MEMO = dsl.MEMO, None
-        store.write_parsed(hashes, keep=None)
+        if len(store.memo) != known:  # nothing new was parsed: what is kept already holds it all
+            store.write_parsed(hashes, keep=None)
 
 
 def _with_memo(store, hashes, run):
