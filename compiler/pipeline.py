@@ -41,8 +41,25 @@ def write_if_changed(path: str, text: str) -> None:
 
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
+    from . import buildcache
     report, written = Report(), []
     for folder in find_games(paths):
+        key = buildcache.inputs_key(folder)
+        kept = buildcache.lookup(folder, key)
+        if kept is not None:  # nothing the outputs are made from changed since they were made
+            gid, outputs, rep = kept
+            target = os.path.join(out_dir, gid)
+            os.makedirs(target, exist_ok=True)
+            paths_out = [os.path.join(target, name) for name in outputs]
+            try:
+                for src, path in zip(outputs.values(), paths_out):
+                    buildcache.copy_if_changed(src, path)
+            except OSError:
+                pass  # the entry went away meanwhile: build as usual
+            else:
+                report.extend(rep)
+                written += paths_out
+                continue
         text, gid, rep = compile_game(folder)
         report.extend(rep)
         if text is None:
@@ -54,4 +71,5 @@ def build(paths, out_dir: str):
             path = os.path.join(target, name)
             write_if_changed(path, body)
             written.append(path)
+        buildcache.store(folder, key, gid, files, rep)
     return written, report
