@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import os
+import pickle
 import re
+import sys
 
 import jinja2
 from markupsafe import Markup
@@ -492,6 +494,21 @@ class Book:
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
 
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    def getattr(self, obj, attribute):
+        """`x.key` on a plain dict: straight to the item, the way Jinja ends up anyway once
+        the attribute lookup has failed (which costs an exception per lookup)."""
+        if type(obj) is dict and attribute not in _DICT_ATTRS:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
     """Templates of the game first, then the built-in ones."""
     loaders = []
@@ -500,7 +517,7 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
         if os.path.isdir(own):
             loaders.append(jinja2.FileSystemLoader(own))
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+    env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                              autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
     env.filters["md"] = md_escape
@@ -526,12 +543,65 @@ def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
     """File name -> text of every rulebook: rulebook.<lang>.<fmt>.
 
     The content of a language (every effect in words) is worked out once and read by both
-    formats' templates; the templates are loaded once."""
+    formats' templates; the templates are loaded once. Languages are made side by side
+    where the machine has the cores for it."""
     env = environment(game_folder)
     marks = _marks(tables)
-    out = {}
-    for lang in LANGS:
+
+    def one(lang):
         ctx = Book(tables, lang, marks).context()
-        for fmt in FORMATS:
-            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+        return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
+
+    out = {}
+    for part in _side_by_side(one, LANGS):
+        out.update(part)
     return out
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _side_by_side(fn, items) -> list:
+    """[fn(x) for x in items], the later items in forked children while this process does
+    the first. A child that fails leaves its item to this process (errors show as usual).
+    Serial where there is no fork, one core, or RULEPRESS_JOBS=1."""
+    items = list(items)
+    if (len(items) < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork")
+            or os.environ.get("RULEPRESS_JOBS") == "1" or _cores() < 2):
+        return [fn(x) for x in items]
+    children = []
+    for x in items[1:]:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: work, send the result, leave without running any exit handler
+            code = 1
+            try:
+                os.close(r)
+                data = pickle.dumps(fn(x), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(w, "wb") as fh:
+                    fh.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r))
+    try:
+        first = fn(items[0])
+    except BaseException:
+        for pid, r in children:  # a child writing to a closed pipe stops at once
+            os.close(r)
+            os.waitpid(pid, 0)
+        raise
+    results, done = [first], []
+    for x, (pid, r) in zip(items[1:], children):
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+        _pid, status = os.waitpid(pid, 0)
+        done.append(pickle.loads(data) if status == 0 and data else None)
+    for x, got in zip(items[1:], done):
+        results.append(got if got is not None else fn(x))
+    return results
