@@ -5,9 +5,10 @@ import json
 import os
 
 from .codegen import tables, to_json
-from .content import find_games, load_game
+from .content import GameSource, add_doc, find_games, load_game, shown_path, yaml_files
 from .diagnostics import Report
 from .model import build_model
+from .source import PMap, load_file
 from .rulebook import rulebooks
 
 
@@ -21,12 +22,33 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
-    from .cache import parsed_effects
+    from .cache import known_report, parsed_effects
     with parsed_effects(folder):  # effects parsed by an earlier validate or build
-        model, report = check_game(folder)
+        known = known_report(folder)  # a validate already checked exactly these files
+        if known is None:
+            model, report = check_game(folder)
+        elif known.errors:
+            return None, None, known
+        else:
+            model, report = _load_checked(folder), known
     if model is None or report.errors:
         return None, None, report
     return to_json(tables(model)), model.src.game_id, report
+
+
+def _load_checked(folder: str):
+    """The model of a game whose full check is known: loaded without the checks of single
+    files (schema, translations, manifest), which only report; what they and the model's
+    checks find is the known report."""
+    scratch = Report()
+    src = GameSource(folder)
+    files = yaml_files(folder, scratch)
+    src.files = [shown_path(f) for f in files]
+    for path, shown in zip(files, src.files):
+        doc = load_file(path, shown, scratch)
+        if isinstance(doc, PMap):
+            add_doc(src, shown, doc, scratch)
+    return build_model(src, scratch) if src.docs else None
 
 
 def write_if_changed(path: str, text: str) -> None:

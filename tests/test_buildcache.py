@@ -88,3 +88,31 @@ def test_no_cache_keeps_nothing(game, tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
     build([game], str(tmp_path / "a"))
     assert not os.path.exists(str(tmp_path / "cache"))
+
+
+def test_a_build_after_validate_takes_its_findings_instead_of_checking_again(game, tmp_path, monkeypatch):
+    from compiler import content
+    from compiler.cache import validate_game
+    with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write("procedures:\n  - id: spare\n    effect: |\n      log \"unused\"\n")
+    want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
+    assert any("W001" in d for d in want_rep)
+    validate_game(game)
+
+    def no_second_check(*_a, **_k):
+        raise AssertionError("the files were checked again")
+    monkeypatch.setattr(content, "schema_check", no_second_check)
+    written, report = build([game], str(tmp_path / "a"))
+    assert outputs(written) == want
+    assert [d.text() for d in report.sorted()] == want_rep
+
+
+def test_a_build_after_a_validate_with_errors_writes_nothing(game, tmp_path, monkeypatch):
+    from compiler.cache import validate_game
+    with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write("cards:\n  - id: broken\n    deck: nowhere\n    effect: |\n      gain 1 nothing_at_all\n")
+    _want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
+    assert validate_game(game).errors
+    written, report = build([game], str(tmp_path / "a"))
+    assert written == [] and report.errors
+    assert [d.text() for d in report.sorted()] == want_rep
