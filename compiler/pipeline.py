@@ -93,5 +93,6 @@ def build(paths, out_dir: str):
             path = os.path.join(target, name)
             write_if_changed(path, body)
             written.append(path)
-        buildcache.store(folder, key, gid, files, rep)
+        if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
+            buildcache.store(folder, key, gid, files, rep)
     return written, report
