@@ -528,11 +528,9 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
     ctx = dict(ctx, paper=paper)
     ctx["icon"] = (lambda s: iconize_html(s, tables, lang)) if fmt == "html" else (lambda s: iconize_plain(s, tables))
     text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
-    text = _BLANK_RUNS.sub("\n\n", text)
+    while "\n\n\n" in text:  # every run of blank lines down to one; runs never merge
+        text = text.replace("\n\n\n", "\n\n")
     return text.rstrip("\n") + "\n"
-
-
-_BLANK_RUNS = re.compile(r"\n{3,}")
 
 
 def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
