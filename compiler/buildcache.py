@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 from .cache import _Store, _hash, _plain, _report, enabled
-from .content import shown_path, yaml_files
+from .content import SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 
 FORMAT = 1
@@ -30,8 +30,15 @@ _ROOT = os.path.dirname(_HERE)
 
 
 def _tree_files(folder: str) -> list[str]:
-    out = []
-    for d, dirs, files in os.walk(folder):
+    """Every file below the folder, in a fixed order, following links to folders once each
+    (a template can include one through a link)."""
+    out, seen = [], set()
+    for d, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(d)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         dirs[:] = sorted(x for x in dirs if x != "__pycache__")
         out += [os.path.join(d, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
     return out
@@ -49,8 +56,7 @@ def build_version() -> str:
             h.update(f"\0{dist}={metadata.version(dist)}".encode())
         except metadata.PackageNotFoundError:
             h.update(f"\0{dist}=-".encode())
-    for sub in ("compiler", "runtime", "schemas"):
-        base = os.path.join(_ROOT, sub)
+    for base in (_HERE, os.path.join(_ROOT, "runtime"), SCHEMA_DIR):
         for path in _tree_files(base):
             with open(path, "rb") as fh:
                 h.update(os.path.relpath(path, _ROOT).encode() + b"\0" + fh.read() + b"\0")
