@@ -7,7 +7,8 @@ Prints the machine, then the median (and range) of N runs of:
   validate, one file edited `rulepress validate` after one number in one file changed
   validate, one file touched  the same after a write of the same bytes
   check-jsonschema         the same files against schemas/content-file.json
-  build                    `rulepress build` (game.json and rulebooks), after a validate
+  build                    `rulepress build` (game.json and rulebooks), the first after a validate
+  build, nothing changed   `rulepress build` again when nothing changed since the last build
   build, cold              `rulepress build` with an empty cache
 Each is a separate process, as a designer runs it: wall time and CPU time (user+sys).
 The re-validation is also timed inside one process, without interpreter start-up.
@@ -101,7 +102,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cards", type=int, default=10_000)
     ap.add_argument("--files", type=int, default=100)
-    ap.add_argument("--skip", default="", help="comma-separated: cold,edit,touch,jsonschema,build,buildcold")
+    ap.add_argument("--skip", default="", help="comma-separated: cold,edit,touch,jsonschema,build,rebuild,buildcold")
     a = ap.parse_args()
     skip = set(filter(None, a.skip.split(",")))
     work = tempfile.mkdtemp(prefix="rulepress-bench-")
@@ -159,7 +160,15 @@ def main() -> None:
                 report("check-jsonschema", samples)
         out = os.path.join(work, "build")
         if "build" not in skip:
-            report("build (after validate)", [timed(rp + ["build", game, "-o", out], env_with(warm)) for _ in range(a.runs)])
+            samples = []
+            for n in range(a.runs):  # each the first build after a validate: a copy of the validated cache
+                cache = os.path.join(work, f"bv{n}")
+                shutil.copytree(warm, cache)
+                samples.append(timed(rp + ["build", game, "-o", os.path.join(work, f"build{n}")], env_with(cache)))
+            report("build (after validate)", samples)
+        if "rebuild" not in skip:
+            timed(rp + ["build", game, "-o", out], env_with(warm))
+            report("build, nothing changed", [timed(rp + ["build", game, "-o", out], env_with(warm)) for _ in range(a.runs)])
         if "buildcold" not in skip:
             report("build, cold", [timed(rp + ["build", game, "-o", out], env_with(os.path.join(work, f"bc{n}")))
                                    for n in range(a.runs)])

@@ -59,9 +59,12 @@ def validate(paths, fmt, no_cache):
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("-o", "--out", default="build", show_default=True, help="output folder")
-def build(paths, out):
+@click.option("--no-cache", is_flag=True, help="load, check and render everything again, ignoring what earlier runs kept")
+def build(paths, out, no_cache):
     """Compile content into build/<game>/game.json (and the rulebooks)."""
     from .pipeline import build as do_build
+    if no_cache:
+        os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
         written, report = do_build(list(paths) or ["content"], out)
     except UsageError as exc:

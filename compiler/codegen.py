@@ -173,10 +173,51 @@ def tables(m: Model) -> dict:
 
 def to_json(t: dict) -> str:
     """Canonical text: sorted keys, no floats formatted by locale, a content hash inside."""
-    body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    t = dict(t)
-    t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
-    return _dump(t, 0) + "\n"
+    top = _parts(t, 0)
+    if top is None:  # keys that are not strings: the plain way
+        body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        t = dict(t)
+        t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+        return _dump(t, 0) + "\n"
+    # The hashed text is the compact dump of the whole; the written text shares every value
+    # below the second level with it, so each of those is encoded once for both.
+    body = "{" + ",".join(f"{_key(k)}:{c}" for k, (c, _p) in top) + "}"
+    h = _key(hashlib.sha256(body.encode("utf-8")).hexdigest()[:16])
+    items = dict(top)
+    items["content_hash"] = (h, h)
+    return _pretty(sorted(items.items()), 0) + "\n"
+
+
+_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+_key = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _parts(v, depth):
+    """[(key, (compact text, written text))] of a dict at a level written one key per line,
+    sorted by key; None when a key is not a string (json would write it differently)."""
+    out = []
+    for k in sorted(v) if all(isinstance(k, str) for k in v) else ():
+        x = v[k]
+        if isinstance(x, dict) and x and depth + 1 < 2:
+            sub = _parts(x, depth + 1)
+            if sub is None:
+                return None
+            compact = "{" + ",".join(f"{_key(kk)}:{c}" for kk, (c, _p) in sub) + "}"
+            out.append((k, (compact, _pretty(sub, depth + 1))))
+        else:
+            s = _COMPACT(x)
+            out.append((k, (s, s)))
+    if len(out) != len(v):
+        return None
+    return out
+
+
+def _pretty(items, depth) -> str:
+    if not items:
+        return "{}"
+    pad = " " * (depth + 1)
+    inner = ",\n".join(f"{pad}{_key(k)}: {p}" for k, (_c, p) in items)
+    return "{\n" + inner + "\n" + " " * depth + "}"
 
 
 def _dump(v, depth):

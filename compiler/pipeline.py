@@ -5,9 +5,10 @@ import json
 import os
 
 from .codegen import tables, to_json
-from .content import find_games, load_game
+from .content import GameSource, add_doc, find_games, load_game, shown_path, yaml_files
 from .diagnostics import Report
 from .model import build_model
+from .source import PMap, load_file
 from .rulebook import rulebooks
 
 
@@ -21,12 +22,33 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
-    from .cache import parsed_effects
+    from .cache import known_report, parsed_effects
     with parsed_effects(folder):  # effects parsed by an earlier validate or build
-        model, report = check_game(folder)
+        known = known_report(folder)  # a validate already checked exactly these files
+        if known is None:
+            model, report = check_game(folder)
+        elif known.errors:
+            return None, None, known
+        else:
+            model, report = _load_checked(folder), known
     if model is None or report.errors:
         return None, None, report
     return to_json(tables(model)), model.src.game_id, report
+
+
+def _load_checked(folder: str):
+    """The model of a game whose full check is known: loaded without the checks of single
+    files (schema, translations, manifest), which only report; what they and the model's
+    checks find is the known report."""
+    scratch = Report()
+    src = GameSource(folder)
+    files = yaml_files(folder, scratch)
+    src.files = [shown_path(f) for f in files]
+    for path, shown in zip(files, src.files):
+        doc = load_file(path, shown, scratch)
+        if isinstance(doc, PMap):
+            add_doc(src, shown, doc, scratch)
+    return build_model(src, scratch) if src.docs else None
 
 
 def write_if_changed(path: str, text: str) -> None:
@@ -41,8 +63,25 @@ def write_if_changed(path: str, text: str) -> None:
 
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
+    from . import buildcache
     report, written = Report(), []
     for folder in find_games(paths):
+        key = buildcache.inputs_key(folder)
+        kept = buildcache.lookup(folder, key)
+        if kept is not None:  # nothing the outputs are made from changed since they were made
+            gid, outputs, rep = kept
+            target = os.path.join(out_dir, gid)
+            os.makedirs(target, exist_ok=True)
+            paths_out = [os.path.join(target, name) for name in outputs]
+            try:
+                for src, path in zip(outputs.values(), paths_out):
+                    buildcache.copy_if_changed(src, path)
+            except OSError:
+                pass  # the entry went away meanwhile: build as usual
+            else:
+                report.extend(rep)
+                written += paths_out
+                continue
         text, gid, rep = compile_game(folder)
         report.extend(rep)
         if text is None:
@@ -54,4 +93,6 @@ def build(paths, out_dir: str):
             path = os.path.join(target, name)
             write_if_changed(path, body)
             written.append(path)
+        if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
+            buildcache.store(folder, key, gid, files, rep)
     return written, report

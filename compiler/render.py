@@ -234,9 +234,21 @@ class Names:
         self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
         self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
         self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
+        # The tables do not change while they are named: each answer is worked out once.
+        self._kinds: dict = {}
+        self._names: dict = {}
+        self._attrs: dict = {}
+        self._phrases: dict = {}
 
     def kind_of(self, ident):
         """What an id names: counter, zone, deck, discard, pool, location, card, token, piece, action, …"""
+        try:
+            return self._kinds[ident]
+        except KeyError:
+            k = self._kinds[ident] = self._kind_of(ident)
+            return k
+
+    def _kind_of(self, ident):
         if ident in self.counters:
             return "counter"
         if ident in self.zones:
@@ -262,6 +274,14 @@ class Names:
 
     def name(self, ident, lang) -> str:
         """The display name of an id in a language; ids with no name read as words."""
+        key = (ident, lang)
+        try:
+            return self._names[key]
+        except KeyError:
+            n = self._names[key] = self._name(ident, lang)
+            return n
+
+    def _name(self, ident, lang) -> str:
         for table in (self.counters, self.zones, self.decks, self.pools, self.protos, self.actions, self.phases, self.icons):
             if ident in table and table[ident].get("name"):
                 return text_of(table[ident]["name"], lang, humanize(ident))
@@ -278,6 +298,14 @@ class Names:
 
     def attr_name(self, attr, lang) -> str:
         """A fixed attribute, named by an icon or counter of the same id when there is one."""
+        key = (attr, lang)
+        try:
+            return self._attrs[key]
+        except KeyError:
+            n = self._attrs[key] = self._attr_name(attr, lang)
+            return n
+
+    def _attr_name(self, attr, lang) -> str:
         for table in (self.icons, self.counters, self.zones, self.decks):
             if attr in table and table[attr].get("name"):
                 return text_of(table[attr]["name"], lang, humanize(attr))
@@ -285,6 +313,14 @@ class Names:
 
     def phrase(self, ident, lang, declinable=True) -> Ph:
         """An id as a noun phrase: the name itself when it declines safely, else head «name»."""
+        key = (ident, lang, declinable)
+        try:
+            return self._phrases[key]  # phrases are never changed in place: `then` and `after` make new ones
+        except KeyError:
+            ph = self._phrases[key] = self._phrase(ident, lang, declinable)
+            return ph
+
+    def _phrase(self, ident, lang, declinable=True) -> Ph:
         kind = self.kind_of(ident)
         name = self.name(ident, lang)
         if lang == "en":

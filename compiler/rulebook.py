@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import os
+import pickle
 import re
+import sys
 
 import jinja2
 from markupsafe import Markup
@@ -154,15 +156,24 @@ def _round_of(cond):
 def _marks(tables):
     """Every mark name used by any effect, sorted."""
     found = set()
-    stack = [tables.get(k) for k in ("protos", "actions", "procedures", "triggers", "flow", "scoring", "counters")]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, list):
+    add = found.add
+    lst, dct = list, dict
+
+    def walk(n):
+        # IR nodes are lists [op, pos, *args]; tables around them are dicts
+        if type(n) is lst or isinstance(n, lst):
             if n and n[0] in ("mark", "unmark", "has") and len(n) > 3 and isinstance(n[3], str) and isinstance(n[1], str):
-                found.add(n[3])
-            stack.extend(x for x in n if isinstance(x, (list, dict)))
-        elif isinstance(n, dict):
-            stack.extend(n.values())
+                add(n[3])
+            for x in n:
+                if type(x) is lst or type(x) is dct or isinstance(x, (lst, dct)):
+                    walk(x)
+        elif isinstance(n, dct):
+            for x in n.values():
+                if type(x) is lst or type(x) is dct or isinstance(x, (lst, dct)):
+                    walk(x)
+
+    for k in ("protos", "actions", "procedures", "triggers", "flow", "scoring", "counters"):
+        walk(tables.get(k))
     return sorted(found)
 
 
@@ -173,8 +184,9 @@ def _by_name(item):
 class Book:
     """The rulebook's content in one language, ready for any template."""
 
-    def __init__(self, tables: dict, lang: str):
+    def __init__(self, tables: dict, lang: str, marks: list | None = None):
         self.t, self.lang = tables, lang
+        self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.L = LABELS[lang]
         self.ru = lang == "ru"
@@ -471,7 +483,7 @@ class Book:
             })
         zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
                   "visibility": L["vis_" + d.get("visibility", "public")]} for z, d in (t.get("zones") or {}).items()]
-        marks = [self.names.attr_name(m, self.lang) for m in _marks(t)]
+        marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
             procs.append({"id": pid, "name": quoted(self.names.procedure_name(pid, self.lang), self.lang), "text": self.tx(p.get("text")),
@@ -482,6 +494,21 @@ class Book:
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
 
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    def getattr(self, obj, attribute):
+        """`x.key` on a plain dict: straight to the item, the way Jinja ends up anyway once
+        the attribute lookup has failed (which costs an exception per lookup)."""
+        if type(obj) is dict and attribute not in _DICT_ATTRS:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
     """Templates of the game first, then the built-in ones."""
     loaders = []
@@ -490,24 +517,89 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
         if os.path.isdir(own):
             loaders.append(jinja2.FileSystemLoader(own))
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+    env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
                              autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
     env.filters["md"] = md_escape
     return env
 
 
-def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
-    env = environment(game_folder)
-    ctx = Book(tables, lang).context()
-    ctx["paper"] = paper
+def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
+    ctx = dict(ctx, paper=paper)
     ctx["icon"] = (lambda s: iconize_html(s, tables, lang)) if fmt == "html" else (lambda s: iconize_plain(s, tables))
     text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
-    text = re.sub(r"\n{3,}", "\n\n", text)
+    while "\n\n\n" in text:  # every run of blank lines down to one; runs never merge
+        text = text.replace("\n\n\n", "\n\n")
     return text.rstrip("\n") + "\n"
 
 
+def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
+    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
+
+
 def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>."""
-    return {f"rulebook.{lang}.{fmt}": render_rulebook(tables, lang, fmt, game_folder)
-            for lang in LANGS for fmt in FORMATS}
+    """File name -> text of every rulebook: rulebook.<lang>.<fmt>.
+
+    The content of a language (every effect in words) is worked out once and read by both
+    formats' templates; the templates are loaded once. Languages are made side by side
+    where the machine has the cores for it."""
+    env = environment(game_folder)
+    marks = _marks(tables)
+
+    def one(lang):
+        ctx = Book(tables, lang, marks).context()
+        return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
+
+    out = {}
+    for part in _side_by_side(one, LANGS):
+        out.update(part)
+    return out
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _side_by_side(fn, items) -> list:
+    """[fn(x) for x in items], the later items in forked children while this process does
+    the first. A child that fails leaves its item to this process (errors show as usual).
+    Serial where there is no fork, one core, or RULEPRESS_JOBS=1."""
+    items = list(items)
+    if (len(items) < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork")
+            or os.environ.get("RULEPRESS_JOBS") == "1" or _cores() < 2):
+        return [fn(x) for x in items]
+    children = []
+    for x in items[1:]:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: work, send the result, leave without running any exit handler
+            code = 1
+            try:
+                os.close(r)
+                data = pickle.dumps(fn(x), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(w, "wb") as fh:
+                    fh.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r))
+    try:
+        first = fn(items[0])
+    except BaseException:
+        for pid, r in children:  # a child writing to a closed pipe stops at once
+            os.close(r)
+            os.waitpid(pid, 0)
+        raise
+    results, done = [first], []
+    for x, (pid, r) in zip(items[1:], children):
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+        _pid, status = os.waitpid(pid, 0)
+        done.append(pickle.loads(data) if status == 0 and data else None)
+    for x, got in zip(items[1:], done):
+        results.append(got if got is not None else fn(x))
+    return results

@@ -1,0 +1,152 @@
+"""Rebuilding a game that did not change: its outputs, kept by the hash of all they are made from.
+
+A build's outputs (game.json, the rulebooks) and its findings follow from the game's files,
+the game's own templates and the compiler itself. When none of those changed since the last
+build of the folder, the kept outputs are the outputs: the build copies them instead of
+loading, checking and rendering again.
+
+The entry lives beside the validation cache of the same folder (`cache.cache_dir()`, with
+`RULEPRESS_CACHE_DIR` and `RULEPRESS_NO_CACHE=1` honoured the same way); only the latest
+build of a folder is kept. An entry is a folder made under a temporary name and renamed
+into place when complete, so a half-written entry is never read.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from .cache import _Store, _hash, _plain, _report, enabled
+from .content import SCHEMA_DIR, shown_path, yaml_files
+from .diagnostics import Report
+
+FORMAT = 1
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(_HERE)
+
+
+def _tree_files(folder: str) -> list[str]:
+    """Every file below the folder, in a fixed order, following links to folders once each
+    (a template can include one through a link)."""
+    out, seen = [], set()
+    for d, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(d)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        out += [os.path.join(d, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def build_version() -> str:
+    """Everything of the toolchain that a build's outputs can depend on: the compiler with its
+    grammar and templates, the runtime modules the checker reads, the schemas, and the
+    versions of Python and of the libraries that load, parse and render."""
+    from importlib import metadata
+    h = hashlib.sha1(f"{FORMAT}\0{sys.version}".encode())
+    for dist in ("Jinja2", "MarkupSafe", "lark", "PyYAML", "jsonschema"):  # parsing, loading, templates
+        try:
+            h.update(f"\0{dist}={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"\0{dist}=-".encode())
+    for base in (_HERE, os.path.join(_ROOT, "runtime"), SCHEMA_DIR):
+        for path in _tree_files(base):
+            with open(path, "rb") as fh:
+                h.update(os.path.relpath(path, _ROOT).encode() + b"\0" + fh.read() + b"\0")
+    return h.hexdigest()
+
+
+def inputs_key(folder: str) -> str | None:
+    """The hash of everything the folder's build is made from; None when it cannot be told."""
+    walk = Report()
+    files = yaml_files(folder, walk)
+    if walk.items:
+        return None
+    h = hashlib.sha1(build_version().encode())
+    h.update(os.path.realpath(folder).encode() + b"\0" + shown_path(folder).encode() + b"\0")
+    for f in files:
+        digest = _hash(f)
+        if digest is None:
+            return None
+        h.update(f"{shown_path(f)}\0{digest}\0".encode())
+    own = os.path.join(folder, "templates")
+    if os.path.isdir(own):  # a game's own templates override the built-in ones
+        for path in _tree_files(own):
+            digest = _hash(path)
+            if digest is None:
+                return None
+            h.update(f"T{os.path.relpath(path, own)}\0{digest}\0".encode())
+    return h.hexdigest()
+
+
+def _entry_root(folder: str) -> str:
+    return os.path.join(_Store(folder).dir, "build")
+
+
+def lookup(folder: str, key: str | None):
+    """(game id, {file name: path of the kept text}, report) of the kept build, or None."""
+    if key is None or not enabled():
+        return None
+    entry = os.path.join(_entry_root(folder), key)
+    try:
+        with open(os.path.join(entry, "build.json"), encoding="utf-8") as fh:
+            meta = json.load(fh)
+        if meta.get("format") != FORMAT or not isinstance(meta.get("game"), str):
+            return None
+        names = meta["files"]
+        paths = {n: os.path.join(entry, "out", n) for n in names}
+        if not all(isinstance(n, str) and os.path.isfile(p) for n, p in paths.items()):
+            return None
+        report = _report(tuple(d) for d in meta["diags"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return meta["game"], paths, report
+
+
+def store(folder: str, key: str | None, gid: str, files: dict[str, str], report: Report) -> None:
+    """Keep this build's outputs as the folder's latest."""
+    if key is None or not enabled():
+        return
+    root = _entry_root(folder)
+    try:
+        os.makedirs(root, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=root, prefix=".new-")
+        try:
+            os.makedirs(os.path.join(tmp, "out"))
+            for name, text in files.items():
+                with open(os.path.join(tmp, "out", name), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            meta = {"format": FORMAT, "game": gid, "files": list(files), "diags": [_plain(d) for d in report.items]}
+            with open(os.path.join(tmp, "build.json"), "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(meta, ensure_ascii=False))
+            final = os.path.join(root, key)
+            if os.path.isdir(final):
+                shutil.rmtree(final, ignore_errors=True)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        for name in os.listdir(root):  # only the latest build of a folder is kept
+            if name != key:
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
+
+def copy_if_changed(src: str, path: str) -> None:
+    """Put a kept output in place, leaving a file with the same bytes untouched."""
+    try:
+        if os.path.getsize(path) == os.path.getsize(src):
+            with open(path, "rb") as a, open(src, "rb") as b:
+                if a.read() == b.read():
+                    return
+    except OSError:
+        pass
+    shutil.copyfile(src, path)

@@ -1,0 +1,132 @@
+"""A rebuild of an unchanged game copies the kept outputs: the same bytes a full build gives."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from compiler import buildcache
+from compiler.pipeline import build
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gen_synthetic import generate  # noqa: E402
+
+
+@pytest.fixture
+def game(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULEPRESS_NO_CACHE", raising=False)
+    return generate(str(tmp_path / "synthetic"), cards=40, files=3, seed=5)
+
+
+def outputs(paths):
+    return {os.path.basename(p): open(p, "rb").read() for p in paths}
+
+
+def fresh(folder, out, monkeypatch):
+    """What a build with no cache at all writes."""
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    try:
+        written, report = build([folder], out)
+    finally:
+        monkeypatch.delenv("RULEPRESS_NO_CACHE")
+    return outputs(written), [d.text() for d in report.sorted()]
+
+
+def test_a_rebuild_is_copied_byte_for_byte_and_leaves_unchanged_files_alone(game, tmp_path, monkeypatch):
+    first, rep1 = build([game], str(tmp_path / "a"))
+    assert buildcache.lookup(game, buildcache.inputs_key(game)) is not None
+    stamps = {p: os.stat(p).st_mtime_ns for p in first}
+    again, rep2 = build([game], str(tmp_path / "a"))
+    assert again == first and {p: os.stat(p).st_mtime_ns for p in again} == stamps
+    elsewhere, _ = build([game], str(tmp_path / "b"))  # an empty output folder gets full copies
+    want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
+    assert outputs(first) == outputs(again) == outputs(elsewhere) == want
+    assert [d.text() for d in rep1.sorted()] == [d.text() for d in rep2.sorted()] == want_rep
+
+
+def test_an_edit_makes_a_new_build(game, tmp_path, monkeypatch):
+    build([game], str(tmp_path / "a"))
+    path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[0])
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.replace("name: {en: ", "name: {en: Renamed ", 1))
+    written, _ = build([game], str(tmp_path / "a"))
+    got = outputs(written)
+    assert b"Renamed " in got["rulebook.en.md"]
+    assert got == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
+
+
+def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
+    build([game], str(tmp_path / "a"))
+    own = os.path.join(game, "templates")
+    os.makedirs(own)
+    shutil.copy(os.path.join(ROOT, "compiler", "templates", "rulebook.md.j2"), own)
+    with open(os.path.join(own, "rulebook.md.j2"), "a", encoding="utf-8") as fh:
+        fh.write("\nOwn template.\n")
+    written, _ = build([game], str(tmp_path / "a"))
+    assert outputs(written)["rulebook.en.md"].endswith(b"Own template.\n")
+
+
+def test_warnings_come_back_with_the_kept_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULEPRESS_NO_CACHE", raising=False)
+    game = generate(str(tmp_path / "g"), cards=10, files=1, seed=1)
+    with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write("procedures:\n  - id: spare\n    effect: |\n      log \"unused\"\n")
+    _w, first = build([game], str(tmp_path / "a"))
+    _w, again = build([game], str(tmp_path / "a"))
+    assert any(d.code == "W001" for d in first.items)
+    assert [d.text() for d in again.sorted()] == [d.text() for d in first.sorted()]
+
+
+def test_no_cache_keeps_nothing(game, tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    build([game], str(tmp_path / "a"))
+    assert not os.path.exists(str(tmp_path / "cache"))
+
+
+def test_a_build_after_validate_takes_its_findings_instead_of_checking_again(game, tmp_path, monkeypatch):
+    from compiler import content
+    from compiler.cache import validate_game
+    with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write("procedures:\n  - id: spare\n    effect: |\n      log \"unused\"\n")
+    want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
+    assert any("W001" in d for d in want_rep)
+    validate_game(game)
+
+    def no_second_check(*_a, **_k):
+        raise AssertionError("the files were checked again")
+    monkeypatch.setattr(content, "schema_check", no_second_check)
+    written, report = build([game], str(tmp_path / "a"))
+    assert outputs(written) == want
+    assert [d.text() for d in report.sorted()] == want_rep
+
+
+def test_a_build_after_a_validate_with_errors_writes_nothing(game, tmp_path, monkeypatch):
+    from compiler.cache import validate_game
+    with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
+        fh.write("cards:\n  - id: broken\n    deck: nowhere\n    effect: |\n      gain 1 nothing_at_all\n")
+    _want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
+    assert validate_game(game).errors
+    written, report = build([game], str(tmp_path / "a"))
+    assert written == [] and report.errors
+    assert [d.text() for d in report.sorted()] == want_rep
+
+
+def test_work_side_by_side_gives_what_serial_work_gives(monkeypatch):
+    from compiler.rulebook import _side_by_side
+    parent = os.getpid()
+    assert _side_by_side(lambda x: (x, x * 2), [1, 2, 3]) == [(1, 2), (2, 4), (3, 6)]
+
+    def fails_in_a_child(x):
+        if os.getpid() != parent:
+            raise RuntimeError("only in the child")
+        return x + 1
+    assert _side_by_side(fails_in_a_child, [1, 2]) == [2, 3]  # the parent does the child's part
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert _side_by_side(fails_in_a_child, [1, 2]) == [2, 3]
