@@ -53,19 +53,23 @@ def checker_version() -> str:
     The checker is this module and every compiler module it imports, directly or not,
     with the grammar and the schemas; the rulebook, printing and the command line are not."""
     here = os.path.dirname(os.path.abspath(__file__))
-    todo, seen = ["cache"], set()
+    runtime = os.path.join(os.path.dirname(here), "runtime")
+    todo, seen = [os.path.join(here, "cache.py")], set()
     while todo:
-        name = todo.pop()
-        if name in seen or not os.path.isfile(os.path.join(here, name + ".py")):
+        path = todo.pop()
+        if path in seen or not os.path.isfile(path):
             continue
-        seen.add(name)
-        with open(os.path.join(here, name + ".py"), encoding="utf-8") as fh:
+        seen.add(path)
+        with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        todo += re.findall(r"^\s*from \.(\w+) import", text, re.M)
+        base = os.path.dirname(path)
+        todo += [os.path.join(base, n + ".py") for n in re.findall(r"^\s*from \.(\w+) import", text, re.M)]
         for names in re.findall(r"^\s*from \. import ([\w, ]+)", text, re.M):
-            todo += [n.strip() for n in names.split(",")]
+            todo += [os.path.join(base, n.strip() + ".py") for n in names.split(",")]
+        # the checker shares a few runtime modules (the IR walker)
+        todo += [os.path.join(runtime, n + ".py") for n in re.findall(r"^\s*from runtime\.(\w+) import", text, re.M)]
     h = hashlib.sha1(f"{FORMAT}".encode())
-    paths = [os.path.join(here, n + ".py") for n in sorted(seen)] + [os.path.join(here, "dsl.lark")]
+    paths = sorted(seen) + [os.path.join(here, "dsl.lark")]
     paths += [os.path.join(SCHEMA_DIR, n) for n in sorted(os.listdir(SCHEMA_DIR)) if n.endswith(".json")]
     for path in paths:
         with open(path, "rb") as fh:

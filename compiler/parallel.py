@@ -11,6 +11,7 @@ from __future__ import annotations
 import marshal
 import os
 import pickle
+import sys
 
 MIN_ITEMS = 400  # below this a fork costs more than it saves (a few hundred effects)
 
@@ -26,11 +27,13 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def in_two(batch, items: list) -> tuple[list, list]:
+def in_two(batch, items: list, min_items: int = MIN_ITEMS) -> tuple[list, list]:
     """`batch(part)` gives `(results, extra)`, one result per item of the part, all plain
     data (lists, dicts, text, numbers). Returns the results in the order of `items` and
-    the extras of each part that ran: the odd-numbered items are a forked child's part."""
-    if len(items) < MIN_ITEMS or cores() < 2 or not hasattr(os, "fork"):
+    the extras of each part that ran: the odd-numbered items are a forked child's part.
+    Fewer than `min_items` items, one core, or no safe fork (Linux has it): all here."""
+    items = list(items)
+    if len(items) < max(2, min_items) or cores() < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         results, extra = batch(items)
         return results, [extra]
     theirs = items[1::2]
@@ -53,7 +56,12 @@ def in_two(batch, items: list) -> tuple[list, list]:
         finally:
             os._exit(code)
     os.close(write)
-    mine, mine_extra = batch(items[0::2])
+    try:
+        mine, mine_extra = batch(items[0::2])
+    except BaseException:
+        os.close(read)  # the child, writing to a closed pipe, stops at once
+        os.waitpid(pid, 0)
+        raise
     with os.fdopen(read, "rb") as inp:
         data = inp.read()
     _, status = os.waitpid(pid, 0)

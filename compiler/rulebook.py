@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import html
 import os
-import pickle
 import re
-import sys
 
 import jinja2
 from markupsafe import Markup
 
+from .parallel import in_two
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -551,55 +550,7 @@ def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
         return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
 
     out = {}
-    for part in _side_by_side(one, LANGS):
+    # the languages side by side, where a second core is free
+    for part in in_two(lambda langs: ([one(lang) for lang in langs], None), LANGS, min_items=2)[0]:
         out.update(part)
     return out
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _side_by_side(fn, items) -> list:
-    """[fn(x) for x in items], the later items in forked children while this process does
-    the first. A child that fails leaves its item to this process (errors show as usual).
-    Serial where there is no fork, one core, or RULEPRESS_JOBS=1."""
-    items = list(items)
-    if (len(items) < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork")
-            or os.environ.get("RULEPRESS_JOBS") == "1" or _cores() < 2):
-        return [fn(x) for x in items]
-    children = []
-    for x in items[1:]:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: work, send the result, leave without running any exit handler
-            code = 1
-            try:
-                os.close(r)
-                data = pickle.dumps(fn(x), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(w, "wb") as fh:
-                    fh.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(w)
-        children.append((pid, r))
-    try:
-        first = fn(items[0])
-    except BaseException:
-        for pid, r in children:  # a child writing to a closed pipe stops at once
-            os.close(r)
-            os.waitpid(pid, 0)
-        raise
-    results, done = [first], []
-    for x, (pid, r) in zip(items[1:], children):
-        with os.fdopen(r, "rb") as fh:
-            data = fh.read()
-        _pid, status = os.waitpid(pid, 0)
-        done.append(pickle.loads(data) if status == 0 and data else None)
-    for x, got in zip(items[1:], done):
-        results.append(got if got is not None else fn(x))
-    return results

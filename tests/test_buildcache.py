@@ -116,17 +116,3 @@ def test_a_build_after_a_validate_with_errors_writes_nothing(game, tmp_path, mon
     written, report = build([game], str(tmp_path / "a"))
     assert written == [] and report.errors
     assert [d.text() for d in report.sorted()] == want_rep
-
-
-def test_work_side_by_side_gives_what_serial_work_gives(monkeypatch):
-    from compiler.rulebook import _side_by_side
-    parent = os.getpid()
-    assert _side_by_side(lambda x: (x, x * 2), [1, 2, 3]) == [(1, 2), (2, 4), (3, 6)]
-
-    def fails_in_a_child(x):
-        if os.getpid() != parent:
-            raise RuntimeError("only in the child")
-        return x + 1
-    assert _side_by_side(fails_in_a_child, [1, 2]) == [2, 3]  # the parent does the child's part
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    assert _side_by_side(fails_in_a_child, [1, 2]) == [2, 3]

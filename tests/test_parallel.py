@@ -30,6 +30,12 @@ def test_two_processes_give_what_one_gives():
     assert sum(extras) == sum(items)
 
 
+def test_two_items_can_go_side_by_side():
+    parent = os.getpid()
+    where = parallel.in_two(lambda part: ([os.getpid() != parent for _ in part], None), ["en", "ru"], min_items=2)[0]
+    assert where == [False, parallel.cores() > 1]
+
+
 def test_a_child_that_fails_only_costs_time():
     parent = os.getpid()
 
