@@ -369,6 +369,7 @@ class _Tok(tuple):
     column = property(itemgetter(3))
 
 
+_PLAIN, _RENAMED, _NEWLINE, _IGNORED, _OPEN, _CLOSE = range(6)  # kinds of token for the quick lexer
 _DEEP = 120  # IR deeper than this goes the standard way, whose recursion may refuse it (D006)
 
 
@@ -444,6 +445,36 @@ class _Rule:
         self.origin, self.expansion = origin, expansion
 
 
+class _Lexer:
+    """One regexp for a set of terminals (in Lark's order), that reads them as Lark's lexer does."""
+
+    def __init__(self, terms, kind_of: dict, prefix: str = ""):
+        # A string terminal that a regexp terminal of the same priority matches whole (a keyword
+        # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
+        unless: dict[str, dict[str, str]] = {}
+        embedded = set()
+        for r in terms:
+            for t in terms:
+                if isinstance(r.pattern, PatternRE) and isinstance(t.pattern, PatternStr) and t.priority == r.priority:
+                    m = re.match(r.pattern.to_regexp(), t.pattern.value)
+                    if m and m.group(0) == t.pattern.value:
+                        if t.pattern.flags:
+                            raise ValueError(f"terminal {t.name} has flags")
+                        unless.setdefault(r.name, {})[t.pattern.value] = t.name
+                        if t.pattern.flags <= r.pattern.flags:
+                            embedded.add(t.name)
+        rx = re.compile(prefix + "(?:%s)" % "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms if t.name not in embedded))
+        self.match = rx.match
+        # by the number of a token's group in the regexp: its type, what to do with it, its renames
+        self.types = [None] * (rx.groups + 1)
+        self.kinds = [_PLAIN] * (rx.groups + 1)
+        self.renames = [None] * (rx.groups + 1)
+        for name, i in rx.groupindex.items():
+            self.types[i] = name
+            self.kinds[i] = _RENAMED if name in unless else kind_of.get(name, _PLAIN)
+            self.renames[i] = unless.get(name)
+
+
 class _Quick:
     """Lark's LALR parser with _IR embedded, fed by a lexer that reads like Lark's contextual
     lexer followed by the Indenter, or gives up (parse() returns None)."""
@@ -456,33 +487,26 @@ class _Quick:
         self.conf = copy.copy(state.parse_conf)
         self.states, self.conf.callbacks = _quick_table(state.parse_conf)
         self.conf.states = self.states
+        ind = lk.options.postlex
+        self.nl, self.indent, self.dedent, self.tab_len = ind.NL_type, ind.INDENT_type, ind.DEDENT_type, ind.tab_len
+        self.kind_of = {ind.NL_type: _NEWLINE, **{t: _IGNORED for t in lk.lexer_conf.ignore},
+                        **{t: _OPEN for t in ind.OPEN_PAREN_types}, **{t: _CLOSE for t in ind.CLOSE_PAREN_types}}
         # Lark's lexer order: priority, then the longest possible match, then the longest pattern.
-        terms = sorted(lk.lexer_conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-        # A string terminal that a regexp terminal of the same priority matches whole (a keyword
-        # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
-        self.unless: dict[str, dict[str, str]] = {}
-        embedded = set()
-        for r in terms:
-            for s in terms:
-                if isinstance(r.pattern, PatternRE) and isinstance(s.pattern, PatternStr) and s.priority == r.priority:
-                    m = re.match(r.pattern.to_regexp(), s.pattern.value)
-                    if m and m.group(0) == s.pattern.value:
-                        if s.pattern.flags:
-                            raise ValueError(f"terminal {s.name} has flags")
-                        self.unless.setdefault(r.name, {})[s.pattern.value] = s.name
-                        if s.pattern.flags <= r.pattern.flags:
-                            embedded.add(s.name)
-        terms = [t for t in terms if t.name not in embedded]
+        self.terms = sorted(lk.lexer_conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
+        self.always = {ind.NL_type, *lk.lexer_conf.ignore}
+        # All terminals at once, as Lark's basic lexer. Where the parser does not take the token
+        # read, the lexer of that parser state decides (_in_state), as the contextual lexer does.
         # Spaces between tokens are skipped before each token rather than read as tokens of
         # their own: no terminal of dsl.lark but the ignored one begins with a space.
-        self.match = re.compile("[ ]*(?:%s)" % "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms)).match
-        self.types = [None] * (self.match.__self__.groups + 1)
-        for name, i in self.match.__self__.groupindex.items():
-            self.types[i] = name
-        self.ignore = frozenset(lk.lexer_conf.ignore)
-        ind = lk.options.postlex
-        self.parens = {**{t: 1 for t in ind.OPEN_PAREN_types}, **{t: -1 for t in ind.CLOSE_PAREN_types}}
-        self.nl, self.indent, self.dedent, self.tab_len = ind.NL_type, ind.INDENT_type, ind.DEDENT_type, ind.tab_len
+        self.lexer = _Lexer(self.terms, self.kind_of, "[ ]*")
+        self.in_state: dict[int, _Lexer] = {}
+
+    def _in_state(self, state) -> _Lexer:
+        lexer = self.in_state.get(state)
+        if lexer is None:
+            names = set(self.states[state]) | self.always
+            lexer = self.in_state[state] = _Lexer([t for t in self.terms if t.name in names], self.kind_of)
+        return lexer
 
     def parse(self, src: str, where):
         ir = self.ir
@@ -491,58 +515,81 @@ class _Quick:
             ir.paren = {}
         state = self.State(self.conf, None)
         feed, stack, states = state.feed_token, state.state_stack, self.states
-        match, types, unless, ignore, parens = self.match, self.types, self.unless, self.ignore, self.parens
+        lexer = self.lexer
+        match, types, kinds, renames = lexer.match, lexer.types, lexer.kinds, lexer.renames
         NL, INDENT, DEDENT = self.nl, self.indent, self.dedent
         tok = tuple.__new__
-        pos, end = 0, len(src)
+        pos = 0
         line, line_start = 1, 0   # as Lark counts them: 1-based line, offset where it starts
         paren, levels, n = 0, [0], 0
         try:
-            while pos < end:
+            while True:
                 m = match(src, pos)
                 if m is None:
-                    return None
+                    break
                 i = m.lastindex
-                typ, val, pos = types[i], m[i], m.end()
-                col = pos - len(val) - line_start + 1
-                if typ in unless:
-                    kw = unless[typ].get(val)
-                    if kw is not None:
-                        # the contextual lexer reads the keyword only where the parser takes it
-                        acts = states[stack[-1]]
-                        if kw in acts or typ not in acts:
-                            typ = kw
-                elif typ == NL:
-                    # the Indenter: newlines inside brackets go; an indented line opens a block,
-                    # a line indented less closes blocks down to its own level.
-                    nl = val.rfind("\n")
-                    tok_line = line
-                    line += val.count("\n")
-                    line_start = pos - len(val) + nl + 1
-                    if paren:
+                val = m[i]
+                pos = m.end()
+                typ = types[i]
+                kind = kinds[i]
+                if kind:
+                    if kind == _NEWLINE:
+                        # the Indenter: newlines inside brackets go; an indented line opens a block,
+                        # a line indented less closes blocks down to its own level.
+                        col = pos - len(val) - line_start + 1
+                        nl = val.rfind("\n")
+                        tok_line = line
+                        line += val.count("\n")
+                        line_start = pos - len(val) + nl + 1
+                        if paren:
+                            continue
+                        feed(tok(_Tok, (NL, val, tok_line, col)))
+                        spaces = val[nl + 1:]
+                        width = spaces.count(" ") + spaces.count("\t") * self.tab_len
+                        if width > levels[-1]:
+                            levels.append(width)
+                            feed(tok(_Tok, (INDENT, spaces, tok_line, col)))
+                        else:
+                            while width < levels[-1]:
+                                levels.pop()
+                                feed(tok(_Tok, (DEDENT, spaces, tok_line, col)))
+                            if width != levels[-1]:
+                                return None
+                        n += 1
                         continue
-                    feed(tok(_Tok, (NL, val, tok_line, col)))
-                    spaces = val[nl + 1:]
-                    width = spaces.count(" ") + spaces.count("\t") * self.tab_len
-                    if width > levels[-1]:
-                        levels.append(width)
-                        feed(tok(_Tok, (INDENT, spaces, tok_line, col)))
-                    else:
-                        while width < levels[-1]:
-                            levels.pop()
-                            feed(tok(_Tok, (DEDENT, spaces, tok_line, col)))
-                        if width != levels[-1]:
-                            return None
-                    n += 1
-                    continue
-                elif typ in ignore:
-                    continue
-                feed(tok(_Tok, (typ, val, line, col)))
-                n += 1
-                if typ in parens:
-                    paren += parens[typ]
-                    if paren < 0:
+                    if kind == _IGNORED:
+                        continue
+                acts = states[stack[-1]]
+                if kind == _RENAMED:
+                    kw = renames[i].get(val)
+                    if kw is not None and (kw in acts or typ not in acts):
+                        typ = kw
+                if typ not in acts:
+                    # not what the parser takes here: read it again as the contextual lexer would
+                    other = self._in_state(stack[-1])
+                    m = other.match(src, pos - len(val))
+                    if m is None:
                         return None
+                    i = m.lastindex
+                    val = m[i]
+                    pos = m.end()
+                    typ = other.types[i]
+                    kind = other.kinds[i]
+                    if kind == _RENAMED:
+                        typ = other.renames[i].get(val, typ)
+                    elif kind == _NEWLINE or kind == _IGNORED:
+                        return None
+                if kind >= _OPEN:
+                    if kind == _OPEN:
+                        paren += 1
+                    elif paren:
+                        paren -= 1
+                    else:
+                        return None
+                feed(tok(_Tok, (typ, val, line, pos - len(val) - line_start + 1)))
+                n += 1
+            if pos != len(src):
+                return None
             while len(levels) > 1:
                 levels.pop()
                 feed(tok(_Tok, (DEDENT, "", line, 1)))
