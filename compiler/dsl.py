@@ -36,7 +36,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 from lark.grammar import NonTerminal, Rule
 from lark.lexer import PatternRE, PatternStr
-from lark.parse_tree_builder import ExpandSingleChild
+from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 from .diagnostics import Pos, did_you_mean
@@ -373,12 +373,13 @@ _PLAIN, _RENAMED, _NEWLINE, _IGNORED, _OPEN, _CLOSE = range(6)  # kinds of token
 _DEEP = 120  # IR deeper than this goes the standard way, whose recursion may refuse it (D006)
 
 
-def _quick_table(conf):
+def _quick_table(conf, ir):
     """Lark's parse table and callbacks, made quicker to run; the same moves, the same values.
 
     - Each rule is replaced by a stand-in that hashes and compares by identity (a Rule does
       both in Python, several times per reduction).
-    - A rule that only passes on its one child (`?sum: product`) gets a callback in C.
+    - A rule that only passes on its one child (`?sum: product`) gets a callback in C, the
+      others one function each for Lark's chain of wrappers (_fused).
     - Such unit rules mostly come in chains: an operand reduced on a lookahead that ends the
       expression climbs through all nine levels from atom to expr, one reduction each. Where
       such a chain ends depends only on the state below, the nonterminal reduced and the
@@ -386,12 +387,14 @@ def _quick_table(conf):
       leads to the state at the end of the chain: one step for up to ten.
     """
     stand_in = {r: _Rule(r.origin, r.expansion) for r in conf.callbacks if isinstance(r, Rule)}
+    fused = _fused(conf.callbacks, ir) or conf.callbacks
     callbacks, units = {}, set()
     for r, f in conf.callbacks.items():
         if type(f) is ExpandSingleChild and len(r.expansion) == 1:
-            f = itemgetter(0)
             units.add(stand_in[r])
-        callbacks[stand_in.get(r, r)] = f
+            callbacks[stand_in[r]] = itemgetter(0)
+        else:
+            callbacks[stand_in.get(r, r)] = fused[r]
     states = {s: {t: (a, x if a is Shift else stand_in[x]) for t, (a, x) in acts.items()}
               for s, acts in conf.states.items()}
     below = {}  # nonterminal -> states with a goto on it
@@ -438,6 +441,58 @@ def _quick_table(conf):
     return states, callbacks
 
 
+def _fused(callbacks: dict, ir) -> dict | None:
+    """Lark's callbacks (an _IR method inside a chain of Lark's wrappers: one that drops filtered
+    tokens, expands `_rule` children and puts None for missing optional parts, one that passes
+    a `?rule`'s single child on) as one function each, or None if one is of a kind not known here.
+
+    The lists that `_rule`s (`stmt*`, ...) collect for their parents stay plain lists rather
+    than trees; only these functions read them."""
+    made: dict[str, object] = {}
+    out = {}
+    for rule, f in callbacks.items():
+        plan, tail, single = None, 0, False
+        if type(f) is ChildFilterLALR:
+            plan, tail, f = list(f.to_include), f.append_none, f.node_builder
+        elif type(f) is ChildFilterLALR_NoPlaceholders:
+            plan, f = [(i, x, 0) for i, x in f.to_include], f.node_builder
+        if type(f) is ExpandSingleChild:
+            single, f = True, f.node_builder
+        if getattr(f, "__self__", None) is ir:
+            kind = "call"
+        elif isinstance(f, functools.partial) and len(f.args) == 1 and isinstance(f.args[0], str):
+            kind = "list" if f.args[0].startswith("_") else "call"  # no method: a tree, or a list to expand
+        else:
+            return None
+        if plan is None:
+            items = None
+        else:
+            items = []
+            for i, expand, nones in plan:
+                items += ["None"] * nones + [f"*s[{i}]" if expand else f"s[{i}]"]
+            items += ["None"] * tail
+        if kind == "list":
+            out[rule] = list if items is None else _make(made, f"return [{', '.join(items)}]")(f)
+        elif single and items is not None and len(items) == 1 and items[0].startswith("s["):
+            out[rule] = itemgetter(plan[0][0])
+        elif single:
+            children = "s" if items is None else f"[{', '.join(items)}]"
+            out[rule] = _make(made, f"c = {children}\n        return c[0] if len(c) == 1 else m(c)")(f)
+        else:
+            out[rule] = f if items is None else _make(made, f"return m([{', '.join(items)}])")(f)
+    return out
+
+
+def _make(made: dict, body: str):
+    """A function that makes callbacks `cb(s)` with this body around `m`."""
+    make = made.get(body)
+    if make is None:
+        ns: dict = {}
+        exec(f"def make(m):\n    def cb(s):\n        {body}\n    return cb", ns)
+        make = made[body] = ns["make"]
+    return make
+
+
 class _Rule:
     __slots__ = ("origin", "expansion")
 
@@ -448,7 +503,7 @@ class _Rule:
 class _Lexer:
     """One regexp for a set of terminals (in Lark's order), that reads them as Lark's lexer does."""
 
-    def __init__(self, terms, kind_of: dict, prefix: str = ""):
+    def __init__(self, terms, kind_of: dict):
         # A string terminal that a regexp terminal of the same priority matches whole (a keyword
         # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
         unless: dict[str, dict[str, str]] = {}
@@ -463,16 +518,21 @@ class _Lexer:
                         unless.setdefault(r.name, {})[t.pattern.value] = t.name
                         if t.pattern.flags <= r.pattern.flags:
                             embedded.add(t.name)
-        rx = re.compile(prefix + "(?:%s)" % "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms if t.name not in embedded))
-        self.match = rx.match
+        # Each terminal is followed by an empty group that tells which one matched: a named group
+        # around it would come first in the branch, where the regexp engine can no longer skip
+        # the branch at a glance when the next character cannot begin it.
+        alts, groups = [], 0
+        self.types = [None]
+        for t in terms:
+            if t.name not in embedded:
+                regexp = t.pattern.to_regexp()
+                alts.append(f"(?:{regexp})()")
+                inner = re.compile(regexp).groups
+                self.types += [None] * inner + [t.name]
+        self.match = re.compile("|".join(alts)).match
         # by the number of a token's group in the regexp: its type, what to do with it, its renames
-        self.types = [None] * (rx.groups + 1)
-        self.kinds = [_PLAIN] * (rx.groups + 1)
-        self.renames = [None] * (rx.groups + 1)
-        for name, i in rx.groupindex.items():
-            self.types[i] = name
-            self.kinds[i] = _RENAMED if name in unless else kind_of.get(name, _PLAIN)
-            self.renames[i] = unless.get(name)
+        self.kinds = [_RENAMED if t in unless else kind_of.get(t, _PLAIN) for t in self.types]
+        self.renames = [unless.get(t) for t in self.types]
 
 
 class _Quick:
@@ -485,7 +545,7 @@ class _Quick:
         state = lk.parse_interactive("").parser_state
         self.State = type(state)
         self.conf = copy.copy(state.parse_conf)
-        self.states, self.conf.callbacks = _quick_table(state.parse_conf)
+        self.states, self.conf.callbacks = _quick_table(state.parse_conf, self.ir)
         self.conf.states = self.states
         ind = lk.options.postlex
         self.nl, self.indent, self.dedent, self.tab_len = ind.NL_type, ind.INDENT_type, ind.DEDENT_type, ind.tab_len
@@ -496,9 +556,7 @@ class _Quick:
         self.always = {ind.NL_type, *lk.lexer_conf.ignore}
         # All terminals at once, as Lark's basic lexer. Where the parser does not take the token
         # read, the lexer of that parser state decides (_in_state), as the contextual lexer does.
-        # Spaces between tokens are skipped before each token rather than read as tokens of
-        # their own: no terminal of dsl.lark but the ignored one begins with a space.
-        self.lexer = _Lexer(self.terms, self.kind_of, "[ ]*")
+        self.lexer = _Lexer(self.terms, self.kind_of)
         self.in_state: dict[int, _Lexer] = {}
 
     def _in_state(self, state) -> _Lexer:
@@ -523,12 +581,17 @@ class _Quick:
         line, line_start = 1, 0   # as Lark counts them: 1-based line, offset where it starts
         paren, levels, n = 0, [0], 0
         try:
-            while True:
+            end = len(src)  # (which ends with a newline)
+            while pos < end:
+                # The one space between two tokens is stepped over; more are read as an ignored
+                # token. No terminal of dsl.lark but that one begins with a space.
+                if src[pos] == " ":
+                    pos += 1
                 m = match(src, pos)
                 if m is None:
-                    break
+                    return None
                 i = m.lastindex
-                val = m[i]
+                val = m[0]
                 pos = m.end()
                 typ = types[i]
                 kind = kinds[i]
@@ -571,7 +634,7 @@ class _Quick:
                     if m is None:
                         return None
                     i = m.lastindex
-                    val = m[i]
+                    val = m[0]
                     pos = m.end()
                     typ = other.types[i]
                     kind = other.kinds[i]
@@ -588,8 +651,6 @@ class _Quick:
                         return None
                 feed(tok(_Tok, (typ, val, line, pos - len(val) - line_start + 1)))
                 n += 1
-            if pos != len(src):
-                return None
             while len(levels) > 1:
                 levels.pop()
                 feed(tok(_Tok, (DEDENT, "", line, 1)))
