@@ -55,7 +55,7 @@ class _Indent(Indenter):
     tab_len = 8
 
 
-def _lark(transformer=None) -> Lark:
+def _lark(transformer=None, lexer="contextual") -> Lark:
     with open(GRAMMAR, encoding="utf-8") as fh:
         text = fh.read()
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "rulepress")
@@ -67,9 +67,8 @@ def _lark(transformer=None) -> Lark:
         cache_file = os.path.join(cache, f"dsl-grammar-{digest}.cache")
     except OSError:
         cache_file = False
-    # Both instances hash to the same cache entry: Lark leaves the transformer out of the key.
     return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, transformer=transformer,
-                cache=cache_file or False)
+                lexer=lexer, cache=cache_file and f"{cache_file[:-6]}-{lexer}.cache")
 
 
 @functools.lru_cache(maxsize=None)
@@ -419,15 +418,18 @@ def _quick_table(conf, ir):
                 continue
             n, k = r.origin.name, kind[t]
             if (n, k) not in ends:
-                name, gotos, unit_here = f"{n}@{k}", {}, unit_on[t]
+                name, gotos, unit_here, climbs = f"{n}@{k}", [], unit_on[t], False
                 for b in below[n]:
-                    goto = states[b][n][1]
-                    while goto in unit_here:
-                        goto = states[b][unit_here[goto].origin.name][1]
-                    gotos[b] = goto
-                if any(states[b][n][1] != g for b, g in gotos.items()):
-                    for b, g in gotos.items():
-                        states[b][name] = (Shift, g)
+                    row = states[b]
+                    goto = row[n][1]
+                    if goto in unit_here:
+                        climbs = True
+                        while goto in unit_here:
+                            goto = row[unit_here[goto].origin.name][1]
+                    gotos.append((row, goto))
+                if climbs:
+                    for row, goto in gotos:
+                        row[name] = (Shift, goto)
                 else:
                     name = None
                 ends[n, k] = name
@@ -472,25 +474,22 @@ def _fused(callbacks: dict, ir) -> dict | None:
                 items += ["None"] * nones + [f"*s[{i}]" if expand else f"s[{i}]"]
             items += ["None"] * tail
         if kind == "list":
-            out[rule] = list if items is None else _make(made, f"return [{', '.join(items)}]")(f)
+            out[rule] = list if items is None else (f"return [{', '.join(items)}]", f)
         elif single and items is not None and len(items) == 1 and items[0].startswith("s["):
             out[rule] = itemgetter(plan[0][0])
         elif single:
             children = "s" if items is None else f"[{', '.join(items)}]"
-            out[rule] = _make(made, f"c = {children}\n        return c[0] if len(c) == 1 else m(c)")(f)
+            out[rule] = (f"c = {children}\n        return c[0] if len(c) == 1 else m(c)", f)
         else:
-            out[rule] = f if items is None else _make(made, f"return m([{', '.join(items)}])")(f)
+            out[rule] = f if items is None else (f"return m([{', '.join(items)}])", f)
+    # Each kind of body once: make_<i>(m) gives a callback cb(s) with that body around m.
+    bodies = list(dict.fromkeys(v[0] for v in out.values() if type(v) is tuple))
+    exec("".join(f"def make_{i}(m):\n    def cb(s):\n        {b}\n    return cb\n" for i, b in enumerate(bodies)), made)
+    number = {b: i for i, b in enumerate(bodies)}
+    for rule, v in out.items():
+        if type(v) is tuple:
+            out[rule] = made[f"make_{number[v[0]]}"](v[1])
     return out
-
-
-def _make(made: dict, body: str):
-    """A function that makes callbacks `cb(s)` with this body around `m`."""
-    make = made.get(body)
-    if make is None:
-        ns: dict = {}
-        exec(f"def make(m):\n    def cb(s):\n        {body}\n    return cb", ns)
-        make = made[body] = ns["make"]
-    return make
 
 
 class _Rule:
@@ -503,21 +502,15 @@ class _Rule:
 class _Lexer:
     """One regexp for a set of terminals (in Lark's order), that reads them as Lark's lexer does."""
 
-    def __init__(self, terms, kind_of: dict):
-        # A string terminal that a regexp terminal of the same priority matches whole (a keyword
-        # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
+    def __init__(self, terms, kind_of: dict, read_as: dict):
         unless: dict[str, dict[str, str]] = {}
         embedded = set()
-        for r in terms:
-            for t in terms:
-                if isinstance(r.pattern, PatternRE) and isinstance(t.pattern, PatternStr) and t.priority == r.priority:
-                    m = re.match(r.pattern.to_regexp(), t.pattern.value)
-                    if m and m.group(0) == t.pattern.value:
-                        if t.pattern.flags:
-                            raise ValueError(f"terminal {t.name} has flags")
-                        unless.setdefault(r.name, {})[t.pattern.value] = t.name
-                        if t.pattern.flags <= r.pattern.flags:
-                            embedded.add(t.name)
+        names = {t.name for t in terms}
+        for t in terms:
+            for r in read_as.get(t.name, ()):
+                if r in names:
+                    unless.setdefault(r, {})[t.pattern.value] = t.name
+                    embedded.add(t.name)
         # Each terminal is followed by an empty group that tells which one matched: a named group
         # around it would come first in the branch, where the regexp engine can no longer skip
         # the branch at a glance when the next character cannot begin it.
@@ -535,13 +528,86 @@ class _Lexer:
         self.renames = [unless.get(t) for t in self.types]
 
 
+_ASCII = [chr(i) for i in range(128)]
+_CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
+               "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
+
+
+def _first_chars(regexp: str) -> frozenset | None:
+    """The ASCII characters a match of the regexp can begin with; None if it cannot tell."""
+    try:
+        from re import _parser as sre
+    except ImportError:  # a Python that keeps the regexp parser elsewhere
+        return None
+
+    def chars(test, icase):
+        return {ch for ch in _ASCII if test(ch) or (icase and (test(ch.lower()) or test(ch.upper())))}
+
+    def seq(items, icase):  # -> (first characters, whether it can match nothing)
+        out = set()
+        for op, av in items:
+            first, empty = one(op, av, icase)
+            if first is None:
+                return None, False
+            out |= first
+            if not empty:
+                return out, False
+        return out, True
+
+    def one(op, av, icase):
+        if op is sre.LITERAL or op is sre.NOT_LITERAL:
+            if av > 127 and icase:
+                return None, False
+            if op is sre.LITERAL:
+                return chars(lambda ch: ord(ch) == av, icase), False
+            return (None if icase else chars(lambda ch: ord(ch) != av, False)), False
+        if op is sre.IN:
+            tests, negate = [], False
+            for op2, av2 in av:
+                if op2 is sre.NEGATE and not icase:
+                    negate = True
+                elif op2 is sre.LITERAL and (av2 < 128 or not icase):
+                    tests.append(lambda ch, v=av2: ord(ch) == v)
+                elif op2 is sre.RANGE and (av2[1] < 128 or not icase):
+                    tests.append(lambda ch, r=av2: r[0] <= ord(ch) <= r[1])
+                elif op2 is sre.CATEGORY and str(av2) in _CATEGORIES:
+                    tests.append(re.compile(_CATEGORIES[str(av2)]).match)
+                else:
+                    return None, False
+            return chars(lambda ch: any(t(ch) for t in tests) != negate, icase), False
+        if op is sre.SUBPATTERN:
+            _, add, delete, p = av
+            return seq(p, (icase or bool(add & re.I)) and not delete & re.I)
+        if op is sre.BRANCH:
+            out, empty = set(), False
+            for p in av[1]:
+                first, e = seq(p, icase)
+                if first is None:
+                    return None, False
+                out, empty = out | first, empty or e
+            return out, empty
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            first, empty = seq(av[2], icase)
+            return first, empty or av[0] == 0
+        if op is sre.AT:
+            return set(), True
+        return None, False
+
+    try:
+        parsed = sre.parse(regexp)
+        first, _ = seq(list(parsed), bool(parsed.state.flags & re.I))
+    except Exception:
+        return None
+    return None if first is None else frozenset(first)
+
+
 class _Quick:
     """Lark's LALR parser with _IR embedded, fed by a lexer that reads like Lark's contextual
     lexer followed by the Indenter, or gives up (parse() returns None)."""
 
     def __init__(self):
         self.ir = _IR()
-        lk = _lark(self.ir)
+        lk = _lark(self.ir, lexer="basic")  # (its lexer is not used: the same table, less to load)
         state = lk.parse_interactive("").parser_state
         self.State = type(state)
         self.conf = copy.copy(state.parse_conf)
@@ -556,14 +622,39 @@ class _Quick:
         self.always = {ind.NL_type, *lk.lexer_conf.ignore}
         # All terminals at once, as Lark's basic lexer. Where the parser does not take the token
         # read, the lexer of that parser state decides (_in_state), as the contextual lexer does.
-        self.lexer = _Lexer(self.terms, self.kind_of)
+        # A string terminal that a regexp terminal of the same priority matches whole (a keyword
+        # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
+        self.read_as: dict[str, list[str]] = {}  # string terminal -> regexp terminals
+        for r in self.terms:
+            if isinstance(r.pattern, PatternRE):
+                for t in self.terms:
+                    if isinstance(t.pattern, PatternStr) and t.priority == r.priority:
+                        m = re.match(r.pattern.to_regexp(), t.pattern.value)
+                        if m and m.group(0) == t.pattern.value:
+                            if t.pattern.flags:
+                                raise ValueError(f"terminal {t.name} has flags")
+                            self.read_as.setdefault(t.name, []).append(r.name)
+        self.lexer = _Lexer(self.terms, self.kind_of, self.read_as)
+        # By the character a token begins with, a lexer of only the terminals that can begin
+        # with it, in the same order: it reads what the lexer of all would, sooner.
+        firsts = {t.name: (frozenset(t.pattern.value[:1]) if isinstance(t.pattern, PatternStr) and not t.pattern.flags
+                           else _first_chars(t.pattern.to_regexp())) for t in self.terms}
+        by_names: dict[tuple, _Lexer] = {}
+        self.by_char = {}
+        for ch in _ASCII:
+            names = tuple(t.name for t in self.terms if firsts[t.name] is None or ch in firsts[t.name])
+            lexer = by_names.get(names)
+            if lexer is None:
+                lexer = by_names[names] = _Lexer([t for t in self.terms if t.name in names], self.kind_of, self.read_as)
+            self.by_char[ch] = (lexer.match, lexer.types, lexer.kinds, lexer.renames)
+        self.any_char = (self.lexer.match, self.lexer.types, self.lexer.kinds, self.lexer.renames)
         self.in_state: dict[int, _Lexer] = {}
 
     def _in_state(self, state) -> _Lexer:
         lexer = self.in_state.get(state)
         if lexer is None:
             names = set(self.states[state]) | self.always
-            lexer = self.in_state[state] = _Lexer([t for t in self.terms if t.name in names], self.kind_of)
+            lexer = self.in_state[state] = _Lexer([t for t in self.terms if t.name in names], self.kind_of, self.read_as)
         return lexer
 
     def parse(self, src: str, where):
@@ -573,8 +664,7 @@ class _Quick:
             ir.paren = {}
         state = self.State(self.conf, None)
         feed, stack, states = state.feed_token, state.state_stack, self.states
-        lexer = self.lexer
-        match, types, kinds, renames = lexer.match, lexer.types, lexer.kinds, lexer.renames
+        by_char, any_char = self.by_char, self.any_char
         NL, INDENT, DEDENT = self.nl, self.indent, self.dedent
         tok = tuple.__new__
         pos = 0
@@ -585,8 +675,11 @@ class _Quick:
             while pos < end:
                 # The one space between two tokens is stepped over; more are read as an ignored
                 # token. No terminal of dsl.lark but that one begins with a space.
-                if src[pos] == " ":
+                c = src[pos]
+                if c == " ":
                     pos += 1
+                    c = src[pos]
+                match, types, kinds, renames = by_char.get(c, any_char)
                 m = match(src, pos)
                 if m is None:
                     return None
