@@ -27,7 +27,6 @@ import functools
 import hashlib
 import os
 import re
-import sys
 from operator import itemgetter
 
 import lark
@@ -56,19 +55,21 @@ class _Indent(Indenter):
 
 
 def _lark(transformer=None, lexer="contextual") -> Lark:
+    """Lark's LALR parser for dsl.lark, its tables from the grammar cache when they are there."""
     with open(GRAMMAR, encoding="utf-8") as fh:
         text = fh.read()
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "rulepress")
     try:
         os.makedirs(cache, exist_ok=True)
-        # One file per grammar (and Lark) version, so that two versions of rulepress on one
-        # machine do not keep rebuilding each other's tables. Lark checks the content too.
+        # One file per grammar (and Lark) version and lexer, so that two versions of rulepress
+        # on one machine do not keep rebuilding each other's tables. Lark checks the content
+        # too; it leaves the transformer out of its key.
         digest = hashlib.sha256((text + lark.__version__).encode()).hexdigest()[:16]
-        cache_file = os.path.join(cache, f"dsl-grammar-{digest}.cache")
+        cache_file = os.path.join(cache, f"dsl-grammar-{digest}-{lexer}.cache")
     except OSError:
         cache_file = False
     return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, transformer=transformer,
-                lexer=lexer, cache=cache_file and f"{cache_file[:-6]}-{lexer}.cache")
+                lexer=lexer, cache=cache_file)
 
 
 @functools.lru_cache(maxsize=None)
