@@ -467,29 +467,31 @@ def _fused(callbacks: dict, ir) -> dict | None:
             kind = "list" if f.args[0].startswith("_") else "call"  # no method: a tree, or a list to expand
         else:
             return None
+        # the children as the method gets them, with the positions in `s` as parameters i0, i1, ...
         if plan is None:
-            items = None
+            items, at = None, []
         else:
-            items = []
-            for i, expand, nones in plan:
-                items += ["None"] * nones + [f"*s[{i}]" if expand else f"s[{i}]"]
+            items, at = [], [i for i, _, _ in plan]
+            for k, (i, expand, nones) in enumerate(plan):
+                items += ["None"] * nones + [f"*s[i{k}]" if expand else f"s[i{k}]"]
             items += ["None"] * tail
         if kind == "list":
-            out[rule] = list if items is None else (f"return [{', '.join(items)}]", f)
+            out[rule] = list if items is None else (f"return [{', '.join(items)}]", f, at)
         elif single and items is not None and len(items) == 1 and items[0].startswith("s["):
             out[rule] = itemgetter(plan[0][0])
         elif single:
             children = "s" if items is None else f"[{', '.join(items)}]"
-            out[rule] = (f"c = {children}\n        return c[0] if len(c) == 1 else m(c)", f)
+            out[rule] = (f"c = {children}\n        return c[0] if len(c) == 1 else m(c)", f, at)
         else:
-            out[rule] = f if items is None else (f"return m([{', '.join(items)}])", f)
-    # Each kind of body once: make_<i>(m) gives a callback cb(s) with that body around m.
-    bodies = list(dict.fromkeys(v[0] for v in out.values() if type(v) is tuple))
-    exec("".join(f"def make_{i}(m):\n    def cb(s):\n        {b}\n    return cb\n" for i, b in enumerate(bodies)), made)
-    number = {b: i for i, b in enumerate(bodies)}
+            out[rule] = f if items is None else (f"return m([{', '.join(items)}])", f, at)
+    # Each kind of body once: make_<n>(m, i0, i1, ...) gives a callback cb(s) with that body.
+    bodies = list(dict.fromkeys((v[0], len(v[2])) for v in out.values() if type(v) is tuple))
+    exec("".join(f"def make_{n}(m, {''.join(f'i{k}, ' for k in range(size))}):\n    def cb(s):\n        {body}\n    return cb\n"
+                 for n, (body, size) in enumerate(bodies)), made)
+    number = {b: n for n, b in enumerate(bodies)}
     for rule, v in out.items():
         if type(v) is tuple:
-            out[rule] = made[f"make_{number[v[0]]}"](v[1])
+            out[rule] = made[f"make_{number[v[0], len(v[2])]}"](v[1], *v[2])
     return out
 
 
@@ -530,6 +532,7 @@ class _Lexer:
 
 
 _ASCII = [chr(i) for i in range(128)]
+_ASCII_SET = frozenset(_ASCII)
 _CATEGORIES = {"CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D", "CATEGORY_SPACE": r"\s",
                "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w", "CATEGORY_NOT_WORD": r"\W"}
 
@@ -621,8 +624,9 @@ class _Quick:
         # Lark's lexer order: priority, then the longest possible match, then the longest pattern.
         self.terms = sorted(lk.lexer_conf.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
         self.always = {ind.NL_type, *lk.lexer_conf.ignore}
-        # All terminals at once, as Lark's basic lexer. Where the parser does not take the token
-        # read, the lexer of that parser state decides (_in_state), as the contextual lexer does.
+        # Tokens are read as Lark's basic lexer reads them (all terminals at once). Where the
+        # parser does not take the token read, the lexer of that parser state decides
+        # (_in_state), as the contextual lexer does.
         # A string terminal that a regexp terminal of the same priority matches whole (a keyword
         # and NAME, `-` and ADDOP) is read as the regexp, then renamed if the text is that string.
         self.read_as: dict[str, list[str]] = {}  # string terminal -> regexp terminals
@@ -635,21 +639,26 @@ class _Quick:
                             if t.pattern.flags:
                                 raise ValueError(f"terminal {t.name} has flags")
                             self.read_as.setdefault(t.name, []).append(r.name)
-        self.lexer = _Lexer(self.terms, self.kind_of, self.read_as)
         # By the character a token begins with, a lexer of only the terminals that can begin
-        # with it, in the same order: it reads what the lexer of all would, sooner.
-        firsts = {t.name: (frozenset(t.pattern.value[:1]) if isinstance(t.pattern, PatternStr) and not t.pattern.flags
-                           else _first_chars(t.pattern.to_regexp())) for t in self.terms}
-        by_names: dict[tuple, _Lexer] = {}
-        self.by_char = {}
-        for ch in _ASCII:
-            names = tuple(t.name for t in self.terms if firsts[t.name] is None or ch in firsts[t.name])
-            lexer = by_names.get(names)
-            if lexer is None:
-                lexer = by_names[names] = _Lexer([t for t in self.terms if t.name in names], self.kind_of, self.read_as)
-            self.by_char[ch] = (lexer.match, lexer.types, lexer.kinds, lexer.renames)
-        self.any_char = (self.lexer.match, self.lexer.types, self.lexer.kinds, self.lexer.renames)
+        # with it, in the same order: it reads what the lexer of all would, sooner. Made when
+        # a text first has a token that begins with that character (_for_char).
+        self.firsts = {t.name: (frozenset(t.pattern.value[:1]) if isinstance(t.pattern, PatternStr) and not t.pattern.flags
+                                else _first_chars(t.pattern.to_regexp())) for t in self.terms}
+        self.by_char: dict[str, tuple] = {}
+        self.by_names: dict[tuple, tuple] = {}
         self.in_state: dict[int, _Lexer] = {}
+
+    def _for_char(self, ch: str) -> tuple:
+        if ch in _ASCII_SET:
+            names = tuple(t.name for t in self.terms if self.firsts[t.name] is None or ch in self.firsts[t.name])
+        else:
+            names = tuple(t.name for t in self.terms)
+        lexer = self.by_names.get(names)
+        if lexer is None:
+            one = _Lexer([t for t in self.terms if t.name in names], self.kind_of, self.read_as)
+            lexer = self.by_names[names] = (one.match, one.types, one.kinds, one.renames)
+        self.by_char[ch] = lexer
+        return lexer
 
     def _in_state(self, state) -> _Lexer:
         lexer = self.in_state.get(state)
@@ -665,7 +674,7 @@ class _Quick:
             ir.paren = {}
         state = self.State(self.conf, None)
         feed, stack, states = state.feed_token, state.state_stack, self.states
-        by_char, any_char = self.by_char, self.any_char
+        by_char = self.by_char
         NL, INDENT, DEDENT = self.nl, self.indent, self.dedent
         tok = tuple.__new__
         pos = 0
@@ -680,7 +689,7 @@ class _Quick:
                 if c == " ":
                     pos += 1
                     c = src[pos]
-                match, types, kinds, renames = by_char.get(c, any_char)
+                match, types, kinds, renames = by_char.get(c) or self._for_char(c)
                 m = match(src, pos)
                 if m is None:
                     return None
