@@ -11,11 +11,12 @@ in dsl.lark so that its token reaches _IR), or where its first child stands; a c
 parentheses stands at its outermost `(`.
 
 There are two ways through the parser, and they give the same IR:
-- quick (_Quick): a small lexer here reads the text and feeds Lark's parser token by token.
-  It reads tokens the way Lark's contextual lexer and the Indenter would, and gives up at
-  the first thing it is not sure of (a character no terminal matches, a token the parser
-  refuses, a dedent that matches no block, a number too large, a tree deep enough that
-  the standard way would refuse it).
+- quick (_Quick): a small lexer here reads the text and feeds Lark's LALR parser token by
+  token, on a copy of Lark's parse table that is quicker to run (_quick_table). It reads
+  tokens the way Lark's contextual lexer and the Indenter would, and gives up at the first
+  thing it is not sure of (a character no terminal matches, a token the parser refuses, a
+  dedent that matches no block, a number too large, a tree deep enough that the standard
+  way would refuse it).
 - standard (_standard): Lark's own lexer and Indenter build a tree, and _IR transforms it.
   Every text the quick way gives up on is parsed again this way, so every error, and which
   error a text with several gets, is exactly Lark's, as before.
