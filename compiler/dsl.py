@@ -36,8 +36,6 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 from lark.grammar import NonTerminal, Rule
 from lark.lexer import PatternRE, PatternStr
-from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders, ExpandSingleChild
-from lark.parsers.lalr_analysis import Shift
 
 from .diagnostics import Pos, did_you_mean
 
@@ -387,6 +385,9 @@ def _quick_table(conf, ir):
       lookahead, so each reduction gets a stand-in per lookahead, and the goto of that stand-in
       leads to the state at the end of the chain: one step for up to ten.
     """
+    # (Lark's internals, imported here: a Lark without them leaves only the standard way)
+    from lark.parse_tree_builder import ExpandSingleChild
+    from lark.parsers.lalr_analysis import Shift
     stand_in = {r: _Rule(r.origin, r.expansion) for r in conf.callbacks if isinstance(r, Rule)}
     fused = _fused(conf.callbacks, ir) or conf.callbacks
     callbacks, units = {}, set()
@@ -452,6 +453,7 @@ def _fused(callbacks: dict, ir) -> dict | None:
 
     The lists that `_rule`s (`stmt*`, ...) collect for their parents stay plain lists rather
     than trees; only these functions read them."""
+    from lark.parse_tree_builder import ChildFilterLALR, ChildFilterLALR_NoPlaceholders, ExpandSingleChild
     made: dict[str, object] = {}
     out = {}
     for rule, f in callbacks.items():
