@@ -1,0 +1,154 @@
+"""Time the effect parser alone, and compare its answers with another revision's.
+
+    python bench/parse.py [GAME ...] [--runs N] [--against REV] [--fuzz N] [--profile]
+
+Collects every effect text the checker parses in the given game folders (default: the
+synthetic game in bench/out/synthetic, see gen_synthetic.py), with the position mapping
+the checker gives it, then parses them all N times in one process and prints the median
+time per effect (CPU time). Import and parser set-up are timed separately.
+
+--against REV parses the same texts (plus --fuzz N mutated ones, which mostly fail) with
+compiler/dsl.py and compiler/dsl.lark as they are at git revision REV and reports every
+difference in IR or in error (code, position, message).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+t0 = time.perf_counter()
+from compiler import dsl  # noqa: E402
+T_IMPORT = time.perf_counter() - t0
+
+
+def collect(folders):
+    """(text, where) of every effect the checker parses in these folders."""
+    from compiler.pipeline import check_game
+    seen = []
+    real = dsl._parse
+    dsl._parse = lambda text, where: seen.append((text, where)) or real(text, where)
+    saved, dsl.MEMO = dsl.MEMO, None
+    try:
+        for f in folders:
+            check_game(f)
+    finally:
+        dsl._parse, dsl.MEMO = real, saved
+    return seen
+
+
+def outcome(mod, text, where):
+    try:
+        return ("ir", mod._parse(text, where))
+    except mod.DslError as exc:
+        return ("error", tuple(exc.pos), exc.code, exc.message)
+
+
+def load_revision(rev):
+    """compiler/dsl.py of another revision, as module compiler._dsl_<rev>."""
+    tmp = tempfile.mkdtemp(prefix="dsl-")
+    for name in ("dsl.py", "dsl.lark"):
+        data = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:compiler/{name}"], check=True,
+                              capture_output=True).stdout
+        with open(os.path.join(tmp, name), "wb") as fh:
+            fh.write(data)
+    modname = "compiler._dsl_ref"
+    spec = importlib.util.spec_from_file_location(modname, os.path.join(tmp, "dsl.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ALPHABET = list("abcdefghijklmnopqrstuvwxyz_ 0123456789()[]{}.,:=<>!+-*/%\"'#\n\t") + [
+    "if ", "else:", "for each ", "let ", "gain ", " in ", " from ", "\n  ", "\n    ", "choose ", " where ",
+    "not ", " and ", "repeat ", " times:", "é", "\u0000", "\r\n", " face up", " under the deck", "elif x:",
+    " until end of turn", " or none", "up to 2 ", "\n", ":", "otherwise:", "may:", " secretly chooses "]
+
+
+def mutate(rng, text):
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randint(0, len(text))
+        j = rng.randint(i, min(len(text), i + 6))
+        kind = rng.choice(["delete", "insert", "duplicate", "swap"])
+        if kind == "delete":
+            text = text[:i] + text[j:]
+        elif kind == "insert":
+            text = text[:i] + rng.choice(ALPHABET) + text[i:]
+        elif kind == "duplicate":
+            text = text[:j] + text[i:j] + text[j:]
+        else:
+            text = text[:i] + text[j:] + text[i:j]
+    return text
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("games", nargs="*", default=[os.path.join(HERE, "out", "synthetic")])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--against")
+    ap.add_argument("--fuzz", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+
+    setup = []
+    for name in ("_quick", "parser"):  # the quick parser (where there is one), the standard one
+        if hasattr(dsl, name):
+            t0 = time.perf_counter()
+            getattr(dsl, name)()
+            setup.append(f"{name}(): {(time.perf_counter() - t0) * 1000:.1f} ms")
+    print(f"import compiler.dsl: {T_IMPORT * 1000:.1f} ms; " + "; ".join(setup))
+
+    effects = collect(args.games)
+    print(f"{len(effects)} effects")
+    if args.profile:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        prof.enable()
+        for text, where in effects:
+            outcome(dsl, text, where)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    times = []
+    for _ in range(args.runs):
+        t0 = time.process_time()
+        for text, where in effects:
+            outcome(dsl, text, where)
+        times.append(time.process_time() - t0)
+    med = statistics.median(times)
+    print(f"parse: {med:.3f} s per pass (min {min(times):.3f}), {med / len(effects) * 1e6:.1f} us per effect")
+
+    if args.against:
+        ref = load_revision(args.against)
+        rng = random.Random(args.seed)
+        cases = list(effects)
+        for _ in range(args.fuzz):
+            text, where = rng.choice(effects)
+            cases.append((mutate(rng, text), where))
+        bad = 0
+        nerr = 0
+        for text, where in cases:
+            a, b = outcome(ref, text, where), outcome(dsl, text, where)
+            nerr += a[0] == "error"
+            if a != b:
+                bad += 1
+                if bad <= 10:
+                    print("DIFF", repr(text), "\n  was:", a, "\n  now:", b)
+        print(f"compared {len(cases)} texts ({nerr} errors) with {args.against}: {bad} differ")
+        sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
