@@ -53,3 +53,62 @@ def _may_stop(game, block) -> bool:
                 if "on_change" in c and may_stop(game, c["on_change"]):
                     return True
     return False
+
+
+# Statements that change nothing a later expression can read: a procedure made only of these
+# (and of calls to other such procedures) gives the same value for the same arguments in the
+# same state, so its value can be remembered until the state changes.
+_PURE_STATEMENTS = {"let", "if", "for", "repeat", "while", "return", "do", "stop", "fail"}
+_IMPURE_FUNCTIONS = {"random", "roll"}  # they draw from the game's generator
+
+
+def pure_procedures(game) -> dict:
+    """Procedure id -> (reads `player`, reads `this`) for every procedure that changes nothing.
+
+    A procedure sees its caller's `player` and `this`; the flags say whether its value may
+    depend on them (a name `player` or `this` anywhere in it or in what it calls).
+    """
+    cached = game.__dict__.get("_pure")
+    if cached is not None:
+        return cached
+    procs = game.procedures
+    calls, reads, impure = {}, {}, set()
+    for pid, proc in procs.items():
+        callees, names, bad = set(), set(), False
+        for n in ir_nodes(proc["effect"]):
+            op = n[0]
+            if op == "call" or op == "gen":
+                if n[2] in procs:
+                    callees.add(n[2])
+                elif op == "call" and n[2] in _IMPURE_FUNCTIONS:
+                    bad = True
+            elif op == "name":
+                if n[2] in ("player", "this"):
+                    names.add(n[2])
+            elif op == "set":
+                t = n[2]
+                if not (t[0] == "name" and t[2] not in game.counters and t[2] != "first_player"):
+                    bad = True
+            elif op not in _EXPRESSIONS and op not in _PURE_STATEMENTS:
+                bad = True
+        calls[pid], reads[pid] = callees, names
+        if bad:
+            impure.add(pid)
+    changed = True
+    while changed:  # a procedure that calls an impure one is impure; what it reads grows likewise
+        changed = False
+        for pid in procs:
+            if pid not in impure and calls[pid] & impure:
+                impure.add(pid)
+                changed = True
+            for q in calls[pid]:
+                if not reads[q] <= reads[pid]:
+                    reads[pid] |= reads[q]
+                    changed = True
+    out = {pid: ("player" in reads[pid], "this" in reads[pid]) for pid in procs if pid not in impure}
+    game.__dict__["_pure"] = out
+    return out
+
+
+_EXPRESSIONS = {"num", "str", "none", "name", "attr", "index", "call", "gen", "list", "comp", "every",
+                "op", "and", "or", "not", "neg", "in", "has", "cond"}

@@ -11,7 +11,9 @@ import math
 
 from . import rng
 from . import continuation
+from .analysis import pure_procedures
 from .expressions import compiled
+from .statements import compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
@@ -90,27 +92,27 @@ class Interp:
         self.steps = 0
         self.depth = 0
         self.names = {}
+        self.memo = {}  # (procedure, player?, this?, args...) -> (value, steps): see call_procedure
+        self.pure = pure_procedures(game)
 
     # ---- running ----
     def run(self, block, env):
-        for s in block:
-            self.steps += 1
-            if self.steps > STEP_BUDGET:
-                raise GameFault(s[1], f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?")
-            _STMT[s[0]](self, s, env)
+        """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
+        f = self.g.blocks.get(id(block))
+        return (f or compiled_block(self.g, block))(self, env)
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
         if self.depth > DEPTH_LIMIT:
+            self.depth -= 1
             raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
         try:
-            self.run(block, env)
-        except _Return as r:
-            return r.value
+            f = self.g.blocks.get(id(block))
+            r = (f or compiled_block(self.g, block))(self, env)
         finally:
             self.depth -= 1
-        return None
+        return r[0] if r is not None else None
 
     def ev(self, e, env):
         try:
@@ -257,10 +259,32 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env, pos):
+        reads = self.pure.get(name)
+        if reads is not None:
+            # A procedure that changes nothing gives the same value for the same arguments
+            # until the state changes (every change clears the memo): remember it.
+            key = _memo_key(name, args, env, reads)
+            if key is not None:
+                hit = self.memo.get(key)
+                if hit is not None and self.steps + hit[1] <= STEP_BUDGET:
+                    self.steps += hit[1]  # the steps it took still count against the budget
+                    return hit[0]
+                s0 = self.steps
+                v = self._call(name, args, env)
+                self.memo[key] = (v, self.steps - s0)
+                return v
+        return self._call(name, args, env)
+
+    def _call(self, name, args, env):
         proc = self.g.procedures[name]
         inner = {k: env[k] for k in ("player", "this") if k in env}
         inner.update(zip(proc["params"], args))
         return self.call_block(proc["effect"], inner)
+
+    def changed(self):
+        """The state changed: values remembered from before no longer hold."""
+        if self.memo:
+            self.memo.clear()
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
@@ -424,6 +448,7 @@ class Interp:
             self.st["g"][c] = value
         else:
             self.st["e"][owner]["c"][c] = value
+        self.changed()
         if old == value:
             return
         env = {"this": c, "owner": owner, "old": old, "new": value}
@@ -453,6 +478,7 @@ class Interp:
                 env[n] = v
             elif n == "first_player":
                 self.st["first"] = v
+                self.changed()
             elif self.g.counters[n]["of"] == "game":
                 self.set_counter(None, n, v, s[1])
             else:
@@ -491,12 +517,14 @@ class Interp:
         if eid not in st["e"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
         old = place(st, eid, key, top)
+        self.changed()
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
                 st["e"][eid]["home"] = zone_owner(key)
         if face is not None:
             st["e"][eid]["up"] = face == "up"
+            self.changed()
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -549,6 +577,7 @@ class Interp:
             self.st["e"][eid]["up"] = False
         pile = self.st["zones"].get(key, [])
         rng.shuffle(self.st, pile)
+        self.changed()
         return pile
 
     def home_deck(self, eid):
@@ -583,6 +612,7 @@ class Interp:
                 self.move(x, into, "down")
             key = into
         rng.shuffle(self.st, self.st["zones"].get(key, []))
+        self.changed()
 
     def s_show(self, s, env):
         """Only these players learn what the things are, until the things move."""
@@ -591,14 +621,17 @@ class Interp:
         for x in self.things(self.ev(s[2], env)):
             known = self.st["e"][x].setdefault("k", [])
             known.extend(p for p in seats if p not in known)
+            self.changed()
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.st["e"][x]["up"] = True
+            self.changed()
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.st["e"][x]["up"] = False
+            self.changed()
 
     def s_remove(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -619,20 +652,24 @@ class Interp:
     def s_mark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.st["e"][x]["m"][s[3]] = s[4] or "ever"
+            self.changed()
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.st["e"][x]["m"].pop(s[3], None)
+            self.changed()
 
     def s_fail(self, s, env):
         raise Fail(s[2] or "this cannot be done now")
 
     def s_endgame(self, s, env):
         self.st["over"] = True
+        self.changed()
         raise GameOver()  # at once: the rest of the effect does not happen
 
     def s_endturn(self, s, env):
         self.st["flow"]["turn_over"] = True
+        self.changed()
 
     def s_stop(self, s, env):
         raise _Stop()
@@ -687,7 +724,7 @@ class Interp:
             self.call_block(proto["effect"], env)
 
     def s_return(self, s, env):
-        raise _Return(self.ev(s[2], env) if s[2] is not None else None)
+        return (self.ev(s[2], env) if s[2] is not None else None,)
 
     def s_do(self, s, env):
         self.ev(s[2], env)
@@ -698,13 +735,13 @@ class Interp:
         self.move(a, zb)
         self.move(b, za)
 
+    # Statements that run blocks hand a `return` inside them (a 1-tuple) back up.
     def s_if(self, s, env):
         for cond, body in s[2]:
             if self.ev(cond, env):
-                self.run(body, env)
-                return
+                return self.run(body, env)
         if s[3]:
-            self.run(s[3], env)
+            return self.run(s[3], env)
 
     def s_for(self, s, env):
         var, where = s[2], s[4]
@@ -713,7 +750,9 @@ class Interp:
                 env[var] = x
                 if where is not None and not self.ev(where, env):
                     continue
-                self.run(s[5], env)
+                r = self.run(s[5], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -721,7 +760,9 @@ class Interp:
         n = int(num(self.ev(s[2], env)))
         try:
             for _ in range(max(0, min(n, STEP_BUDGET))):
-                self.run(s[3], env)
+                r = self.run(s[3], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -731,7 +772,9 @@ class Interp:
                 self.steps += 1
                 if self.steps > STEP_BUDGET:
                     raise GameFault(s[1], f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?")
-                self.run(s[3], env)
+                r = self.run(s[3], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -743,6 +786,7 @@ class Interp:
             return a
         if self.glet is not None:  # running live: pause here until answered
             continuation.wait(self, decision)
+            self.changed()  # whatever ran meanwhile (an interruption) may have changed the state
             a = self.answers[self.ai]
             self.ai += 1
             return a
@@ -775,7 +819,7 @@ class Interp:
         opts = self.options(self.ev(src, env), var, where, env)
         if not opts:
             if other:
-                self.run(other, env)
+                return self.run(other, env)
             return
         if upto is not None:
             n = int(num(self.ev(upto, env)))
@@ -792,17 +836,17 @@ class Interp:
             env[var] = v
             if v is None:
                 if other:
-                    self.run(other, env)
+                    return self.run(other, env)
                 return
-        self.run(body, env)
+        return self.run(body, env)
 
     def s_may(self, s, env):
         who = self.ev(s[2], env) if s[2] is not None else env.get("player")
         a = self.answer(self.decision(who, "may", [True, False], s[3], s[1]))
         if a == "yes":
-            self.run(s[4], env)
+            return self.run(s[4], env)
         elif s[5]:
-            self.run(s[5], env)
+            return self.run(s[5], env)
 
     def s_secret(self, s, env):
         pvar, players, var, src, where, body = s[2:8]
@@ -821,7 +865,41 @@ class Interp:
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
         env[var] = result
-        self.run(body, env)
+        return self.run(body, env)
+
+
+class _Absent:
+    """A `player` or `this` the caller did not have."""
+    __slots__ = ()
+
+
+_ABSENT = _Absent()
+_PLAIN = {str, int, type(None), _Absent}
+
+
+def _memo_key(name, args, env, reads):
+    """A key for a call of a procedure that changes nothing, or None if its arguments have none.
+
+    Values that compare equal but behave differently (True and 1, a zone and its name) get
+    their types in the key.
+    """
+    key = [name]
+    if reads[0]:
+        key.append(env.get("player", _ABSENT))
+    if reads[1]:
+        key.append(env.get("this", _ABSENT))
+    key.extend(args)
+    for v in key:
+        if type(v) not in _PLAIN:
+            break
+    else:
+        return tuple(key)
+    key.extend(type(v) for v in key[1:])
+    try:
+        hash(tuple(key))
+    except TypeError:  # a list or a table: not remembered
+        return None
+    return tuple(key)
 
 
 def num(v):
@@ -834,13 +912,3 @@ def num(v):
     if isinstance(v, list):
         return len(v)
     raise TypeError(f"`{v}` is not a number")
-
-
-_STMT = {op: getattr(Interp, "s_" + name) for op, name in {
-    "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
-    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal", "show": "show",
-    "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
-    "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
-    "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
-    "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
-    "choose": "choose", "may": "may", "secret": "secret"}.items()}
