@@ -62,26 +62,20 @@ _PURE_STATEMENTS = {"let", "if", "for", "repeat", "while", "return", "do", "stop
 _IMPURE_FUNCTIONS = {"random", "roll"}  # they draw from the game's generator
 
 
-def pure_procedures(game) -> dict:
-    """Procedure id -> (reads `player`, reads `this`) for every procedure that changes nothing.
-
-    A procedure sees its caller's `player` and `this`; the flags say whether its value may
-    depend on them (a name `player` or `this` anywhere in it or in what it calls).
-    """
-    cached = game.__dict__.get("_pure")
-    if cached is not None:
-        return cached
+def _scan(game, roots):
+    """What some IR calls, which of `player`/`this` it names, and whether it changes anything."""
     procs = game.procedures
-    calls, reads, impure = {}, {}, set()
-    for pid, proc in procs.items():
-        callees, names, bad = set(), set(), False
-        for n in ir_nodes(proc["effect"]):
+    callees, names, bad, usable = set(), set(), False, False
+    for root in roots:
+        for n in ir_nodes(root):
             op = n[0]
             if op == "call" or op == "gen":
                 if n[2] in procs:
                     callees.add(n[2])
                 elif op == "call" and n[2] in _IMPURE_FUNCTIONS:
                     bad = True
+                elif op == "call" and n[2] == "usable":
+                    usable = True
             elif op == "name":
                 if n[2] in ("player", "this"):
                     names.add(n[2])
@@ -91,6 +85,37 @@ def pure_procedures(game) -> dict:
                     bad = True
             elif op not in _EXPRESSIONS and op not in _PURE_STATEMENTS:
                 bad = True
+    return callees, names, bad, usable
+
+
+def condition_roots(act):
+    """The IR that decides whether an action may be taken: its `if` and its cost's top-level payments."""
+    roots = [act["if"]] if "if" in act else []
+    for s in act.get("cost") or ():
+        if s[0] == "pay":
+            roots.extend(x for x in (s[2], s[4]) if x is not None)
+    return roots
+
+
+def pure_procedures(game) -> dict:
+    """Procedure id -> (reads `player`, reads `this`) for every procedure that changes nothing.
+
+    A procedure sees its caller's `player` and `this`; the flags say whether its value may
+    depend on them (a name `player` or `this` anywhere in it or in what it calls). `usable`
+    works out the conditions of the window's actions, so it is as pure as they are.
+    """
+    cached = game.__dict__.get("_pure")
+    if cached is not None:
+        return cached
+    procs = game.procedures
+    windowed = [a for acts in game.windows.values() for a in acts]
+    w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+    calls, reads, impure = {}, {}, set()
+    for pid, proc in procs.items():
+        callees, names, bad, usable = _scan(game, [proc["effect"]])
+        if usable:
+            callees |= w_calls
+            bad = bad or w_bad
         calls[pid], reads[pid] = callees, names
         if bad:
             impure.add(pid)
@@ -107,6 +132,26 @@ def pure_procedures(game) -> dict:
                     changed = True
     out = {pid: ("player" in reads[pid], "this" in reads[pid]) for pid in procs if pid not in impure}
     game.__dict__["_pure"] = out
+    return out
+
+
+def pure_actions(game) -> set:
+    """The actions whose legality changes nothing to work out (so it can be remembered)."""
+    cached = game.__dict__.get("_pure_actions")
+    if cached is not None:
+        return cached
+    pure = pure_procedures(game)
+    windowed = [a for acts in game.windows.values() for a in acts]
+    w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+    out = set()
+    for aid, act in game.actions.items():
+        callees, _names, bad, usable = _scan(game, condition_roots(act))
+        if usable:
+            callees |= w_calls
+            bad = bad or w_bad
+        if not bad and callees <= pure.keys():
+            out.add(aid)
+    game.__dict__["_pure_actions"] = out
     return out
 
 

@@ -11,6 +11,14 @@ import operator
 from .state import Zone
 
 
+class Absent:
+    """A value that is not there (a counter a thing does not have, a `this` a caller did not have)."""
+    __slots__ = ()
+
+
+ABSENT = Absent()
+
+
 def compiled(game, e):
     """The closure for expression node `e`, built on first use and kept with the game."""
     cache = game.closures
@@ -28,11 +36,21 @@ _FAST_BUILTINS = {
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
     "location": lambda it, x: it.location_of(x),
     "contents": lambda it, x: Zone(x),
-    "zone": lambda it, x: Zone(it.st["e"][x]["z"]),
-    "face_up": lambda it, x: it.st["e"][x]["up"],
+    "zone": lambda it, x: Zone(_read(it, x, "z")),
+    "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
 }
+
+
+def _read(it, x, field):
+    """A field of a thing in play, noted when a remembered value is being worked out."""
+    v = it.st["e"][x][field]
+    if it.track is not None:
+        it.track[("E", x, field)] = v
+    return v
+
+
 _CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
@@ -79,6 +97,8 @@ def _compile(game, e):
                     ent = it.st["e"].get(x)
                     if ent is not None:
                         c = ent["c"]
+                        if it.track is not None:
+                            it.track[("C", x, n)] = c.get(n, ABSENT)
                         if n in c:
                             return c[n]
                         a = attrs_of.get(x)
@@ -156,6 +176,8 @@ def _compile(game, e):
             if kind == "player":
                 return it.order()
             ents = it.st["e"]
+            if it.track is not None:  # which of them are out of the game: what lies in `removed`
+                it.track[("Z", "removed")] = list(it.st["zones"].get("removed", ()))
             return [i for i in it.g.of_kind.get(kind, ()) if ents[i]["z"] != "removed"]
         return every
     if op == "in":
@@ -167,7 +189,11 @@ def _compile(game, e):
         def has(it, env):
             x = a(it, env)
             ent = it.st["e"].get(x) if isinstance(x, str) else None
-            return ent is not None and mark in ent["m"]
+            if ent is None:
+                return False
+            if it.track is not None:
+                it.track[("M", x, mark)] = mark in ent["m"]
+            return mark in ent["m"]
         return has
     if op == "index":
         a, b = C(e[2]), C(e[3])

@@ -11,8 +11,8 @@ import math
 
 from . import rng
 from . import continuation
-from .analysis import pure_procedures
-from .expressions import compiled
+from .analysis import pure_actions, pure_procedures
+from .expressions import ABSENT, Absent, compiled
 from .statements import compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -92,8 +92,11 @@ class Interp:
         self.steps = 0
         self.depth = 0
         self.names = {}
-        self.memo = {}  # (procedure, player?, this?, args...) -> (value, steps): see call_procedure
+        self.memo = {}  # (procedure, player?, this?, args...) -> (value, steps, reads): see call_procedure
         self.pure = pure_procedures(game)
+        self.pure_actions = pure_actions(game)
+        self.track = None  # while a remembered value is worked out: what it read -> the value read
+        self._known = None  # the game's remembered values for this state's seats and options
 
     # ---- running ----
     def run(self, block, env):
@@ -136,13 +139,20 @@ class Interp:
             order = self.order_from(p) if p else self.order()
             return [x for x in order if x != p]
         if n == "round":
+            if self.track is not None:
+                self.track[_ROUND] = st["round"]
             return st["round"]
         if n == "first_player":
+            if self.track is not None:
+                self.track[_FIRST] = st["first"]
             return st["first"]
         if n == "player_count":
             return len(st["players"])
         if n in g.global_counters:
-            return st["g"].get(n)
+            v = st["g"].get(n)
+            if self.track is not None:
+                self.track[("G", n)] = v
+            return v
         if n in g.game_zones:
             return Zone(n)
         if n in g.proto_of or n in g.protos or n in g.actions or n in st["e"]:
@@ -154,6 +164,8 @@ class Interp:
         raise GameFault(e[1], f"`{n}` has no value here")
 
     def order(self):
+        if self.track is not None:
+            self.track[_FIRST] = self.st["first"]
         return self.order_from(self.st["first"])
 
     def order_from(self, p):
@@ -169,6 +181,8 @@ class Interp:
             raise GameFault(pos, f"`.{n}` of nothing")
         if isinstance(x, Zone):
             if n == "count":
+                if self.track is not None:
+                    self.track[("Z", str(x))] = list(st["zones"].get(x, ()))
                 return len(st["zones"].get(x, ()))
             x = str(x)
         ent = st["e"].get(x)
@@ -179,6 +193,8 @@ class Interp:
                 return p["attrs"].get(n, p.get(n) if n in ("kind", "name") else None)
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
         c = ent["c"]
+        if self.track is not None:
+            self.track[("C", x, n)] = c.get(n, _ABSENT)
         if n in c:
             return c[n]
         if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
@@ -192,12 +208,16 @@ class Interp:
         if n == "name":
             return g.name(x)
         if n == "zone":
+            if self.track is not None:
+                self.track[("E", x, "z")] = ent["z"]
             return Zone(ent["z"])
         if n == "location":
             return self.location_of(x)
         if n == "owner":
             return self.owner_of(x)
         if n == "face_up":
+            if self.track is not None:
+                self.track[("E", x, "up")] = ent["up"]
             return ent["up"]
         if n == "contents":
             return Zone(x)
@@ -220,6 +240,9 @@ class Interp:
         A piece on a card on a location is at that location; a card in a player's zone is theirs.
         """
         z = self.st["e"][x]["z"]
+        t = self.track
+        if t is not None:
+            t[("E", x, "z")] = z
         for _ in range(8):
             head = z.split(".", 1)[0]
             if head in among:
@@ -228,6 +251,8 @@ class Interp:
             if ent is None:
                 return None
             z = ent["z"]
+            if t is not None:
+                t[("E", head, "z")] = z
         return None
 
     def location_of(self, x):
@@ -240,18 +265,27 @@ class Interp:
         if v is None:
             return []
         if isinstance(v, Zone):
+            if self.track is not None:
+                self.track[("Z", str(v))] = contents(self.st, v)
             return contents(self.st, v)
         if isinstance(v, list):
             return v
         if isinstance(v, dict):
             return list(v.values())
         if isinstance(v, str) and v in self.st["e"]:
+            if self.track is not None:
+                self.track[("Z", v)] = contents(self.st, v)
             return contents(self.st, v)
         return [v]
 
     def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
-            return isinstance(a, str) and a in self.st["e"] and self.st["e"][a]["z"] == str(b)
+            if not (isinstance(a, str) and a in self.st["e"]):
+                return False
+            z = self.st["e"][a]["z"]
+            if self.track is not None:
+                self.track[("E", a, "z")] = z
+            return z == str(b)
         if isinstance(b, (list, dict)):
             return a in b
         if isinstance(b, str) and isinstance(a, str):
@@ -261,19 +295,50 @@ class Interp:
     def call_procedure(self, name, args, env, pos):
         reads = self.pure.get(name)
         if reads is not None:
-            # A procedure that changes nothing gives the same value for the same arguments
-            # until the state changes (every change clears the memo): remember it.
             key = _memo_key(name, args, env, reads)
             if key is not None:
-                hit = self.memo.get(key)
-                if hit is not None and self.steps + hit[1] <= STEP_BUDGET:
-                    self.steps += hit[1]  # the steps it took still count against the budget
-                    return hit[0]
-                s0 = self.steps
-                v = self._call(name, args, env)
-                self.memo[key] = (v, self.steps - s0)
-                return v
+                return self.remembered(key, self._call, name, args, env)
         return self._call(name, args, env)
+
+    def remembered(self, key, work, *args):
+        """`work(*args)` for work that changes nothing: its value, remembered with what it read.
+
+        A value read from the state is the same while those reads are the same, in this state
+        or any other of the same game and seats: the game keeps what was worked out, and a
+        later call checks the reads (a few comparisons) instead of working it out again. In
+        one interpreter a change of the state also clears its own short list.
+        """
+        known = self._known
+        if known is None:
+            known = self._known = _known(self.g, self.st)
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = known.get(key)
+            if hit is not None:
+                if _still(self.st, hit[2]):
+                    self.memo[key] = hit
+                else:
+                    hit = None
+        if hit is not None and self.steps + hit[1] <= STEP_BUDGET:
+            self.steps += hit[1]  # the steps it took still count against the budget
+            if self.track is not None:
+                self.track.update(hit[2])
+            return hit[0]
+        outer = self.track
+        self.track = reads = {}
+        s0 = self.steps
+        try:
+            v = work(*args)
+        finally:
+            self.track = outer
+        hit = (v, self.steps - s0, reads)
+        self.memo[key] = hit
+        if len(known) >= _KNOWN_LIMIT:
+            known.clear()
+        known[key] = hit
+        if outer is not None:
+            outer.update(reads)
+        return v
 
     def _call(self, name, args, env):
         proc = self.g.procedures[name]
@@ -395,6 +460,11 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
+        if aid in self.pure_actions and type(p) is str:
+            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+        return self._allowed(aid, p)
+
+    def _allowed(self, aid, p):
         act = self.g.actions[aid]
         env = {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
@@ -423,10 +493,15 @@ class Interp:
 
     def get_counter(self, owner, c):
         if owner is None:
-            return self.st["g"].get(c)
+            v = self.st["g"].get(c)
+            if self.track is not None:
+                self.track[("G", c)] = v
+            return v
         ent = self.st["e"].get(owner)
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
+        if self.track is not None:
+            self.track[("C", owner, c)] = ent["c"].get(c, _ABSENT)
         return ent["c"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
@@ -868,13 +943,67 @@ class Interp:
         return self.run(body, env)
 
 
-class _Absent:
-    """A `player` or `this` the caller did not have."""
-    __slots__ = ()
+_ACTION = Absent()  # heads the key of an action's remembered legality
+_FIRST = ("F",)
+_ROUND = ("R",)
+_KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
-_ABSENT = _Absent()
-_PLAIN = {str, int, type(None), _Absent}
+def _known(game, st):
+    """The game's remembered values for states with these seats and options."""
+    tables = game.__dict__.setdefault("_known", {})
+    try:
+        key = (tuple(st["players"]), repr(sorted(st["options"].items())))
+    except (KeyError, TypeError, AttributeError):
+        key = None
+    t = tables.get(key)
+    if t is None:
+        t = tables[key] = {}
+    return t
+
+
+def _still(st, reads) -> bool:
+    """Whether the state still holds what was read (see Interp.remembered)."""
+    zones = st["zones"]
+    ents = st["e"]
+    for k, v in reads.items():
+        kind = k[0]
+        if kind == "Z":
+            now = zones.get(k[1])
+            if (now != v) if now else v:
+                return False
+        elif kind == "E":
+            ent = ents.get(k[1])
+            if ent is None or ent[k[2]] != v:
+                return False
+        elif kind == "C":
+            ent = ents.get(k[1])
+            if ent is None:
+                return False
+            now = ent["c"].get(k[2], _ABSENT)
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "M":
+            ent = ents.get(k[1])
+            if ent is None or (k[2] in ent["m"]) != v:
+                return False
+        elif kind == "G":
+            now = st["g"].get(k[1])
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "F":
+            if st["first"] != v:
+                return False
+        elif kind == "R":
+            if st["round"] != v:
+                return False
+        else:
+            return False
+    return True
+
+
+_ABSENT = ABSENT
+_PLAIN = {str, int, type(None), Absent}
 
 
 def _memo_key(name, args, env, reads):
