@@ -135,6 +135,22 @@ def pure_procedures(game) -> dict:
     return out
 
 
+def pure_expression(game, e) -> bool:
+    """Whether working out this expression changes nothing (so its value can be remembered)."""
+    cache = game.__dict__.setdefault("_pure_expr", {})
+    key = id(e)
+    if key not in cache:
+        callees, _names, bad, usable = _scan(game, [e])
+        if usable:
+            windowed = [a for acts in game.windows.values() for a in acts]
+            w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+            callees |= w_calls
+            bad = bad or w_bad
+        cache[key] = not bad and callees <= pure_procedures(game).keys()
+        game.__dict__.setdefault("_keep_blocks", []).append(e)
+    return cache[key]
+
+
 def pure_actions(game) -> set:
     """The actions whose legality changes nothing to work out (so it can be remembered)."""
     cached = game.__dict__.get("_pure_actions")

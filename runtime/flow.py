@@ -236,7 +236,7 @@ def _action_decision(game, st, p, note=None):
     phase = game.flow["phases"][st["flow"]["ph"]]
     acts = _legal_actions(game, st, p, phase)
     opts = [{"id": a, "label": game.actions[a]["name"]} for a in acts]
-    if not opts or "can_pass" not in phase or Interp(game, st).ev(phase["can_pass"], {"player": p, "phase": phase["id"]}):
+    if not opts or "can_pass" not in phase or Interp(game, st).ev_settled(phase["can_pass"], {"player": p, "phase": phase["id"]}):
         opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
     d = {"who": p, "kind": "action", "prompt": None, "options": opts}
     if note:
@@ -256,7 +256,7 @@ def _end_check(game, st):
     end = game.flow.get("end")
     if end is not None:
         it = Interp(game, st)
-        if it.ev(end, {"player": st["first"]}):
+        if it.ev_settled(end, {"player": st["first"]}):
             st["over"] = True
     return st["over"]
 
@@ -320,7 +320,7 @@ def advance(game, st) -> None:
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]
-            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+            if "if" in ph and not Interp(game, st).ev_settled(ph["if"], {"player": st["first"], "phase": ph["id"]}):
                 f["ph"] += 1
                 continue
             order = Interp(game, st).order()
@@ -368,7 +368,7 @@ def advance(game, st) -> None:
             limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
             done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
             if not done and "until" in ph:
-                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
+                done = bool(Interp(game, st).ev_settled(ph["until"], {"player": p, "phase": ph["id"]}))
             if done:
                 f["stage"] = "turn_end"
                 continue

@@ -11,7 +11,7 @@ import math
 
 from . import rng
 from . import continuation
-from .analysis import pure_actions, pure_procedures
+from .analysis import pure_actions, pure_expression, pure_procedures
 from .expressions import ABSENT, Absent, compiled
 from .statements import compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
@@ -125,6 +125,18 @@ class Interp:
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
+
+    def ev_settled(self, e, env):
+        """`ev` for an expression that changes nothing, remembered like a pure procedure's value."""
+        if pure_expression(self.g, e):
+            key = [_EXPR, id(e)]
+            for k in sorted(env):
+                v = env[k]
+                if type(v) not in _PLAIN:
+                    return self.ev(e, env)
+                key += (k, v)
+            return self.remembered(tuple(key), self.ev, e, env)
+        return self.ev(e, env)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -944,6 +956,7 @@ class Interp:
 
 
 _ACTION = Absent()  # heads the key of an action's remembered legality
+_EXPR = Absent()  # heads the key of a flow expression's remembered value
 _FIRST = ("F",)
 _ROUND = ("R",)
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
