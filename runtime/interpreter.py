@@ -7,6 +7,7 @@ is exact, and a state waiting for a decision is plain data that saves and loads.
 """
 from __future__ import annotations
 
+import marshal
 import math
 
 from . import rng
@@ -97,6 +98,28 @@ class Interp:
         self.pure_actions = pure_actions(game)
         self.track = None  # while a remembered value is worked out: what it read -> the value read
         self._known = None  # the game's remembered values for this state's seats and options
+        self.cow_e = self.cow_z = None  # the running task's snapshot, sharing things and zones
+
+    def cow(self, snap):
+        """This interpreter runs the task of this snapshot: it copies before it changes."""
+        if isinstance(snap, dict):
+            self.cow_e, self.cow_z = snap.get("e"), snap.get("zones")
+
+    def own(self, eid):
+        """Thing `eid`, ready to be changed: a copy of it if the task's snapshot shares it."""
+        ents = self.st["e"]
+        ent = ents[eid]
+        if self.cow_e is not None and self.cow_e.get(eid) is ent:
+            ent = ents[eid] = marshal.loads(marshal.dumps(ent))
+        return ent
+
+    def own_zone(self, key):
+        """The list of zone `key`, ready to be changed (None if the zone is empty)."""
+        zones = self.st["zones"]
+        lst = zones.get(key)
+        if lst is not None and self.cow_z is not None and self.cow_z.get(key) is lst:
+            lst = zones[key] = list(lst)
+        return lst
 
     # ---- running ----
     def run(self, block, env):
@@ -534,7 +557,7 @@ class Interp:
         if owner is None:
             self.st["g"][c] = value
         else:
-            self.st["e"][owner]["c"][c] = value
+            self.own(owner)["c"][c] = value
         self.changed()
         if old == value:
             return
@@ -603,6 +626,9 @@ class Interp:
         st = self.st
         if eid not in st["e"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
+        self.own(eid)
+        self.own_zone(st["e"][eid]["z"])
+        self.own_zone(key)
         old = place(st, eid, key, top)
         self.changed()
         if "." in key:  # remember whose deck a card sits in, for discarding it later
@@ -660,9 +686,12 @@ class Interp:
             return []
         dkey = f"{owner}.{d['discard']}" if owner else d["discard"]
         for eid in contents(self.st, dkey):
+            self.own(eid)
+            self.own_zone(dkey)
+            self.own_zone(key)
             place(self.st, eid, key)
             self.st["e"][eid]["up"] = False
-        pile = self.st["zones"].get(key, [])
+        pile = self.own_zone(key) or []
         rng.shuffle(self.st, pile)
         self.changed()
         return pile
@@ -698,7 +727,7 @@ class Interp:
             for x in contents(self.st, key):
                 self.move(x, into, "down")
             key = into
-        rng.shuffle(self.st, self.st["zones"].get(key, []))
+        rng.shuffle(self.st, self.own_zone(key) or [])
         self.changed()
 
     def s_show(self, s, env):
@@ -706,18 +735,18 @@ class Interp:
         who = self.ev(s[3], env)
         seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         for x in self.things(self.ev(s[2], env)):
-            known = self.st["e"][x].setdefault("k", [])
+            known = self.own(x).setdefault("k", [])
             known.extend(p for p in seats if p not in known)
             self.changed()
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["up"] = True
+            self.own(x)["up"] = True
             self.changed()
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["up"] = False
+            self.own(x)["up"] = False
             self.changed()
 
     def s_remove(self, s, env):
@@ -738,12 +767,12 @@ class Interp:
 
     def s_mark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["m"][s[3]] = s[4] or "ever"
+            self.own(x)["m"][s[3]] = s[4] or "ever"
             self.changed()
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["m"].pop(s[3], None)
+            self.own(x)["m"].pop(s[3], None)
             self.changed()
 
     def s_fail(self, s, env):
