@@ -265,6 +265,17 @@ def _gen(game, e, C, num):
                 inner[var] = x
                 if keep(it, inner, x):
                     yield body(it, inner)
+    elif e[6] is None and name in ("any", "all", "count"):
+        # `any(x.attr == v and ... for x in ...)`: the body is a test, and the quick filter
+        # gives the same true or false for each thing
+        test = _quick_filter(game, e, e[3], var, C)
+        if test is not None:
+            def values(it, env):  # noqa: F811
+                inner = dict(env)
+                keep = test(it, env, body)
+                for x in it.items(src(it, env)):
+                    inner[var] = x
+                    yield keep(it, inner, x)
 
     if name == "count":
         return lambda it, env: sum(1 for v in values(it, env) if v)
