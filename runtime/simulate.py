@@ -5,6 +5,7 @@ whatever the number of workers.
 """
 from __future__ import annotations
 
+import gc
 import statistics
 from collections import Counter
 
@@ -61,7 +62,10 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
             ctx = mp.get_context("fork")
             # Forked workers start with this very game: its compiled closures and what it has
             # worked out so far come along instead of being built again in every worker.
+            # The collector is told to leave what exists now alone, so the workers do not
+            # copy every page of it just by looking at it.
             _SHARED["game"] = game
+            gc.freeze()
             try:
                 with ctx.Pool(workers, initializer=_init_worker, initargs=(None,)) as pool:
                     for r in pool.imap_unordered(_work_shared, jobs, chunksize=1):
@@ -69,6 +73,7 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
                         if bar:
                             bar.advance(task)
             finally:
+                gc.unfreeze()
                 _SHARED.pop("game", None)
         else:
             for j in jobs:
