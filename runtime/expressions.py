@@ -106,6 +106,17 @@ def _compile(game, e):
                             return a.get(n)
                 return it.attr(x, n, pos)
             return counter
+        if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
+            # a zone that belongs to a player or a thing: `p.hand`
+            scope, kind_of = game.owned_zones[n], game.kind_of
+
+            def owned(it, env):
+                x = sub(it, env)
+                if type(x) is str and x in it.st["e"] and (
+                        x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
+                    return Zone(f"{x}.{n}")
+                return it.attr(x, n, pos)
+            return owned
         if n in _FAST_BUILTINS and n not in game.counters:
             read = _FAST_BUILTINS[n]
 
@@ -124,7 +135,13 @@ def _compile(game, e):
             return lambda it, env: a(it, env) != b(it, env)
         if o in _CMP:
             f = _CMP[o]
-            return lambda it, env: f(num(a(it, env)), num(b(it, env)))
+
+            def compare(it, env):
+                x, y = a(it, env), b(it, env)
+                if type(x) is int and type(y) is int:  # what num() would give them anyway
+                    return f(x, y)
+                return f(num(x), num(y))
+            return compare
         if o == "+":
             def plus(it, env):
                 x, y = a(it, env), b(it, env)

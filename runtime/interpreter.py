@@ -14,7 +14,7 @@ from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_expression, pure_procedures
 from .expressions import ABSENT, Absent, compiled
-from .statements import compiled_block
+from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
@@ -379,7 +379,10 @@ class Interp:
         proc = self.g.procedures[name]
         inner = {k: env[k] for k in ("player", "this") if k in env}
         inner.update(zip(proc["params"], args))
-        return self.call_block(proc["effect"], inner)
+        run = self.g.bodies.get(name)
+        if run is None:
+            run = self.g.bodies[name] = _body(self.g, proc["effect"])
+        return run(self, inner)
 
     def changed(self):
         """The state changed: values remembered from before no longer hold."""
@@ -989,6 +992,34 @@ _EXPR = Absent()  # heads the key of a flow expression's remembered value
 _FIRST = ("F",)
 _ROUND = ("R",)
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
+
+
+def _body(game, block):
+    """A procedure body as `call_block` runs it; `return <expression>` alone is run directly."""
+    if len(block) == 1 and block[0][0] == "return" and block[0][2] is not None:
+        e, spos = block[0][2], block[0][1]
+        f = compiled(game, e)
+        epos, op = e[1], e[0]
+        deep = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
+        long = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
+
+        def ret(it, inner):
+            it.depth += 1
+            if it.depth > DEPTH_LIMIT:
+                it.depth -= 1
+                raise GameFault(spos, deep)
+            try:
+                it.steps += 1
+                if it.steps > STEP_BUDGET:
+                    raise GameFault(spos, long)
+                try:
+                    return f(it, inner)
+                except _CATCH as exc:
+                    raise GameFault(epos, f"cannot evaluate `{op}`: {exc}") from None
+            finally:
+                it.depth -= 1
+        return ret
+    return lambda it, inner: it.call_block(block, inner)
 
 
 def _known(game, st):
