@@ -1,7 +1,8 @@
 """What an effect might do, worked out once per game from its IR.
 
-A task that can neither stop for a decision nor fail needs no snapshot to roll back to,
-and a snapshot is the most expensive thing a small task does.
+A task that can neither stop for a decision nor fail needs no snapshot to roll back to.
+A procedure, condition or expression that changes nothing can have its value remembered
+(see Interp.remembered).
 """
 from __future__ import annotations
 

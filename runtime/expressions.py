@@ -267,32 +267,33 @@ def _gen(game, e, C, num):
     name, body, var, src, where, pos = e[2], C(e[3]), e[4], C(e[5]), C(e[6]), e[1]
     quick = _quick_filter(game, e, e[6], var, C)
 
-    def values(it, env):
+    def plain(it, env):
         inner = dict(env)
         for x in it.items(src(it, env)):
             inner[var] = x
             if where is None or where(it, inner):
                 yield body(it, inner)
 
-    if quick is not None:
-        def values(it, env):  # noqa: F811 - the same, with the quick filter
-            inner = dict(env)
-            keep = quick(it, env, where)
-            for x in it.items(src(it, env)):
-                inner[var] = x
-                if keep(it, inner, x):
-                    yield body(it, inner)
-    elif e[6] is None and name in ("any", "all", "count"):
-        # `any(x.attr == v and ... for x in ...)`: the body is a test, and the quick filter
-        # gives the same true or false for each thing
-        test = _quick_filter(game, e, e[3], var, C)
-        if test is not None:
-            def values(it, env):  # noqa: F811
-                inner = dict(env)
-                keep = test(it, env, body)
-                for x in it.items(src(it, env)):
-                    inner[var] = x
-                    yield keep(it, inner, x)
+    def filtered(it, env):  # the same, with the quick filter
+        inner = dict(env)
+        keep = quick(it, env, where)
+        for x in it.items(src(it, env)):
+            inner[var] = x
+            if keep(it, inner, x):
+                yield body(it, inner)
+
+    # `any(x.attr == v and ... for x in ...)`: the body is a test, and the quick filter gives
+    # the same true or false for each thing
+    test = _quick_filter(game, e, e[3], var, C) if quick is None and e[6] is None and name in ("any", "all", "count") else None
+
+    def tested(it, env):
+        inner = dict(env)
+        keep = test(it, env, body)
+        for x in it.items(src(it, env)):
+            inner[var] = x
+            yield keep(it, inner, x)
+
+    values = filtered if quick is not None else tested if test is not None else plain
 
     if name == "count":
         return lambda it, env: sum(1 for v in values(it, env) if v)

@@ -46,11 +46,6 @@ class _Stop(Exception):
     pass
 
 
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
 def label_of(game, v):
     if v is None:
         return {"en": "none", "ru": "ничего"}
@@ -144,7 +139,7 @@ class Interp:
         try:
             f = self.g.closures.get(id(e))
             return (f or compiled(self.g, e))(self, env)
-        except (GameFault, Suspend, Fail, _Return, _Stop, GameOver):
+        except (GameFault, Suspend, Fail, _Stop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
