@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import marshal
 import math
+from time import perf_counter
 
 from . import rng
 from . import continuation
@@ -337,11 +338,35 @@ class Interp:
         or any other of the same game and seats: the game keeps what was worked out, and a
         later call checks the reads (a few comparisons) instead of working it out again. In
         one interpreter a change of the state also clears its own short list.
+
+        Remembering costs the noting of every read and the checks. Each procedure (action,
+        condition) is timed on its first calls: if remembering does not pay for itself, it is
+        worked out plainly from then on, which gives the same values.
         """
+        hit = self.memo.get(key)
+        if hit is None:
+            family = key[0] if type(key[0]) is str else key[1]
+            tally = self.g.tally.get(family)
+            if tally is None:
+                tally = self.g.tally[family] = [0, 0.0, 0, 0.0, True]
+            elif tally[0] >= _TRIAL:
+                if not tally[4]:
+                    return work(*args)
+                return self._remember(key, work, args, None)
+            t0 = perf_counter()
+            v = self._remember(key, work, args, tally)
+            tally[0] += 1
+            tally[1] += perf_counter() - t0
+            if tally[0] == _TRIAL and tally[2]:
+                # kept if a call costs less, on average, than working it out plainly would
+                tally[4] = tally[1] / tally[0] * _MARGIN < tally[3] / tally[2]
+            return v
+        return self._remember(key, work, args, None, hit)
+
+    def _remember(self, key, work, args, tally, hit=None):
         known = self._known
         if known is None:
             known = self._known = _known(self.g, self.st)
-        hit = self.memo.get(key)
         if hit is None:
             hit = known.get(key)
             if hit is not None:
@@ -357,10 +382,14 @@ class Interp:
         outer = self.track
         self.track = reads = {}
         s0 = self.steps
+        t0 = perf_counter() if tally is not None else 0.0
         try:
             v = work(*args)
         finally:
             self.track = outer
+        if tally is not None:  # what it costs to work it out (a little more than plainly)
+            tally[2] += 1
+            tally[3] += (perf_counter() - t0) / _MARGIN
         hit = (v, self.steps - s0, reads)
         self.memo[key] = hit
         if len(known) >= _KNOWN_LIMIT:
@@ -986,6 +1015,8 @@ _ACTION = Absent()  # heads the key of an action's remembered legality
 _EXPR = Absent()  # heads the key of a flow expression's remembered value
 _FIRST = ("F",)
 _ROUND = ("R",)
+_TRIAL = 100  # calls of one procedure (action, condition) timed before its memory is judged
+_MARGIN = 1.15  # noting reads makes working a value out about this much slower
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
