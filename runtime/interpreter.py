@@ -88,8 +88,9 @@ class Interp:
         self.ai = 0
         self.steps = 0
         self.depth = 0
+        self.peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
         self.names = {}
-        self.memo = {}  # (procedure, player?, this?, args...) -> (value, steps, reads): see call_procedure
+        self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
         self.pure = pure_procedures(game)
         self.pure_actions = pure_actions(game)
         self.track = None  # while a remembered value is worked out: what it read -> the value read
@@ -126,6 +127,8 @@ class Interp:
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
+        if self.depth > self.peak:
+            self.peak = self.depth
         if self.depth > DEPTH_LIMIT:
             self.depth -= 1
             raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
@@ -374,23 +377,30 @@ class Interp:
                     self.memo[key] = hit
                 else:
                     hit = None
-        if hit is not None and self.steps + hit[1] <= STEP_BUDGET:
-            self.steps += hit[1]  # the steps it took still count against the budget
+        if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
+            # the steps it took still count against the budget, and where working it out here
+            # would nest too deep, it is worked out (and fails) as it would without memory
+            self.steps += hit[1]
+            if self.depth + hit[3] > self.peak:
+                self.peak = self.depth + hit[3]
             if self.track is not None:
                 self.track.update(hit[2])
             return hit[0]
         outer = self.track
         self.track = reads = {}
-        s0 = self.steps
+        s0, d0, p0 = self.steps, self.depth, self.peak
+        self.peak = d0
         t0 = perf_counter() if tally is not None else 0.0
         try:
             v = work(*args)
         finally:
             self.track = outer
+            deepest = self.peak
+            self.peak = max(p0, deepest)
         if tally is not None:  # what it costs to work it out (a little more than plainly)
             tally[2] += 1
             tally[3] += (perf_counter() - t0) / _MARGIN
-        hit = (v, self.steps - s0, reads)
+        hit = (v, self.steps - s0, reads, deepest - d0)
         self.memo[key] = hit
         if len(known) >= _KNOWN_LIMIT:
             known.clear()
@@ -1031,6 +1041,8 @@ def _body(game, block):
 
         def ret(it, inner):
             it.depth += 1
+            if it.depth > it.peak:
+                it.peak = it.depth
             if it.depth > DEPTH_LIMIT:
                 it.depth -= 1
                 raise GameFault(spos, deep)

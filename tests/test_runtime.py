@@ -265,3 +265,24 @@ def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch)
             break
         _random_step(game, st, agents)
     assert len(checked) > 100
+
+
+def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep():
+    """Memory must not change what happens: a call that would nest past the limit fails
+    even when the same call was worked out and remembered higher up."""
+    from runtime.interpreter import DEPTH_LIMIT, Interp
+    from tests.conftest import game_from
+    game = game_from("tests/games/duel")
+    P = "t:1:1"
+    n = ["name", P, "n"]
+    game.procedures["deep"] = {"params": ["n"], "effect": [
+        ["if", P, [[["op", P, "==", n, ["num", P, 0]], [["return", P, ["num", P, 0]]]]], None],
+        ["return", P, ["op", P, "+", ["num", P, 1], ["call", P, "deep", [["op", P, "-", n, ["num", P, 1]]]]]]]}
+    call = ["call", P, "deep", [["num", P, DEPTH_LIMIT - 10]]]
+    st = new_game(game, 2, 1)
+    it = Interp(game, st)
+    assert it.ev(call, {}) == DEPTH_LIMIT - 10
+    assert it.ev(call, {}) == DEPTH_LIMIT - 10    # from memory
+    it.depth = 20
+    with pytest.raises(GameFault, match="nest more than"):
+        it.ev(call, {})
