@@ -1,7 +1,8 @@
 """What an effect might do, worked out once per game from its IR.
 
-A task that can neither stop for a decision nor fail needs no snapshot to roll back to,
-and a snapshot is the most expensive thing a small task does.
+A task that can neither stop for a decision nor fail needs no snapshot to roll back to.
+A procedure, condition or expression that changes nothing can have its value remembered
+(see Interp.remembered).
 """
 from __future__ import annotations
 
@@ -57,3 +58,123 @@ def _may_stop(game, block) -> bool:
                 if "on_change" in c and may_stop(game, c["on_change"]):
                     return True
     return False
+
+
+# Statements that change nothing a later expression can read: a procedure made only of these
+# (and of calls to other such procedures) gives the same value for the same arguments in the
+# same state, so its value can be remembered until the state changes.
+_PURE_STATEMENTS = {"let", "if", "for", "repeat", "while", "return", "do", "stop", "fail"}
+_IMPURE_FUNCTIONS = {"random", "roll"}  # they draw from the game's generator
+
+
+def _scan(game, roots):
+    """What some IR calls, which of `player`/`this` it names, and whether it changes anything."""
+    procs = game.procedures
+    callees, names, bad, usable = set(), set(), False, False
+    for root in roots:
+        for n in ir_nodes(root):
+            op = n[0]
+            if op == "call" or op == "gen":
+                if n[2] in procs:
+                    callees.add(n[2])
+                elif op == "call" and n[2] in _IMPURE_FUNCTIONS:
+                    bad = True
+                elif op == "call" and n[2] == "usable":
+                    usable = True
+            elif op == "name":
+                if n[2] in ("player", "this"):
+                    names.add(n[2])
+            elif op == "set":
+                t = n[2]
+                if not (t[0] == "name" and t[2] not in game.counters and t[2] != "first_player"):
+                    bad = True
+            elif op not in _EXPRESSIONS and op not in _PURE_STATEMENTS:
+                bad = True
+    return callees, names, bad, usable
+
+
+def condition_roots(act):
+    """The IR that decides whether an action may be taken: its `if` and its cost's top-level payments."""
+    roots = [act["if"]] if "if" in act else []
+    for s in act.get("cost") or ():
+        if s[0] == "pay":
+            roots.extend(x for x in (s[2], s[4]) if x is not None)
+    return roots
+
+
+def pure_procedures(game) -> dict:
+    """Procedure id -> (reads `player`, reads `this`) for every procedure that changes nothing.
+
+    A procedure sees its caller's `player` and `this`; the flags say whether its value may
+    depend on them (a name `player` or `this` anywhere in it or in what it calls). `usable`
+    works out the conditions of the window's actions, so it is as pure as they are.
+    """
+    cached = game.__dict__.get("_pure")
+    if cached is not None:
+        return cached
+    procs = game.procedures
+    windowed = [a for acts in game.windows.values() for a in acts]
+    w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+    calls, reads, impure = {}, {}, set()
+    for pid, proc in procs.items():
+        callees, names, bad, usable = _scan(game, [proc["effect"]])
+        if usable:
+            callees |= w_calls
+            bad = bad or w_bad
+        calls[pid], reads[pid] = callees, names
+        if bad:
+            impure.add(pid)
+    changed = True
+    while changed:  # a procedure that calls an impure one is impure; what it reads grows likewise
+        changed = False
+        for pid in procs:
+            if pid not in impure and calls[pid] & impure:
+                impure.add(pid)
+                changed = True
+            for q in calls[pid]:
+                if not reads[q] <= reads[pid]:
+                    reads[pid] |= reads[q]
+                    changed = True
+    out = {pid: ("player" in reads[pid], "this" in reads[pid]) for pid in procs if pid not in impure}
+    game.__dict__["_pure"] = out
+    return out
+
+
+def pure_expression(game, e) -> bool:
+    """Whether working out this expression changes nothing (so its value can be remembered)."""
+    cache = game.__dict__.setdefault("_pure_expr", {})
+    key = id(e)
+    if key not in cache:
+        callees, _names, bad, usable = _scan(game, [e])
+        if usable:
+            windowed = [a for acts in game.windows.values() for a in acts]
+            w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+            callees |= w_calls
+            bad = bad or w_bad
+        cache[key] = not bad and callees <= pure_procedures(game).keys()
+        game.__dict__.setdefault("_keep_blocks", []).append(e)
+    return cache[key]
+
+
+def pure_actions(game) -> set:
+    """The actions whose legality changes nothing to work out (so it can be remembered)."""
+    cached = game.__dict__.get("_pure_actions")
+    if cached is not None:
+        return cached
+    pure = pure_procedures(game)
+    windowed = [a for acts in game.windows.values() for a in acts]
+    w_calls, _n, w_bad, _u = _scan(game, [r for a in windowed for r in condition_roots(game.actions[a])])
+    out = set()
+    for aid, act in game.actions.items():
+        callees, _names, bad, usable = _scan(game, condition_roots(act))
+        if usable:
+            callees |= w_calls
+            bad = bad or w_bad
+        if not bad and callees <= pure.keys():
+            out.add(aid)
+    game.__dict__["_pure_actions"] = out
+    return out
+
+
+_EXPRESSIONS = {"num", "str", "none", "name", "attr", "index", "call", "gen", "list", "comp", "every",
+                "op", "and", "or", "not", "neg", "in", "has", "cond"}

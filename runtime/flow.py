@@ -93,14 +93,30 @@ def _failed(game, st, task, exc):
 _UNSAVED = ("history", "log", "task")
 
 
-def _snapshot(st) -> bytes:
+_SHARED = ("e", "zones")
+
+
+def _snapshot(st) -> dict:
     """The state as a task starts, less what only grows (history, log).
 
-    Kept as marshal bytes: most tasks never need it, and then only the dump is paid.
+    The things (`e`) and zones (`zones`) are shared with the live state rather than copied:
+    while the task runs, its interpreter copies a thing or a zone before it first changes
+    it (see Interp.own), so the snapshot keeps the values the task started from. Everything
+    else is small and copied at once. The snapshot is plain data, ready to be saved.
     """
-    snap = {k: v for k, v in st.items() if k not in _UNSAVED}
+    small = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _UNSAVED and k not in _SHARED}))
+    snap = {k: (dict(v) if k in _SHARED else small[k]) for k, v in st.items() if k not in _UNSAVED}
     snap["_log"] = len(st["log"])
-    return marshal.dumps(snap)
+    return snap
+
+
+def settle(st) -> None:
+    """Give every waiting task a snapshot of its own, before the state is changed by anything
+    other than that task (an interruption, a scenario's setup)."""
+    tasks = [st.get("task")] + [b.get("task") for b in st.get("interrupted") or ()]
+    for task in tasks:
+        if task is not None and isinstance(task.get("snap"), dict):
+            task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
 
 def _restore(st, snap) -> None:
@@ -143,6 +159,7 @@ def _resume(game, st, task, fresh=False):
         if not fresh:
             _restore(st, task["snap"])
         it = Interp(game, st, task["answers"])
+        it.cow(task["snap"])
         glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
     else:
         glet, it = live
@@ -159,8 +176,6 @@ def _resume(game, st, task, fresh=False):
         d = s.decision
         if d["kind"] == "secret":
             d["collected"] = {}
-        if isinstance(task["snap"], bytes):  # saved states are plain JSON
-            task["snap"] = marshal.loads(task["snap"])
         st["task"] = task
         st["pending"] = d
         return False
@@ -236,7 +251,7 @@ def _action_decision(game, st, p, note=None):
     phase = game.flow["phases"][st["flow"]["ph"]]
     acts = _legal_actions(game, st, p, phase)
     opts = [{"id": a, "label": game.actions[a]["name"]} for a in acts]
-    if not opts or "can_pass" not in phase or Interp(game, st).ev(phase["can_pass"], {"player": p, "phase": phase["id"]}):
+    if not opts or "can_pass" not in phase or Interp(game, st).ev_settled(phase["can_pass"], {"player": p, "phase": phase["id"]}):
         opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
     d = {"who": p, "kind": "action", "prompt": None, "options": opts}
     if note:
@@ -256,7 +271,7 @@ def _end_check(game, st):
     end = game.flow.get("end")
     if end is not None:
         it = Interp(game, st)
-        if it.ev(end, {"player": st["first"]}):
+        if it.ev_settled(end, {"player": st["first"]}):
             st["over"] = True
     return st["over"]
 
@@ -271,6 +286,7 @@ def _expire(st, until):
 
 def interrupt(game, st, ir, env) -> None:
     """Run an effect now, in the middle of whatever waits; the waiting decision comes back after it."""
+    settle(st)
     st.setdefault("interrupted", []).append({"pending": st["pending"], "task": st["task"]})
     st["pending"] = st["task"] = None
     if _run(game, st, ["effect", ir, env]):
@@ -320,7 +336,7 @@ def advance(game, st) -> None:
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]
-            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+            if "if" in ph and not Interp(game, st).ev_settled(ph["if"], {"player": st["first"], "phase": ph["id"]}):
                 f["ph"] += 1
                 continue
             order = Interp(game, st).order()
@@ -368,7 +384,7 @@ def advance(game, st) -> None:
             limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
             done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
             if not done and "until" in ph:
-                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
+                done = bool(Interp(game, st).ev_settled(ph["until"], {"player": p, "phase": ph["id"]}))
             if done:
                 f["stage"] = "turn_end"
                 continue

@@ -7,11 +7,15 @@ is exact, and a state waiting for a decision is plain data that saves and loads.
 """
 from __future__ import annotations
 
+import marshal
 import math
+from time import perf_counter
 
 from . import rng
 from . import continuation
-from .expressions import compiled
+from .analysis import pure_actions, pure_expression, pure_procedures
+from .expressions import ABSENT, Absent, compiled
+from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
@@ -41,11 +45,6 @@ class GameOver(Exception):
 
 class _Stop(Exception):
     pass
-
-
-class _Return(Exception):
-    def __init__(self, value):
-        self.value = value
 
 
 def label_of(game, v):
@@ -89,37 +88,77 @@ class Interp:
         self.ai = 0
         self.steps = 0
         self.depth = 0
+        self.peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
         self.names = {}
+        self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
+        self.pure = pure_procedures(game)
+        self.pure_actions = pure_actions(game)
+        self.track = None  # while a remembered value is worked out: what it read -> the value read
+        self._known = None  # the game's remembered values for this state's seats and options
+        self.cow_e = self.cow_z = None  # the running task's snapshot, sharing things and zones
+
+    def cow(self, snap):
+        """This interpreter runs the task of this snapshot: it copies before it changes."""
+        if isinstance(snap, dict):
+            self.cow_e, self.cow_z = snap.get("e"), snap.get("zones")
+
+    def own(self, eid):
+        """Thing `eid`, ready to be changed: a copy of it if the task's snapshot shares it."""
+        ents = self.st["e"]
+        ent = ents[eid]
+        if self.cow_e is not None and self.cow_e.get(eid) is ent:
+            ent = ents[eid] = marshal.loads(marshal.dumps(ent))
+        return ent
+
+    def own_zone(self, key):
+        """The list of zone `key`, ready to be changed (None if the zone is empty)."""
+        zones = self.st["zones"]
+        lst = zones.get(key)
+        if lst is not None and self.cow_z is not None and self.cow_z.get(key) is lst:
+            lst = zones[key] = list(lst)
+        return lst
 
     # ---- running ----
     def run(self, block, env):
-        for s in block:
-            self.steps += 1
-            if self.steps > STEP_BUDGET:
-                raise GameFault(s[1], f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?")
-            _STMT[s[0]](self, s, env)
+        """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
+        f = self.g.blocks.get(id(block))
+        return (f or compiled_block(self.g, block))(self, env)
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
+        if self.depth > self.peak:
+            self.peak = self.depth
         if self.depth > DEPTH_LIMIT:
+            self.depth -= 1
             raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
         try:
-            self.run(block, env)
-        except _Return as r:
-            return r.value
+            f = self.g.blocks.get(id(block))
+            r = (f or compiled_block(self.g, block))(self, env)
         finally:
             self.depth -= 1
-        return None
+        return r[0] if r is not None else None
 
     def ev(self, e, env):
         try:
             f = self.g.closures.get(id(e))
             return (f or compiled(self.g, e))(self, env)
-        except (GameFault, Suspend, Fail, _Return, _Stop, GameOver):
+        except (GameFault, Suspend, Fail, _Stop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
+
+    def ev_settled(self, e, env):
+        """`ev` for an expression that changes nothing, remembered like a pure procedure's value."""
+        if pure_expression(self.g, e):
+            key = [_EXPR, id(e)]
+            for k in sorted(env):
+                v = env[k]
+                if type(v) not in _PLAIN:
+                    return self.ev(e, env)
+                key += (k, v)
+            return self.remembered(tuple(key), self.ev, e, env)
+        return self.ev(e, env)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -134,13 +173,20 @@ class Interp:
             order = self.order_from(p) if p else self.order()
             return [x for x in order if x != p]
         if n == "round":
+            if self.track is not None:
+                self.track[_ROUND] = st["round"]
             return st["round"]
         if n == "first_player":
+            if self.track is not None:
+                self.track[_FIRST] = st["first"]
             return st["first"]
         if n == "player_count":
             return len(st["players"])
         if n in g.global_counters:
-            return st["g"].get(n)
+            v = st["g"].get(n)
+            if self.track is not None:
+                self.track[("G", n)] = v
+            return v
         if n in g.game_zones:
             return Zone(n)
         if n in g.proto_of or n in g.protos or n in g.actions or n in st["e"]:
@@ -152,6 +198,8 @@ class Interp:
         raise GameFault(e[1], f"`{n}` has no value here")
 
     def order(self):
+        if self.track is not None:
+            self.track[_FIRST] = self.st["first"]
         return self.order_from(self.st["first"])
 
     def order_from(self, p):
@@ -167,6 +215,8 @@ class Interp:
             raise GameFault(pos, f"`.{n}` of nothing")
         if isinstance(x, Zone):
             if n == "count":
+                if self.track is not None:
+                    self.track[("Z", str(x))] = list(st["zones"].get(x, ()))
                 return len(st["zones"].get(x, ()))
             x = str(x)
         ent = st["e"].get(x)
@@ -177,6 +227,8 @@ class Interp:
                 return p["attrs"].get(n, p.get(n) if n in ("kind", "name") else None)
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
         c = ent["c"]
+        if self.track is not None:
+            self.track[("C", x, n)] = c.get(n, _ABSENT)
         if n in c:
             return c[n]
         if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
@@ -190,12 +242,16 @@ class Interp:
         if n == "name":
             return g.name(x)
         if n == "zone":
+            if self.track is not None:
+                self.track[("E", x, "z")] = ent["z"]
             return Zone(ent["z"])
         if n == "location":
             return self.location_of(x)
         if n == "owner":
             return self.owner_of(x)
         if n == "face_up":
+            if self.track is not None:
+                self.track[("E", x, "up")] = ent["up"]
             return ent["up"]
         if n == "contents":
             return Zone(x)
@@ -218,6 +274,9 @@ class Interp:
         A piece on a card on a location is at that location; a card in a player's zone is theirs.
         """
         z = self.st["e"][x]["z"]
+        t = self.track
+        if t is not None:
+            t[("E", x, "z")] = z
         for _ in range(8):
             head = z.split(".", 1)[0]
             if head in among:
@@ -226,6 +285,8 @@ class Interp:
             if ent is None:
                 return None
             z = ent["z"]
+            if t is not None:
+                t[("E", head, "z")] = z
         return None
 
     def location_of(self, x):
@@ -238,18 +299,27 @@ class Interp:
         if v is None:
             return []
         if isinstance(v, Zone):
+            if self.track is not None:
+                self.track[("Z", str(v))] = contents(self.st, v)
             return contents(self.st, v)
         if isinstance(v, list):
             return v
         if isinstance(v, dict):
             return list(v.values())
         if isinstance(v, str) and v in self.st["e"]:
+            if self.track is not None:
+                self.track[("Z", v)] = contents(self.st, v)
             return contents(self.st, v)
         return [v]
 
     def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
-            return isinstance(a, str) and a in self.st["e"] and self.st["e"][a]["z"] == str(b)
+            if not (isinstance(a, str) and a in self.st["e"]):
+                return False
+            z = self.st["e"][a]["z"]
+            if self.track is not None:
+                self.track[("E", a, "z")] = z
+            return z == str(b)
         if isinstance(b, (list, dict)):
             return a in b
         if isinstance(b, str) and isinstance(a, str):
@@ -257,10 +327,101 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env, pos):
+        reads = self.pure.get(name)
+        if reads is not None:
+            key = _memo_key(name, args, env, reads)
+            if key is not None:
+                return self.remembered(key, self._call, name, args, env)
+        return self._call(name, args, env)
+
+    def remembered(self, key, work, *args):
+        """`work(*args)` for work that changes nothing: its value, remembered with what it read.
+
+        A value read from the state is the same while those reads are the same, in this state
+        or any other of the same game and seats: the game keeps what was worked out, and a
+        later call checks the reads (a few comparisons) instead of working it out again. In
+        one interpreter a change of the state also clears its own short list.
+
+        Remembering costs the noting of every read and the checks. Each procedure (action,
+        condition) is timed on its first calls: if remembering does not pay for itself, it is
+        worked out plainly from then on, which gives the same values.
+        """
+        hit = self.memo.get(key)
+        if hit is None:
+            family = key[0] if type(key[0]) is str else key[1]
+            tally = self.g.tally.get(family)
+            if tally is None:
+                tally = self.g.tally[family] = [0, 0.0, 0, 0.0, True]
+            elif tally[0] >= _TRIAL:
+                if not tally[4]:
+                    return work(*args)
+                return self._remember(key, work, args, None)
+            t0 = perf_counter()
+            v = self._remember(key, work, args, tally)
+            tally[0] += 1
+            tally[1] += perf_counter() - t0
+            if tally[0] == _TRIAL and tally[2]:
+                # kept if a call costs less, on average, than working it out plainly would
+                tally[4] = tally[1] / tally[0] * _MARGIN < tally[3] / tally[2]
+            return v
+        return self._remember(key, work, args, None, hit)
+
+    def _remember(self, key, work, args, tally, hit=None):
+        known = self._known
+        if known is None:
+            known = self._known = _known(self.g, self.st)
+        if hit is None:
+            hit = known.get(key)
+            if hit is not None:
+                if _still(self.st, hit[2]):
+                    self.memo[key] = hit
+                else:
+                    hit = None
+        if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
+            # the steps it took still count against the budget, and where working it out here
+            # would nest too deep, it is worked out (and fails) as it would without memory
+            self.steps += hit[1]
+            if self.depth + hit[3] > self.peak:
+                self.peak = self.depth + hit[3]
+            if self.track is not None:
+                self.track.update(hit[2])
+            return hit[0]
+        outer = self.track
+        self.track = reads = {}
+        s0, d0, p0 = self.steps, self.depth, self.peak
+        self.peak = d0
+        t0 = perf_counter() if tally is not None else 0.0
+        try:
+            v = work(*args)
+        finally:
+            self.track = outer
+            deepest = self.peak
+            self.peak = max(p0, deepest)
+        if tally is not None:  # what it costs to work it out (a little more than plainly)
+            tally[2] += 1
+            tally[3] += (perf_counter() - t0) / _MARGIN
+        hit = (v, self.steps - s0, reads, deepest - d0)
+        self.memo[key] = hit
+        if len(known) >= _KNOWN_LIMIT:
+            known.clear()
+        known[key] = hit
+        if outer is not None:
+            outer.update(reads)
+        return v
+
+    def _call(self, name, args, env):
         proc = self.g.procedures[name]
         inner = {k: env[k] for k in ("player", "this") if k in env}
         inner.update(zip(proc["params"], args))
-        return self.call_block(proc["effect"], inner)
+        run = self.g.bodies.get(name)
+        if run is None:
+            run = self.g.bodies[name] = _body(self.g, proc["effect"])
+        return run(self, inner)
+
+    def changed(self):
+        """The state changed: values remembered from before no longer hold."""
+        if self.memo:
+            self.memo.clear()
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
@@ -371,6 +532,11 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
+        if aid in self.pure_actions and type(p) is str:
+            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+        return self._allowed(aid, p)
+
+    def _allowed(self, aid, p):
         act = self.g.actions[aid]
         env = {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
@@ -399,10 +565,15 @@ class Interp:
 
     def get_counter(self, owner, c):
         if owner is None:
-            return self.st["g"].get(c)
+            v = self.st["g"].get(c)
+            if self.track is not None:
+                self.track[("G", c)] = v
+            return v
         ent = self.st["e"].get(owner)
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
+        if self.track is not None:
+            self.track[("C", owner, c)] = ent["c"].get(c, _ABSENT)
         return ent["c"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
@@ -423,7 +594,8 @@ class Interp:
         if owner is None:
             self.st["g"][c] = value
         else:
-            self.st["e"][owner]["c"][c] = value
+            self.own(owner)["c"][c] = value
+        self.changed()
         if old == value:
             return
         env = {"this": c, "owner": owner, "old": old, "new": value}
@@ -453,6 +625,7 @@ class Interp:
                 env[n] = v
             elif n == "first_player":
                 self.st["first"] = v
+                self.changed()
             elif self.g.counters[n]["of"] == "game":
                 self.set_counter(None, n, v, s[1])
             else:
@@ -490,13 +663,18 @@ class Interp:
         st = self.st
         if eid not in st["e"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
+        self.own(eid)
+        self.own_zone(st["e"][eid]["z"])
+        self.own_zone(key)
         old = place(st, eid, key, top)
+        self.changed()
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
                 st["e"][eid]["home"] = zone_owner(key)
         if face is not None:
             st["e"][eid]["up"] = face == "up"
+            self.changed()
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -545,10 +723,14 @@ class Interp:
             return []
         dkey = f"{owner}.{d['discard']}" if owner else d["discard"]
         for eid in contents(self.st, dkey):
+            self.own(eid)
+            self.own_zone(dkey)
+            self.own_zone(key)
             place(self.st, eid, key)
             self.st["e"][eid]["up"] = False
-        pile = self.st["zones"].get(key, [])
+        pile = self.own_zone(key) or []
         rng.shuffle(self.st, pile)
+        self.changed()
         return pile
 
     def home_deck(self, eid):
@@ -582,23 +764,27 @@ class Interp:
             for x in contents(self.st, key):
                 self.move(x, into, "down")
             key = into
-        rng.shuffle(self.st, self.st["zones"].get(key, []))
+        rng.shuffle(self.st, self.own_zone(key) or [])
+        self.changed()
 
     def s_show(self, s, env):
         """Only these players learn what the things are, until the things move."""
         who = self.ev(s[3], env)
         seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         for x in self.things(self.ev(s[2], env)):
-            known = self.st["e"][x].setdefault("k", [])
+            known = self.own(x).setdefault("k", [])
             known.extend(p for p in seats if p not in known)
+            self.changed()
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["up"] = True
+            self.own(x)["up"] = True
+            self.changed()
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["up"] = False
+            self.own(x)["up"] = False
+            self.changed()
 
     def s_remove(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -618,21 +804,25 @@ class Interp:
 
     def s_mark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["m"][s[3]] = s[4] or "ever"
+            self.own(x)["m"][s[3]] = s[4] or "ever"
+            self.changed()
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.st["e"][x]["m"].pop(s[3], None)
+            self.own(x)["m"].pop(s[3], None)
+            self.changed()
 
     def s_fail(self, s, env):
         raise Fail(s[2] or "this cannot be done now")
 
     def s_endgame(self, s, env):
         self.st["over"] = True
+        self.changed()
         raise GameOver()  # at once: the rest of the effect does not happen
 
     def s_endturn(self, s, env):
         self.st["flow"]["turn_over"] = True
+        self.changed()
 
     def s_stop(self, s, env):
         raise _Stop()
@@ -687,7 +877,7 @@ class Interp:
             self.call_block(proto["effect"], env)
 
     def s_return(self, s, env):
-        raise _Return(self.ev(s[2], env) if s[2] is not None else None)
+        return (self.ev(s[2], env) if s[2] is not None else None,)
 
     def s_do(self, s, env):
         self.ev(s[2], env)
@@ -698,13 +888,13 @@ class Interp:
         self.move(a, zb)
         self.move(b, za)
 
+    # Statements that run blocks hand a `return` inside them (a 1-tuple) back up.
     def s_if(self, s, env):
         for cond, body in s[2]:
             if self.ev(cond, env):
-                self.run(body, env)
-                return
+                return self.run(body, env)
         if s[3]:
-            self.run(s[3], env)
+            return self.run(s[3], env)
 
     def s_for(self, s, env):
         var, where = s[2], s[4]
@@ -713,7 +903,9 @@ class Interp:
                 env[var] = x
                 if where is not None and not self.ev(where, env):
                     continue
-                self.run(s[5], env)
+                r = self.run(s[5], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -721,7 +913,9 @@ class Interp:
         n = int(num(self.ev(s[2], env)))
         try:
             for _ in range(max(0, min(n, STEP_BUDGET))):
-                self.run(s[3], env)
+                r = self.run(s[3], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -731,7 +925,9 @@ class Interp:
                 self.steps += 1
                 if self.steps > STEP_BUDGET:
                     raise GameFault(s[1], f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?")
-                self.run(s[3], env)
+                r = self.run(s[3], env)
+                if r is not None:
+                    return r
         except _Stop:
             pass
 
@@ -743,6 +939,7 @@ class Interp:
             return a
         if self.glet is not None:  # running live: pause here until answered
             continuation.wait(self, decision)
+            self.changed()  # whatever ran meanwhile (an interruption) may have changed the state
             a = self.answers[self.ai]
             self.ai += 1
             return a
@@ -775,7 +972,7 @@ class Interp:
         opts = self.options(self.ev(src, env), var, where, env)
         if not opts:
             if other:
-                self.run(other, env)
+                return self.run(other, env)
             return
         if upto is not None:
             n = int(num(self.ev(upto, env)))
@@ -792,17 +989,17 @@ class Interp:
             env[var] = v
             if v is None:
                 if other:
-                    self.run(other, env)
+                    return self.run(other, env)
                 return
-        self.run(body, env)
+        return self.run(body, env)
 
     def s_may(self, s, env):
         who = self.ev(s[2], env) if s[2] is not None else env.get("player")
         a = self.answer(self.decision(who, "may", [True, False], s[3], s[1]))
         if a == "yes":
-            self.run(s[4], env)
+            return self.run(s[4], env)
         elif s[5]:
-            self.run(s[5], env)
+            return self.run(s[5], env)
 
     def s_secret(self, s, env):
         pvar, players, var, src, where, body = s[2:8]
@@ -821,7 +1018,128 @@ class Interp:
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
         env[var] = result
-        self.run(body, env)
+        return self.run(body, env)
+
+
+_ACTION = Absent()  # heads the key of an action's remembered legality
+_EXPR = Absent()  # heads the key of a flow expression's remembered value
+_FIRST = ("F",)
+_ROUND = ("R",)
+_TRIAL = 100  # calls of one procedure (action, condition) timed before its memory is judged
+_MARGIN = 1.15  # noting reads makes working a value out about this much slower
+_KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
+
+
+def _body(game, block):
+    """A procedure body as `call_block` runs it; `return <expression>` alone is run directly."""
+    if len(block) == 1 and block[0][0] == "return" and block[0][2] is not None:
+        e, spos = block[0][2], block[0][1]
+        f = compiled(game, e)
+        epos, op = e[1], e[0]
+        deep = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
+        long = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
+
+        def ret(it, inner):
+            it.depth += 1
+            if it.depth > it.peak:
+                it.peak = it.depth
+            if it.depth > DEPTH_LIMIT:
+                it.depth -= 1
+                raise GameFault(spos, deep)
+            try:
+                it.steps += 1
+                if it.steps > STEP_BUDGET:
+                    raise GameFault(spos, long)
+                try:
+                    return f(it, inner)
+                except _CATCH as exc:
+                    raise GameFault(epos, f"cannot evaluate `{op}`: {exc}") from None
+            finally:
+                it.depth -= 1
+        return ret
+    return lambda it, inner: it.call_block(block, inner)
+
+
+def _known(game, st):
+    """The game's remembered values for states with these seats and options."""
+    tables = game.__dict__.setdefault("_known", {})
+    try:
+        key = (tuple(st["players"]), repr(sorted(st["options"].items())))
+    except (KeyError, TypeError, AttributeError):
+        key = None
+    t = tables.get(key)
+    if t is None:
+        t = tables[key] = {}
+    return t
+
+
+def _still(st, reads) -> bool:
+    """Whether the state still holds what was read (see Interp.remembered)."""
+    zones = st["zones"]
+    ents = st["e"]
+    for k, v in reads.items():
+        kind = k[0]
+        if kind == "Z":
+            now = zones.get(k[1])
+            if (now != v) if now else v:
+                return False
+        elif kind == "E":
+            ent = ents.get(k[1])
+            if ent is None or ent[k[2]] != v:
+                return False
+        elif kind == "C":
+            ent = ents.get(k[1])
+            if ent is None:
+                return False
+            now = ent["c"].get(k[2], _ABSENT)
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "M":
+            ent = ents.get(k[1])
+            if ent is None or (k[2] in ent["m"]) != v:
+                return False
+        elif kind == "G":
+            now = st["g"].get(k[1])
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "F":
+            if st["first"] != v:
+                return False
+        elif kind == "R":
+            if st["round"] != v:
+                return False
+        else:
+            return False
+    return True
+
+
+_ABSENT = ABSENT
+_PLAIN = {str, int, type(None), Absent}
+
+
+def _memo_key(name, args, env, reads):
+    """A key for a call of a procedure that changes nothing, or None if its arguments have none.
+
+    Values that compare equal but behave differently (True and 1, a zone and its name) get
+    their types in the key.
+    """
+    key = [name]
+    if reads[0]:
+        key.append(env.get("player", _ABSENT))
+    if reads[1]:
+        key.append(env.get("this", _ABSENT))
+    key.extend(args)
+    for v in key:
+        if type(v) not in _PLAIN:
+            break
+    else:
+        return tuple(key)
+    key.extend(type(v) for v in key[1:])
+    try:
+        hash(tuple(key))
+    except TypeError:  # a list or a table: not remembered
+        return None
+    return tuple(key)
 
 
 def num(v):
@@ -834,13 +1152,3 @@ def num(v):
     if isinstance(v, list):
         return len(v)
     raise TypeError(f"`{v}` is not a number")
-
-
-_STMT = {op: getattr(Interp, "s_" + name) for op, name in {
-    "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
-    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal", "show": "show",
-    "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
-    "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
-    "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
-    "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
-    "choose": "choose", "may": "may", "secret": "secret"}.items()}

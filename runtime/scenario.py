@@ -24,7 +24,7 @@ from compiler.dsl import DslError, parse, parse_expr
 from compiler.pipeline import compile_game
 from compiler.source import PMap, PStr, load_file
 
-from .flow import IllegalChoice, _action_decision, apply, interrupt, new_game
+from .flow import IllegalChoice, _action_decision, apply, interrupt, new_game, settle
 from .interpreter import Fail, GameFault, GameOver, Interp
 from .tables import Game
 
@@ -137,6 +137,7 @@ def _refresh_actions(game, st):
 
 def _direct(game, st, ir):
     """Run setup statements right away, outside the flow (they must not ask anything)."""
+    settle(st)
     it = Interp(game, st)
     try:
         it.call_block(ir, {"player": st["first"]})

@@ -5,6 +5,7 @@ whatever the number of workers.
 """
 from __future__ import annotations
 
+import gc
 import statistics
 from collections import Counter
 
@@ -59,11 +60,21 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
         if workers > 1:
             import multiprocessing as mp
             ctx = mp.get_context("fork")
-            with ctx.Pool(workers, initializer=_init_worker, initargs=(game.data,)) as pool:
-                for r in pool.imap(_work_shared, jobs, chunksize=max(1, n // (workers * 8))):
-                    results.append(r)
-                    if bar:
-                        bar.advance(task)
+            # Forked workers start with this very game: its compiled closures and what it has
+            # worked out so far come along instead of being built again in every worker.
+            # The collector is told to leave what exists now alone, so the workers do not
+            # copy every page of it just by looking at it.
+            _SHARED["game"] = game
+            gc.freeze()
+            try:
+                with ctx.Pool(workers, initializer=_init_worker, initargs=(None,)) as pool:
+                    for r in pool.imap_unordered(_work_shared, jobs, chunksize=1):
+                        results.append(r)
+                        if bar:
+                            bar.advance(task)
+            finally:
+                gc.unfreeze()
+                _SHARED.pop("game", None)
         else:
             for j in jobs:
                 results.append(play_one(game, *j))
@@ -79,8 +90,9 @@ _SHARED = {}
 
 
 def _init_worker(data):
-    from .tables import Game
-    _SHARED["game"] = Game(data)
+    if data is not None or "game" not in _SHARED:  # not forked from simulate(): build the game here
+        from .tables import Game
+        _SHARED["game"] = Game(data)
 
 
 def _work_shared(args):

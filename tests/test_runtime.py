@@ -198,3 +198,91 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
     st = new_game(game, 2, 1, first="p1")
     apply(game, st, "arm")
     assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
+
+
+def _random_step(game, st, agents):
+    d = st["pending"]
+    if d["kind"] == "secret":
+        p = next(x for x in d["who"] if x not in d["collected"])
+        apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+    else:
+        apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+
+
+@pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
+def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
+    """Snapshots share things and zones with the live state until the task changes them:
+    the live state, snapshot included, must equal one saved and loaded at every decision."""
+    from tests.conftest import game_from
+    game = game_from(folder)
+    live, saved = new_game(game, 2, 5), new_game(game, 2, 5)
+    agents_a = {p: RandomAgent(p) for p in live["players"]}
+    agents_b = {p: RandomAgent(p) for p in saved["players"]}
+    waited = 0
+    for _ in range(400):
+        if live["pending"] is None:
+            break
+        saved = json.loads(json.dumps(saved))
+        assert json.dumps(live, sort_keys=True) == json.dumps(saved, sort_keys=True)
+        waited += live["task"] is not None
+        _random_step(game, live, agents_a)
+        _random_step(game, saved, agents_b)
+    assert waited > 10
+
+
+@pytest.mark.parametrize("folder", ["content/night-city", "content/study-in-emerald", "content/android"])
+def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch):
+    """Pure procedures and action conditions are remembered with what they read; every value
+    taken from memory must be the one a fresh evaluation gives in the same state."""
+    from tests.conftest import game_from
+    from runtime import interpreter as I
+    game = game_from(folder)
+    real = I.Interp.remembered
+    checked = []
+
+    def fresh(it, work, args):
+        monkeypatch.setattr(I.Interp, "remembered", lambda self, key, w, *a: w(*a))
+        saved = it.memo, it._known, it.track, it.steps
+        it.memo, it._known, it.track = {}, {}, None
+        try:
+            return work(*args)
+        finally:
+            it.memo, it._known, it.track, it.steps = saved
+            monkeypatch.setattr(I.Interp, "remembered", checking)
+
+    def checking(self, key, work, *args):
+        v = real(self, key, work, *args)
+        again = fresh(self, work, args)
+        assert type(v) is type(again) and v == again, key
+        checked.append(key)
+        return v
+
+    monkeypatch.setattr(I.Interp, "remembered", checking)
+    st = new_game(game, 2, 9)
+    agents = {p: RandomAgent(f"r{p}") for p in st["players"]}
+    for _ in range(300):
+        if st["pending"] is None:
+            break
+        _random_step(game, st, agents)
+    assert len(checked) > 100
+
+
+def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep():
+    """Memory must not change what happens: a call that would nest past the limit fails
+    even when the same call was worked out and remembered higher up."""
+    from runtime.interpreter import DEPTH_LIMIT, Interp
+    from tests.conftest import game_from
+    game = game_from("tests/games/duel")
+    P = "t:1:1"
+    n = ["name", P, "n"]
+    game.procedures["deep"] = {"params": ["n"], "effect": [
+        ["if", P, [[["op", P, "==", n, ["num", P, 0]], [["return", P, ["num", P, 0]]]]], None],
+        ["return", P, ["op", P, "+", ["num", P, 1], ["call", P, "deep", [["op", P, "-", n, ["num", P, 1]]]]]]]}
+    call = ["call", P, "deep", [["num", P, DEPTH_LIMIT - 10]]]
+    st = new_game(game, 2, 1)
+    it = Interp(game, st)
+    assert it.ev(call, {}) == DEPTH_LIMIT - 10
+    assert it.ev(call, {}) == DEPTH_LIMIT - 10    # from memory
+    it.depth = 20
+    with pytest.raises(GameFault, match="nest more than"):
+        it.ev(call, {})

@@ -1,0 +1,158 @@
+"""Effect blocks compiled once per game into closures `f(interp, env)`, like expressions.
+
+Running a block used to look each statement's handler up by name at every step; a compiled
+block is a list of ready closures. A closure returns None, or a 1-tuple holding the value of
+a `return` that ends the enclosing procedure, which every block statement hands upwards.
+The common statements (`let`, `if`, `for`, `return`, `do`) are built here; the others call
+the interpreter's own handler. Content still cannot run Python.
+"""
+from __future__ import annotations
+
+from .expressions import compiled
+
+_CATCH = (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError)
+
+
+def compiled_block(game, block):
+    """The closure for a block (a list of statements), built on first use and kept with the game."""
+    cache = game.blocks
+    f = cache.get(id(block))
+    if f is None:
+        f = _block(game, block)
+        cache[id(block)] = f
+        game.__dict__.setdefault("_keep", []).append(block)  # ids stay valid while cached
+    return f
+
+
+def _block(game, block):
+    from .interpreter import STEP_BUDGET, GameFault
+
+    steps = [(_statement(game, s), s[1]) for s in block]
+    msg = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
+    if not steps:
+        return lambda it, env: None
+    if len(steps) == 1:
+        (f, pos), = steps
+
+        def one(it, env):
+            it.steps += 1
+            if it.steps > STEP_BUDGET:
+                raise GameFault(pos, msg)
+            return f(it, env)
+        return one
+
+    def run(it, env):
+        for f, pos in steps:
+            it.steps += 1
+            if it.steps > STEP_BUDGET:
+                raise GameFault(pos, msg)
+            r = f(it, env)
+            if r is not None:
+                return r
+        return None
+    return run
+
+
+def _guarded(game, e):
+    """An expression as the interpreter's `ev` evaluates it: Python errors become faults at `e`."""
+    from .interpreter import GameFault
+
+    f = compiled(game, e)
+    pos, op = e[1], e[0]
+
+    def ev(it, env):
+        try:
+            return f(it, env)
+        except _CATCH as exc:
+            raise GameFault(pos, f"cannot evaluate `{op}`: {exc}") from None
+    return ev
+
+
+def _statement(game, s):
+    from .interpreter import GameFault, Interp, _Stop
+
+    op = s[0]
+    if op == "let":
+        var, e = s[2], s[3]
+        f, pos, what = compiled(game, e), e[1], e[0]
+
+        def let(it, env):
+            try:
+                env[var] = f(it, env)
+            except _CATCH as exc:
+                raise GameFault(pos, f"cannot evaluate `{what}`: {exc}") from None
+        return let
+    if op == "do":
+        e = s[2]
+        f, pos, what = compiled(game, e), e[1], e[0]
+
+        def do(it, env):
+            try:
+                f(it, env)
+            except _CATCH as exc:
+                raise GameFault(pos, f"cannot evaluate `{what}`: {exc}") from None
+        return do
+    if op == "return":
+        if s[2] is None:
+            return lambda it, env: (None,)
+        e = s[2]
+        f, pos, what = compiled(game, e), e[1], e[0]
+
+        def ret(it, env):
+            try:
+                return (f(it, env),)
+            except _CATCH as exc:
+                raise GameFault(pos, f"cannot evaluate `{what}`: {exc}") from None
+        return ret
+    if op == "if":
+        arms = [(_guarded(game, cond), _block(game, body)) for cond, body in s[2]]
+        other = _block(game, s[3]) if s[3] else None
+        if len(arms) == 1:
+            (cond, body), = arms
+
+            def if1(it, env):
+                if cond(it, env):
+                    return body(it, env)
+                if other is not None:
+                    return other(it, env)
+            return if1
+
+        def if_(it, env):
+            for cond, body in arms:
+                if cond(it, env):
+                    return body(it, env)
+            if other is not None:
+                return other(it, env)
+        return if_
+    if op == "for":
+        var, src, where, body = s[2], _guarded(game, s[3]), s[4], _block(game, s[5])
+        where = _guarded(game, where) if where is not None else None
+
+        def for_(it, env):
+            try:
+                for x in list(it.items(src(it, env))):
+                    env[var] = x
+                    if where is not None and not where(it, env):
+                        continue
+                    r = body(it, env)
+                    if r is not None:
+                        return r
+            except _Stop:
+                pass
+        return for_
+    if op not in _HANDLERS:
+        def unknown(it, env):
+            raise KeyError(op)
+        return unknown
+    handler = getattr(Interp, "s_" + _HANDLERS[op])
+    return lambda it, env: handler(it, s, env)
+
+
+_HANDLERS = {
+    "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
+    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal", "show": "show",
+    "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
+    "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
+    "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
+    "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
+    "choose": "choose", "may": "may", "secret": "secret"}
