@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import marshal
 import math
-from time import perf_counter
 
 from . import rng
 from . import continuation
@@ -343,28 +342,24 @@ class Interp:
         one interpreter a change of the state also clears its own short list.
 
         Remembering costs the noting of every read and the checks. Each procedure (action,
-        condition) is timed on its first calls: if remembering does not pay for itself, it is
-        worked out plainly from then on, which gives the same values.
+        condition) is watched on its first calls: if its values are seldom found again, it is
+        worked out plainly from then on, which gives the same values. The judgement counts
+        calls, not time, so the same games take the same paths.
         """
         hit = self.memo.get(key)
-        if hit is None:
-            family = key[0] if type(key[0]) is str else key[1]
-            tally = self.g.tally.get(family)
-            if tally is None:
-                tally = self.g.tally[family] = [0, 0.0, 0, 0.0, True]
-            elif tally[0] >= _TRIAL:
-                if not tally[4]:
-                    return work(*args)
-                return self._remember(key, work, args, None)
-            t0 = perf_counter()
-            v = self._remember(key, work, args, tally)
-            tally[0] += 1
-            tally[1] += perf_counter() - t0
-            if tally[0] == _TRIAL and tally[2]:
-                # kept if a call costs less, on average, than working it out plainly would
-                tally[4] = tally[1] / tally[0] * _MARGIN < tally[3] / tally[2]
-            return v
-        return self._remember(key, work, args, None, hit)
+        family = key[0] if type(key[0]) is str else key[1]
+        tally = self.g.tally.get(family)
+        if tally is None:
+            tally = self.g.tally[family] = [0, 0, True]  # calls watched, values found again, kept
+        if tally[0] >= _TRIAL:
+            if not tally[2]:
+                return work(*args)
+            return self._remember(key, work, args, None, hit)
+        tally[0] += 1
+        v = self._remember(key, work, args, tally, hit)
+        if tally[0] == _TRIAL:
+            tally[2] = tally[1] >= _TRIAL * _FOUND_AGAIN
+        return v
 
     def _remember(self, key, work, args, tally, hit=None):
         known = self._known
@@ -380,6 +375,8 @@ class Interp:
         if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
             # the steps it took still count against the budget, and where working it out here
             # would nest too deep, it is worked out (and fails) as it would without memory
+            if tally is not None:
+                tally[1] += 1
             self.steps += hit[1]
             if self.depth + hit[3] > self.peak:
                 self.peak = self.depth + hit[3]
@@ -390,16 +387,12 @@ class Interp:
         self.track = reads = {}
         s0, d0, p0 = self.steps, self.depth, self.peak
         self.peak = d0
-        t0 = perf_counter() if tally is not None else 0.0
         try:
             v = work(*args)
         finally:
             self.track = outer
             deepest = self.peak
             self.peak = max(p0, deepest)
-        if tally is not None:  # what it costs to work it out (a little more than plainly)
-            tally[2] += 1
-            tally[3] += (perf_counter() - t0) / _MARGIN
         hit = (v, self.steps - s0, reads, deepest - d0)
         self.memo[key] = hit
         if len(known) >= _KNOWN_LIMIT:
@@ -1025,8 +1018,8 @@ _ACTION = Absent()  # heads the key of an action's remembered legality
 _EXPR = Absent()  # heads the key of a flow expression's remembered value
 _FIRST = ("F",)
 _ROUND = ("R",)
-_TRIAL = 100  # calls of one procedure (action, condition) timed before its memory is judged
-_MARGIN = 1.15  # noting reads makes working a value out about this much slower
+_TRIAL = 100  # calls of one procedure (action, condition) watched before its memory is judged
+_FOUND_AGAIN = 0.5  # the share of those calls whose value must be found again for memory to pay
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
