@@ -97,6 +97,16 @@ def make(name: str, seed=0) -> Agent:
     return AGENTS[name](seed)
 
 
+def step(game, st, agents: dict) -> None:
+    """One choice by whoever decides now; of a secret choice, one seat's pick."""
+    d = st["pending"]
+    if d["kind"] == "secret":
+        p = next(x for x in d["who"] if x not in d["collected"])
+        apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+    else:
+        apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+
+
 def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
     """Let agents (seat -> Agent) play until the end; returns the number of decisions."""
     n = 0

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from runtime.agents import RandomAgent, play_out
+from runtime.agents import RandomAgent, play_out, step
 from runtime.flow import IllegalChoice, apply, new_game, state_hash
 from runtime.interpreter import GameFault
 from runtime.replay import ReplayError, make_log, replay
@@ -163,12 +163,7 @@ def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_da
     while live["pending"] is not None:
         saved = json.loads(json.dumps(saved))          # forces a replay of any waiting effect
         for st, agents in ((live, agents_a), (saved, agents_b)):
-            d = st["pending"]
-            if d["kind"] == "secret":
-                p = next(x for x in d["who"] if x not in d["collected"])
-                apply(duel, st, agents[p].choose(duel, st, p, d["options"][p]), p)
-            else:
-                apply(duel, st, agents[d["who"]].choose(duel, st, d["who"], d["options"]), d["who"])
+            step(duel, st, agents)
         assert state_hash(live) == state_hash(saved)
     assert live["scores"] == saved["scores"]
 
@@ -200,15 +195,6 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
     assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
 
 
-def _random_step(game, st, agents):
-    d = st["pending"]
-    if d["kind"] == "secret":
-        p = next(x for x in d["who"] if x not in d["collected"])
-        apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
-    else:
-        apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
-
-
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
 def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
     """Snapshots share things and zones with the live state until the task changes them:
@@ -225,8 +211,8 @@ def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
         saved = json.loads(json.dumps(saved))
         assert json.dumps(live, sort_keys=True) == json.dumps(saved, sort_keys=True)
         waited += live["task"] is not None
-        _random_step(game, live, agents_a)
-        _random_step(game, saved, agents_b)
+        step(game, live, agents_a)
+        step(game, saved, agents_b)
     assert waited > 10
 
 
@@ -263,7 +249,7 @@ def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch)
     for _ in range(300):
         if st["pending"] is None:
             break
-        _random_step(game, st, agents)
+        step(game, st, agents)
     assert len(checked) > 100
 
 

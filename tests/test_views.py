@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from runtime.agents import RandomAgent
+from runtime.agents import RandomAgent, step
 from runtime.flow import apply, new_game
 from runtime.state import zone_name, zone_owner
 from runtime.views import view
@@ -45,12 +45,7 @@ def _check_game(game, seeds, players):
                 for eid in hidden_from(game, st, seat):
                     assert f'"{eid}"' not in text, f"{eid} leaks into the view of {seat}"
                     checked += 1
-            d = st["pending"]
-            if d["kind"] == "secret":
-                p = next(x for x in d["who"] if x not in d["collected"])
-                apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
-            else:
-                apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+            step(game, st, agents)
     return checked
 
 
