@@ -520,7 +520,7 @@ class _Lexer:
         # Each terminal is followed by an empty group that tells which one matched: a named group
         # around it would come first in the branch, where the regexp engine can no longer skip
         # the branch at a glance when the next character cannot begin it.
-        alts, groups = [], 0
+        alts = []
         self.types = [None]
         for t in terms:
             if t.name not in embedded:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from .names import VERBS
 
 LANGS = ("en", "ru")
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}

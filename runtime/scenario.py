@@ -18,7 +18,7 @@ import glob
 import json
 import os
 
-from compiler.content import UsageError, find_games, schema_check
+from compiler.content import find_games
 from compiler.diagnostics import Pos, Report
 from compiler.dsl import DslError, parse, parse_expr
 from compiler.pipeline import compile_game

@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 from click.testing import CliRunner
 
-from compiler.cards import BLEED, CARD_H, CARD_W, PAPER, _slots, card_faces, card_ids
+from compiler.cards import BLEED, CARD_H, CARD_W, PAPER, _slots, card_faces
 from compiler.printing import changed_cards, game_tables, print_game
 from tests.conftest import ROOT
 

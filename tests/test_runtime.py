@@ -7,7 +7,6 @@ from runtime.agents import RandomAgent, play_out, step
 from runtime.flow import IllegalChoice, apply, new_game, state_hash
 from runtime.interpreter import GameFault
 from runtime.replay import ReplayError, make_log, replay
-from runtime.tables import Game
 
 
 def _play(game, seed, players=3):
