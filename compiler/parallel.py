@@ -27,45 +27,60 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def in_two(batch, items: list, min_items: int = MIN_ITEMS) -> tuple[list, list]:
-    """`batch(part)` gives `(results, extra)`, one result per item of the part, all plain
-    data (lists, dicts, text, numbers). Returns the results in the order of `items` and
-    the extras of each part that ran: the odd-numbered items are a forked child's part.
-    Fewer than `min_items` items, one core, or no safe fork (Linux has it): all here."""
-    items = list(items)
-    if len(items) < max(2, min_items) or cores() < 2 or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
-        results, extra = batch(items)
-        return results, [extra]
-    theirs = items[1::2]
+def can_fork() -> bool:
+    return cores() > 1 and hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def start(work):
+    """Run `work()` in a forked child, which sends back what it gives (plain data).
+    Returns a function that waits for it and gives that value, or None if the child failed;
+    None instead of the function where there is no second core or no fork."""
+    if not can_fork():
+        return None
     read, write = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(read)
         os.close(write)
-        results, extra = batch(items)
-        return results, [extra]
-    if pid == 0:  # the child: its part, sent as one message, then gone without cleanup
+        return None
+    if pid == 0:  # the child: its work, sent as one message, then gone without cleanup
         os.close(read)
         code = 1
         try:
-            data = _pack(batch(theirs))
+            data = _pack(work())
             with os.fdopen(write, "wb") as out:
                 out.write(data)
             code = 0
         finally:
             os._exit(code)
     os.close(write)
+
+    def collect():
+        try:
+            with os.fdopen(read, "rb") as inp:
+                data = inp.read()
+        finally:
+            _, status = os.waitpid(pid, 0)
+        return _unpack(data) if status == 0 else None
+    return collect
+
+
+def in_two(batch, items: list, min_items: int = MIN_ITEMS) -> tuple[list, list]:
+    """`batch(part)` gives `(results, extra)`, one result per item of the part, all plain
+    data (lists, dicts, text, numbers). Returns the results in the order of `items` and
+    the extras of each part that ran: the odd-numbered items are a forked child's part.
+    Fewer than `min_items` items, one core, or no safe fork (Linux has it): all here."""
+    items = list(items)
+    theirs = items[1::2]
+    collect = start(lambda: batch(theirs)) if len(items) >= max(2, min_items) else None
+    if collect is None:
+        results, extra = batch(items)
+        return results, [extra]
     try:
         mine, mine_extra = batch(items[0::2])
-    except BaseException:
-        os.close(read)  # the child, writing to a closed pipe, stops at once
-        os.waitpid(pid, 0)
-        raise
-    with os.fdopen(read, "rb") as inp:
-        data = inp.read()
-    _, status = os.waitpid(pid, 0)
-    got = _unpack(data) if status == 0 else None
+    finally:
+        got = collect()  # on an error here, the child is still waited for
     if not (isinstance(got, (tuple, list)) and len(got) == 2 and isinstance(got[0], list) and len(got[0]) == len(theirs)):
         got = batch(theirs)
     out = [None] * len(items)
