@@ -36,6 +36,7 @@ class GameSource:
     docs: dict = field(default_factory=dict)          # shown path -> loaded top-level map
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
+    ahead: tuple | None = None                        # (files, collect): their effects parsed by a child
 
     @property
     def game_id(self) -> str:
@@ -284,12 +285,42 @@ def load_game(folder: str, report: Report) -> GameSource:
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
+    src.ahead = _parse_ahead(folder, files)
     for path in files:
         shown = shown_path(path)
         doc = check_file(path, shown, report)
         if doc is not None:
             add_doc(src, shown, doc, report)
     return src
+
+
+AHEAD_BYTES = 1 << 20  # a game this big has its effects parsed ahead, by a child, while it loads
+
+
+def _parse_ahead(folder, files):
+    """Start a child that loads some of a big game's files and parses their effects while
+    this process loads them all. The child takes a bit over half of the bytes: it has no
+    other work, and this process parses the rest of the effects meanwhile."""
+    from . import dsl, parallel
+    if dsl.MEMO is None:  # the child's parses reach this process through the memo
+        return None
+    try:
+        sizes = [os.path.getsize(f) for f in files]
+    except OSError:
+        return None
+    if sum(sizes) < AHEAD_BYTES or len(files) < 4 or not parallel.can_fork():
+        return None
+    share, budget = [], sum(sizes) * 0.6
+    for path, size in zip(files, sizes):
+        if size <= budget:
+            share.append(path)
+            budget -= size
+
+    def work():
+        from .model import parse_files
+        return parse_files(folder, share)
+    collect = parallel.start(work)
+    return ({shown_path(f) for f in share}, collect) if collect is not None else None
 
 
 def check_file(path: str, shown: str, report: Report):

@@ -119,3 +119,28 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one():
                 disagreements += 1
     assert checked > 400 and 50 < invalid < checked - 50
     assert disagreements == 0
+
+
+def test_parsing_ahead_while_loading_reports_what_one_process_reports(broken_game, monkeypatch):
+    from compiler import cache
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)  # any game is big enough
+    started = []
+    real = parallel.start
+    monkeypatch.setattr(parallel, "start", lambda work: started.append(1) or real(work))
+    ahead = [d.text() for d in cache.validate_game(broken_game).sorted()]
+    assert started or parallel.cores() < 2
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    one = [d.text() for d in cache.validate_game(broken_game).sorted()]
+    assert len([d for d in one if ": error: D" in d]) >= 3
+    assert ahead == one
+
+
+def test_effects_parsed_ahead_compile_to_the_same_bytes(tmp_path, monkeypatch):
+    from compiler.pipeline import compile_game
+    folder = generate(str(tmp_path / "synthetic"), cards=600, files=3, seed=9)
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
+    ahead = compile_game(folder)[0]
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "b"))
+    assert ahead is not None and compile_game(folder)[0] == ahead
