@@ -164,6 +164,11 @@ def parse(text: str, where) -> list:
     return ir
 
 
+# Setting up the quick way costs as much as about a hundred standard parses: a process that
+# parses a few texts (a re-check after an edit) is done sooner without it.
+STANDARD_FIRST = 100
+_SETTLED = [0]  # texts this process parsed the standard way so far
+
 _DEEP_INDENT = re.compile(r"^ {%d}" % (MAX_NEST * 8 + 1), re.M)
 
 
@@ -183,7 +188,11 @@ def _parse(text: str, where) -> list:
     if len(text) > MAX_NEST * 8 and _DEEP_INDENT.search(text):
         raise DslError(where(1, 1), "D006", "blocks nest too deeply; move inner parts into procedures")
     src = text if text.endswith("\n") else text + "\n"
-    quick = _quick()
+    quick = None
+    if _SETTLED[0] < STANDARD_FIRST:
+        _SETTLED[0] += 1
+    else:
+        quick = _quick()
     if quick is not None:
         ir = quick.parse(src, where)
         if ir is not None:
