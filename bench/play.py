@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -20,18 +19,8 @@ from compiler.pipeline import compile_game  # noqa: E402
 from runtime.simulate import simulate  # noqa: E402
 from runtime.tables import Game  # noqa: E402
 
-
-def machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}; {os.cpu_count()} cores; Python {platform.python_version()}"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import machine  # noqa: E402  the same line about the machine as the compiler benchmark
 
 
 def games_per_second(game, n, workers, players):

@@ -18,6 +18,8 @@ def ir_nodes(block):
         if type(n) is dict:
             stack.extend(n.values())
             continue
+        if type(n) is not list:  # an absent block (None) or a lone value: no nodes
+            continue
         if len(n) > 1 and type(n[0]) is str and type(n[1]) is str and n[1].count(":") >= 2:
             yield n
         for x in n:
