@@ -188,6 +188,13 @@ def _parse(text: str, where) -> list:
     if len(text) > MAX_NEST * 8 and _DEEP_INDENT.search(text):
         raise DslError(where(1, 1), "D006", "blocks nest too deeply; move inner parts into procedures")
     src = text if text.endswith("\n") else text + "\n"
+    ir = _by_statements(src, where)
+    if ir is not None:
+        return ir
+    return _whole(src, where)
+
+
+def _whole(src: str, where) -> list:
     quick = None
     if _SETTLED[0] < STANDARD_FIRST:
         _SETTLED[0] += 1
@@ -198,6 +205,98 @@ def _parse(text: str, where) -> list:
         if ir is not None:
             return ir
     return _standard(src, where)
+
+
+# ---- statements parsed once ------------------------------------------------------
+#
+# Effects repeat their statements: `gain 1 fame`, `lose 1 sanity`, the same `choose` over
+# others. A text is cut before each line that starts in its first column (a new top-level
+# statement), unless that line continues the statement above (`elif`, `else`, `otherwise`,
+# a comment). Each piece is parsed once per process, with positions relative to the piece,
+# and its IR is copied with the positions of each place it stands in.
+#
+# The pieces' IR, put together, is the IR of the whole: a top-level statement ends at the
+# end of its line or block, and only those three words can continue it on a line of the
+# first column. A piece that does not parse alone (a bracket left open across such a line,
+# an error of any kind) or nests deeply sends the whole text the usual way, so every error
+# is found, and worded, as before.
+
+_PIECES: dict[str, list | None] = {}   # piece text -> IR with relative positions, None: not alone
+_MAX_PIECES = 100_000
+_REL: dict[str, tuple[int, int]] = {}   # marker -> (line, col) inside a piece
+_REL_OF: dict[tuple[int, int], str] = {}
+_GOES_ON = ("else", "elif", "otherwise")
+
+
+def _rel(line: int, col: int) -> str:
+    """The position (line, col) of a piece as a marker string that no IR text can be."""
+    m = _REL_OF.get((line, col))
+    if m is None:
+        m = _REL_OF[(line, col)] = f"\0{line}:{col}"
+        _REL[m] = (line, col)
+    return m
+
+
+def _by_statements(src: str, where) -> list | None:
+    if "\0" in src:  # (a NUL in a quoted text could pass for a marker)
+        return None
+    # Positions must shift by whole lines and columns: where(l, c) = (file, L + l, C + c).
+    f, l1, c1 = where(1, 1)
+    if tuple(where(1, 9)) != (f, l1, c1 + 8):
+        return None
+    i, end = src.index("\n") + 1, len(src)
+    if i < end and (tuple(where(2, 1)) != (f, l1 + 1, c1) or tuple(where(2, 9)) != (f, l1 + 1, c1 + 8)):
+        return None
+    prefix, out = f"{f}:", []
+    start, first, lines = 0, 1, 1   # the piece's offset and first line; lines read so far
+    while True:
+        while i < end:  # on to the next line that begins a top-level statement
+            ch = src[i]
+            if ch != " " and ch != "\n" and ch != "#" and not src.startswith(_GOES_ON, i):
+                break
+            i = src.index("\n", i) + 1
+            lines += 1
+        piece = src[start:i]
+        ir = _PIECES.get(piece, _PIECES)
+        if ir is _PIECES:
+            ir = _piece(piece)
+            if len(_PIECES) < _MAX_PIECES:
+                _PIECES[piece] = ir
+        if ir is None:
+            return None
+        out += _placed(ir, prefix, l1 + first - 2, c1 - 1)
+        if i >= end:
+            return out
+        start, first = i, lines + 1
+        i = src.index("\n", i) + 1
+        lines += 1
+
+
+def _piece(src: str) -> list | None:
+    try:
+        ir = _whole(src, _rel)
+    except DslError:
+        return None
+    if len(src) > _DEEP and _depth(ir) > _DEEP:
+        return None
+    return ir
+
+
+def _placed(node: list, prefix: str, dl: int, dc: int) -> list:
+    """A copy of a piece's IR with its positions where the piece stands in the file."""
+    out = []
+    for x in node:
+        t = type(x)
+        if t is str:
+            r = _REL.get(x)
+            out.append(x if r is None else f"{prefix}{dl + r[0]}:{dc + r[1]}")
+        elif t is list:
+            out.append(_placed(x, prefix, dl, dc))
+        elif t is dict:
+            out.append({k: _placed(v, prefix, dl, dc) if type(v) is list else v for k, v in x.items()})
+        else:
+            out.append(x)
+    return out
 
 
 def _standard(src: str, where) -> list:

@@ -332,3 +332,60 @@ def test_where_the_quick_way_gives_ir_it_is_the_standard_way_s(text):
     quick, standard = both_ways(text)
     if quick is not None:
         assert quick == standard, text
+
+
+# ---- statements parsed once, placed where they stand ---------------------------------
+# A text is parsed as pieces, one per top-level statement, each parsed once per process and
+# copied with its positions. Put together, the pieces must give the IR (or the error) of the
+# whole text parsed at once.
+
+def at_line(first, col):
+    """A block of text that stands from line `first` and column `col` of a file."""
+    return lambda line, c: Pos("cards.yaml", first + line - 1, col + c - 1)
+
+
+def whole_way(text, where_):
+    pieces, dsl._by_statements = dsl._by_statements, lambda src, w: None
+    try:
+        return dsl._parse(text, where_)
+    except DslError as exc:
+        return (tuple(exc.pos), exc.code, exc.message)
+    finally:
+        dsl._by_statements = pieces
+
+
+def pieces_way(text, where_):
+    try:
+        return dsl._parse(text, where_)
+    except DslError as exc:
+        return (tuple(exc.pos), exc.code, exc.message)
+
+
+@pytest.mark.parametrize("text", VALID + [
+    "gain 1 position\ngain 1 position\nif x:\n  stop\nelif y:\n  stop\nelse:\n  gain 1 position",
+    "may:\n  stop\notherwise:\n  stop\nmay:\n  stop",
+    "# a note\n\ngain 1 position\n# between\n\nlose 1 position  # after\n",
+    "log [1,\n2]\ngain 1 position",          # a bracket open across a line of the first column
+    "elsewhere(1)\ngain 1 position",          # a call whose name begins like `else`
+    'log "\x001:1"\ngain 1 position',          # a NUL inside a quoted text
+])
+def test_pieces_give_the_ir_of_the_whole_text(text):
+    for first, col in ((1, 1), (7, 7), (120, 3)):
+        w = at_line(first, col)
+        assert pieces_way(text, w) == whole_way(text, w), text
+
+
+def test_a_piece_is_parsed_once_and_placed_where_it_stands():
+    text = "gain 3 position\nlose 2 position\n"
+    a = parse(text, at_line(10, 7))
+    b = parse(text, at_line(40, 3))
+    assert text.split("\n")[0] + "\n" in dsl._PIECES
+    assert a[1][1] == "cards.yaml:11:7" and b[1][1] == "cards.yaml:41:3"
+    assert a[0] is not b[0]  # each place its own copy: nothing shared between two effects
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated(), st.lists(ALPHABET, max_size=60).map("".join)), st.integers(1, 50), st.integers(1, 20))
+def test_pieces_and_the_whole_text_agree_on_any_text(text, first, col):
+    w = at_line(first, col)
+    assert pieces_way(text, w) == whole_way(text, w), text
