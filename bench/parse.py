@@ -5,7 +5,7 @@
 Collects every effect text the checker parses in the given game folders (default: the
 synthetic game in bench/out/synthetic, see gen_synthetic.py), with the position mapping
 the checker gives it, then parses them all N times in one process and prints the median
-time per effect (CPU time). Import and parser set-up are timed separately.
+time per effect (CPU time); each pass starts with no statement parsed yet. Import and parser set-up are timed separately.
 
 --against REV parses the same texts (plus --fuzz N mutated ones, which mostly fail) with
 compiler/dsl.py and compiler/dsl.lark as they are at git revision REV and reports every
@@ -33,23 +33,30 @@ T_IMPORT = time.perf_counter() - t0
 
 
 def collect(folders):
-    """(text, where) of every effect the checker parses in these folders."""
+    """(how, text, where) of every effect the checker parses in these folders; `how` is
+    "parse" for statements, "parse_expr" for an expression alone."""
+    from compiler import model
     from compiler.pipeline import check_game
     seen = []
-    real = dsl._parse
-    dsl._parse = lambda text, where: seen.append((text, where)) or real(text, where)
-    saved, dsl.MEMO = dsl.MEMO, None
+    real = model.parse, model.parse_expr
+    model.parse = lambda text, where: seen.append(("parse", text, where)) or real[0](text, where)
+    model.parse_expr = lambda text, where: seen.append(("parse_expr", text, where)) or real[1](text, where)
+    jobs, os.environ["RULEPRESS_JOBS"] = os.environ.get("RULEPRESS_JOBS"), "1"  # every parse here
     try:
         for f in folders:
             check_game(f)
     finally:
-        dsl._parse, dsl.MEMO = real, saved
+        model.parse, model.parse_expr = real
+        if jobs is None:
+            del os.environ["RULEPRESS_JOBS"]
+        else:
+            os.environ["RULEPRESS_JOBS"] = jobs
     return seen
 
 
-def outcome(mod, text, where):
+def outcome(mod, how, text, where):
     try:
-        return ("ir", mod._parse(text, where))
+        return ("ir", getattr(mod, how)(text, where))
     except mod.DslError as exc:
         return ("error", tuple(exc.pos), exc.code, exc.message)
 
@@ -117,15 +124,16 @@ def main():
         import pstats
         prof = cProfile.Profile()
         prof.enable()
-        for text, where in effects:
-            outcome(dsl, text, where)
+        for how, text, where in effects:
+            outcome(dsl, how, text, where)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     times = []
     for _ in range(args.runs):
+        getattr(dsl, "_PIECES", {}).clear()  # each pass as a new process: every statement new
         t0 = time.process_time()
-        for text, where in effects:
-            outcome(dsl, text, where)
+        for how, text, where in effects:
+            outcome(dsl, how, text, where)
         times.append(time.process_time() - t0)
     med = statistics.median(times)
     print(f"parse: {med:.3f} s per pass (min {min(times):.3f}), {med / len(effects) * 1e6:.1f} us per effect")
@@ -135,12 +143,12 @@ def main():
         rng = random.Random(args.seed)
         cases = list(effects)
         for _ in range(args.fuzz):
-            text, where = rng.choice(effects)
-            cases.append((mutate(rng, text), where))
+            how, text, where = rng.choice(effects)
+            cases.append((how, mutate(rng, text), where))
         bad = 0
         nerr = 0
-        for text, where in cases:
-            a, b = outcome(ref, text, where), outcome(dsl, text, where)
+        for how, text, where in cases:
+            a, b = outcome(ref, how, text, where), outcome(dsl, how, text, where)
             nerr += a[0] == "error"
             if a != b:
                 bad += 1

@@ -7,6 +7,8 @@ same events and call the same procedures. An edited file is checked in full agai
 summaries of the others. If its own summary did not change, nothing the other files'
 findings depend on changed, so theirs still hold; otherwise the whole game is checked
 again. Same answers as a full check, just sooner (tests/test_cache.py holds the two together).
+The cache also keeps the statements the game's effects are made of, parsed (dsl.pieces), so
+that a re-check or a build parses only statements it never met.
 
 The cache is plain JSON written by this module under ~/.cache/rulepress/validate/
 (`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off). An entry that
@@ -21,7 +23,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 
 from . import dsl
@@ -104,16 +105,14 @@ def _validate(folder: str) -> Report:
             return _report(d for s in shown for d in rec["diags"][s])
         summary = store.summaries(rec)
         if summary is not None:
-            old = {s: rec["hash"][s] for s in changed}
-            report = _with_memo(store, [old[s] for s in changed], lambda: _incremental(
-                folder, files, shown, changed, rec, summary, hashes))
+            with store.pieces(keep_known=True):
+                report = _incremental(folder, files, shown, changed, rec, summary, hashes)
             if report is not None:
                 store.write_index(rec)
-                store.write_parsed({s: hashes[s] for s in changed}, keep=set(rec["hash"].values()))
                 return report
-    report, rec, summary = _with_memo(store, [h for h in hashes.values() if h], lambda: _full(folder, shown, hashes))
+    with store.pieces():
+        report, rec, summary = _full(folder, shown, hashes)
     store.write_all(rec, summary)
-    store.write_parsed(hashes, keep=set(hashes.values()))
     return report
 
 
@@ -135,33 +134,10 @@ def known_report(folder: str) -> Report | None:
     return _report(d for s in shown for d in rec["diags"][s])
 
 
-@contextlib.contextmanager
-def parsed_effects(folder: str):
-    """Within this, effects of the folder's files parse from the cache when they were parsed
-    before (by validate or build); new ones are kept for next time."""
-    if not enabled() or dsl.MEMO is not None:
-        yield
-        return
-    files = yaml_files(folder, Report())
-    hashes = {shown_path(f): _hash(f) for f in files}
-    store = _Store(folder)
-    dsl.MEMO = store.parsed([h for h in hashes.values() if h])
-    known = len(dsl.MEMO)
-    try:
-        yield
-    finally:
-        store.memo, dsl.MEMO = dsl.MEMO, None
-        if len(store.memo) != known:  # nothing new was parsed: what is kept already holds it all
-            store.write_parsed(hashes, keep=None)
-
-
-def _with_memo(store, hashes, run):
-    """Run a check with parsed effects of these file versions at hand, keeping new ones."""
-    dsl.MEMO = store.parsed(hashes)
-    try:
-        return run()
-    finally:
-        store.memo, dsl.MEMO = dsl.MEMO, None
+def parsed_statements(folder: str):
+    """Within this, statements of effects parse from the cache when the folder's effects
+    had them before (see dsl.pieces); new ones are kept for next time."""
+    return _Store(folder).pieces()
 
 
 def _full(folder, shown, hashes):
@@ -364,15 +340,34 @@ def _report(diags) -> Report:
 
 class _Store:
     """The cache of one game folder: an index (hashes and findings), the files' summaries,
-    and the parsed effects of each file version. Only JSON written here is read back."""
+    and the statements its effects are made of, parsed. Only JSON written here is read back."""
 
     def __init__(self, folder):
         self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
-        self.memo = {}
 
-    def _parsed_dir(self):
-        # IR is only as good as the parser that made it
-        return os.path.join(self.dir, "parsed-" + checker_version()[:16])
+    @contextlib.contextmanager
+    def pieces(self, keep_known=False):
+        """Statements parsed before by this checker at hand while parsing (dsl.add_pieces),
+        and those met meanwhile kept for next time (with the known ones if `keep_known`).
+        One file per game: a few hundred statements make thousands of effects."""
+        path = os.path.join(self.dir, "statements-" + checker_version()[:16] + ".json")
+        known = _load(path) if enabled() else None
+        known = known if isinstance(known, dict) else {}
+        dsl.add_pieces(known)
+        outer, dsl.USED = dsl.USED, set()
+        try:
+            yield
+        finally:
+            used, dsl.USED = dsl.USED, outer
+            if outer is not None:
+                outer |= used
+            now = dsl.pieces(used | set(known) if keep_known else used)
+            if enabled() and now.keys() != known.keys():
+                _save(path, now)
+                with contextlib.suppress(OSError):
+                    for name in os.listdir(self.dir):  # statements parsed by another checker
+                        if name.startswith("statements-") and os.path.join(self.dir, name) != path:
+                            os.remove(os.path.join(self.dir, name))
 
     def index(self):
         rec = _load(os.path.join(self.dir, "index.json"))
@@ -394,44 +389,12 @@ class _Store:
             ok = False
         return summary if ok else None
 
-    def parsed(self, hashes) -> dict:
-        memo = {}
-        for h in hashes:
-            rows = _load(os.path.join(self._parsed_dir(), h + ".json"))
-            try:
-                for text, file, l1, c1, l2, c2, l3, c3, ir in rows or ():
-                    memo[(text, (file, l1, c1), (file, l2, c2), (file, l3, c3))] = ir
-            except (TypeError, ValueError):
-                continue
-        return memo
-
     def write_index(self, rec):
         _save(os.path.join(self.dir, "index.json"), rec)
 
     def write_all(self, rec, summary):
         _save(os.path.join(self.dir, "summaries.json"), summary)
         _save(os.path.join(self.dir, "index.json"), rec)
-
-    def write_parsed(self, hashes, keep):
-        """Keep the parsed effects of these file versions (shown path -> content hash);
-        forget those of versions not in `keep`."""
-        rows = {}
-        for (text, p1, p2, p3), ir in self.memo.items():
-            rows.setdefault(p1[0], []).append([text, p1[0], p1[1], p1[2], p2[1], p2[2], p3[1], p3[2], ir])
-        for shown, h in hashes.items():
-            if h and shown in rows:
-                _save(os.path.join(self._parsed_dir(), h + ".json"), rows[shown])
-        folder = self._parsed_dir()
-        if keep is not None and enabled() and os.path.isdir(self.dir):
-            for name in os.listdir(self.dir):  # effects parsed by another version of the checker
-                if name.startswith("parsed-") and os.path.join(self.dir, name) != folder:
-                    shutil.rmtree(os.path.join(self.dir, name), ignore_errors=True)
-        for name in (os.listdir(folder) if keep is not None and enabled() and os.path.isdir(folder) else ()):
-            if name[:-5] not in keep:
-                try:
-                    os.remove(os.path.join(folder, name))
-                except OSError:
-                    pass
 
 
 def _load(path):

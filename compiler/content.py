@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from .diagnostics import Pos, Report, did_you_mean
-from .source import PMap, PList, load_file, locate
+from .source import PMap, PList, decode, encode, load_file, locate
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
 MANIFEST = "game.yaml"
@@ -36,7 +36,6 @@ class GameSource:
     docs: dict = field(default_factory=dict)          # shown path -> loaded top-level map
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
-    ahead: tuple | None = None                        # (files, collect): their effects parsed by a child
 
     @property
     def game_id(self) -> str:
@@ -285,42 +284,61 @@ def load_game(folder: str, report: Report) -> GameSource:
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    src.ahead = _parse_ahead(folder, files)
-    for path in files:
-        shown = shown_path(path)
-        doc = check_file(path, shown, report)
+    theirs, collect = _load_ahead(files)
+    got = None
+    for path, shown in zip(files, src.files):
+        doc = None
+        if path in theirs:
+            if got is None:
+                got = collect() if collect is not None else None
+                got = got if isinstance(got, dict) else {}
+            if shown in got:
+                encoded, diags = got[shown]
+                doc = decode(encoded, shown)
+                for file, line, col, severity, code, message in diags:
+                    (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
+            else:  # the child could not: load it here
+                doc = check_file(path, shown, report)
+        else:
+            doc = check_file(path, shown, report)
         if doc is not None:
             add_doc(src, shown, doc, report)
     return src
 
 
-AHEAD_BYTES = 1 << 20  # a game this big has its effects parsed ahead, by a child, while it loads
+AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
+AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for this process
 
 
-def _parse_ahead(folder, files):
-    """Start a child that loads some of a big game's files and parses their effects while
-    this process loads them all. The child takes a bit over half of the bytes: it has no
-    other work, and this process parses the rest of the effects meanwhile."""
-    from . import dsl, parallel
-    if dsl.MEMO is None:  # the child's parses reach this process through the memo
-        return None
+def _load_ahead(files) -> tuple[set, object]:
+    """Start a child that loads and checks a share of a big game's files (the later ones)
+    while this process loads the rest; it sends them back as plain data (source.encode),
+    which this process rebuilds far sooner than it would load them. Gives the child's files
+    and the function that collects {shown: (encoded value or None, diagnostics)}."""
+    from . import parallel
     try:
         sizes = [os.path.getsize(f) for f in files]
     except OSError:
-        return None
+        return set(), None
     if sum(sizes) < AHEAD_BYTES or len(files) < 4 or not parallel.can_fork():
-        return None
-    share, budget = [], sum(sizes) * 0.6
-    for path, size in zip(files, sizes):
-        if size <= budget:
-            share.append(path)
-            budget -= size
+        return set(), None
+    share, budget = [], sum(sizes) * AHEAD_SHARE
+    for path, size in reversed(list(zip(files, sizes))):
+        if size > budget:
+            break
+        share.append(path)
+        budget -= size
 
     def work():
-        from .model import parse_files
-        return parse_files(folder, share)
+        out = {}
+        for path in share:
+            shown, mine = shown_path(path), Report()
+            doc = check_file(path, shown, mine)
+            out[shown] = (encode(doc) if doc is not None else None,
+                          [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
+        return out
     collect = parallel.start(work)
-    return ({shown_path(f) for f in share}, collect) if collect is not None else None
+    return (set(share), collect) if collect is not None else (set(), None)
 
 
 def check_file(path: str, shown: str, report: Report):

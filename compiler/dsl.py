@@ -146,22 +146,9 @@ def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
     return line, col, str(exc).split("\n")[0]
 
 
-# Parsed effects kept between runs by the validation cache: (text, where it stands) -> IR.
-# None (the default) keeps nothing.
-MEMO: dict | None = None
-
-
 def parse(text: str, where) -> list:
     """Parse effect text to IR statements. `where(line, col)` maps to a file Pos."""
-    if MEMO is None:
-        return _parse(text, where)
-    # Three sample points pin down every position mapping a text can have (they are
-    # affine per line), so equal keys give equal IR.
-    key = (text, tuple(where(1, 9)), tuple(where(2, 9)), tuple(where(2, 10)))
-    ir = MEMO.get(key)
-    if ir is None:
-        ir = MEMO[key] = _parse(text, where)
-    return ir
+    return _parse(text, where)
 
 
 # Setting up the quick way costs as much as about a hundred standard parses: a process that
@@ -172,7 +159,7 @@ _SETTLED = [0]  # texts this process parsed the standard way so far
 _DEEP_INDENT = re.compile(r"^ {%d}" % (MAX_NEST * 8 + 1), re.M)
 
 
-def _parse(text: str, where) -> list:
+def _parse(text: str, where, origin=None) -> list:
     if len(text) > MAX_TEXT:
         raise DslError(where(1, 1), "D004", f"effect text is {len(text)} characters; split it into procedures (limit {MAX_TEXT})")
     if "\t" in text:
@@ -188,7 +175,7 @@ def _parse(text: str, where) -> list:
     if len(text) > MAX_NEST * 8 and _DEEP_INDENT.search(text):
         raise DslError(where(1, 1), "D006", "blocks nest too deeply; move inner parts into procedures")
     src = text if text.endswith("\n") else text + "\n"
-    ir = _by_statements(src, where)
+    ir = _by_statements(src, where, origin)
     if ir is not None:
         return ir
     return _whole(src, where)
@@ -237,16 +224,20 @@ def _rel(line: int, col: int) -> str:
     return m
 
 
-def _by_statements(src: str, where) -> list | None:
+def _by_statements(src: str, where, origin=None) -> list | None:
+    """The IR of the text from its pieces; None where they cannot give it. `origin` is
+    (file, line, col) of the text's first character, where `where` is not simply that."""
     if "\0" in src:  # (a NUL in a quoted text could pass for a marker)
         return None
-    # Positions must shift by whole lines and columns: where(l, c) = (file, L + l, C + c).
-    f, l1, c1 = where(1, 1)
-    if tuple(where(1, 9)) != (f, l1, c1 + 8):
-        return None
     i, end = src.index("\n") + 1, len(src)
-    if i < end and (tuple(where(2, 1)) != (f, l1 + 1, c1) or tuple(where(2, 9)) != (f, l1 + 1, c1 + 8)):
-        return None
+    if origin is not None:
+        f, l1, c1 = origin
+    else:  # positions must shift by whole lines and columns: where(l, c) = (file, L + l, C + c)
+        f, l1, c1 = where(1, 1)
+        if tuple(where(1, 9)) != (f, l1, c1 + 8):
+            return None
+        if i < end and (tuple(where(2, 1)) != (f, l1 + 1, c1) or tuple(where(2, 9)) != (f, l1 + 1, c1 + 8)):
+            return None
     prefix, out = f"{f}:", []
     start, first, lines = 0, 1, 1   # the piece's offset and first line; lines read so far
     while True:
@@ -257,6 +248,8 @@ def _by_statements(src: str, where) -> list | None:
             i = src.index("\n", i) + 1
             lines += 1
         piece = src[start:i]
+        if USED is not None:
+            USED.add(piece)
         ir = _PIECES.get(piece, _PIECES)
         if ir is _PIECES:
             ir = _piece(piece)
@@ -270,6 +263,49 @@ def _by_statements(src: str, where) -> list | None:
         start, first = i, lines + 1
         i = src.index("\n", i) + 1
         lines += 1
+
+
+# The statements met while this is a set (the validation cache keeps those of a game).
+USED: set | None = None
+
+
+def pieces(texts=None) -> dict:
+    """Statements parsed so far that parse alone (of `texts`, or all): {text: IR with
+    relative positions}. Plain JSON data, for the validation cache to keep (see add_pieces)."""
+    got = _PIECES.items() if texts is None else ((t, _PIECES.get(t)) for t in texts)
+    return {text: ir for text, ir in sorted(got) if ir is not None}
+
+
+def add_pieces(found) -> int:
+    """Take statements parsed before (what `pieces` gave, read back); how many were new.
+    Anything not of that shape is left out."""
+    if not isinstance(found, dict):
+        return 0
+    n = 0
+    for text, ir in found.items():
+        if text in _PIECES or not isinstance(text, str) or not isinstance(ir, list) or len(_PIECES) >= _MAX_PIECES:
+            continue
+        try:
+            _register(ir, 0)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        _PIECES[text] = ir
+        n += 1
+    return n
+
+
+def _register(node, depth: int) -> None:
+    """Know the position markers of an IR read back (they are made by _rel when parsed here)."""
+    if depth > _DEEP:
+        raise ValueError("too deep")
+    for x in (node.values() if type(node) is dict else node):
+        t = type(x)
+        if t is str and x[:1] == "\0":
+            line, col = x[1:].split(":")
+            if _rel(int(line), int(col)) != x:
+                raise ValueError(x)
+        elif t is list or t is dict:
+            _register(x, depth + 1)
 
 
 def _piece(src: str) -> list | None:
@@ -324,7 +360,10 @@ def parse_expr(text: str, where) -> list:
     """An expression alone (conditions, scores) is parsed as `return <expr>`."""
     if "\n" in text.strip():
         raise DslError(where(1, 1), "D007", "a condition is one expression on one line")
-    body = parse("return " + text, lambda l, c: where(l, max(1, c - 7)))
+    # Every token of the expression stands at column 8 or later of `return <expr>`.
+    f, line, col = where(1, 1)
+    origin = (f, line, col - 7) if tuple(where(1, 9)) == (f, line, col + 8) else None
+    body = _parse("return " + text, lambda l, c: where(l, max(1, c - 7)), origin)
     return body[0][2]
 
 

@@ -1,7 +1,7 @@
 """From loaded sections to the resolved game model: ids linked, effects parsed and checked."""
 from __future__ import annotations
 
-from .content import GameSource, LIST_SECTIONS, add_doc, shown_path
+from .content import GameSource, LIST_SECTIONS
 from .diagnostics import Pos, Report, did_you_mean
 from . import dsl
 from .dsl import DslError, parse, parse_expr
@@ -10,7 +10,7 @@ from .parallel import in_two
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from runtime.analysis import ir_nodes as _walk
 
-from .source import PMap, PStr, load_file
+from .source import PMap, PStr
 
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
@@ -296,54 +296,18 @@ def _parse_one(site):
 
 
 def _parse_batch(sites):
-    """Parse a part of the effects; also return what the part added to the parse memo."""
-    memo = dsl.MEMO
-    known = set(memo) if memo is not None else ()
+    """Parse a part of the effects; also give the statements met (see dsl.USED)."""
     results = [_parse_one(site) for site in sites]
-    # keys hold the effect text as loaded (a str subclass): plain str travels faster
-    added = [(tuple(str(p) if isinstance(p, str) else p for p in k), v)
-             for k, v in memo.items() if k not in known] if memo is not None else []
-    return results, added
-
-
-def parse_files(folder, paths) -> list:
-    """(memo key, IR) of the effects of some of a game's files, loaded and parsed here: what
-    a child that parses ahead sends back (see content.load_game)."""
-    src, scratch = GameSource(folder), Report()
-    for path in paths:
-        shown = shown_path(path)
-        doc = load_file(path, shown, scratch)
-        if isinstance(doc, PMap):
-            add_doc(src, shown, doc, scratch)
-    m = Model(src)
-    _collect_ids(m, scratch)
-    return _parse_batch(list(_effect_sites(m)))[1]
+    return results, dsl.pieces(dsl.USED) if dsl.USED is not None else {}
 
 
 def _parse_all(m: Model, sites: list) -> list:
     """The result of `_parse_one` for each site, on two cores where there are two."""
-    ahead = m.src.ahead
-    m.src.ahead = None
-    if ahead is not None and dsl.MEMO is None:
-        ahead[1]()  # nowhere to put what it parsed: only wait for it
-        ahead = None
-    if ahead is None:
-        results, extras = in_two(_parse_batch, sites)
-        for added in extras[1:]:  # the child's new entries, for the validation cache to keep
-            if dsl.MEMO is not None:
-                dsl.MEMO.update(added)
-        return results
-    files, collect = ahead
-    mine = [i for i, site in enumerate(sites) if site[6].pos.file not in files]
-    results = [None] * len(sites)
-    for i, r in zip(mine, _parse_batch([sites[i] for i in mine])[0]):
-        results[i] = r
-    added = collect()
-    if isinstance(added, list):
-        dsl.MEMO.update(added)
-    rest = [i for i in range(len(sites)) if results[i] is None]
-    for i, r in zip(rest, _parse_batch([sites[i] for i in rest])[0]):  # the memo has them now
-        results[i] = r
+    results, extras = in_two(_parse_batch, sites)
+    for met in extras[1:]:  # the child's statements, for the validation cache to keep
+        dsl.add_pieces(met)
+        if dsl.USED is not None:
+            dsl.USED.update(met)
     return results
 
 

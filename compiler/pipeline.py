@@ -22,8 +22,8 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
-    from .cache import known_report, parsed_effects
-    with parsed_effects(folder):  # effects parsed by an earlier validate or build
+    from .cache import known_report, parsed_statements
+    with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
         if known is None:
             model, report = check_game(folder)

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from compiler import cache
+from compiler.diagnostics import Pos
 from compiler.pipeline import check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -161,18 +162,33 @@ def test_a_changed_checker_forgets_the_cache(game, monkeypatch):
     assert fulls == [1]
 
 
-def test_build_reuses_parsed_effects_and_gives_the_same_bytes(game, monkeypatch):
+def test_build_reuses_parsed_statements_and_gives_the_same_bytes(game, monkeypatch):
     from compiler import dsl
     from compiler.pipeline import compile_game
     monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
     plain = compile_game(game)[0]
     monkeypatch.delenv("RULEPRESS_NO_CACHE")
-    cached(game)  # validate parses every effect once
+    cached(game)  # validate parses every statement once
+    monkeypatch.setattr(dsl, "_PIECES", {})  # as in a new process
     parses = []
-    real = dsl._parse
-    monkeypatch.setattr(dsl, "_parse", lambda *a: parses.append(1) or real(*a))
+    real = dsl._whole
+    monkeypatch.setattr(dsl, "_whole", lambda *a: parses.append(a[0]) or real(*a))
     assert compile_game(game)[0] == plain
     assert parses == []
+
+
+def test_statements_read_back_that_are_not_ir_are_left_out():
+    from compiler import dsl
+    found = {"gain 1 x\n": ["not", "\x00zz"], "lose 1 x\n": 3, 7: [], "stop\n": [["stop", "\x001:1"]]}
+    known = dict(dsl._PIECES)
+    try:
+        dsl._PIECES.pop("stop\n", None)
+        dsl._PIECES.pop("gain 1 x\n", None)
+        assert dsl.add_pieces(found) == 1 and "gain 1 x\n" not in dsl._PIECES
+        assert dsl.parse("stop", lambda l, c: Pos("f", 9 + l, c)) == [["stop", "f:10:1"]]
+    finally:
+        dsl._PIECES.clear()
+        dsl._PIECES.update(known)
 
 
 def test_a_changed_checker_parses_every_effect_again(game, monkeypatch):

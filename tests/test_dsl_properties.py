@@ -344,19 +344,19 @@ def at_line(first, col):
     return lambda line, c: Pos("cards.yaml", first + line - 1, col + c - 1)
 
 
-def whole_way(text, where_):
-    pieces, dsl._by_statements = dsl._by_statements, lambda src, w: None
+def whole_way(text, where_, expr=False):
+    pieces, dsl._by_statements = dsl._by_statements, lambda *a: None
     try:
-        return dsl._parse(text, where_)
+        return (parse_expr if expr else dsl._parse)(text, where_)
     except DslError as exc:
         return (tuple(exc.pos), exc.code, exc.message)
     finally:
         dsl._by_statements = pieces
 
 
-def pieces_way(text, where_):
+def pieces_way(text, where_, expr=False):
     try:
-        return dsl._parse(text, where_)
+        return (parse_expr if expr else dsl._parse)(text, where_)
     except DslError as exc:
         return (tuple(exc.pos), exc.code, exc.message)
 
@@ -389,3 +389,12 @@ def test_a_piece_is_parsed_once_and_placed_where_it_stands():
 def test_pieces_and_the_whole_text_agree_on_any_text(text, first, col):
     w = at_line(first, col)
     assert pieces_way(text, w) == whole_way(text, w), text
+    assert pieces_way(text, w, expr=True) == whole_way(text, w, expr=True), text
+
+
+@pytest.mark.parametrize("text", ["count(player.hand) > 0", "x if y else (z + 1) * 2", "[a, b][0].n",
+                                  "not (a and b)", "99999999999999", "x +", ""])
+def test_an_expression_from_pieces_is_the_expression_parsed_whole(text):
+    for first, col in ((1, 1), (7, 30)):
+        w = at_line(first, col)
+        assert pieces_way(text, w, expr=True) == whole_way(text, w, expr=True), text

@@ -121,8 +121,15 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one():
     assert disagreements == 0
 
 
-def test_parsing_ahead_while_loading_reports_what_one_process_reports(broken_game, monkeypatch):
+def test_loading_in_two_processes_reports_what_one_process_reports(broken_game, monkeypatch):
     from compiler import cache
+    # the child's share (the last file) also gets mistakes of YAML and of the schema
+    path = os.path.join(broken_game, "cards_002.yaml")
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text.replace("deck: market", "deck: market\n    deck: market", 1)
+                 .replace("deck: market", "dekc: market", 2).replace("power: 3", "power: 03", 1))
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)  # any game is big enough
     started = []
     real = parallel.start
@@ -132,10 +139,20 @@ def test_parsing_ahead_while_loading_reports_what_one_process_reports(broken_gam
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     one = [d.text() for d in cache.validate_game(broken_game).sorted()]
     assert len([d for d in one if ": error: D" in d]) >= 3
+    assert {"Y011", "S001", "Y102"} <= {d.split(": ")[2].split()[0] for d in one if "cards_002" in d}
     assert ahead == one
 
 
-def test_effects_parsed_ahead_compile_to_the_same_bytes(tmp_path, monkeypatch):
+def test_a_child_that_cannot_load_its_share_only_costs_time(broken_game, monkeypatch):
+    from compiler import cache
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)
+    monkeypatch.setattr(parallel, "start", lambda work: (lambda: None))  # the child sent nothing
+    ahead = [d.text() for d in cache.validate_game(broken_game).sorted()]
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert ahead == [d.text() for d in cache.validate_game(broken_game).sorted()]
+
+
+def test_games_loaded_in_two_compile_to_the_same_bytes(tmp_path, monkeypatch):
     from compiler.pipeline import compile_game
     folder = generate(str(tmp_path / "synthetic"), cards=600, files=3, seed=9)
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)
@@ -144,3 +161,29 @@ def test_effects_parsed_ahead_compile_to_the_same_bytes(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "b"))
     assert ahead is not None and compile_game(folder)[0] == ahead
+
+
+def _same(a, b, path="") -> None:
+    """Equal values of equal types, with equal positions all the way down."""
+    assert type(a) is type(b) and a == b, path
+    for attr in ("pos", "key_pos", "val_pos", "item_pos", "origin_line", "origin_col", "block"):
+        assert getattr(a, attr, None) == getattr(b, attr, None), (path, attr)
+    if isinstance(a, dict):
+        for k in a:
+            key = next(x for x in b if x == k)
+            _same(k, key, f"{path}.{k}(key)")
+            _same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{path}[{i}]")
+
+
+def test_a_loaded_file_handed_over_as_plain_data_is_the_same_file():
+    import marshal
+    from compiler.source import decode, encode
+    games = os.path.join(ROOT, "content")
+    files = sorted(os.path.join(dp, f) for dp, _d, fs in os.walk(games) for f in fs if f.endswith(".yaml"))
+    assert len(files) > 20
+    for path in files:
+        doc = load_file(path, path, Report())
+        _same(doc, decode(marshal.loads(marshal.dumps(encode(doc))), path), path)
