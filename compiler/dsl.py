@@ -146,9 +146,12 @@ def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
     return line, col, str(exc).split("\n")[0]
 
 
-def parse(text: str, where) -> list:
-    """Parse effect text to IR statements. `where(line, col)` maps to a file Pos."""
-    return _parse(text, where)
+def parse(text: str, where, met: list | None = None) -> list:
+    """Parse effect text to IR statements. `where(line, col)` maps to a file Pos.
+    `met`, a list, gets (statement text, how many IR statements it gave) for each top-level
+    statement when the text was parsed from them; what depends on the text alone can be
+    worked out once per statement."""
+    return _parse(text, where, None, met)
 
 
 # Setting up the quick way costs as much as about a hundred standard parses: a process that
@@ -159,7 +162,7 @@ _SETTLED = [0]  # texts this process parsed the standard way so far
 _DEEP_INDENT = re.compile(r"^ {%d}" % (MAX_NEST * 8 + 1), re.M)
 
 
-def _parse(text: str, where, origin=None) -> list:
+def _parse(text: str, where, origin=None, met=None) -> list:
     if len(text) > MAX_TEXT:
         raise DslError(where(1, 1), "D004", f"effect text is {len(text)} characters; split it into procedures (limit {MAX_TEXT})")
     if "\t" in text:
@@ -175,7 +178,7 @@ def _parse(text: str, where, origin=None) -> list:
     if len(text) > MAX_NEST * 8 and _DEEP_INDENT.search(text):
         raise DslError(where(1, 1), "D006", "blocks nest too deeply; move inner parts into procedures")
     src = text if text.endswith("\n") else text + "\n"
-    ir = _by_statements(src, where, origin)
+    ir = _by_statements(src, where, origin, met)
     if ir is not None:
         return ir
     return _whole(src, where)
@@ -224,7 +227,7 @@ def _rel(line: int, col: int) -> str:
     return m
 
 
-def _by_statements(src: str, where, origin=None) -> list | None:
+def _by_statements(src: str, where, origin=None, met=None) -> list | None:
     """The IR of the text from its pieces; None where they cannot give it. `origin` is
     (file, line, col) of the text's first character, where `where` is not simply that."""
     if "\0" in src:  # (a NUL in a quoted text could pass for a marker)
@@ -256,8 +259,12 @@ def _by_statements(src: str, where, origin=None) -> list | None:
             if len(_PIECES) < _MAX_PIECES:
                 _PIECES[piece] = ir
         if ir is None:
+            if met:
+                met.clear()
             return None
         out += _placed(ir, prefix, l1 + first - 2, c1 - 1)
+        if met is not None:
+            met.append((piece, len(ir)))
         if i >= end:
             return out
         start, first = i, lines + 1
@@ -356,14 +363,14 @@ def _standard(src: str, where) -> list:
         raise DslError(where(1, 1), "D006", "the effect nests too deeply") from None
 
 
-def parse_expr(text: str, where) -> list:
+def parse_expr(text: str, where, met: list | None = None) -> list:
     """An expression alone (conditions, scores) is parsed as `return <expr>`."""
     if "\n" in text.strip():
         raise DslError(where(1, 1), "D007", "a condition is one expression on one line")
     # Every token of the expression stands at column 8 or later of `return <expr>`.
     f, line, col = where(1, 1)
     origin = (f, line, col - 7) if tuple(where(1, 9)) == (f, line, col + 8) else None
-    body = _parse("return " + text, lambda l, c: where(l, max(1, c - 7)), origin)
+    body = _parse("return " + text, lambda l, c: where(l, max(1, c - 7)), origin, met)
     return body[0][2]
 
 

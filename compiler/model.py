@@ -17,6 +17,7 @@ BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
 EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
 _SITE_FIELDS = sorted(EFFECT_FIELDS | EXPR_FIELDS)
+_SITE_SET = frozenset(_SITE_FIELDS)
 
 
 def _pos(node, key=None) -> Pos:
@@ -219,7 +220,7 @@ def _effect_sites(m: Model):
     """(section, id, field, text, bound names, is_expr) for every DSL text in the game."""
     for sec in LIST_SECTIONS:
         for iid, d in m.by_section[sec].items():
-            if sec not in ("locations", "counters") and d.keys().isdisjoint(_SITE_FIELDS):
+            if sec not in ("locations", "counters") and _SITE_SET.isdisjoint(d):
                 continue  # nothing to parse here; a big game has thousands of such items
             bound = {"cards": ("this", "card"), "pieces": ("this", "piece"), "locations": ("this", "here"),
                      "counters": ("this", "owner", "old", "new"), "procedures": tuple(d.get("params") or ()),
@@ -282,17 +283,37 @@ def facts(ir, is_expr: bool) -> tuple:
     return names, calls, emits
 
 
+_STATEMENT_FACTS: dict[str, tuple] = {}  # statement text -> its facts (positions play no part)
+
+
 def _parse_one(site):
     """("ok", IR, facts) or ("error", position, code, message): plain data a worker can send."""
     sec, iid, field, text, bound, is_expr, node = site
     if isinstance(text, bool) or isinstance(text, (int, float)):
         ir = ["num", str(_pos(node, field.split('.')[-1])), text]
-    else:
-        try:
-            ir = (parse_expr if is_expr else parse)(text, _where(text, node, field))
-        except DslError as exc:
-            return "error", tuple(exc.pos), exc.code, exc.message
-    return "ok", ir, facts(ir, is_expr)
+        return "ok", ir, facts(ir, True)
+    met = []
+    try:
+        ir = (parse_expr if is_expr else parse)(text, _where(text, node, field), met)
+    except DslError as exc:
+        return "error", tuple(exc.pos), exc.code, exc.message
+    if not met:
+        return "ok", ir, facts(ir, is_expr)
+    # from the statements the text is made of, each worked out once
+    names, calls, emits, at = set(), set(), {}, 0
+    body = [ir] if is_expr else ir  # (an expression is one statement, `return <expr>`)
+    for piece, n in met:
+        got = _STATEMENT_FACTS.get(piece)
+        if got is None:
+            got = facts(body[at:at + n], False)
+            if len(_STATEMENT_FACTS) < 100_000:
+                _STATEMENT_FACTS[piece] = got
+        at += n
+        names |= got[0]
+        calls |= got[1]
+        for event, given in got[2].items():
+            emits.setdefault(event, set()).update(given)
+    return "ok", ir, (names, calls, emits)
 
 
 def _parse_batch(sites):

@@ -398,3 +398,22 @@ def test_an_expression_from_pieces_is_the_expression_parsed_whole(text):
     for first, col in ((1, 1), (7, 30)):
         w = at_line(first, col)
         assert pieces_way(text, w, expr=True) == whole_way(text, w, expr=True), text
+
+
+def test_facts_from_statements_are_the_facts_of_the_whole_effect():
+    from compiler import model
+    from compiler.content import load_game
+    from compiler.diagnostics import Report
+    games = [os.path.join(ROOT, "content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))]
+    checked = 0
+    for folder in games + [RACE]:
+        if not os.path.isfile(os.path.join(folder, "game.yaml")):
+            continue
+        m = model.Model(load_game(folder, Report()))
+        model._collect_ids(m, Report())
+        for site in model._effect_sites(m):
+            result = model._parse_one(site)
+            if result[0] == "ok":
+                assert result[2] == model.facts(result[1], site[5]), site[:3]
+                checked += 1
+    assert checked > 500
