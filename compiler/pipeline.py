@@ -5,10 +5,9 @@ import json
 import os
 
 from .codegen import tables, to_json
-from .content import GameSource, add_doc, find_games, load_game, shown_path, yaml_files
+from .content import find_games, load_game
 from .diagnostics import Report
 from .model import build_model
-from .source import PMap, load_file
 from .rulebook import rulebooks
 
 
@@ -37,17 +36,10 @@ def compile_game(folder: str):
 
 
 def _load_checked(folder: str):
-    """The model of a game whose full check is known: loaded without the checks of single
-    files (schema, translations, manifest), which only report; what they and the model's
-    checks find is the known report."""
+    """The model of a game whose full check is known; what the checks find again is the
+    known report, so they report to nothing."""
     scratch = Report()
-    src = GameSource(folder)
-    files = yaml_files(folder, scratch)
-    src.files = [shown_path(f) for f in files]
-    for path, shown in zip(files, src.files):
-        doc = load_file(path, shown, scratch)
-        if isinstance(doc, PMap):
-            add_doc(src, shown, doc, scratch)
+    src = load_game(folder, scratch)
     return build_model(src, scratch) if src.docs else None
 
 
