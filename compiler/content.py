@@ -277,14 +277,17 @@ def check_languages(node, report, langs=("en", "ru")):
             stack.extend(n)
 
 
-def load_game(folder: str, report: Report) -> GameSource:
+def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
+    """The game's files, loaded and checked one by one (`check`: with the schemas and the
+    rest of check_file; without, only loaded, for a game whose findings are known)."""
     src = GameSource(folder)
+    one = check_file if check else _load_only
     files = yaml_files(folder, report)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    theirs, collect = _load_ahead(files)
+    theirs, collect = _load_ahead(files, one)
     got = None
     for path, shown in zip(files, src.files):
         doc = None
@@ -298,9 +301,9 @@ def load_game(folder: str, report: Report) -> GameSource:
                 for file, line, col, severity, code, message in diags:
                     (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
             else:  # the child could not: load it here
-                doc = check_file(path, shown, report)
+                doc = one(path, shown, report)
         else:
-            doc = check_file(path, shown, report)
+            doc = one(path, shown, report)
         if doc is not None:
             add_doc(src, shown, doc, report)
     return src
@@ -310,7 +313,7 @@ AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
 AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for this process
 
 
-def _load_ahead(files) -> tuple[set, object]:
+def _load_ahead(files, one) -> tuple[set, object]:
     """Start a child that loads and checks a share of a big game's files (the later ones)
     while this process loads the rest; it sends them back as plain data (source.encode),
     which this process rebuilds far sooner than it would load them. Gives the child's files
@@ -333,12 +336,17 @@ def _load_ahead(files) -> tuple[set, object]:
         out = {}
         for path in share:
             shown, mine = shown_path(path), Report()
-            doc = check_file(path, shown, mine)
+            doc = one(path, shown, mine)
             out[shown] = (encode(doc) if doc is not None else None,
                           [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
         return out
     collect = parallel.start(work)
     return (set(share), collect) if collect is not None else (set(), None)
+
+
+def _load_only(path: str, shown: str, report: Report):
+    doc = load_file(path, shown, report)
+    return doc if isinstance(doc, PMap) else None
 
 
 def check_file(path: str, shown: str, report: Report):
