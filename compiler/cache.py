@@ -29,8 +29,8 @@ from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .names import BUILTIN_NAMES
-from .model import _effect_sites, build_model
-from .source import PList, PMap
+from .model import build_model
+from .source import PList, PMap, PStr
 
 FORMAT = 1
 PLAYER_TEXT = {"name", "text"}  # read by the rulebook, not by any check across files
@@ -207,20 +207,21 @@ def summaries(model, only=None) -> dict:
     changes some file's summary, which forces a full check.
     """
     ids = set(model.ids)
-    subst, drop, uses = {}, set(), {}
-    for sec, iid, field, text, bound, is_expr, node in _effect_sites(model):
+    subst, drop, uses = {}, {}, {}  # id(map) -> {key: its effect's stand-in} / {keys that go}
+    for sec, iid, field, text, bound, is_expr, node in model.sites:
         key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
         found = model.facts.get((sec, iid, field)) if (sec, iid, field) in model.ir else None
         if sec == "procedures":
-            subst[(id(node), key)] = _synthetic(_uses(found or (set(), set(), {}), ids), False,
-                                                model.by_section["procedures"])
+            subst.setdefault(id(node), {})[key] = _synthetic(_uses(found or (set(), set(), {}), ids), False,
+                                                             model.by_section["procedures"])
             continue
-        drop.add((id(node), key))
+        drop.setdefault(id(node), set()).add(key)
         if found is not None:
-            u = uses.setdefault(node.pos.file, {"n": set(), "e": {}})
-            found = _uses(found, ids)
-            u["n"] |= found["n"]
-            for ev, names in found["e"].items():
+            u = uses.get(node.pos.file)
+            if u is None:
+                u = uses[node.pos.file] = {"n": set(), "e": {}}
+            u["n"] |= found[0] & ids
+            for ev, names in found[2].items():
                 u["e"].setdefault(ev, set()).update(names)
     out = {}
     for file, doc in model.src.docs.items():
@@ -271,21 +272,25 @@ def _encode(v, subst, drop, depth):
     Effects become what `subst` says or go (`drop`); player-facing texts go. Only the
     positions that findings about other files quote are kept: where each section and
     each id stands."""
-    if isinstance(v, PMap):
+    t = type(v)
+    if t is PMap:
         flat = []
+        put = subst.get(id(v), ())
+        gone = drop.get(id(v), ())
         for k, x in v.items():
-            if (id(v), k) in subst:
-                x = subst[(id(v), k)]
-            elif (id(v), k) in drop or (k in PLAYER_TEXT and isinstance(x, PMap) and set(x) <= {"en", "ru"}):
+            if k in put:
+                x = put[k]
+            elif k in gone or (k in PLAYER_TEXT and type(x) is PMap and set(x) <= {"en", "ru"}):
                 continue
-            flat += [k, _encode(x, subst, drop, depth + 1)]
+            tx = type(x)
+            flat += [k, _encode(x, subst, drop, depth + 1) if tx is PMap or tx is PList or tx is PStr else x]
         out = {"m": flat}
         if depth == 1:
             out["p"] = list(v.pos[1:])
         if "id" in v and v.val_pos.get("id"):
             out["i"] = list(v.val_pos["id"][1:])
         return out
-    if isinstance(v, PList):
+    if t is PList:
         return {"l": [_encode(x, subst, drop, depth + 1) for x in v]}
     return str(v) if isinstance(v, str) else v
 

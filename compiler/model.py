@@ -45,6 +45,7 @@ class Model:
         self.calls: set[str] = set()
         self.ir: dict = {}                                # (section, id, field) -> IR
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
+        self.sites: list = []                             # every DSL text: see _effect_sites
 
 
 def build_model(src: GameSource, report: Report, only=None) -> Model:
@@ -333,7 +334,7 @@ def _parse_all(m: Model, sites: list) -> list:
 
 
 def _parse_effects(m: Model, report: Report) -> None:
-    sites = list(_effect_sites(m))
+    sites = m.sites = list(_effect_sites(m))
     results = _parse_all(m, sites)
     parsed = []
     for (sec, iid, field, text, bound, is_expr, node), result in zip(sites, results):
