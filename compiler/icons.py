@@ -9,20 +9,23 @@ from .source import PList, PMap, PStr
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
 
 
+_LANGS = frozenset(("en", "ru"))
+
+
 def _texts(node):
     """Every string of every {en, ru} text below a node."""
-    stack = [node]
+    stack = [node] if type(node) is PMap or type(node) is PList else []
     while stack:
         n = stack.pop()
-        if isinstance(n, PMap):
-            if n and set(n) <= {"en", "ru"}:
+        if type(n) is PMap:
+            if n and n.keys() <= _LANGS:
                 for k in sorted(n):
                     if isinstance(n[k], str):
                         yield n, k, n[k]
             else:
-                stack.extend(n.values())
-        elif isinstance(n, PList):
-            stack.extend(n)
+                stack += [v for v in n.values() if type(v) is PMap or type(v) is PList]
+        else:  # (only maps and lists are put on the stack)
+            stack += [v for v in n if type(v) is PMap or type(v) is PList]
 
 
 def _at(node, key, text, offset):
@@ -39,6 +42,8 @@ def check_icons(src, icons, report, only=None) -> None:
     known = sorted(icons)
     for shown in sorted(src.docs if only is None else set(src.docs) & set(only)):
         for node, key, text in _texts(src.docs[shown]):
+            if "[" not in text:
+                continue
             for m in ICON_RE.finditer(text):
                 if m.group(1) not in icons:
                     report.error(_at(node, key, text, m.start()), "R010",

@@ -46,6 +46,15 @@ class Model:
         self.ir: dict = {}                                # (section, id, field) -> IR
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
         self.sites: list = []                             # every DSL text: see _effect_sites
+        self._known: set | None = None
+
+    def checker_known(self) -> set:
+        """Every name any effect may use (once the effects' events are known): made once."""
+        if self._known is None:
+            opts = set((self.game.get("options") or {}).keys())
+            self._known = (set(BUILTIN_NAMES) | set(self.ids) | set(self.counters_of)
+                           | set(self.zones_of) | opts | set(self.emitted.get("__all__", ())))
+        return self._known
 
 
 def build_model(src: GameSource, report: Report, only=None) -> Model:
@@ -357,14 +366,31 @@ def _parse_effects(m: Model, report: Report) -> None:
         if isinstance(on, str) and on not in EVENTS and on not in m.emitted and not on.startswith("counter_"):
             report.error(_pos(d, "on"), "R002", f"unknown event `{on}`: no effect emits it{did_you_mean(on, list(EVENTS) + list(m.emitted))}")
     procs = m.by_section["procedures"]
-    for sec, iid, field, ir, bound, is_expr in parsed:
-        ck = _Checker(m, report, set(bound))
-        if is_expr:
-            ck.expr(ir)
-        else:
-            ck.block(ir, set(bound))
+    m.checker_known()  # (made once here, not once in each process)
+
+    def check(part):
+        """The findings of each effect of the part, as plain data; and the procedures called."""
+        found, calls = [], set(m.calls)
+        for sec, iid, field, ir, bound, is_expr in part:
+            mine = Report()
+            ck = _Checker(m, mine, set(bound))
+            if is_expr:
+                ck.expr(ir)
+            else:
+                ck.block(ir, set(bound))
+            found.append([(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
+        return found, sorted(m.calls - calls)
+    found, called = in_two(check, parsed, min_items=CHECK_IN_TWO)
+    for (sec, iid, field, ir, bound, is_expr), diags in zip(parsed, found):
+        for file, line, col, severity, code, message in diags:
+            (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
         m.ir[(sec, iid, field)] = ir
+    for names in called:
+        m.calls.update(names)
     _recursion(m, report, procs)
+
+
+CHECK_IN_TWO = 1000  # effects: below this, checking them in a second process costs more than it saves
 
 
 def _recursion(m, report, procs):
@@ -406,16 +432,7 @@ class _Checker:
         self.report.error(Pos(f, int(l), int(c)), code, msg)
 
     def known(self, scope):
-        return scope | self._known_global()
-
-    def _known_global(self):
-        # The same for every name of every effect: build it once per model, not per lookup.
-        cached = getattr(self.m, "_known", None)
-        if cached is None:
-            opts = set((self.m.game.get("options") or {}).keys())
-            cached = self.m._known = (set(BUILTIN_NAMES) | set(self.m.ids) | set(self.m.counters_of)
-                                      | set(self.m.zones_of) | opts | set(self.m.emitted.get("__all__", ())))
-        return cached
+        return scope | self.m.checker_known()
 
     def block(self, stmts, scope):
         scope = set(scope)
@@ -522,7 +539,7 @@ class _Checker:
         op = e[0]
         if op == "name":
             n = e[2]
-            if n not in scope and n not in self._known_global():
+            if n not in scope and n not in self.m.checker_known():
                 self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
         elif op == "attr":
             self.expr(e[2], scope)

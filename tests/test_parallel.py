@@ -72,6 +72,22 @@ def test_forked_parsing_reports_what_one_process_reports(broken_game, monkeypatc
     assert both == one
 
 
+def test_effects_checked_in_two_processes_report_what_one_process_reports(broken_game, monkeypatch):
+    from compiler import model
+    monkeypatch.setattr(model, "CHECK_IN_TWO", 2)  # any game is big enough
+    started = []
+    real = parallel.start
+    monkeypatch.setattr(parallel, "start", lambda work: started.append(1) or real(work))
+    m, report = check_game(broken_game)
+    both = [d.text() for d in report.sorted()]
+    assert len(started) >= 2 or parallel.cores() < 2  # the parse and the checks
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    m1, report1 = check_game(broken_game)
+    assert len([d for d in both if "unknown" in d]) >= 2
+    assert both == [d.text() for d in report1.sorted()]
+    assert m.calls == m1.calls and m.calls
+
+
 def _mutations(doc, rng, n):
     """Copies of a loaded file with one value changed to something of another type,
     a key added or a key removed."""
