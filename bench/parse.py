@@ -39,8 +39,8 @@ def collect(folders):
     from compiler.pipeline import check_game
     seen = []
     real = model.parse, model.parse_expr
-    model.parse = lambda text, where: seen.append(("parse", text, where)) or real[0](text, where)
-    model.parse_expr = lambda text, where: seen.append(("parse_expr", text, where)) or real[1](text, where)
+    model.parse = lambda text, where, *met: seen.append(("parse", text, where)) or real[0](text, where, *met)
+    model.parse_expr = lambda text, where, *met: seen.append(("parse_expr", text, where)) or real[1](text, where, *met)
     jobs, os.environ["RULEPRESS_JOBS"] = os.environ.get("RULEPRESS_JOBS"), "1"  # every parse here
     try:
         for f in folders:
