@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import marshal
 import os
 import re
 from operator import itemgetter
@@ -212,10 +213,12 @@ def _whole(src: str, where) -> list:
 # is found, and worded, as before.
 
 _PIECES: dict[str, list | None] = {}   # piece text -> IR with relative positions, None: not alone
+_PLANS: dict[str, tuple] = {}           # piece text -> how to copy its IR (_plan)
 _MAX_PIECES = 100_000
 _REL: dict[str, tuple[int, int]] = {}   # marker -> (line, col) inside a piece
 _REL_OF: dict[tuple[int, int], str] = {}
 _GOES_ON = ("else", "elif", "otherwise")
+_unpack = marshal.loads
 
 
 def _rel(line: int, col: int) -> str:
@@ -262,7 +265,12 @@ def _by_statements(src: str, where, origin=None, met=None) -> list | None:
             if met:
                 met.clear()
             return None
-        out += _placed(ir, prefix, l1 + first - 2, c1 - 1)
+        plan = _PLANS.get(piece)
+        if plan is None:
+            plan = _plan(ir)
+            if len(_PLANS) < _MAX_PIECES:
+                _PLANS[piece] = plan
+        out += _placed(plan, prefix, l1 + first - 2, c1 - 1)
         if met is not None:
             met.append((piece, len(ir)))
         if i >= end:
@@ -325,20 +333,30 @@ def _piece(src: str) -> list | None:
     return ir
 
 
-def _placed(node: list, prefix: str, dl: int, dc: int) -> list:
+def _plan(ir: list) -> tuple:
+    """How to copy a piece's IR quickly: the IR packed (marshal, in memory only) and, for
+    each position, the path to it and its line and column in the piece."""
+    spots: list = []
+
+    def walk(node, path):
+        for i, x in (node.items() if type(node) is dict else enumerate(node)):
+            if type(x) is str and x in _REL:
+                spots.append((path, i, _REL[x]))
+            elif type(x) is list or type(x) is dict:
+                walk(x, path + (i,))
+    walk(ir, ())
+    return marshal.dumps(ir, 2), spots  # (version 2 shares no object between two places)
+
+
+def _placed(plan: tuple, prefix: str, dl: int, dc: int) -> list:
     """A copy of a piece's IR with its positions where the piece stands in the file."""
-    out = []
-    for x in node:
-        t = type(x)
-        if t is str:
-            r = _REL.get(x)
-            out.append(x if r is None else f"{prefix}{dl + r[0]}:{dc + r[1]}")
-        elif t is list:
-            out.append(_placed(x, prefix, dl, dc))
-        elif t is dict:
-            out.append({k: _placed(v, prefix, dl, dc) if type(v) is list else v for k, v in x.items()})
-        else:
-            out.append(x)
+    packed, spots = plan
+    out = _unpack(packed)
+    for path, last, (line, col) in spots:
+        node = out
+        for k in path:
+            node = node[k]
+        node[last] = f"{prefix}{dl + line}:{dc + col}"
     return out
 
 
