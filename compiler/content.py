@@ -264,17 +264,21 @@ def _short(v, limit=60) -> str:
 
 def check_languages(node, report, langs=("en", "ru")):
     """A player-facing text with a language missing is a warning, not an error."""
-    stack = [node]
+    stack = [node] if type(node) is PMap or type(node) is PList else []
+    want = set(langs)
     while stack:
         n = stack.pop()
-        if isinstance(n, PMap):
-            keys = set(n)
-            if keys and keys <= {"en", "ru"} and keys != set(langs):
-                missing = sorted(set(langs) - keys)
+        if type(n) is PMap:
+            keys = n.keys()
+            if keys and keys <= _TEXT_KEYS and keys != want:
+                missing = sorted(want - keys)
                 report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
-            stack.extend(n.values())
-        elif isinstance(n, PList):
-            stack.extend(n)
+            stack += [v for v in n.values() if type(v) is PMap or type(v) is PList]
+        else:  # (only maps and lists are put on the stack)
+            stack += [v for v in n if type(v) is PMap or type(v) is PList]
+
+
+_TEXT_KEYS = frozenset(("en", "ru"))
 
 
 def load_game(folder: str, report: Report, check: bool = True) -> GameSource:

@@ -26,6 +26,10 @@ class _Loader(_BaseLoader):
     the same keys and words thousands of times, so each distinct value is resolved once."""
 
     def resolve(self, kind, value, implicit, _memo={}):
+        if kind is _MAP:  # (no path resolvers here: a map is a map, a list a list)
+            return _MAP_TAG
+        if kind is _SEQ:
+            return _SEQ_TAG
         if kind is yaml.ScalarNode and implicit[0]:
             tag = _memo.get(value)
             if tag is None:
@@ -35,6 +39,9 @@ class _Loader(_BaseLoader):
             return tag
         return super().resolve(kind, value, implicit)
 
+_MAP, _SEQ = yaml.MappingNode, yaml.SequenceNode
+_MAP_TAG, _SEQ_TAG = _BaseLoader.DEFAULT_MAPPING_TAG, _BaseLoader.DEFAULT_SEQUENCE_TAG
+
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000  # after alias expansion: stops "billion laughs" documents
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -42,6 +49,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary")}
 _BOOL_WORDS = {"true", "false"}
+# a line (after \n or \r) that is neither blank nor a comment; each try ends with its line
+_CONTENT_LINE = re.compile(r"(?:^|\r)[^\S\r\n]*[^\s#]", re.M)
 _OCTAL = re.compile(r"^[-+]?0[0-7]+$")
 _DECIMAL = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 
@@ -139,10 +148,9 @@ def load_yaml(path: str, shown: str, report: Report):
     text = read_text(path, shown, report)
     if text is None:
         return None
-    if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+    if not _CONTENT_LINE.search(text):  # only blank lines and comments
         report.error(Pos(shown, 1, 1), "Y003", "file is empty; remove it or give it content")
         return None
-    tab = re.search(r"^( *)\t", text, re.M)
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
@@ -151,7 +159,7 @@ def load_yaml(path: str, shown: str, report: Report):
         problem = (exc.problem or exc.context or "invalid YAML").strip()
         if "nesting depth" in problem:  # libyaml's own guard against deep documents
             report.error(Pos(shown, line, col), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
-        elif tab and "\t" in text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else False:
+        elif re.search(r"^( *)\t", text, re.M) and "\t" in text.splitlines()[line - 1] if line - 1 < len(text.splitlines()) else False:
             report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem} (tabs cannot indent YAML; use spaces)")
         else:
             report.error(Pos(shown, line, col), "Y001", f"YAML syntax: {problem}")
