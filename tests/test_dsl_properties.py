@@ -277,21 +277,21 @@ def test_valid_effects_nested_in_blocks_still_parse(text, depth):
 # quick way is not sure of. Both must give the same IR, and the quick way must not give up on
 # ordinary effects, or all the speed is gone.
 
-from compiler import dsl  # noqa: E402
+from compiler import dsl, lalr  # noqa: E402
 
 
 def both_ways(text):
     src = text if text.endswith("\n") else text + "\n"
-    quick = dsl._quick().parse(src, where)
+    quick = lalr._quick().parse(src, where)
     try:
-        standard = dsl._standard(src, where)
+        standard = lalr._standard(src, where)
     except DslError as exc:
         standard = exc
     return quick, standard
 
 
 def test_the_quick_parser_is_there():
-    assert dsl._quick() is not None, "the quick parser could not be set up (a Lark it does not know?)"
+    assert lalr._quick() is not None, "the quick parser could not be set up (a Lark it does not know?)"
 
 
 @pytest.mark.parametrize("text", VALID + [
@@ -318,9 +318,9 @@ def test_a_node_that_begins_with_a_parenthesis_stands_there():
 
 def test_what_the_quick_way_is_not_sure_of_goes_the_standard_way():
     deep = "let x = " + " + ".join(["1"] * 600)
-    assert dsl._quick().parse(deep + "\n", where) is None  # deep enough for the recursion limit
-    assert dsl._quick().parse("gain 1 position quickly\n", where) is None
-    assert dsl._quick().parse("gain 99999999999999 position\n", where) is None
+    assert lalr._quick().parse(deep + "\n", where) is None  # deep enough for the recursion limit
+    assert lalr._quick().parse("gain 1 position quickly\n", where) is None
+    assert lalr._quick().parse("gain 99999999999999 position\n", where) is None
     assert outcome("gain 99999999999999 position").code == "D008"
 
 
