@@ -153,8 +153,8 @@ def _ref(m, report, node, key, sections, what):
     val = node.get(key)
     if val is None:
         return
-    ok = [i for s in sections for i in m.by_section.get(s, {})]
-    if val not in ok:
+    if not any(val in m.by_section.get(s, ()) for s in sections if isinstance(val, str)):
+        ok = [i for s in sections for i in m.by_section.get(s, {})]
         report.error(_pos(node, key), "R002", f"unknown {what} `{val}`{did_you_mean(val, ok)}")
 
 
