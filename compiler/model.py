@@ -57,15 +57,18 @@ class Model:
         return self._known
 
 
-def build_model(src: GameSource, report: Report, only=None) -> Model:
+def build_model(src: GameSource, report: Report, only=None, check=True) -> Model:
     """`only`: the files whose findings are wanted (all when None). Checks that look at one
-    file at a time skip the others; checks across files still read every file."""
+    file at a time skip the others; checks across files still read every file.
+    `check=False`, for a game whose findings are known: the checks that only report are left
+    out (the effects are still parsed, and what they are parsed into is the same)."""
     m = Model(src)
     _collect_ids(m, report)
     _check_references(m, report)
-    _parse_effects(m, report)
-    _unused(m, report)
-    check_icons(m.src, m.by_section["icons"], report, only)
+    _parse_effects(m, report, check)
+    if check:
+        _unused(m, report)
+        check_icons(m.src, m.by_section["icons"], report, only)
     return m
 
 
@@ -342,7 +345,7 @@ def _parse_all(m: Model, sites: list) -> list:
     return results
 
 
-def _parse_effects(m: Model, report: Report) -> None:
+def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     sites = m.sites = list(_effect_sites(m))
     results = _parse_all(m, sites)
     parsed = []
@@ -366,6 +369,10 @@ def _parse_effects(m: Model, report: Report) -> None:
         if isinstance(on, str) and on not in EVENTS and on not in m.emitted and not on.startswith("counter_"):
             report.error(_pos(d, "on"), "R002", f"unknown event `{on}`: no effect emits it{did_you_mean(on, list(EVENTS) + list(m.emitted))}")
     procs = m.by_section["procedures"]
+    if not check:
+        for sec, iid, field, ir, bound, is_expr in parsed:
+            m.ir[(sec, iid, field)] = ir
+        return
     m.checker_known()  # (made once here, not once in each process)
 
     def check(part):

@@ -41,7 +41,7 @@ def _load_checked(folder: str):
     checks find is the known report."""
     scratch = Report()
     src = load_game(folder, scratch, check=False)
-    return build_model(src, scratch) if src.docs else None
+    return build_model(src, scratch, check=False) if src.docs else None
 
 
 def write_if_changed(path: str, text: str) -> None:
