@@ -298,7 +298,12 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
         if path in theirs:
             if got is None:
                 got = collect() if collect is not None else None
-                got = got if isinstance(got, dict) else {}
+                if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
+                    from . import dsl
+                    got, learned = got
+                    dsl.add_pieces(learned)
+                else:
+                    got = {}
             if shown in got:
                 encoded, diags = got[shown]
                 doc = decode(encoded, shown)
@@ -337,15 +342,40 @@ def _load_ahead(files, one) -> tuple[set, object]:
         budget -= size
 
     def work():
-        out = {}
+        from . import dsl
+        out, texts = {}, []
         for path in share:
             shown, mine = shown_path(path), Report()
             doc = one(path, shown, mine)
             out[shown] = (encode(doc) if doc is not None else None,
                           [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
-        return out
+            if LEARN_AHEAD and doc is not None:
+                texts += _effect_texts(doc)
+        # the statements of these files, parsed: this process then sets up no parser for them
+        return out, dsl.pieces(dsl.learn(texts))
     collect = parallel.start(work)
     return (set(share), collect) if collect is not None else (set(), None)
+
+
+LEARN_AHEAD = True
+
+
+def _effect_texts(doc) -> list:
+    """The effect texts of a loaded file as the parser gets them (an expression after
+    `return `), by their keys: a few texts too many only cost a parse."""
+    from .model import EFFECT_FIELDS, EXPR_FIELDS
+    out, stack = [], [doc]
+    while stack:
+        n = stack.pop()
+        if type(n) is PMap:
+            for k, v in n.items():
+                if type(v) is PMap or type(v) is PList:
+                    stack.append(v)
+                elif isinstance(v, str) and (k in EFFECT_FIELDS or k in EXPR_FIELDS or k == "can_pass"):
+                    out.append(v if k in EFFECT_FIELDS else "return " + v)
+        else:
+            stack += [v for v in n if type(v) is PMap or type(v) is PList]
+    return out
 
 
 def _load_only(path: str, shown: str, report: Report):

@@ -111,15 +111,7 @@ def _by_statements(src: str, where, origin=None, met=None) -> list | None:
         if i < end and (tuple(where(2, 1)) != (f, l1 + 1, c1) or tuple(where(2, 9)) != (f, l1 + 1, c1 + 8)):
             return None
     prefix, out = f"{f}:", []
-    start, first, lines = 0, 1, 1   # the piece's offset and first line; lines read so far
-    while True:
-        while i < end:  # on to the next line that begins a top-level statement
-            ch = src[i]
-            if ch != " " and ch != "\n" and ch != "#" and not src.startswith(_GOES_ON, i):
-                break
-            i = src.index("\n", i) + 1
-            lines += 1
-        piece = src[start:i]
+    for piece, first in _split(src):
         if USED is not None:
             USED.add(piece)
         ir = _PIECES.get(piece, _PIECES)
@@ -139,11 +131,41 @@ def _by_statements(src: str, where, origin=None, met=None) -> list | None:
         out += _placed(plan, prefix, l1 + first - 2, c1 - 1)
         if met is not None:
             met.append((piece, len(ir)))
+    return out
+
+
+def _split(src: str):
+    """(piece, its first line) for each top-level statement of a text that ends with a newline."""
+    i, end = src.index("\n") + 1, len(src)
+    start, first, lines = 0, 1, 1   # the piece's offset and first line; lines read so far
+    while True:
+        while i < end:  # on to the next line that begins a top-level statement
+            ch = src[i]
+            if ch != " " and ch != "\n" and ch != "#" and not src.startswith(_GOES_ON, i):
+                break
+            i = src.index("\n", i) + 1
+            lines += 1
+        yield src[start:i], first
         if i >= end:
-            return out
+            return
         start, first = i, lines + 1
         i = src.index("\n", i) + 1
         lines += 1
+
+
+def learn(texts) -> set:
+    """Parse the statements of these effect texts that this process has not met (an
+    expression as `return <expr>`), ahead of the effects themselves; the statements met."""
+    met = set()
+    for text in texts:
+        if not isinstance(text, str) or "\0" in text or len(text) > MAX_TEXT:
+            continue
+        src = text if text.endswith("\n") else text + "\n"
+        for piece, _first in _split(src):
+            met.add(piece)
+            if piece not in _PIECES and len(_PIECES) < _MAX_PIECES:
+                _PIECES[piece] = _piece(piece)
+    return met
 
 
 # The statements met while this is a set (the validation cache keeps those of a game).
