@@ -1,7 +1,6 @@
 """The stages in order: load, schema, model and effects, tables. One entry per command."""
 from __future__ import annotations
 
-import json
 import os
 
 from .codegen import tables, to_json
@@ -88,7 +87,7 @@ def build(paths, out_dir: str):
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        files = {"game.json": text, **rulebooks(json.loads(text), folder)}
+        files = {"game.json": text, **rulebooks(text, folder)}
         for name, body in files.items():
             path = os.path.join(target, name)
             write_if_changed(path, body)

@@ -6,7 +6,9 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
+import functools
 import html
+import json
 import os
 import re
 
@@ -658,16 +660,22 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
 
 
-def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>.
+def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
+    """File name -> text of every rulebook: rulebook.<lang>.<fmt>, from the text of game.json.
 
     The content of a language (every effect in words) is worked out once and read by both
     formats' templates; the templates are loaded once. Languages are made side by side
-    where the machine has the cores for it."""
+    where the machine has the cores for it; each side reads game.json for itself, so that
+    reading it is side by side too."""
     env = environment(game_folder)
-    marks = _marks(tables)
+
+    @functools.lru_cache(maxsize=None)
+    def read():
+        tables = json.loads(game_json)
+        return tables, _marks(tables)
 
     def one(lang):
+        tables, marks = read()
         ctx = Book(tables, lang, marks).context()
         return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
 
