@@ -20,6 +20,7 @@ from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
+_HTML_SPECIAL = re.compile(r"[&<>'\"]").search  # what markupsafe escapes
 FORMATS = ("html", "md")
 BUILTIN_EVENTS = ("game_start", "round_start", "round_end", "turn_start", "turn_end", "phase_start", "phase_end",
                   "enter", "action")
@@ -506,14 +507,14 @@ class HtmlPieces:
         self._lines: dict[tuple, str] = {}
 
     def _h(self, v) -> str:
-        if type(v) is not str:
-            # a count needs no escaping; Markup is HTML already
-            return str(v) if type(v) is int else str(escape(v))
-        try:
-            return self._escaped[v]
-        except KeyError:
-            h = self._escaped[v] = str(escape(v))
-            return h
+        if type(v) is str:
+            try:
+                return self._escaped[v]
+            except KeyError:
+                h = self._escaped[v] = str(escape(v)) if _HTML_SPECIAL(v) else v
+                return h
+        # a count needs no escaping; Markup is HTML already
+        return str(v) if type(v) is int else str(escape(v))
 
     def effect(self, e, label=None) -> Markup:
         return Markup(self._effect(e, label))
@@ -563,9 +564,10 @@ class HtmlPieces:
 
     def _card(self, c) -> str:
         h = self._h
+        cid = h(c["id"])
         text = f"<p>{self.icon(c['text'])}</p>" if c["text"] else ""
-        return (f'<div class="card-entry" id="card-{h(c["id"])}">\n'
-                f'<span class="copies">×{h(c["count"])} · {h(c["id"])}</span>\n'
+        return (f'<div class="card-entry" id="card-{cid}">\n'
+                f'<span class="copies">×{h(c["count"])} · {cid}</span>\n'
                 f'<h4>{h(c["name"])}</h4>\n'
                 f'{self._attrs(c["attrs"])}\n'
                 f'{text}{self._cond(c["if"], self.L["only_if"])}\n'
