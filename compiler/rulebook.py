@@ -670,6 +670,8 @@ def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
     where the machine has the cores for it; each side reads game.json for itself, so that
     reading it is side by side too."""
     env = environment(game_folder)
+    for fmt in FORMATS:  # compiled here, before the languages part ways
+        env.get_template(f"rulebook.{fmt}.j2")
 
     @functools.lru_cache(maxsize=None)
     def read():
