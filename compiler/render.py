@@ -381,6 +381,8 @@ _UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "ro
 _CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
 _CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
+_GAIN_EN = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}  # (you, another player)
+_GAIN_RU = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}
 
 
 def _cap(s: str) -> str:
@@ -427,7 +429,7 @@ class Renderer:
 
     def _line(self, out, depth, text, opens=False):
         text = text.strip()
-        if text.split(" ", 1)[0] not in self.locals:  # a name given by `let` or a loop keeps its case
+        if not self.locals or text.split(" ", 1)[0] not in self.locals:  # a name given by `let` or a loop keeps its case
             text = _cap(text)
         if opens:
             text += ":"
@@ -603,12 +605,12 @@ class Renderer:
         c = self.names.phrase(counter, self.lang)
         literal = amount[0] == "num" and not isinstance(amount[2], bool)
         if ru:
-            verb = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}[op]
+            verb = _GAIN_RU[op]
             v = f"{who.c('n')} {verb[1]}" if who else verb[0]
             if literal:
                 return f"{v} {amount[2]} ед. {c.c('g')}"
             return f"{v} ед. {c.c('g')} — {self._e(amount).c('n')}"
-        verb = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}[op]
+        verb = _GAIN_EN[op]
         v = f"{who} {verb[1]}" if who else verb[0]
         if literal:
             return f"{v} {amount[2]} {c}"

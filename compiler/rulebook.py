@@ -6,18 +6,21 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
+import functools
 import html
+import json
 import os
 import re
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .parallel import in_two
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
+_HTML_SPECIAL = re.compile(r"[&<>'\"]").search  # what markupsafe escapes
 FORMATS = ("html", "md")
 BUILTIN_EVENTS = ("game_start", "round_start", "round_end", "turn_start", "turn_end", "phase_start", "phase_end",
                   "enter", "action")
@@ -493,6 +496,124 @@ class Book:
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
 
+class HtmlPieces:
+    """What an HTML rulebook repeats for every entry: an effect, a condition, attributes, a
+    card. Written here rather than by Jinja macros because a big game has tens of thousands
+    of them; each distinct text among them is escaped once. Templates call them as `m.*`."""
+
+    def __init__(self, labels: dict, icon):
+        self.L, self.icon = labels, icon
+        self._escaped: dict[str, str] = {}
+        self._lines: dict[tuple, str] = {}
+
+    def _h(self, v) -> str:
+        if type(v) is str:
+            try:
+                return self._escaped[v]
+            except KeyError:
+                h = self._escaped[v] = str(escape(v)) if _HTML_SPECIAL(v) else v
+                return h
+        # a count needs no escaping; Markup is HTML already
+        return str(v) if type(v) is int else str(escape(v))
+
+    def effect(self, e, label=None) -> Markup:
+        return Markup(self._effect(e, label))
+
+    def _effect(self, e, label=None) -> str:
+        if not e:
+            return ""
+        h = self._h
+        head = f'<div class="effect" data-effect="{h(e["key"])}" data-this="{h(e["this"])}">'
+        if label:
+            head += f'<span class="label">{h(label)}</span>'
+        return head + "".join([self._line(d, line) for d, line in e["lines"]]) + "</div>"
+
+    def _line(self, depth, line) -> str:
+        """One line of an effect (plain text from the renderer), written once per distinct line."""
+        try:
+            return self._lines[depth, line]
+        except KeyError:
+            p = self._lines[depth, line] = f'<p class="ln d{depth}">{self._h(line)}</p>\n'
+            return p
+
+    def cond(self, text, label) -> Markup:
+        return Markup(self._cond(text, label))
+
+    def _cond(self, text, label) -> str:
+        if not text:
+            return ""
+        return f'<p class="cond"><span class="label">{self._h(label)}:</span> {self._h(text)}</p>'
+
+    def attrs(self, items) -> Markup:
+        return Markup(self._attrs(items))
+
+    def _attrs(self, items) -> str:
+        if not items:
+            return ""
+        h = self._h
+        return '<div class="attrs">' + "".join([f'<span class="kv"><b>{h(k)}:</b> {h(v)}</span> ' for k, v in items]) + "</div>"
+
+    def counted(self, items) -> Markup:
+        """Names with their counts: «Sabre ×6, Dagger»."""
+        h = self._h
+        return Markup(", ".join([h(name) + (f" ×{h(n)}" if n and n > 1 else "") for name, n in items]))
+
+    def cards(self, cards) -> Markup:
+        """The entries of a deck in the card index, one call for all: Jinja calls cost."""
+        return Markup("\n".join([self._card(c) for c in cards]))
+
+    def _card(self, c) -> str:
+        h = self._h
+        cid = h(c["id"])
+        text = f"<p>{self.icon(c['text'])}</p>" if c["text"] else ""
+        return (f'<div class="card-entry" id="card-{cid}">\n'
+                f'<span class="copies">×{h(c["count"])} · {cid}</span>\n'
+                f'<h4>{h(c["name"])}</h4>\n'
+                f'{self._attrs(c["attrs"])}\n'
+                f'{text}{self._cond(c["if"], self.L["only_if"])}\n'
+                f'{self._effect(c["effect"])}\n'
+                f'</div>')
+
+
+class MarkdownPieces:
+    """The same pieces in Markdown, for the same reason."""
+
+    def __init__(self, labels: dict, icon):
+        self.L, self.icon = labels, icon
+        self._items: dict[str, str] = {}
+
+    def _item(self, line) -> str:
+        try:
+            return self._items[line]
+        except KeyError:
+            md = self._items[line] = "- " + md_escape(line) + "\n"
+            return md
+
+    def effect(self, e, label=None) -> str:
+        """An effect as a list, under its label."""
+        if not e:
+            return ""
+        head = f"*{label}:*\n\n" if label else ""
+        item = self._item
+        return head + "".join(["  " * d + item(line) for d, line in e["lines"]])
+
+    def counted(self, items) -> str:
+        return ", ".join([f"{name} ×{n}" if n and n > 1 else str(name) for name, n in items])
+
+    def cards(self, cards) -> str:
+        return "".join([self._card(c) for c in cards])
+
+    def _card(self, c) -> str:
+        out = f"#### {c['name']} ×{c['count']} (`{c['id']}`)\n\n"
+        if c["attrs"]:
+            out += "; ".join([f"{k}: {v}" for k, v in c["attrs"]]) + "\n"
+        if c["text"]:
+            out += f"{self.icon(c['text'])}\n\n"
+        if c["if"]:
+            out += f"*{self.L['only_if']}:* {c['if']}\n\n"
+        return out + self.effect(c["effect"]) + "\n\n"
+
+
 _DICT_ATTRS = frozenset(dir(dict))
 
 
@@ -525,7 +646,12 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
 
 def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
     ctx = dict(ctx, paper=paper)
-    ctx["icon"] = (lambda s: iconize_html(s, tables, lang)) if fmt == "html" else (lambda s: iconize_plain(s, tables))
+    if fmt == "html":
+        ctx["icon"] = lambda s: iconize_html(s, tables, lang)
+        ctx["m"] = HtmlPieces(ctx["L"], ctx["icon"])
+    else:
+        ctx["icon"] = lambda s: iconize_plain(s, tables)
+        ctx["m"] = MarkdownPieces(ctx["L"], ctx["icon"])
     text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
     while "\n\n\n" in text:  # every run of blank lines down to one; runs never merge
         text = text.replace("\n\n\n", "\n\n")
@@ -536,16 +662,24 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
 
 
-def rulebooks(tables: dict, game_folder: str) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>.
+def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
+    """File name -> text of every rulebook: rulebook.<lang>.<fmt>, from the text of game.json.
 
     The content of a language (every effect in words) is worked out once and read by both
     formats' templates; the templates are loaded once. Languages are made side by side
-    where the machine has the cores for it."""
+    where the machine has the cores for it; each side reads game.json for itself, so that
+    reading it is side by side too."""
     env = environment(game_folder)
-    marks = _marks(tables)
+    for fmt in FORMATS:  # compiled here, before the languages part ways
+        env.get_template(f"rulebook.{fmt}.j2")
+
+    @functools.lru_cache(maxsize=None)
+    def read():
+        tables = json.loads(game_json)
+        return tables, _marks(tables)
 
     def one(lang):
+        tables, marks = read()
         ctx = Book(tables, lang, marks).context()
         return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
 

@@ -182,3 +182,92 @@ def test_committed_rulebooks_are_fresh(folder):
             assert os.path.exists(path), f"{path} is missing: run `rulepress build`"
             with open(path, encoding="utf-8") as fh:
                 assert fh.read() == page_of(folder, lang, fmt), f"{path} is stale: run `rulepress build`"
+
+
+# What the rulebook templates wrote for these pieces with Jinja macros, before they were
+# written in Python: the pieces must still write exactly this.
+_MACROS_HTML = """{% macro counted(items) %}{% for name, n in items %}{{ name }}{% if n and n > 1 %} ×{{ n }}{% endif %}{% if not loop.last %}, {% endif %}{% endfor %}{% endmacro %}
+{% macro effect(e, label=None) -%}
+{% if e %}<div class="effect" data-effect="{{ e.key }}" data-this="{{ e.this }}">{% if label %}<span class="label">{{ label }}</span>{% endif %}
+{% for depth, line in e.lines %}<p class="ln d{{ depth }}">{{ line }}</p>
+{% endfor %}</div>{% endif %}
+{%- endmacro %}
+{% macro cond(text, label) -%}
+{% if text %}<p class="cond"><span class="label">{{ label }}:</span> {{ text }}</p>{% endif %}
+{%- endmacro %}
+{% macro attrs(items) -%}
+{% if items %}<div class="attrs">{% for k, v in items %}<span class="kv"><b>{{ k }}:</b> {{ v }}</span> {% endfor %}</div>{% endif %}
+{%- endmacro %}
+{% macro card(c, L) %}
+<div class="card-entry" id="card-{{ c.id }}">
+<span class="copies">×{{ c.count }} · {{ c.id }}</span>
+<h4>{{ c.name }}</h4>
+{{ attrs(c.attrs) }}
+{% if c.text %}<p>{{ icon(c.text) }}</p>{% endif %}
+{{ cond(c["if"], L.only_if) }}
+{{ effect(c.effect) }}
+</div>
+{% endmacro %}"""
+_MACROS_MD = """{% macro counted(items) %}{% for name, n in items %}{{ name }}{% if n and n > 1 %} ×{{ n }}{% endif %}{% if not loop.last %}, {% endif %}{% endfor %}{% endmacro %}
+{% macro effect(e, label=None) -%}
+{% if e %}
+{% if label %}*{{ label }}:*
+
+{% endif %}
+{% for depth, line in e.lines %}{{ "  " * depth }}- {{ line | md }}
+{% endfor %}
+{% endif %}
+{%- endmacro %}
+{% macro card(c, L) %}
+#### {{ c.name }} ×{{ c.count }} (`{{ c.id }}`)
+
+{% if c.attrs %}{% for k, v in c.attrs %}{{ k }}: {{ v }}{% if not loop.last %}; {% endif %}{% endfor %}
+
+{% endif %}
+{% if c.text %}{{ icon(c.text) }}
+
+{% endif %}
+{% if c["if"] %}*{{ L.only_if }}:* {{ c["if"] }}
+
+{% endif %}
+{{ effect(c.effect) }}
+
+{% endmacro %}"""
+
+_AWKWARD = ["plain", "a <b> & 'c' \"d\"", "pipe | and\nbreak", "«ёлка» — ×2", ""]
+
+
+def _cards():
+    effect = {"key": "protos.x.effect", "this": "cards", "lines": [(0, "If it <rains>:"), (1, "Gain 1 \"gold\" | more."), (0, "Pay 2 & go.")]}
+    out = []
+    for i, s in enumerate(_AWKWARD):
+        out.append({"id": f"c{i}", "name": s or "n", "count": i + 1, "text": s, "if": s or None, "attrs": [(s or "k", s), ("power", "3")] if i % 2 else [],
+                    "effect": effect if i % 3 else None})
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+def test_the_pieces_of_a_rulebook_write_what_its_macros_wrote(fmt):
+    from markupsafe import Markup, escape
+
+    from compiler.rulebook import LABELS, HtmlPieces, MarkdownPieces, environment
+
+    L = LABELS["en"]
+    env = environment(None)
+    env.autoescape = fmt == "html"
+    icon = (lambda s: Markup(escape(s).upper())) if fmt == "html" else (lambda s: s.upper())
+    macros = env.from_string(_MACROS_HTML if fmt == "html" else _MACROS_MD).make_module({"icon": icon})
+    pieces = (HtmlPieces if fmt == "html" else MarkdownPieces)(L, icon)
+    cards = _cards()
+    # the card index ends its last entry where the template's next line begins
+    assert str(pieces.cards(cards)) + ("\n" if fmt == "html" else "") == "".join(str(macros.card(c, L)) for c in cards)
+    items = [(s or "n", i) for i, s in enumerate(_AWKWARD)] + [("none", None)]
+    assert str(pieces.counted(items)) == str(macros.counted(items))
+    for c in cards:
+        for label in (None, "", "Cost <1>"):
+            assert str(pieces.effect(c["effect"], label)) == str(macros.effect(c["effect"], label))
+    if fmt == "html":
+        for c in cards:
+            assert str(pieces.attrs(c["attrs"])) == str(macros.attrs(c["attrs"]))
+        for s in _AWKWARD:
+            assert str(pieces.cond(s, "Only <if>")) == str(macros.cond(s, "Only <if>"))
