@@ -95,6 +95,7 @@ class Interp:
         self.track = None  # while a remembered value is worked out: what it read -> the value read
         self._known = None  # the game's remembered values for this state's seats and options
         self.cow_e = self.cow_z = None  # the running task's snapshot, sharing things and zones
+        self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
     def cow(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""
@@ -415,6 +416,46 @@ class Interp:
         """The state changed: values remembered from before no longer hold."""
         if self.memo:
             self.memo.clear()
+        if self.index:
+            self.index = {}
+
+    def grouped(self, key, read, live, value):
+        """The things of kind K in play whose attribute `a` equals `value`, in table order.
+
+        key is (K, a); `read(self, x)` reads `x.a`, `live(self)` lists the things in play. A loop
+        `[x for x in every K where x.a == value ...]` walks only these. The grouping is made
+        once and kept until this interpreter changes the state (like its short memory), so
+        loops over the same kind and attribute share it. What the grouping read counts as read
+        by each loop that uses it. None when a value cannot be grouped (a list, a table).
+        """
+        hit = self.index.get(key)
+        if hit is None:
+            outer = self.track
+            self.track = reads = {}
+            groups = {}
+            try:
+                for x in live(self):
+                    v = read(self, x)
+                    g = groups.get(v)
+                    if g is None:
+                        groups[v] = [x]
+                    else:
+                        g.append(x)
+            except TypeError:  # a value that cannot be a key
+                groups = None
+            finally:
+                self.track = outer
+            hit = self.index[key] = (groups, reads)
+        groups, reads = hit
+        if groups is None:
+            return None
+        try:
+            group = groups.get(value, ())
+        except TypeError:
+            return None
+        if self.track is not None:
+            self.track.update(reads)
+        return group
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
