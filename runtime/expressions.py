@@ -312,9 +312,44 @@ def _compile(game, e):
     if op == "call":
         name, args, pos = e[2], [C(a) for a in e[3]], e[1]
         if name in game.procedures:
-            return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
-        return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
+            from .analysis import pure_procedures
+            return _call_closure("pure" if name in pure_procedures(game) else "plain", name, args, pos)
+        if name == "count" and len(args) == 1:
+            a0 = args[0]
+            return lambda it, env: len(it.items(a0(it, env)))
+        return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
+
+
+def _call_closure(kind, name, args, pos):
+    """A call with its arguments worked out in order, without a loop for the usual few.
+
+    kind: "pure" (a procedure that may be remembered), "plain" (one that changes something,
+    never remembered, so called straight away) or "function" (a built-in function).
+    """
+    n = len(args)
+    a0, a1, a2 = (list(args) + [None, None, None])[:3]
+    if kind == "pure":
+        if n == 1:
+            return lambda it, env: it.call_procedure(name, [a0(it, env)], env, pos)
+        if n == 2:
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env, pos)
+        if n == 3:
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env, pos)
+        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
+    if kind == "plain":
+        if n == 1:
+            return lambda it, env: it._call(name, [a0(it, env)], env)
+        if n == 2:
+            return lambda it, env: it._call(name, [a0(it, env), a1(it, env)], env)
+        if n == 3:
+            return lambda it, env: it._call(name, [a0(it, env), a1(it, env), a2(it, env)], env)
+        return lambda it, env: it._call(name, [f(it, env) for f in args], env)
+    if n == 1:
+        return lambda it, env: it.function(name, [a0(it, env)], pos)
+    if n == 2:
+        return lambda it, env: it.function(name, [a0(it, env), a1(it, env)], pos)
+    return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
 def _name_slow(n, e):
@@ -357,6 +392,8 @@ def _gen(game, e, C, num):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
+    if name in ("any", "all", "count", "sum"):  # a plain loop: no generator to resume per thing
+        return _aggregate(name, var, body, src, where, quick, test, num)
     if name == "count":
         return lambda it, env: sum(1 for v in values(it, env) if v)
     if name == "any":  # stops at the first true value
@@ -368,6 +405,63 @@ def _gen(game, e, C, num):
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
 
 
+def _aggregate(name, var, body, src, where, quick, test, num):
+    """any, all, count and sum over a generator expression, as loops; they give what the
+    built-in functions give over its values, and stop where those stop."""
+    def walk(it, env):
+        """(things, keep or None, body): keep(it, inner, x) filters; body gives each value."""
+        if quick is not None:
+            keep, group = quick(it, env, where)
+            return (src(it, env) if group is None else group), keep, body
+        if test is not None:
+            keep, group = test(it, env, body)
+            return (src(it, env) if group is None else group), None, keep
+        return src(it, env), None, None
+
+    def each(it, env):
+        inner = dict(env)
+        xs, keep, value = walk(it, env)
+        for x in xs:
+            inner[var] = x
+            if keep is not None:
+                if not keep(it, inner, x):
+                    continue
+            elif where is not None and value is None and not where(it, inner):
+                continue
+            yield (value(it, inner, x) if test is not None else body(it, inner))
+
+    if name == "any":
+        def any_(it, env):
+            inner = dict(env)
+            xs, keep, value = walk(it, env)
+            for x in xs:
+                inner[var] = x
+                if keep is not None:
+                    if not keep(it, inner, x):
+                        continue
+                elif value is not None:
+                    if value(it, inner, x):
+                        return True
+                    continue
+                elif where is not None and not where(it, inner):
+                    continue
+                if body(it, inner):
+                    return True
+            return False
+        return any_
+    if name == "all":
+        return lambda it, env: all(each(it, env))
+    if name == "count":
+        def count(it, env):
+            n = 0
+            for v in each(it, env):
+                if v:
+                    n += 1
+            return n
+        return count
+    return lambda it, env: sum(num(v) for v in each(it, env))
+
+
 def _in_play(game, e):
     """`every K` as the runtime reads it: the things of kind K, less those removed from the game.
 
@@ -375,15 +469,23 @@ def _in_play(game, e):
     (callers must not change it).
     """
     ids = game.of_kind.get(e[2], [])
+    cache = {}  # what lies in `removed` -> the things still in play
 
     def live(it):
         zones = it.st["zones"]
+        removed = zones.get("removed")
         if it.track is not None:
-            it.track[("Z", "removed")] = list(zones.get("removed", ()))
-        if not zones.get("removed"):
+            it.track[("Z", "removed")] = list(removed or ())
+        if not removed:
             return ids
-        ents = it.st["e"]
-        return [i for i in ids if ents[i]["z"] != "removed"]
+        key = tuple(removed)
+        out = cache.get(key)
+        if out is None:
+            if len(cache) > 256:
+                cache.clear()
+            out = set(key)
+            out = cache[key] = [i for i in ids if i not in out]
+        return out
     return live
 
 

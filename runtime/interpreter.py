@@ -329,9 +329,12 @@ class Interp:
     def call_procedure(self, name, args, env, pos):
         reads = self.pure.get(name)
         if reads is not None:
-            key = _memo_key(name, args, env, reads)
-            if key is not None:
-                return self.remembered(key, self._call, name, args, env)
+            tally = self.g.tally.get(name)
+            # a procedure whose memory was judged not to pay is worked out plainly, key or not
+            if tally is None or tally[2] or tally[0] < _TRIAL:
+                key = _memo_key(name, args, env, reads)
+                if key is not None:
+                    return self.remembered(key, self._call, name, args, env)
         return self._call(name, args, env)
 
     def remembered(self, key, work, *args):
@@ -404,12 +407,17 @@ class Interp:
         return v
 
     def _call(self, name, args, env):
-        proc = self.g.procedures[name]
-        inner = {k: env[k] for k in ("player", "this") if k in env}
-        inner.update(zip(proc["params"], args))
-        run = self.g.bodies.get(name)
-        if run is None:
-            run = self.g.bodies[name] = _body(self.g, proc["effect"])
+        body = self.g.bodies.get(name)
+        if body is None:
+            proc = self.g.procedures[name]
+            body = self.g.bodies[name] = (proc["params"], _body(self.g, proc["effect"]))
+        params, run = body
+        inner = {}
+        if "player" in env:
+            inner["player"] = env["player"]
+        if "this" in env:
+            inner["this"] = env["this"]
+        inner.update(zip(params, args))
         return run(self, inner)
 
     def changed(self):
@@ -1096,6 +1104,12 @@ def _body(game, block):
 
 def _known(game, st):
     """The game's remembered values for states with these seats and options."""
+    last = game.__dict__.get("_known_last")  # the table found last, for the same seats and options
+    if last is not None:
+        players, options = st.get("players"), st.get("options")
+        if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
+                and all(type(v) is t for v, t in zip(options.values(), last[4])):
+            return last[5]
     tables = game.__dict__.setdefault("_known", {})
     try:
         key = (tuple(st["players"]), repr(sorted(st["options"].items())))
@@ -1104,6 +1118,10 @@ def _known(game, st):
     t = tables.get(key)
     if t is None:
         t = tables[key] = {}
+    if key is not None:
+        options = st["options"]
+        game.__dict__["_known_last"] = (st["players"], options, list(st["players"]), dict(options),
+                                        [type(v) for v in options.values()], t)
     return t
 
 
