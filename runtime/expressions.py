@@ -535,21 +535,25 @@ def _quick_filter(game, e, where, var, C, src=None):
         return None
     conj = _conjuncts(where)
     first = conj[0]
+    settled = pure_expression(game, e)
     if not (first[0] == "op" and first[2] == "==" and first[3][0] == "attr" and first[3][2][0] == "name"
             and first[3][2][2] == var and not _names(first[4], var)):
-        return None
-    settled = pure_expression(game, e)
-    rhs_ir = first[4]
-    if rhs_ir[0] in ("num", "str", "none"):
-        kind = "literal"
-    elif rhs_ir[0] == "name":
-        kind = "name"
-    elif settled:
-        kind = "settled"
+        # `x.a and ...`, `not x.a and ...`, `x.a != v and ...`: each condition read as below
+        if _attr_test(game, first, var) is None:
+            return None
+        kind, conj = "none", [None] + conj
     else:
-        return None
-    read = _attr_reader(game, first[3][3], first[3][1])
-    rhs = C(rhs_ir)
+        rhs_ir = first[4]
+        if rhs_ir[0] in ("num", "str", "none"):
+            kind = "literal"
+        elif rhs_ir[0] == "name":
+            kind = "name"
+        elif settled:
+            kind = "settled"
+        else:
+            return None
+        read = _attr_reader(game, first[3][3], first[3][1])
+        rhs = C(rhs_ir)
     rest = []
     for c in conj[1:]:
         quick = _attr_test(game, c, var)
@@ -560,21 +564,16 @@ def _quick_filter(game, e, where, var, C, src=None):
     rname = rhs_ir[2] if kind == "name" else None
     # An index serves where the value can be worked out before the loop without a difference:
     # it costs no steps and reads nothing that the loop could change.
-    index = (src[2], first[3][3]) if src is not None and src[0] == "every" and src[2] != "player" and (
-        kind != "settled" or _steady(rhs_ir, var)) else None
+    if kind == "none":
+        index = None
+    else:
+        index = (src[2], first[3][3]) if src is not None and src[0] == "every" and src[2] != "player" and (
+            kind != "settled" or _steady(rhs_ir, var)) else None
     live = _in_play(game, src) if index is not None else None
 
-    def start(it, env, plain):
-        if kind == "name":
-            if rname not in env:  # a name of the game, not of the caller: the plain way
-                return (lambda it, inner, x: plain(it, inner)), None
-            value = [env[rname]]
-        elif kind == "literal":
-            value = [rhs(it, env)]
-        else:
-            value = []
-        # the other conditions: each (reader, test, value); a value still to be worked out is
-        # [closure] and is worked out where it is first needed
+    def tests_for(env):
+        """Each other condition as (reader, test, value), or (None, closure, None); a value still
+        to be worked out is a _Later, worked out where it is first needed."""
         tests = []
         for quick, general, want in rest:
             if quick is not None:
@@ -589,6 +588,9 @@ def _quick_filter(game, e, where, var, C, src=None):
                     tests.append((rd, test, env[ir[2]]))
                     continue
             tests.append((None, general, None))
+        return tests
+
+    def checker(tests):
         def others(it, inner, x):
             for rd, test, want in tests:
                 if rd is None:
@@ -600,23 +602,17 @@ def _quick_filter(game, e, where, var, C, src=None):
                 if not test(rd(it, x), want):
                     return False
             return True
+        return others
 
-        if index is not None:
-            if not value:
-                if not live(it):
-                    return others, ()
-                value.append(rhs(it, env))
-            group = it.grouped(index, read, live, value[0])
-            if group is not None:
-                return others, group
-
+    def keeper(value, tests):
         if not tests:
-            def keep(it, inner, x):
+            def keep_one(it, inner, x):
                 v = read(it, x)
                 if not value:
                     value.append(rhs(it, inner))
                 return v == value[0]
-            return keep, None
+            return keep_one
+        others = checker(tests)
 
         def keep(it, inner, x):
             v = read(it, x)
@@ -625,7 +621,40 @@ def _quick_filter(game, e, where, var, C, src=None):
             if not (v == value[0]):
                 return False
             return others(it, inner, x)
-        return keep, None
+        return keep
+
+    # Where nothing depends on the caller's names or waits to be worked out, the filter is
+    # made once here rather than for every loop.
+    fixed = None
+    if all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest):
+        if kind == "none":
+            fixed = checker(tests_for({}))
+        elif kind == "literal":
+            fixed = keeper([_literal(rhs_ir)], tests_for({}))
+        if fixed is not None and index is None:
+            return lambda it, env, plain: (fixed, None)
+
+    def start(it, env, plain):
+        if kind == "name":
+            if rname not in env:  # a name of the game, not of the caller: the plain way
+                return (lambda it, inner, x: plain(it, inner)), None
+            value = [env[rname]]
+        elif kind == "literal":
+            value = [rhs(it, env)]
+        else:
+            value = []
+        tests = tests_for(env)
+        if kind == "none":
+            return checker(tests), None
+        if index is not None:
+            if not value:
+                if not live(it):
+                    return checker(tests), ()
+                value.append(rhs(it, env))
+            group = it.grouped(index, read, live, value[0])
+            if group is not None:
+                return checker(tests), group
+        return keeper(value, tests), None
     return start
 
 

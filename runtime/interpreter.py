@@ -107,7 +107,7 @@ class Interp:
         ents = self.st["e"]
         ent = ents[eid]
         if self.cow_e is not None and self.cow_e.get(eid) is ent:
-            ent = ents[eid] = marshal.loads(marshal.dumps(ent))
+            ent = ents[eid] = _copy_thing(ent)
         return ent
 
     def own_zone(self, key):
@@ -1100,6 +1100,27 @@ def _body(game, block):
                 it.depth -= 1
         return ret
     return lambda it, inner: it.call_block(block, inner)
+
+
+_SCALARS = {str, int, float, bool, type(None)}
+_PARTS = {"c", "m", "k"}  # counters, marks, who was shown it: copied below
+
+
+def _copy_thing(ent):
+    """A deep copy of a thing in play; its parts are flat but for the odd list counter."""
+    c = ent["c"]
+    for v in c.values():
+        if type(v) not in _SCALARS:
+            return marshal.loads(marshal.dumps(ent))
+    for k, v in ent.items():
+        if k not in _PARTS and type(v) not in _SCALARS:
+            return marshal.loads(marshal.dumps(ent))
+    new = dict(ent)
+    new["c"] = dict(c)
+    new["m"] = dict(ent["m"])
+    if "k" in ent:
+        new["k"] = list(ent["k"])
+    return new
 
 
 def _known(game, st):
