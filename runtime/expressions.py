@@ -570,6 +570,7 @@ def _quick_filter(game, e, where, var, C, src=None):
         index = (src[2], first[3][3]) if src is not None and src[0] == "every" and src[2] != "player" and (
             kind != "settled" or _steady(rhs_ir, var)) else None
     live = _in_play(game, src) if index is not None else None
+    bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -651,7 +652,7 @@ def _quick_filter(game, e, where, var, C, src=None):
                 if not live(it):
                     return checker(tests), ()
                 value.append(rhs(it, env))
-            group = it.grouped(index, read, live, value[0])
+            group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
                 return checker(tests), group
         return keeper(value, tests), None
@@ -686,6 +687,35 @@ def loop_filter(game, where, var):
                 return False
         return True
     return keep
+
+
+def _counter_groups(game, n, pos):
+    """For an index by counter n: things grouped by its value in one loop, with the reads the
+    counter reader (see _attr_reader) would note. None for other attributes."""
+    if n not in game.counters or n in game.owned_zones or n in _BUILTIN_ATTRS:
+        return None
+    attrs_of = game.attrs_of
+
+    def bulk(it, things, reads):
+        ents = it.st["e"]
+        groups = {}
+        for x in things:
+            ent = ents.get(x)
+            if ent is None:
+                v = it.attr(x, n, pos)
+            else:
+                v = ent["c"].get(n, ABSENT)
+                reads[("C", x, n)] = v
+                if v is ABSENT:
+                    a = attrs_of.get(x)
+                    v = a.get(n) if a is not None else it.attr(x, n, pos)
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [x]
+            else:
+                g.append(x)
+        return groups
+    return bulk
 
 
 class _Later:

@@ -273,15 +273,16 @@ class Interp:
 
         A piece on a card on a location is at that location; a card in a player's zone is theirs.
         """
-        z = self.st["e"][x]["z"]
+        ents = self.st["e"]
+        z = ents[x]["z"]
         t = self.track
         if t is not None:
             t[("E", x, "z")] = z
         for _ in range(8):
-            head = z.split(".", 1)[0]
+            head = z.partition(".")[0]
             if head in among:
                 return head
-            ent = self.st["e"].get(head)
+            ent = ents.get(head)
             if ent is None:
                 return None
             z = ent["z"]
@@ -427,7 +428,7 @@ class Interp:
         if self.index:
             self.index = {}
 
-    def grouped(self, key, read, live, value):
+    def grouped(self, key, read, live, value, bulk=None):
         """The things of kind K in play whose attribute `a` equals `value`, in table order.
 
         key is (K, a); `read(self, x)` reads `x.a`, `live(self)` lists the things in play. A loop
@@ -435,6 +436,7 @@ class Interp:
         once and kept until this interpreter changes the state (like its short memory), so
         loops over the same kind and attribute share it. What the grouping read counts as read
         by each loop that uses it. None when a value cannot be grouped (a list, a table).
+        `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
         """
         hit = self.index.get(key)
         if hit is None:
@@ -442,13 +444,16 @@ class Interp:
             self.track = reads = {}
             groups = {}
             try:
-                for x in live(self):
-                    v = read(self, x)
-                    g = groups.get(v)
-                    if g is None:
-                        groups[v] = [x]
-                    else:
-                        g.append(x)
+                if bulk is not None:
+                    groups = bulk(self, live(self), reads)
+                else:
+                    for x in live(self):
+                        v = read(self, x)
+                        g = groups.get(v)
+                        if g is None:
+                            groups[v] = [x]
+                        else:
+                            g.append(x)
             except TypeError:  # a value that cannot be a key
                 groups = None
             finally:
