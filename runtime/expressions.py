@@ -316,7 +316,7 @@ def _compile(game, e):
             return _call_closure("pure" if name in pure_procedures(game) else "plain", name, args, pos)
         if name == "count" and len(args) == 1:
             a0 = args[0]
-            return lambda it, env: len(it.items(a0(it, env)))
+            return lambda it, env: it.size(a0(it, env))
         return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
 

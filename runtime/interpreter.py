@@ -297,21 +297,33 @@ class Interp:
         return self.holder(x, self.st["players"])
 
     def items(self, v):
+        """The things a value stands for. Callers only read the list; a zone's is a copy, so a
+        loop may move what it walks, and the same copy is what a remembered value read."""
         if v is None:
             return []
+        if type(v) is list:
+            return v
         if isinstance(v, Zone):
+            c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", str(v))] = contents(self.st, v)
-            return contents(self.st, v)
+                self.track[("Z", str(v))] = c
+            return c
         if isinstance(v, list):
             return v
         if isinstance(v, dict):
             return list(v.values())
         if isinstance(v, str) and v in self.st["e"]:
+            c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", v)] = contents(self.st, v)
-            return contents(self.st, v)
+                self.track[("Z", v)] = c
+            return c
         return [v]
+
+    def size(self, v):
+        """len(self.items(v)), without copying a zone's list where nothing is being noted."""
+        if type(v) is Zone and self.track is None:
+            return len(self.st["zones"].get(v, ()))
+        return len(self.items(v))
 
     def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
