@@ -78,23 +78,25 @@ def option_id(v) -> str:
 
 
 class Interp:
+    # Where an interpreter starts; many are made (one per condition the flow checks), so the
+    # plain starting values are the class's and each sets only what is its own.
     glet = None  # the greenlet this interpreter runs in, when the flow runs it live
+    ai = 0  # answers used so far
+    steps = 0
+    depth = 0
+    peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
+    track = None  # while a remembered value is worked out: what it read -> the value read
+    _known = None  # the game's remembered values for this state's seats and options
+    cow_e = cow_z = None  # the running task's snapshot, sharing things and zones
 
     def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
         self.answers = answers if answers is not None else []
-        self.ai = 0
-        self.steps = 0
-        self.depth = 0
-        self.peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
-        self.names = {}
         self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
-        self.pure = pure_procedures(game)
-        self.pure_actions = pure_actions(game)
-        self.track = None  # while a remembered value is worked out: what it read -> the value read
-        self._known = None  # the game's remembered values for this state's seats and options
-        self.cow_e = self.cow_z = None  # the running task's snapshot, sharing things and zones
+        d = game.__dict__
+        self.pure = d.get("_pure") or pure_procedures(game)
+        self.pure_actions = d.get("_pure_actions") or pure_actions(game)
         self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
     def cow(self, snap):
