@@ -1171,20 +1171,20 @@ def _still(st, reads) -> bool:
     ents = st["e"]
     for k, v in reads.items():
         kind = k[0]
-        if kind == "Z":
+        if kind == "C":  # counters first: most reads are theirs
+            ent = ents.get(k[1])
+            if ent is None:
+                return False
+            now = ent["c"].get(k[2], _ABSENT)
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "Z":
             now = zones.get(k[1])
             if (now != v) if now else v:
                 return False
         elif kind == "E":
             ent = ents.get(k[1])
             if ent is None or ent[k[2]] != v:
-                return False
-        elif kind == "C":
-            ent = ents.get(k[1])
-            if ent is None:
-                return False
-            now = ent["c"].get(k[2], _ABSENT)
-            if now is not v and (type(now) is not type(v) or now != v):
                 return False
         elif kind == "M":
             ent = ents.get(k[1])
