@@ -392,12 +392,10 @@ def _gen(game, e, C, num):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
-    if name in ("any", "all", "count", "sum"):  # a plain loop: no generator to resume per thing
-        return _aggregate(name, var, body, src, where, quick, test, num)
     if name == "count":
         return lambda it, env: sum(1 for v in values(it, env) if v)
     if name == "any":  # stops at the first true value
-        return lambda it, env: any(values(it, env))
+        return _any(var, body, src, where, quick, test)
     if name == "all":
         return lambda it, env: all(values(it, env))
     if name == "sum":
@@ -405,61 +403,31 @@ def _gen(game, e, C, num):
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
 
 
-def _aggregate(name, var, body, src, where, quick, test, num):
-    """any, all, count and sum over a generator expression, as loops; they give what the
-    built-in functions give over its values, and stop where those stop."""
-    def walk(it, env):
-        """(things, keep or None, body): keep(it, inner, x) filters; body gives each value."""
+def _any(var, body, src, where, quick, test):
+    """any() over a generator expression as a plain loop (no generator to resume per thing);
+    like the built-in, it stops at the first true value."""
+    def any_(it, env):
+        inner = dict(env)
         if quick is not None:
             keep, group = quick(it, env, where)
-            return (src(it, env) if group is None else group), keep, body
-        if test is not None:
-            keep, group = test(it, env, body)
-            return (src(it, env) if group is None else group), None, keep
-        return src(it, env), None, None
-
-    def each(it, env):
-        inner = dict(env)
-        xs, keep, value = walk(it, env)
-        for x in xs:
-            inner[var] = x
-            if keep is not None:
-                if not keep(it, inner, x):
-                    continue
-            elif where is not None and value is None and not where(it, inner):
-                continue
-            yield (value(it, inner, x) if test is not None else body(it, inner))
-
-    if name == "any":
-        def any_(it, env):
-            inner = dict(env)
-            xs, keep, value = walk(it, env)
-            for x in xs:
+            for x in src(it, env) if group is None else group:
                 inner[var] = x
-                if keep is not None:
-                    if not keep(it, inner, x):
-                        continue
-                elif value is not None:
-                    if value(it, inner, x):
-                        return True
-                    continue
-                elif where is not None and not where(it, inner):
-                    continue
-                if body(it, inner):
+                if keep(it, inner, x) and body(it, inner):
                     return True
             return False
-        return any_
-    if name == "all":
-        return lambda it, env: all(each(it, env))
-    if name == "count":
-        def count(it, env):
-            n = 0
-            for v in each(it, env):
-                if v:
-                    n += 1
-            return n
-        return count
-    return lambda it, env: sum(num(v) for v in each(it, env))
+        if test is not None:
+            keep, group = test(it, env, body)
+            for x in src(it, env) if group is None else group:
+                inner[var] = x
+                if keep(it, inner, x):
+                    return True
+            return False
+        for x in src(it, env):
+            inner[var] = x
+            if (where is None or where(it, inner)) and body(it, inner):
+                return True
+        return False
+    return any_
 
 
 def _in_play(game, e):
