@@ -34,13 +34,35 @@ _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "fa
 _FAST_BUILTINS = {
     "type": lambda it, x: it.g.proto_of.get(x, x),
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
-    "location": lambda it, x: it.location_of(x),
+    "location": lambda it, x: _location(it, x),
     "contents": lambda it, x: Zone(x),
     "zone": lambda it, x: Zone(_read(it, x, "z")),
     "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
 }
+
+
+def _location(it, x):
+    """Interp.location_of(x) for a thing in play, without the calls in between: the first
+    holder up from x's zone that is a location, each zone read noted like the interpreter's."""
+    ents = it.st["e"]
+    locations = it.g.locations
+    z = ents[x]["z"]
+    t = it.track
+    if t is not None:
+        t[("E", x, "z")] = z
+    for _ in range(8):
+        head = z.partition(".")[0]
+        if head in locations:
+            return head
+        ent = ents.get(head)
+        if ent is None:
+            return None
+        z = ent["z"]
+        if t is not None:
+            t[("E", head, "z")] = z
+    return None
 
 
 def _read(it, x, field):
@@ -771,6 +793,12 @@ def _attr_reader(game, n, pos):
                 return table.get(x, x if default is None else default)
             return it.attr(x, n, pos)
         return fixed_builtin
+    if n == "location" and n not in game.counters:
+        def location(it, x):
+            if type(x) is str and x in it.st["e"]:
+                return _location(it, x)
+            return it.attr(x, n, pos)
+        return location
     if n in _FAST_BUILTINS and n not in game.counters:
         read = _FAST_BUILTINS[n]
 
