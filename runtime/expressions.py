@@ -34,13 +34,35 @@ _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "fa
 _FAST_BUILTINS = {
     "type": lambda it, x: it.g.proto_of.get(x, x),
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
-    "location": lambda it, x: it.location_of(x),
+    "location": lambda it, x: _location(it, x),
     "contents": lambda it, x: Zone(x),
     "zone": lambda it, x: Zone(_read(it, x, "z")),
     "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
 }
+
+
+def _location(it, x):
+    """Interp.location_of(x) for a thing in play, without the calls in between: the first
+    holder up from x's zone that is a location, each zone read noted like the interpreter's."""
+    ents = it.st["e"]
+    locations = it.g.locations
+    z = ents[x]["z"]
+    t = it.track
+    if t is not None:
+        t[("E", x, "z")] = z
+    for _ in range(8):
+        head = z.partition(".")[0]
+        if head in locations:
+            return head
+        ent = ents.get(head)
+        if ent is None:
+            return None
+        z = ent["z"]
+        if t is not None:
+            t[("E", head, "z")] = z
+    return None
 
 
 def _read(it, x, field):
@@ -76,6 +98,47 @@ def _compile(game, e):
         return name
     if op == "attr":
         sub, n, pos = C(e[2]), e[3], e[1]
+        if e[2][0] == "name":  # `x.a`, the commonest shape: x read here, not through its closure
+            v, slow = e[2][2], _name_slow(e[2][2], e[2])
+            if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
+                attrs_of = game.attrs_of
+
+                def fixed_of_name(it, env):
+                    x = env[v] if v in env else slow(it, env)
+                    if type(x) is str:
+                        a = attrs_of.get(x)
+                        if a is not None:
+                            return a.get(n)
+                    return it.attr(x, n, pos)
+                return fixed_of_name
+            if n in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
+                attrs_of = game.attrs_of
+
+                def counter_of_name(it, env):
+                    x = env[v] if v in env else slow(it, env)
+                    if type(x) is str:
+                        ent = it.st["e"].get(x)
+                        if ent is not None:
+                            c = ent["c"]
+                            if it.track is not None:
+                                it.track[("C", x, n)] = c.get(n, ABSENT)
+                            if n in c:
+                                return c[n]
+                            a = attrs_of.get(x)
+                            if a is not None:
+                                return a.get(n)
+                    return it.attr(x, n, pos)
+                return counter_of_name
+            if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
+                scope, kind_of = game.owned_zones[n], game.kind_of
+
+                def owned_of_name(it, env):
+                    x = env[v] if v in env else slow(it, env)
+                    if type(x) is str and x in it.st["e"] and (
+                            x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
+                        return Zone(f"{x}.{n}")
+                    return it.attr(x, n, pos)
+                return owned_of_name
         if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
             # a fixed attribute printed on the thing: read it straight from its prototype
             attrs_of = game.attrs_of
@@ -129,12 +192,25 @@ def _compile(game, e):
         return lambda it, env: it.attr(sub(it, env), n, pos)
     if op == "op":
         o, a, b = e[2], C(e[3]), C(e[4])
+        lit = e[4][0] in ("num", "str", "none")  # `... == 3`: the literal is used as it is
+        y0 = _literal(e[4]) if lit else None
         if o == "==":
+            if lit:
+                return lambda it, env: a(it, env) == y0
             return lambda it, env: a(it, env) == b(it, env)
         if o == "!=":
+            if lit:
+                return lambda it, env: a(it, env) != y0
             return lambda it, env: a(it, env) != b(it, env)
         if o in _CMP:
             f = _CMP[o]
+            if lit and type(y0) is int:
+                def compare_int(it, env):
+                    x = a(it, env)
+                    if type(x) is int:
+                        return f(x, y0)
+                    return f(num(x), y0)
+                return compare_int
 
             def compare(it, env):
                 x, y = a(it, env), b(it, env)
@@ -187,16 +263,10 @@ def _compile(game, e):
         items = [C(x) for x in e[2]]
         return lambda it, env: [f(it, env) for f in items]
     if op == "every":
-        kind = e[2]
-
-        def every(it, env):
-            if kind == "player":
-                return it.order()
-            ents = it.st["e"]
-            if it.track is not None:  # which of them are out of the game: what lies in `removed`
-                it.track[("Z", "removed")] = list(it.st["zones"].get("removed", ()))
-            return [i for i in it.g.of_kind.get(kind, ()) if ents[i]["z"] != "removed"]
-        return every
+        if e[2] == "player":
+            return lambda it, env: it.order()
+        live = _in_play(game, e)
+        return lambda it, env: list(live(it))  # a list of its own: the game's is shared
     if op == "in":
         a, b = C(e[2]), C(e[3])
         return lambda it, env: it.member(a(it, env), b(it, env))
@@ -224,14 +294,26 @@ def _compile(game, e):
             return xs[i] if -len(xs) <= i < len(xs) else None
         return index
     if op == "comp":
-        body, var, src, where = C(e[2]), e[3], C(e[4]), C(e[5])
-        quick = _quick_filter(game, e, e[5], var, C)
+        body, var, src, where = C(e[2]), e[3], _source(game, e[4], C), C(e[5])
+        quick = _quick_filter(game, e, e[5], var, C, e[4])
         if quick is not None:
+            if e[2][0] == "name" and e[2][2] == var:  # `[x for x in ... where ...]`: the things themselves
+                def select(it, env):
+                    inner = dict(env)
+                    keep, group = quick(it, env, where)
+                    out = []
+                    for x in src(it, env) if group is None else group:
+                        inner[var] = x
+                        if keep(it, inner, x):
+                            out.append(x)
+                    return out
+                return select
+
             def comp_quick(it, env):
                 inner = dict(env)
-                keep = quick(it, env, where)
+                keep, group = quick(it, env, where)
                 out = []
-                for x in it.items(src(it, env)):
+                for x in src(it, env) if group is None else group:
                     inner[var] = x
                     if keep(it, inner, x):
                         out.append(body(it, inner))
@@ -241,7 +323,7 @@ def _compile(game, e):
         def comp(it, env):
             inner = dict(env)
             out = []
-            for x in it.items(src(it, env)):
+            for x in src(it, env):
                 inner[var] = x
                 if where is None or where(it, inner):
                     out.append(body(it, inner))
@@ -252,9 +334,44 @@ def _compile(game, e):
     if op == "call":
         name, args, pos = e[2], [C(a) for a in e[3]], e[1]
         if name in game.procedures:
-            return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
-        return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
+            from .analysis import pure_procedures
+            return _call_closure("pure" if name in pure_procedures(game) else "plain", name, args, pos)
+        if name == "count" and len(args) == 1:
+            a0 = args[0]
+            return lambda it, env: it.size(a0(it, env))
+        return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
+
+
+def _call_closure(kind, name, args, pos):
+    """A call with its arguments worked out in order, without a loop for the usual few.
+
+    kind: "pure" (a procedure that may be remembered), "plain" (one that changes something,
+    never remembered, so called straight away) or "function" (a built-in function).
+    """
+    n = len(args)
+    a0, a1, a2 = (list(args) + [None, None, None])[:3]
+    if kind == "pure":
+        if n == 1:
+            return lambda it, env: it.call_procedure(name, [a0(it, env)], env, pos)
+        if n == 2:
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env, pos)
+        if n == 3:
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env, pos)
+        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
+    if kind == "plain":
+        if n == 1:
+            return lambda it, env: it._call(name, [a0(it, env)], env)
+        if n == 2:
+            return lambda it, env: it._call(name, [a0(it, env), a1(it, env)], env)
+        if n == 3:
+            return lambda it, env: it._call(name, [a0(it, env), a1(it, env), a2(it, env)], env)
+        return lambda it, env: it._call(name, [f(it, env) for f in args], env)
+    if n == 1:
+        return lambda it, env: it.function(name, [a0(it, env)], pos)
+    if n == 2:
+        return lambda it, env: it.function(name, [a0(it, env), a1(it, env)], pos)
+    return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
 def _name_slow(n, e):
@@ -264,32 +381,34 @@ def _name_slow(n, e):
 
 
 def _gen(game, e, C, num):
-    name, body, var, src, where, pos = e[2], C(e[3]), e[4], C(e[5]), C(e[6]), e[1]
-    quick = _quick_filter(game, e, e[6], var, C)
+    name, body, var, src, where, pos = e[2], C(e[3]), e[4], _source(game, e[5], C), C(e[6]), e[1]
+    quick = _quick_filter(game, e, e[6], var, C, e[5])
 
     def plain(it, env):
         inner = dict(env)
-        for x in it.items(src(it, env)):
+        for x in src(it, env):
             inner[var] = x
             if where is None or where(it, inner):
                 yield body(it, inner)
 
     def filtered(it, env):  # the same, with the quick filter
         inner = dict(env)
-        keep = quick(it, env, where)
-        for x in it.items(src(it, env)):
+        keep, group = quick(it, env, where)
+        for x in src(it, env) if group is None else group:
             inner[var] = x
             if keep(it, inner, x):
                 yield body(it, inner)
 
     # `any(x.attr == v and ... for x in ...)`: the body is a test, and the quick filter gives
     # the same true or false for each thing
-    test = _quick_filter(game, e, e[3], var, C) if quick is None and e[6] is None and name in ("any", "all", "count") else None
+    # (`any` and `count` need only the things that pass the first test, where an index has them)
+    test = _quick_filter(game, e, e[3], var, C, e[5] if name != "all" else None) \
+        if quick is None and e[6] is None and name in ("any", "all", "count") else None
 
     def tested(it, env):
         inner = dict(env)
-        keep = test(it, env, body)
-        for x in it.items(src(it, env)):
+        keep, group = test(it, env, body)
+        for x in src(it, env) if group is None else group:
             inner[var] = x
             yield keep(it, inner, x)
 
@@ -298,12 +417,75 @@ def _gen(game, e, C, num):
     if name == "count":
         return lambda it, env: sum(1 for v in values(it, env) if v)
     if name == "any":  # stops at the first true value
-        return lambda it, env: any(values(it, env))
+        return _any(var, body, src, where, quick, test)
     if name == "all":
         return lambda it, env: all(values(it, env))
     if name == "sum":
         return lambda it, env: sum(num(v) for v in values(it, env))
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
+
+
+def _any(var, body, src, where, quick, test):
+    """any() over a generator expression as a plain loop (no generator to resume per thing);
+    like the built-in, it stops at the first true value."""
+    def any_(it, env):
+        inner = dict(env)
+        if quick is not None:
+            keep, group = quick(it, env, where)
+            for x in src(it, env) if group is None else group:
+                inner[var] = x
+                if keep(it, inner, x) and body(it, inner):
+                    return True
+            return False
+        if test is not None:
+            keep, group = test(it, env, body)
+            for x in src(it, env) if group is None else group:
+                inner[var] = x
+                if keep(it, inner, x):
+                    return True
+            return False
+        for x in src(it, env):
+            inner[var] = x
+            if (where is None or where(it, inner)) and body(it, inner):
+                return True
+        return False
+    return any_
+
+
+def _in_play(game, e):
+    """`every K` as the runtime reads it: the things of kind K, less those removed from the game.
+
+    What lies in `removed` says which are out; while nothing does, the game's own list serves
+    (callers must not change it).
+    """
+    ids = game.of_kind.get(e[2], [])
+    cache = {}  # what lies in `removed` -> the things still in play
+
+    def live(it):
+        zones = it.st["zones"]
+        removed = zones.get("removed")
+        if it.track is not None:
+            it.track[("Z", "removed")] = list(removed or ())
+        if not removed:
+            return ids
+        key = tuple(removed)
+        out = cache.get(key)
+        if out is None:
+            if len(cache) > 256:
+                cache.clear()
+            out = set(key)
+            out = cache[key] = [i for i in ids if i not in out]
+        return out
+    return live
+
+
+def _source(game, src, C):
+    """What a comprehension walks: `every K` straight from the game's table, else the items of a value."""
+    if src[0] == "every" and src[2] != "player":
+        live = _in_play(game, src)
+        return lambda it, env: live(it)
+    f = C(src)
+    return lambda it, env: it.items(f(it, env))
 
 
 def _conjuncts(e):
@@ -322,14 +504,20 @@ def _names(e, var) -> bool:
     return False
 
 
-def _quick_filter(game, e, where, var, C):
+def _quick_filter(game, e, where, var, C, src=None):
     """A faster `where` for `x for x in ... where x.attr == value and ...`.
 
     The filter reads `x.attr` without going through the name and comparison closures, and
     works `value` out once per loop rather than once per thing. That is the same when the
     value cannot change during the loop: a name bound by the caller, a literal, or any
     expression when the whole comprehension changes nothing (and it does not name `x`).
-    Otherwise None: the plain filter is used.
+    Otherwise None: the plain filter is used. The other conditions of the `and` that test one
+    attribute of `x` (`x.a == v`, `x.a != v`, `x.a`, `not x.a`) are read the same way.
+
+    `start(it, env, plain)` gives (keep, group): where the loop walks `every K` and the value is
+    known at the start, group is the things whose `x.attr` has that value, from the
+    interpreter's index (see Interp.grouped), and keep tests only the other conditions.
+    Otherwise group is None and keep tests them all.
     """
     from .analysis import pure_expression
 
@@ -337,32 +525,85 @@ def _quick_filter(game, e, where, var, C):
         return None
     conj = _conjuncts(where)
     first = conj[0]
+    settled = pure_expression(game, e)
     if not (first[0] == "op" and first[2] == "==" and first[3][0] == "attr" and first[3][2][0] == "name"
             and first[3][2][2] == var and not _names(first[4], var)):
-        return None
-    rhs_ir = first[4]
-    if rhs_ir[0] in ("num", "str", "none"):
-        kind = "literal"
-    elif rhs_ir[0] == "name":
-        kind = "name"
-    elif pure_expression(game, e):
-        kind = "settled"
+        # `x.a and ...`, `not x.a and ...`, `x.a != v and ...`: each condition read as below
+        if _attr_test(game, first, var) is None:
+            return None
+        kind, conj = "none", [None] + conj
     else:
-        return None
-    read = _attr_reader(game, first[3][3], first[3][1])
-    rhs = C(rhs_ir)
-    rest = [C(c) for c in conj[1:]]
-    rname = rhs_ir[2] if kind == "name" else None
-
-    def start(it, env, plain):
-        if kind == "name":
-            if rname not in env:  # a name of the game, not of the caller: the plain way
-                return lambda it, inner, x: plain(it, inner)
-            value = [env[rname]]
-        elif kind == "literal":
-            value = [rhs(it, env)]
+        rhs_ir = first[4]
+        if rhs_ir[0] in ("num", "str", "none"):
+            kind = "literal"
+        elif rhs_ir[0] == "name":
+            kind = "name"
+        elif settled:
+            kind = "settled"
         else:
-            value = []
+            return None
+        read = _attr_reader(game, first[3][3], first[3][1])
+        rhs = C(rhs_ir)
+    rest = []
+    for c in conj[1:]:
+        quick = _attr_test(game, c, var)
+        if quick is not None and quick[2] is not None and quick[2][0] not in ("num", "str", "none", "name") \
+                and not (settled and _steady(quick[2], var)):
+            quick = None
+        rest.append((quick, C(c), C(quick[2]) if quick is not None and quick[2] is not None else None))
+    rname = rhs_ir[2] if kind == "name" else None
+    # An index serves where the value can be worked out before the loop without a difference:
+    # it costs no steps and reads nothing that the loop could change.
+    if kind == "none":
+        index = None
+    else:
+        index = (src[2], first[3][3]) if src is not None and src[0] == "every" and src[2] != "player" and (
+            kind != "settled" or _steady(rhs_ir, var)) else None
+    live = _in_play(game, src) if index is not None else None
+    bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
+
+    def tests_for(env):
+        """Each other condition as (reader, test, value), or (None, closure, None); a value still
+        to be worked out is a _Later, worked out where it is first needed."""
+        tests = []
+        for quick, general, want in rest:
+            if quick is not None:
+                rd, test, ir = quick
+                if ir is None or ir[0] in ("num", "str", "none"):
+                    tests.append((rd, test, None if ir is None else _literal(ir)))
+                    continue
+                if ir[0] != "name":
+                    tests.append((rd, test, _Later(want)))
+                    continue
+                if ir[2] in env:
+                    tests.append((rd, test, env[ir[2]]))
+                    continue
+            tests.append((None, general, None))
+        return tests
+
+    def checker(tests):
+        def others(it, inner, x):
+            for rd, test, want in tests:
+                if rd is None:
+                    if not test(it, inner):
+                        return False
+                    continue
+                if type(want) is _Later:
+                    want = want.value(it, inner)
+                if not test(rd(it, x), want):
+                    return False
+            return True
+        return others
+
+    def keeper(value, tests):
+        if not tests:
+            def keep_one(it, inner, x):
+                v = read(it, x)
+                if not value:
+                    value.append(rhs(it, inner))
+                return v == value[0]
+            return keep_one
+        others = checker(tests)
 
         def keep(it, inner, x):
             v = read(it, x)
@@ -370,12 +611,152 @@ def _quick_filter(game, e, where, var, C):
                 value.append(rhs(it, inner))
             if not (v == value[0]):
                 return False
-            for r in rest:
-                if not r(it, inner):
-                    return False
-            return True
+            return others(it, inner, x)
         return keep
+
+    # Where nothing depends on the caller's names or waits to be worked out, the filter is
+    # made once here rather than for every loop.
+    fixed = None
+    if all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest):
+        if kind == "none":
+            fixed = checker(tests_for({}))
+        elif kind == "literal":
+            fixed = keeper([_literal(rhs_ir)], tests_for({}))
+        if fixed is not None and index is None:
+            return lambda it, env, plain: (fixed, None)
+
+    def start(it, env, plain):
+        if kind == "name":
+            if rname not in env:  # a name of the game, not of the caller: the plain way
+                return (lambda it, inner, x: plain(it, inner)), None
+            value = [env[rname]]
+        elif kind == "literal":
+            value = [rhs(it, env)]
+        else:
+            value = []
+        tests = tests_for(env)
+        if kind == "none":
+            return checker(tests), None
+        if index is not None:
+            if not value:
+                if not live(it):
+                    return checker(tests), ()
+                value.append(rhs(it, env))
+            group = it.grouped(index, read, live, value[0], bulk)
+            if group is not None:
+                return checker(tests), group
+        return keeper(value, tests), None
     return start
+
+
+def loop_filter(game, where, var):
+    """`for each x in ... where x.a == "v" and ...`: the conditions on one attribute of `x`
+    with a literal (or none at all) read directly, the others by their closures, in order.
+
+    Only literals: the loop's body shares the names and may change the state, so nothing
+    else is known to stay the same from one thing to the next. None where the first condition
+    is not of this shape. The result is `keep(it, env, x)`.
+    """
+    conj = _conjuncts(where)
+    tests = []
+    for c in conj:
+        quick = _attr_test(game, c, var)
+        if quick is not None and (quick[2] is None or quick[2][0] in ("num", "str", "none")):
+            tests.append((quick[0], quick[1], None if quick[2] is None else _literal(quick[2])))
+        else:
+            tests.append((None, _compile(game, c), None))
+    if tests[0][0] is None:
+        return None
+
+    def keep(it, env, x):
+        for rd, test, want in tests:
+            if rd is None:
+                if not test(it, env):
+                    return False
+            elif not test(rd(it, x), want):
+                return False
+        return True
+    return keep
+
+
+def _counter_groups(game, n, pos):
+    """For an index by counter n: things grouped by its value in one loop, with the reads the
+    counter reader (see _attr_reader) would note. None for other attributes."""
+    if n not in game.counters or n in game.owned_zones or n in _BUILTIN_ATTRS:
+        return None
+    attrs_of = game.attrs_of
+
+    def bulk(it, things, reads):
+        ents = it.st["e"]
+        groups = {}
+        for x in things:
+            ent = ents.get(x)
+            if ent is None:
+                v = it.attr(x, n, pos)
+            else:
+                v = ent["c"].get(n, ABSENT)
+                reads[("C", x, n)] = v
+                if v is ABSENT:
+                    a = attrs_of.get(x)
+                    v = a.get(n) if a is not None else it.attr(x, n, pos)
+            g = groups.get(v)
+            if g is None:
+                groups[v] = [x]
+            else:
+                g.append(x)
+        return groups
+    return bulk
+
+
+class _Later:
+    """A value of a loop's condition, worked out where it is first needed (then kept)."""
+    __slots__ = ("work", "v")
+
+    def __init__(self, work):
+        self.work = work
+
+    def value(self, it, inner):
+        if self.work is not None:
+            self.v = self.work(it, inner)
+            self.work = None
+        return self.v
+
+
+def _steady(ir, var) -> bool:
+    """Whether an expression can be worked out once for a loop over `var`: it does not name
+    `var` and calls nothing (a call counts steps and may nest)."""
+    stack = [ir]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            if len(n) > 2 and n[0] in ("call", "gen", "comp"):
+                return False
+            if len(n) > 2 and n[0] == "name" and n[2] == var:
+                return False
+            stack.extend(x for x in n if isinstance(x, list))
+    return True
+
+
+_TESTS = {"==": lambda v, want: v == want, "!=": lambda v, want: v != want,
+          "attr": lambda v, want: bool(v), "not": lambda v, want: not v}
+
+
+def _attr_test(game, c, var):
+    """(reader, test, value IR) for a condition on one attribute of `var`: `var.a == v`,
+    `var.a != v`, `var.a`, `not var.a`, where v does not name `var`; else None."""
+    def own_attr(a):
+        return a[0] == "attr" and a[2][0] == "name" and a[2][2] == var
+    if c[0] == "op" and c[2] in ("==", "!=") and own_attr(c[3]) and not _names(c[4], var):
+        return _attr_reader(game, c[3][3], c[3][1]), _TESTS[c[2]], c[4]
+    if own_attr(c):
+        return _attr_reader(game, c[3], c[1]), _TESTS["attr"], None
+    if c[0] == "not" and own_attr(c[2]):
+        return _attr_reader(game, c[2][3], c[2][1]), _TESTS["not"], None
+    return None
+
+
+def _literal(ir):
+    return None if ir[0] == "none" else ir[2]
 
 
 def _attr_reader(game, n, pos):
@@ -412,6 +793,12 @@ def _attr_reader(game, n, pos):
                 return table.get(x, x if default is None else default)
             return it.attr(x, n, pos)
         return fixed_builtin
+    if n == "location" and n not in game.counters:
+        def location(it, x):
+            if type(x) is str and x in it.st["e"]:
+                return _location(it, x)
+            return it.attr(x, n, pos)
+        return location
     if n in _FAST_BUILTINS and n not in game.counters:
         read = _FAST_BUILTINS[n]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import operator
 
 from . import continuation
 from .analysis import may_stop
@@ -277,11 +278,13 @@ def _end_check(game, st):
 
 
 def _expire(st, until):
-    for ent in st["e"].values():
-        m = ent["m"]
-        if m and until in m.values():
+    for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
+        if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
+
+
+_MARKS = operator.itemgetter("m")
 
 
 def interrupt(game, st, ir, env) -> None:

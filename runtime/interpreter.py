@@ -78,23 +78,26 @@ def option_id(v) -> str:
 
 
 class Interp:
+    # Where an interpreter starts; many are made (one per condition the flow checks), so the
+    # plain starting values are the class's and each sets only what is its own.
     glet = None  # the greenlet this interpreter runs in, when the flow runs it live
+    ai = 0  # answers used so far
+    steps = 0
+    depth = 0
+    peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
+    track = None  # while a remembered value is worked out: what it read -> the value read
+    _known = None  # the game's remembered values for this state's seats and options
+    cow_e = cow_z = None  # the running task's snapshot, sharing things and zones
 
     def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
         self.answers = answers if answers is not None else []
-        self.ai = 0
-        self.steps = 0
-        self.depth = 0
-        self.peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
-        self.names = {}
         self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
-        self.pure = pure_procedures(game)
-        self.pure_actions = pure_actions(game)
-        self.track = None  # while a remembered value is worked out: what it read -> the value read
-        self._known = None  # the game's remembered values for this state's seats and options
-        self.cow_e = self.cow_z = None  # the running task's snapshot, sharing things and zones
+        d = game.__dict__
+        self.pure = d.get("_pure") or pure_procedures(game)
+        self.pure_actions = d.get("_pure_actions") or pure_actions(game)
+        self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
     def cow(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""
@@ -106,7 +109,7 @@ class Interp:
         ents = self.st["e"]
         ent = ents[eid]
         if self.cow_e is not None and self.cow_e.get(eid) is ent:
-            ent = ents[eid] = marshal.loads(marshal.dumps(ent))
+            ent = ents[eid] = _copy_thing(ent)
         return ent
 
     def own_zone(self, key):
@@ -272,15 +275,16 @@ class Interp:
 
         A piece on a card on a location is at that location; a card in a player's zone is theirs.
         """
-        z = self.st["e"][x]["z"]
+        ents = self.st["e"]
+        z = ents[x]["z"]
         t = self.track
         if t is not None:
             t[("E", x, "z")] = z
         for _ in range(8):
-            head = z.split(".", 1)[0]
+            head = z.partition(".")[0]
             if head in among:
                 return head
-            ent = self.st["e"].get(head)
+            ent = ents.get(head)
             if ent is None:
                 return None
             z = ent["z"]
@@ -295,21 +299,33 @@ class Interp:
         return self.holder(x, self.st["players"])
 
     def items(self, v):
+        """The things a value stands for. Callers only read the list; a zone's is a copy, so a
+        loop may move what it walks, and the same copy is what a remembered value read."""
         if v is None:
             return []
+        if type(v) is list:
+            return v
         if isinstance(v, Zone):
+            c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", str(v))] = contents(self.st, v)
-            return contents(self.st, v)
+                self.track[("Z", str(v))] = c
+            return c
         if isinstance(v, list):
             return v
         if isinstance(v, dict):
             return list(v.values())
         if isinstance(v, str) and v in self.st["e"]:
+            c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", v)] = contents(self.st, v)
-            return contents(self.st, v)
+                self.track[("Z", v)] = c
+            return c
         return [v]
+
+    def size(self, v):
+        """len(self.items(v)), without copying a zone's list where nothing is being noted."""
+        if type(v) is Zone and self.track is None:
+            return len(self.st["zones"].get(v, ()))
+        return len(self.items(v))
 
     def member(self, a, b):
         if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
@@ -328,9 +344,12 @@ class Interp:
     def call_procedure(self, name, args, env, pos):
         reads = self.pure.get(name)
         if reads is not None:
-            key = _memo_key(name, args, env, reads)
-            if key is not None:
-                return self.remembered(key, self._call, name, args, env)
+            tally = self.g.tally.get(name)
+            # a procedure whose memory was judged not to pay is worked out plainly, key or not
+            if tally is None or tally[2] or tally[0] < _TRIAL:
+                key = _memo_key(name, args, env, reads)
+                if key is not None:
+                    return self.remembered(key, self._call, name, args, env)
         return self._call(name, args, env)
 
     def remembered(self, key, work, *args):
@@ -403,18 +422,67 @@ class Interp:
         return v
 
     def _call(self, name, args, env):
-        proc = self.g.procedures[name]
-        inner = {k: env[k] for k in ("player", "this") if k in env}
-        inner.update(zip(proc["params"], args))
-        run = self.g.bodies.get(name)
-        if run is None:
-            run = self.g.bodies[name] = _body(self.g, proc["effect"])
+        body = self.g.bodies.get(name)
+        if body is None:
+            proc = self.g.procedures[name]
+            body = self.g.bodies[name] = (proc["params"], _body(self.g, proc["effect"]))
+        params, run = body
+        inner = {}
+        if "player" in env:
+            inner["player"] = env["player"]
+        if "this" in env:
+            inner["this"] = env["this"]
+        inner.update(zip(params, args))
         return run(self, inner)
 
     def changed(self):
         """The state changed: values remembered from before no longer hold."""
         if self.memo:
             self.memo.clear()
+        if self.index:
+            self.index = {}
+
+    def grouped(self, key, read, live, value, bulk=None):
+        """The things of kind K in play whose attribute `a` equals `value`, in table order.
+
+        key is (K, a); `read(self, x)` reads `x.a`, `live(self)` lists the things in play. A loop
+        `[x for x in every K where x.a == value ...]` walks only these. The grouping is made
+        once and kept until this interpreter changes the state (like its short memory), so
+        loops over the same kind and attribute share it. What the grouping read counts as read
+        by each loop that uses it. None when a value cannot be grouped (a list, a table).
+        `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
+        """
+        hit = self.index.get(key)
+        if hit is None:
+            outer = self.track
+            self.track = reads = {}
+            groups = {}
+            try:
+                if bulk is not None:
+                    groups = bulk(self, live(self), reads)
+                else:
+                    for x in live(self):
+                        v = read(self, x)
+                        g = groups.get(v)
+                        if g is None:
+                            groups[v] = [x]
+                        else:
+                            g.append(x)
+            except TypeError:  # a value that cannot be a key
+                groups = None
+            finally:
+                self.track = outer
+            hit = self.index[key] = (groups, reads)
+        groups, reads = hit
+        if groups is None:
+            return None
+        try:
+            group = groups.get(value, ())
+        except TypeError:
+            return None
+        if self.track is not None:
+            self.track.update(reads)
+        return group
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
@@ -1053,8 +1121,35 @@ def _body(game, block):
     return lambda it, inner: it.call_block(block, inner)
 
 
+_SCALARS = {str, int, float, bool, type(None)}
+_PARTS = {"c", "m", "k"}  # counters, marks, who was shown it: copied below
+
+
+def _copy_thing(ent):
+    """A deep copy of a thing in play; its parts are flat but for the odd list counter."""
+    c = ent["c"]
+    for v in c.values():
+        if type(v) not in _SCALARS:
+            return marshal.loads(marshal.dumps(ent))
+    for k, v in ent.items():
+        if k not in _PARTS and type(v) not in _SCALARS:
+            return marshal.loads(marshal.dumps(ent))
+    new = dict(ent)
+    new["c"] = dict(c)
+    new["m"] = dict(ent["m"])
+    if "k" in ent:
+        new["k"] = list(ent["k"])
+    return new
+
+
 def _known(game, st):
     """The game's remembered values for states with these seats and options."""
+    last = game.__dict__.get("_known_last")  # the table found last, for the same seats and options
+    if last is not None:
+        players, options = st.get("players"), st.get("options")
+        if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
+                and all(type(v) is t for v, t in zip(options.values(), last[4])):
+            return last[5]
     tables = game.__dict__.setdefault("_known", {})
     try:
         key = (tuple(st["players"]), repr(sorted(st["options"].items())))
@@ -1063,6 +1158,10 @@ def _known(game, st):
     t = tables.get(key)
     if t is None:
         t = tables[key] = {}
+    if key is not None:
+        options = st["options"]
+        game.__dict__["_known_last"] = (st["players"], options, list(st["players"]), dict(options),
+                                        [type(v) for v in options.values()], t)
     return t
 
 
@@ -1072,20 +1171,20 @@ def _still(st, reads) -> bool:
     ents = st["e"]
     for k, v in reads.items():
         kind = k[0]
-        if kind == "Z":
+        if kind == "C":  # counters first: most reads are theirs
+            ent = ents.get(k[1])
+            if ent is None:
+                return False
+            now = ent["c"].get(k[2], _ABSENT)
+            if now is not v and (type(now) is not type(v) or now != v):
+                return False
+        elif kind == "Z":
             now = zones.get(k[1])
             if (now != v) if now else v:
                 return False
         elif kind == "E":
             ent = ents.get(k[1])
             if ent is None or ent[k[2]] != v:
-                return False
-        elif kind == "C":
-            ent = ents.get(k[1])
-            if ent is None:
-                return False
-            now = ent["c"].get(k[2], _ABSENT)
-            if now is not v and (type(now) is not type(v) or now != v):
                 return False
         elif kind == "M":
             ent = ents.get(k[1])

@@ -8,7 +8,7 @@ the interpreter's own handler. Content still cannot run Python.
 """
 from __future__ import annotations
 
-from .expressions import compiled
+from .expressions import compiled, loop_filter
 
 _CATCH = (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError)
 
@@ -126,6 +126,25 @@ def _statement(game, s):
         return if_
     if op == "for":
         var, src, where, body = s[2], _guarded(game, s[3]), s[4], _block(game, s[5])
+        quick = loop_filter(game, where, var) if where is not None else None
+        if quick is not None:
+            wpos, wop = where[1], where[0]
+
+            def for_quick(it, env):
+                try:
+                    for x in list(it.items(src(it, env))):
+                        env[var] = x
+                        try:
+                            if not quick(it, env, x):
+                                continue
+                        except _CATCH as exc:
+                            raise GameFault(wpos, f"cannot evaluate `{wop}`: {exc}") from None
+                        r = body(it, env)
+                        if r is not None:
+                            return r
+                except _Stop:
+                    pass
+            return for_quick
         where = _guarded(game, where) if where is not None else None
 
         def for_(it, env):

@@ -42,7 +42,7 @@ class Game:
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
         self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
         self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
-        self.bodies = {}  # procedure id -> its body as a closure (runtime/interpreter.py)
+        self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
         self.tally = {}  # procedure (action, expression) -> [calls watched, found again, kept]: Interp.remembered
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
