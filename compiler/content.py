@@ -349,15 +349,12 @@ def _load_ahead(files, one) -> tuple[set, object]:
             doc = one(path, shown, mine)
             out[shown] = (encode(doc) if doc is not None else None,
                           [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
-            if LEARN_AHEAD and doc is not None:
+            if doc is not None:
                 texts += _effect_texts(doc)
         # the statements of these files, parsed: this process then sets up no parser for them
         return out, dsl.pieces(dsl.learn(texts))
     collect = parallel.start(work)
     return (set(share), collect) if collect is not None else (set(), None)
-
-
-LEARN_AHEAD = True
 
 
 def _effect_texts(doc) -> list:

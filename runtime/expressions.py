@@ -44,25 +44,8 @@ _FAST_BUILTINS = {
 
 
 def _location(it, x):
-    """Interp.location_of(x) for a thing in play, without the calls in between: the first
-    holder up from x's zone that is a location, each zone read noted like the interpreter's."""
-    ents = it.st["e"]
-    locations = it.g.locations
-    z = ents[x]["z"]
-    t = it.track
-    if t is not None:
-        t[("E", x, "z")] = z
-    for _ in range(8):
-        head = z.partition(".")[0]
-        if head in locations:
-            return head
-        ent = ents.get(head)
-        if ent is None:
-            return None
-        z = ent["z"]
-        if t is not None:
-            t[("E", head, "z")] = z
-    return None
+    """Interp.location_of(x) for a thing in play, with one call fewer."""
+    return it.holder(x, it.g.locations)
 
 
 def _read(it, x, field):
