@@ -291,19 +291,14 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    theirs, collect = _load_ahead(files, one)
+    theirs, next_part = _load_ahead(files, one)
     got = None
     for path, shown in zip(files, src.files):
         doc = None
         if path in theirs:
             if got is None:
-                got = collect() if collect is not None else None
-                if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict):
-                    from . import dsl
-                    got, learned = got
-                    dsl.add_pieces(learned)
-                else:
-                    got = {}
+                got = next_part() if next_part is not None else None
+                got = got if isinstance(got, dict) else {}
             if shown in got:
                 encoded, diags = got[shown]
                 doc = decode(encoded, shown)
@@ -315,6 +310,10 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
             doc = one(path, shown, report)
         if doc is not None:
             add_doc(src, shown, doc, report)
+    if next_part is not None:  # then the statements of the child's files, parsed meanwhile
+        from . import dsl
+        dsl.add_pieces(next_part())
+        next_part.finish()
     return src
 
 
@@ -325,8 +324,10 @@ AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for t
 def _load_ahead(files, one) -> tuple[set, object]:
     """Start a child that loads and checks a share of a big game's files (the later ones)
     while this process loads the rest; it sends them back as plain data (source.encode),
-    which this process rebuilds far sooner than it would load them. Gives the child's files
-    and the function that collects {shown: (encoded value or None, diagnostics)}."""
+    which this process rebuilds far sooner than it would load them, and then the statements
+    of their effects, parsed (dsl.pieces). Gives the child's files and the function that
+    gives those two parts in turn: {shown: (encoded value or None, diagnostics)}, then the
+    statements."""
     from . import parallel
     try:
         sizes = [os.path.getsize(f) for f in files]
@@ -351,10 +352,11 @@ def _load_ahead(files, one) -> tuple[set, object]:
                           [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
             if doc is not None:
                 texts += _effect_texts(doc)
-        # the statements of these files, parsed: this process then sets up no parser for them
-        return out, dsl.pieces(dsl.learn(texts))
-    collect = parallel.start(work)
-    return (set(share), collect) if collect is not None else (set(), None)
+        yield out
+        # the statements of these files, parsed: the parent then sets up no parser for them
+        yield dsl.pieces(dsl.learn(texts))
+    next_part = parallel.start_parts(work)
+    return (set(share), next_part) if next_part is not None else (set(), None)
 
 
 def _effect_texts(doc) -> list:

@@ -35,6 +35,23 @@ def start(work):
     """Run `work()` in a forked child, which sends back what it gives (plain data).
     Returns a function that waits for it and gives that value, or None if the child failed;
     None instead of the function where there is no second core or no fork."""
+    next_part = start_parts(lambda: iter((work(),)))
+    if next_part is None:
+        return None
+
+    def collect():
+        try:
+            return next_part()
+        finally:
+            next_part.finish()
+    return collect
+
+
+def start_parts(parts):
+    """Run `parts()`, which yields plain data, in a forked child that sends each value as soon
+    as it is made. Returns `next_part()`, which waits for the next value and gives it (None
+    once the child failed or had no more), with `next_part.finish()` to end the child when no
+    more is wanted; None instead of the function where there is no second core or no fork."""
     if not can_fork():
         return None
     read, write = os.pipe()
@@ -44,26 +61,39 @@ def start(work):
         os.close(read)
         os.close(write)
         return None
-    if pid == 0:  # the child: its work, sent as one message, then gone without cleanup
+    if pid == 0:  # the child: each value as one message (its length, then it), then gone without cleanup
         os.close(read)
         code = 1
         try:
-            data = _pack(work())
             with os.fdopen(write, "wb") as out:
-                out.write(data)
+                for value in parts():
+                    data = _pack(value)
+                    out.write(len(data).to_bytes(8, "little") + data)
+                    out.flush()
             code = 0
         finally:
             os._exit(code)
     os.close(write)
+    inp = os.fdopen(read, "rb")
+    done = []
 
-    def collect():
-        try:
-            with os.fdopen(read, "rb") as inp:
-                data = inp.read()
-        finally:
-            _, status = os.waitpid(pid, 0)
-        return _unpack(data) if status == 0 else None
-    return collect
+    def finish():
+        if not done:
+            done.append(1)
+            inp.close()  # a child still writing stops here instead of waiting for a reader
+            os.waitpid(pid, 0)
+
+    def next_part():
+        if done:
+            return None
+        head = inp.read(8)
+        data = inp.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
+        if len(head) < 8 or len(data) < int.from_bytes(head, "little"):
+            finish()  # the child failed, or has sent all it had
+            return None
+        return _unpack(data)
+    next_part.finish = finish
+    return next_part
 
 
 def in_two(batch, items: list, min_items: int = MIN_ITEMS) -> tuple[list, list]:

@@ -30,6 +30,30 @@ def test_two_processes_give_what_one_gives():
     assert sum(extras) == sum(items)
 
 
+def test_a_child_sends_its_parts_as_it_makes_them():
+    def parts():
+        yield {"a": [1, 2]}
+        yield "second"
+    next_part = parallel.start_parts(parts)
+    if next_part is None:
+        pytest.skip("no second core here")
+    assert next_part() == {"a": [1, 2]}
+    assert next_part() == "second"
+    assert next_part() is None  # no more
+    next_part.finish()
+
+
+def test_a_child_that_fails_midway_keeps_what_it_sent():
+    def parts():
+        yield 1
+        raise RuntimeError("the child breaks")
+    next_part = parallel.start_parts(parts)
+    if next_part is None:
+        pytest.skip("no second core here")
+    assert next_part() == 1
+    assert next_part() is None
+
+
 def test_two_items_can_go_side_by_side():
     parent = os.getpid()
     where = parallel.in_two(lambda part: ([os.getpid() != parent for _ in part], None), ["en", "ru"], min_items=2)[0]
@@ -148,8 +172,8 @@ def test_loading_in_two_processes_reports_what_one_process_reports(broken_game, 
                  .replace("deck: market", "dekc: market", 2).replace("power: 3", "power: 03", 1))
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)  # any game is big enough
     started = []
-    real = parallel.start
-    monkeypatch.setattr(parallel, "start", lambda work: started.append(1) or real(work))
+    real = parallel.start_parts
+    monkeypatch.setattr(parallel, "start_parts", lambda parts: started.append(1) or real(parts))
     ahead = [d.text() for d in cache.validate_game(broken_game).sorted()]
     assert started or parallel.cores() < 2
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
@@ -162,7 +186,10 @@ def test_loading_in_two_processes_reports_what_one_process_reports(broken_game, 
 def test_a_child_that_cannot_load_its_share_only_costs_time(broken_game, monkeypatch):
     from compiler import cache
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)
-    monkeypatch.setattr(parallel, "start", lambda work: (lambda: None))  # the child sent nothing
+    def nothing():  # the child sent nothing
+        return None
+    nothing.finish = lambda: None
+    monkeypatch.setattr(parallel, "start_parts", lambda parts: nothing)
     ahead = [d.text() for d in cache.validate_game(broken_game).sorted()]
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     assert ahead == [d.text() for d in cache.validate_game(broken_game).sorted()]
