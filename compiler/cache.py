@@ -146,12 +146,13 @@ def _full(folder, shown, hashes):
     model = build_model(src, report) if src.docs else None
     rec = {"version": checker_version(), "stamp": os.urandom(8).hex(), "files": shown, "hash": hashes,
            "diags": {s: [] for s in shown}, "other": [], "iface": {}}
-    summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}
+    summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}  # each file's as JSON text
     for d in report.items:
         rec["diags"].get(d.pos.file, rec["other"]).append(_plain(d))
     if model is not None:
         for s, (stub, uses) in summaries(model).items():
-            summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface(stub, uses)
+            stub, uses = _compact(stub), _compact(uses)
+            summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface_of_text(stub, uses)
     return report, rec, summary
 
 
@@ -320,7 +321,14 @@ def _decode(e, file, depth, dummy=None):
 
 def _iface(stub, uses) -> str:
     """What other files' findings can depend on: the summary and what its effects use."""
-    return hashlib.sha1(json.dumps([stub, uses], ensure_ascii=False).encode()).hexdigest()
+    return _iface_of_text(_compact(stub), _compact(uses))
+
+
+def _iface_of_text(stub: str, uses: str) -> str:
+    return hashlib.sha1((stub + "\n" + uses).encode()).hexdigest()
+
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 # ---- storage -------------------------------------------------------------------
@@ -398,7 +406,11 @@ class _Store:
         _save(os.path.join(self.dir, "index.json"), rec)
 
     def write_all(self, rec, summary):
-        _save(os.path.join(self.dir, "summaries.json"), summary)
+        """`summary` holds each file's stub and uses as JSON text already (see _full)."""
+        def files(part):
+            return "{" + ",".join(f"{_compact(f)}:{text}" for f, text in summary[part].items()) + "}"
+        _save_text(os.path.join(self.dir, "summaries.json"),
+                   f'{{"stamp":{_compact(summary["stamp"])},"stubs":{files("stubs")},"uses":{files("uses")}}}')
         _save(os.path.join(self.dir, "index.json"), rec)
 
 
@@ -413,13 +425,18 @@ def _load(path):
 
 
 def _save(path, data) -> None:
+    if enabled():
+        _save_text(path, _compact(data))
+
+
+def _save_text(path, text: str) -> None:
     if not enabled():
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")))  # dumps: the C encoder
+            fh.write(text)
         os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written only costs time
