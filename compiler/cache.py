@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import json
 import os
@@ -28,6 +27,7 @@ import tempfile
 from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
+from .memory import no_collection
 from .names import BUILTIN_NAMES
 from .model import build_model
 from .source import PList, PMap, PStr
@@ -80,14 +80,8 @@ def checker_version() -> str:
 
 def validate_game(folder: str) -> Report:
     """The report a full check of the game folder gives, from the cache where it still holds."""
-    # Loading makes many small objects and no garbage cycles: collecting while we go only costs.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with no_collection():
         return _validate(folder)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _validate(folder: str) -> Report:
@@ -218,11 +212,10 @@ def summaries(model, only=None) -> dict:
             continue
         drop.setdefault(id(node), set()).add(key)
         if found is not None:
-            u = uses.get(node.pos.file)
-            if u is None:
-                u = uses[node.pos.file] = {"n": set(), "e": {}}
-            u["n"] |= found[0] & ids
-            for ev, names in found[2].items():
+            u = uses.setdefault(node.pos.file, {"n": set(), "e": {}})
+            found = _uses(found, ids)
+            u["n"] |= found["n"]
+            for ev, names in found["e"].items():
                 u["e"].setdefault(ev, set()).update(names)
     out = {}
     for file, doc in model.src.docs.items():
@@ -425,8 +418,7 @@ def _load(path):
 
 
 def _save(path, data) -> None:
-    if enabled():
-        _save_text(path, _compact(data))
+    _save_text(path, _compact(data))
 
 
 def _save_text(path, text: str) -> None:

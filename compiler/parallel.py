@@ -1,10 +1,12 @@
-"""Half of a big batch of work done by a second process, where the machine has a second core.
+"""Part of a big piece of work done by a second process, where the machine has a second core.
 
-A checked game is mostly parsing: thousands of effects, each independent of the others.
+A big game's files, effects and rulebooks are many parts, each independent of the others.
 `in_two(batch, items)` forks once; the child runs `batch` on every other item and sends
-back what it made (plain data), while the parent does the rest. Whatever goes wrong on
-the child's side (no fork on this system, a crash, data that cannot be sent) only means
-the parent does that half too: the answer never depends on the second process.
+back what it made (plain data), while the parent does the rest. `start_parts` runs any
+work in a child that sends its results as it makes them (a share of the files loaded, see
+content.load_game). Whatever goes wrong on the child's side (no fork on this system, a
+crash, data that cannot be sent) only means the parent does that part too: the answer
+never depends on the second process.
 """
 from __future__ import annotations
 
@@ -87,8 +89,9 @@ def start_parts(parts):
         if done:
             return None
         head = inp.read(8)
-        data = inp.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
-        if len(head) < 8 or len(data) < int.from_bytes(head, "little"):
+        size = int.from_bytes(head, "little") if len(head) == 8 else -1
+        data = inp.read(size) if size >= 0 else b""
+        if size < 0 or len(data) < size:
             finish()  # the child failed, or has sent all it had
             return None
         return _unpack(data)

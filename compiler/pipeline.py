@@ -1,13 +1,12 @@
 """The stages in order: load, schema, model and effects, tables. One entry per command."""
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
+from .memory import no_collection
 from .model import build_model
 from .rulebook import rulebooks
 
@@ -55,22 +54,9 @@ def write_if_changed(path: str, text: str) -> None:
         fh.write(text)
 
 
-@contextlib.contextmanager
-def _no_collection():
-    """A build makes millions of small objects and no garbage cycles worth finding while it
-    runs: collecting as it goes only costs (validate_game does the same)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
-    with _no_collection():
+    with no_collection():
         return _build(paths, out_dir)
 
 

@@ -30,7 +30,7 @@ class _Loader(_BaseLoader):
             return _MAP_TAG
         if kind is _SEQ:
             return _SEQ_TAG
-        if kind is yaml.ScalarNode and implicit[0]:
+        if kind is _SCALAR and implicit[0]:
             tag = _memo.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
@@ -39,7 +39,8 @@ class _Loader(_BaseLoader):
             return tag
         return super().resolve(kind, value, implicit)
 
-_MAP, _SEQ = yaml.MappingNode, yaml.SequenceNode
+
+_MAP, _SEQ, _SCALAR = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
 _MAP_TAG, _SEQ_TAG = _BaseLoader.DEFAULT_MAPPING_TAG, _BaseLoader.DEFAULT_SEQUENCE_TAG
 
 MAX_DEPTH = 64
@@ -80,7 +81,6 @@ class PStr(str):
         return Pos(self.pos.file, self.origin_line + line - 1, col)
 
 
-_MAP, _SEQ, _SCALAR = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
 _MERGE, _BOOL, _STR = _T + "merge", _T + "bool", _T + "str"
 _POSITIONED = (PMap, PList, PStr)
 
