@@ -162,8 +162,10 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
         if s in changed_set:
             doc = check_file(path, s, report)
         elif summary["stubs"].get(s) is not None:
-            doc = _decode(summary["stubs"][s], s, 0)
-            uses = summary["uses"][s]
+            try:
+                doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])
+            except (ValueError, TypeError, KeyError, AttributeError):
+                return None  # a summary not of our making: check everything
             pooled["n"].update(uses["n"])
             for ev, names in uses["e"].items():
                 pooled["e"].setdefault(ev, set()).update(names)
@@ -289,27 +291,38 @@ def _encode(v, subst, drop, depth):
     return str(v) if isinstance(v, str) else v
 
 
-def _decode(e, file, depth, dummy=None):
-    """A summary back into loaded values; positions nobody quotes are all `dummy`."""
-    if type(e) is not dict:
-        return e
-    dummy = dummy or Pos(file, 0, 0)
-    if "m" in e:
-        a = e["m"]
-        out = PMap()
-        out.pos = Pos(file, *e["p"]) if "p" in e else dummy
-        out.val_pos = {"id": Pos(file, *e["i"])} if "i" in e else {}
-        out.key_pos = {}
-        for i in range(0, len(a), 2):
-            x = a[i + 1]
-            out[a[i]] = x if type(x) is not dict else _decode(x, file, depth + 1, dummy)
-        if depth == 0:
-            out.key_pos = dict.fromkeys(out, out.pos)
+def _decode_text(text: str, file: str) -> PMap:
+    """A file's summary (JSON text, see _encode) back into loaded values; positions nobody
+    quotes are all one dummy. Every JSON object of a summary is a map or a list of the file,
+    so the decoder builds them as it reads."""
+    dummy = Pos(file, 0, 0)
+    pos_of = {}  # (line, col) -> Pos: a place is quoted once or twice at most, but cheaply kept
+
+    def at(lc):
+        key = (lc[0], lc[1])
+        p = pos_of.get(key)
+        if p is None:
+            p = pos_of[key] = Pos(file, lc[0], lc[1])
+        return p
+
+    def node(o):
+        a = o.get("m")
+        if a is not None:
+            out = PMap(zip(a[::2], a[1::2]))
+            out.pos = at(o["p"]) if "p" in o else dummy
+            out.val_pos = {"id": at(o["i"])} if "i" in o else {}
+            out.key_pos = {}
+            return out
+        out = PList(o["l"])
+        out.pos = dummy
+        out.item_pos = [dummy] * len(out)
         return out
-    out = PList([x if type(x) is not dict else _decode(x, file, depth + 1, dummy) for x in e["l"]])
-    out.pos = dummy
-    out.item_pos = [dummy] * len(out)
-    return out
+
+    doc = json.loads(text, object_hook=node)
+    if type(doc) is not PMap:
+        raise TypeError("a summary is a map")
+    doc.key_pos = dict.fromkeys(doc, doc.pos)
+    return doc
 
 
 def _iface(stub, uses) -> str:
@@ -387,23 +400,36 @@ class _Store:
         return rec if ok else None
 
     def summaries(self, rec):
-        summary = _load(os.path.join(self.dir, "summaries.json"))
+        """The summaries written with this index: each file's stub and uses as JSON text,
+        read back only for the files a check needs (see write_all)."""
+        if not enabled():
+            return None
         try:
-            ok = (summary["stamp"] == rec["stamp"] and isinstance(summary["stubs"], dict)
-                  and isinstance(summary["uses"], dict))
-        except (KeyError, TypeError):
-            ok = False
-        return summary if ok else None
+            with open(os.path.join(self.dir, "summaries.jsonl"), encoding="utf-8") as fh:
+                lines = fh.read().split("\n")
+            head = json.loads(lines[0])
+            names = head["files"]
+            ok = (head["stamp"] == rec["stamp"] and isinstance(names, list) and len(lines) == 2 * len(names) + 1
+                  and all(isinstance(n, str) for n in names))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return None
+        if not ok:
+            return None
+        return {"stamp": head["stamp"], "stubs": dict(zip(names, lines[1::2])), "uses": dict(zip(names, lines[2::2]))}
 
     def write_index(self, rec):
         _save(os.path.join(self.dir, "index.json"), rec)
 
     def write_all(self, rec, summary):
-        """`summary` holds each file's stub and uses as JSON text already (see _full)."""
-        def files(part):
-            return "{" + ",".join(f"{_compact(f)}:{text}" for f, text in summary[part].items()) + "}"
-        _save_text(os.path.join(self.dir, "summaries.json"),
-                   f'{{"stamp":{_compact(summary["stamp"])},"stubs":{files("stubs")},"uses":{files("uses")}}}')
+        """`summary` holds each file's stub and uses as JSON text already (see _full): a line
+        each (compact JSON has no line break), after a line naming the files."""
+        names = list(summary["stubs"])
+        lines = [_compact({"stamp": summary["stamp"], "files": names})]
+        for f in names:
+            lines += [summary["stubs"][f], summary["uses"][f]]
+        _save_text(os.path.join(self.dir, "summaries.jsonl"), "\n".join(lines))
+        with contextlib.suppress(OSError):
+            os.remove(os.path.join(self.dir, "summaries.json"))  # the one-document form of before
         _save(os.path.join(self.dir, "index.json"), rec)
 
 

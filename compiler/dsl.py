@@ -117,8 +117,7 @@ def _by_statements(src: str, where, origin=None, met=None) -> list | None:
         ir = _PIECES.get(piece, _PIECES)
         if ir is _PIECES:
             ir = _piece(piece)
-            if len(_PIECES) < _MAX_PIECES:
-                _PIECES[piece] = ir
+            _keep(piece, ir)
         if ir is None:
             if met:
                 met.clear()
@@ -163,8 +162,8 @@ def learn(texts) -> set:
         src = text if text.endswith("\n") else text + "\n"
         for piece, _first in _split(src):
             met.add(piece)
-            if piece not in _PIECES and len(_PIECES) < _MAX_PIECES:
-                _PIECES[piece] = _piece(piece)
+            if piece not in _PIECES:
+                _keep(piece, _piece(piece))
     return met
 
 
@@ -192,7 +191,7 @@ def add_pieces(found) -> int:
             _register(ir, 0)
         except (ValueError, TypeError, RecursionError):
             continue
-        _PIECES[text] = ir
+        _keep(text, ir)
         n += 1
     return n
 
@@ -211,7 +210,62 @@ def _register(node, depth: int) -> None:
             _register(x, depth + 1)
 
 
+def _keep(piece: str, ir) -> None:
+    if len(_PIECES) < _MAX_PIECES:
+        _PIECES[piece] = ir
+        if ir is not None and _DIGIT.search(piece):
+            _SHAPES.setdefault(_DIGIT.sub("0", piece), piece)
+
+
+# A designer's commonest edit changes a number: `gain 2 fame` becomes `gain 3 fame`. The
+# tokens are the same but for a number's value, so the LALR parse is the same too, and the
+# transformer copies a number's value without looking at it. A statement that differs from
+# a known one only in such numbers (digit for digit in place and length, so no position
+# moves) is that statement's IR with the values changed, without loading Lark.
+_SHAPES: dict[str, str] = {}             # piece with each digit 0 -> a known piece of that shape
+_DIGIT = re.compile(r"[0-9]")
+_RUN = re.compile(r"[0-9]+")
+_WORDLIKE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+
+
+def _by_shape(src: str) -> list | None:
+    """The IR of a piece from a known piece of the same shape; None where there is none."""
+    known = _SHAPES.get(_DIGIT.sub("0", src)) if _DIGIT.search(src) else None
+    ir = _PIECES.get(known) if known is not None else None
+    if ir is None:
+        return None
+    changed = {}  # marker of a number token -> (its old value, its new value)
+    for m in _RUN.finditer(src):
+        a, b = m.span()
+        old = known[a:b]
+        if old == m.group():
+            continue
+        if b - a > 12 or (a and src[a - 1] in _WORDLIKE) or src[b:b + 1] in _WORDLIKE:
+            return None  # part of a name or a decimal, or long enough to be checked for size
+        line = src.count("\n", 0, a) + 1
+        changed[_rel(line, a - src.rfind("\n", 0, a))] = (int(old), int(m.group()))
+    out = _unpack(marshal.dumps(ir, 2))
+    stack, done = [out], set()
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            stack.extend(x for x in node.values() if type(x) is list or type(x) is dict)
+            continue
+        if len(node) == 3 and node[0] == "num" and node[1] in changed:
+            old, new = changed[node[1]]
+            if type(node[2]) is not int or node[2] != old:
+                return None
+            node[2] = new
+            done.add(node[1])
+            continue
+        stack.extend(x for x in node if type(x) is list or type(x) is dict)
+    return out if len(done) == len(changed) else None  # each a number token, not a text's digits
+
+
 def _piece(src: str) -> list | None:
+    shaped = _by_shape(src)
+    if shaped is not None:
+        return shaped
     try:
         ir = _whole(src, _rel)
     except DslError:

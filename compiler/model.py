@@ -64,7 +64,7 @@ def build_model(src: GameSource, report: Report, only=None, check=True) -> Model
     out (the effects are still parsed, and what they are parsed into is the same)."""
     m = Model(src)
     _collect_ids(m, report)
-    _check_references(m, report)
+    _check_references(m, report, only)
     _parse_effects(m, report, check)
     if check:
         _unused(m, report)
@@ -73,7 +73,9 @@ def build_model(src: GameSource, report: Report, only=None, check=True) -> Model
 
 
 def _collect_ids(m: Model, report: Report) -> None:
+    ids = m.ids
     for section in LIST_SECTIONS:
+        mine = m.by_section[section]
         for item in m.src.items[section]:
             d = item.data
             iid = d.get("id")
@@ -87,8 +89,11 @@ def _collect_ids(m: Model, report: Report) -> None:
             if iid in BUILTIN_NAMES or iid in BUILTIN_ZONES:
                 report.error(_pos(d, "id"), "R003", f"`{iid}` is a built-in name of the effect language; choose another id")
                 continue
-            _claim(m, report, iid, section, _pos(d, "id"))
-            m.by_section[section][iid] = d
+            if iid in ids or type(d) is not PMap:
+                _claim(m, report, iid, section, _pos(d, "id"))
+            else:  # _claim of a new id, inline: a big game has tens of thousands
+                ids[iid] = (section, d.val_pos.get("id") or d.pos)
+            mine[iid] = d
     for d in m.by_section["counters"].values():
         m.counters_of[d["id"]] = d.get("of", "player")
     for sec in ("zones", "decks"):
@@ -97,7 +102,7 @@ def _collect_ids(m: Model, report: Report) -> None:
     for sec in ("cards", "pieces", "pools"):
         for d in m.by_section[sec].values():
             m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
-    m.attr_types = {}
+    m.attr_types = attr_types = {}
     default_kind = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
     scoped = set(m.counters_of) | set(m.zones_of)
     for sec in ("cards", "pieces", "locations", "tokens"):
@@ -107,11 +112,13 @@ def _collect_ids(m: Model, report: Report) -> None:
                 continue
             for k, v in attrs.items():
                 # text naming a thing of the game (a location, say) is a reference to it
-                t = "thing" if isinstance(v, str) and v in m.ids else _value_type(v)
-                types = m.attr_types.get(k)
+                t = _TYPE_OF.get(type(v)) or _value_type(v)
+                if t == "text" and isinstance(v, str) and v in ids:
+                    t = "thing"
+                types = attr_types.get(k)
                 if types is None:
                     m.attrs.add(k)
-                    types = m.attr_types[k] = set()
+                    types = attr_types[k] = set()
                 types.add(t)
                 if k in scoped:
                     kind = d.get("kind") or default_kind[sec]
@@ -121,6 +128,9 @@ def _collect_ids(m: Model, report: Report) -> None:
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])
+
+
+_TYPE_OF = {bool: "bool", int: "number", float: "number", list: "list", str: "text", PStr: "text"}
 
 
 def _value_type(v) -> str:
@@ -168,7 +178,7 @@ def _check_scope(m, report, node, key="of"):
     report.error(_pos(node, key), "R002", f"unknown owner `{val}`: use game, player or a kind ({', '.join(sorted(m.kinds))}){did_you_mean(val, m.kinds)}")
 
 
-def _check_references(m: Model, report: Report) -> None:
+def _check_references(m: Model, report: Report, only=None) -> None:
     g = m.src.single.get("game")
     if g is not None:
         pl = g.get("players") or {}
@@ -178,8 +188,12 @@ def _check_references(m: Model, report: Report) -> None:
         report.error(_pos(g), "G005", "the game has no `flow:` section (setup, rounds, phases)")
     if m.scoring is None and g is not None:
         report.error(_pos(g), "G006", "the game has no `scoring:` section")
+    # A card's deck is checked where its findings are wanted: a game's cards are most of it.
+    decks = m.by_section["decks"]
     for d in m.by_section["cards"].values():
-        _ref(m, report, d, "deck", ["decks"], "deck")
+        deck = d.get("deck")
+        if deck is not None and not (isinstance(deck, str) and deck in decks) and (only is None or d.pos.file in only):
+            _ref(m, report, d, "deck", ["decks"], "deck")
     for sec in ("counters", "zones", "decks", "pools"):
         for d in m.by_section[sec].values():
             _check_scope(m, report, d)

@@ -137,14 +137,31 @@ def test_a_corrupt_cache_is_ignored(game, tmp_path):
     root = tmp_path / "cache"
     written = [os.path.join(d, f) for d, _s, fs in os.walk(root) for f in fs]
     assert any(p.endswith("index.json") for p in written)
-    for path in written:  # the cache holds nothing but JSON
+    for path in written:  # the cache holds nothing but JSON (a document a line in .jsonl)
         with open(path, encoding="utf-8") as fh:
-            json.load(fh)
+            if path.endswith(".jsonl"):
+                assert all(json.loads(line) is not None for line in fh.read().split("\n"))
+            else:
+                json.load(fh)
     for i, path in enumerate(sorted(written)):
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(['{"version": 3', "[]", '{"stamp": 1, "stubs": []}', "\x00garbage"][i % 4])
     edit(game, "cards_000.yaml", "gain 1", "gain 3")
     assert cached(game) == full(game)
+    assert cached(game) == full(game)
+
+
+@pytest.mark.parametrize("stub", ['{"x": 1}', "[1, 2]", '{"l": 5}', '{"m": [1]}', "not json", ""])
+def test_a_summary_of_the_wrong_shape_means_a_full_check(game, tmp_path, stub):
+    expected = full(game)
+    assert cached(game) == expected
+    [path] = [os.path.join(d, f) for d, _s, fs in os.walk(tmp_path / "cache") for f in fs if f.endswith(".jsonl")]
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    lines[1:] = [stub if i % 2 == 0 else line for i, line in enumerate(lines[1:])]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines))
+    edit(game, "cards_000.yaml", "gain 1", "gain 3")
     assert cached(game) == full(game)
 
 

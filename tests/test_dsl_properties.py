@@ -417,3 +417,69 @@ def test_facts_from_statements_are_the_facts_of_the_whole_effect():
                 assert result[2] == model.facts(result[1], site[5]), site[:3]
                 checked += 1
     assert checked > 500
+
+
+# ---- a statement that differs from a known one only in its numbers -----------------------
+# `gain 2 fame` edited to `gain 3 fame` is the known statement's IR with the value changed,
+# without the parser; it must be exactly what the parser gives, and anything else (digits of
+# a name, of a decimal, of a quoted text) must go to the parser.
+
+def _renumbered(text):
+    return "".join(str((int(ch) + 7) % 10) if ch.isdigit() and ch.isascii() else ch for ch in text)
+
+
+def _parsed_alone(src):
+    try:
+        return lalr.whole(src, dsl._rel)
+    except DslError:
+        return None
+
+
+def test_a_statement_that_differs_only_in_numbers_gets_the_ir_the_parser_gives():
+    from compiler import model
+    from compiler.content import load_game
+    from compiler.diagnostics import Report
+    games = [os.path.join(ROOT, "content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))]
+    shaped = 0
+    for folder in games + [RACE]:
+        if not os.path.isfile(os.path.join(folder, "game.yaml")):
+            continue
+        m = model.Model(load_game(folder, Report()))
+        model._collect_ids(m, Report())
+        for site in model._effect_sites(m):
+            text = site[3] if not site[5] else "return " + str(site[3])
+            if not isinstance(text, str) or "\0" in text:
+                continue
+            src = text if text.endswith("\n") else text + "\n"
+            for piece, _first in dsl._split(src):
+                if not any(ch.isdigit() for ch in piece) or _parsed_alone(piece) is None:
+                    continue
+                dsl._keep(piece, _parsed_alone(piece))
+                variant = _renumbered(piece)
+                got = dsl._by_shape(variant)
+                if got is not None:
+                    shaped += 1
+                    assert got == _parsed_alone(variant), variant
+    assert shaped > 100
+
+
+@pytest.mark.parametrize("known, edited", [
+    ("gain 2 fame\n", "gain 3 fame\n"),
+    ("let x = [1, 22, 3]\n", "let x = [4, 55, 6]\n"),
+    ("if x > 1:\n  gain 12 fame\n", "if x > 9:\n  gain 34 fame\n"),
+])
+def test_a_number_edit_is_the_parser_s_ir_with_the_new_values(known, edited):
+    dsl._keep(known, _parsed_alone(known))
+    assert dsl._by_shape(edited) == _parsed_alone(edited)
+
+
+@pytest.mark.parametrize("known, edited", [
+    ('log "room 2"\n', 'log "room 3"\n'),       # digits of a quoted text
+    ("gain x2 fame\n", "gain x3 fame\n"),        # digits of a name
+    ("gain 1.5 fame\n", "gain 1.7 fame\n"),      # a decimal
+    ("gain 2 fame # or 3\n", "gain 2 fame # or 4\n"),  # a comment
+    ("gain 2 fame\n", "gain 23 fame\n"),          # a number of another length moves what follows
+])
+def test_digits_that_are_not_a_whole_number_go_to_the_parser(known, edited):
+    dsl._keep(known, _parsed_alone(known))
+    assert dsl._by_shape(edited) is None
