@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 
 from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
@@ -450,11 +449,13 @@ def _save(path, data) -> None:
 def _save_text(path, text: str) -> None:
     if not enabled():
         return
+    # a name of its own (not tempfile's: its import costs more than this whole write)
+    tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+    except OSError:  # a cache that cannot be written only costs time
+        with contextlib.suppress(OSError):
+            os.remove(tmp)

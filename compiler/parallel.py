@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
 import sys
 
 MIN_ITEMS = 400  # below this a fork costs more than it saves (a few hundred effects)
@@ -125,6 +124,7 @@ def _pack(value) -> bytes:
     try:
         return b"m" + marshal.dumps(value)
     except ValueError:  # subclasses of str or list: pickle knows them
+        import pickle
         return b"p" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -132,8 +132,12 @@ def _unpack(data: bytes):
     try:
         if data[:1] == b"m":
             return marshal.loads(data[1:])
-        if data[:1] == b"p":
-            return pickle.loads(data[1:])  # noqa: S301 - written by our own child a moment ago
+    except (EOFError, ValueError, TypeError):
+        return None
+    if data[:1] != b"p":
+        return None
+    import pickle  # (only for what marshal cannot carry)
+    try:
+        return pickle.loads(data[1:])  # noqa: S301 - written by our own child a moment ago
     except (EOFError, ValueError, TypeError, pickle.UnpicklingError):
-        pass
-    return None
+        return None
