@@ -26,7 +26,8 @@ import re
 from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
-from .memory import no_collection
+from .memory import no_collection, spare
+from .parallel import in_two
 from .names import BUILTIN_NAMES
 from .model import build_model
 from .source import PList, PMap, PStr
@@ -137,6 +138,7 @@ def _full(folder, shown, hashes):
     report = Report()
     src = load_game(folder, report)
     model = build_model(src, report) if src.docs else None
+    spare(src, model)
     rec = {"version": checker_version(), "stamp": os.urandom(8).hex(), "files": shown, "hash": hashes,
            "diags": {s: [] for s in shown}, "other": [], "iface": {}}
     summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}  # each file's as JSON text
@@ -144,7 +146,6 @@ def _full(folder, shown, hashes):
         rec["diags"].get(d.pos.file, rec["other"]).append(_plain(d))
     if model is not None:
         for s, (stub, uses) in summaries(model).items():
-            stub, uses = _compact(stub), _compact(uses)
             summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface_of_text(stub, uses)
     return report, rec, summary
 
@@ -179,11 +180,12 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
         node, key, is_expr = host
         node[key] = _synthetic(pooled, is_expr)
     model = build_model(src, report, only=changed_set)
+    spare(src, model)
     now = summaries(model, only=changed_set)
     for s in changed:
         if (s in now) != (summary["stubs"].get(s) is not None):
             return None
-        if s in now and _iface(*now[s]) != rec["iface"][s]:
+        if s in now and _iface_of_text(*now[s]) != rec["iface"][s]:
             return None
     for s in changed:
         rec["diags"][s] = [_plain(d) for d in report.items if d.pos.file == s]
@@ -194,7 +196,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
 # ---- summaries -----------------------------------------------------------------
 
 def summaries(model, only=None) -> dict:
-    """file -> (its declarations, what its effects use).
+    """file -> (its declarations, what its effects use), each as compact JSON text.
 
     A procedure keeps an effect of its own in the summary (which procedures it calls
     decides whether procedures call themselves); all other effects of a file are pooled
@@ -218,12 +220,22 @@ def summaries(model, only=None) -> dict:
             u["n"] |= found["n"]
             for ev, names in found["e"].items():
                 u["e"].setdefault(ev, set()).update(names)
-    out = {}
-    for file, doc in model.src.docs.items():
-        if only is None or file in only:
+    docs = model.src.docs
+    files = [f for f in docs if only is None or f in only]
+
+    def encode(part):
+        out = []
+        for file in part:
             u = uses.get(file, {"n": set(), "e": {}})
-            out[file] = (_encode(doc, subst, drop, 0), {"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})
-    return out
+            out.append((_compact(_encode(docs[file], subst, drop, 0)),
+                        _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})))
+        return out, None
+    # A big game's files are encoded by two processes (ids of maps are the same in a forked child).
+    texts, _ = in_two(encode, files, min_items=2 if len(model.sites) >= SUMMARIES_IN_TWO else len(files) + 1)
+    return dict(zip(files, texts))
+
+
+SUMMARIES_IN_TWO = 2000  # effects: in a smaller game, a second process costs more than it saves
 
 
 def _uses(found, ids) -> dict:
@@ -322,11 +334,6 @@ def _decode_text(text: str, file: str) -> PMap:
         raise TypeError("a summary is a map")
     doc.key_pos = dict.fromkeys(doc, doc.pos)
     return doc
-
-
-def _iface(stub, uses) -> str:
-    """What other files' findings can depend on: the summary and what its effects use."""
-    return _iface_of_text(_compact(stub), _compact(uses))
 
 
 def _iface_of_text(stub: str, uses: str) -> str:

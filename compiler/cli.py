@@ -234,5 +234,11 @@ def schema(editor):
         click.echo(SCHEMA_DIR)
 
 
+def run() -> None:
+    """The `rulepress` console script: a command, then an exit that frees nothing (see memory)."""
+    from .memory import command
+    command(main)
+
+
 if __name__ == "__main__":
-    main()
+    run()
