@@ -274,3 +274,23 @@ def test_an_unknown_verb_is_named(game):
     write(game, "extra.yaml", "procedures:\n  - id: p\n    effect: |\n      gain 1 position\n      jump 3 position\n")
     msg = only_error(validate(game), "D001", "extra.yaml", 5)
     assert "unknown statement `jump`" in msg
+
+
+def test_the_command_ends_with_its_exit_code_and_all_its_output(tmp_path):
+    """The console script ends its process without freeing what it made (compiler.memory):
+    the exit code is the command's, and nothing it printed is lost, however long."""
+    rulepress = os.path.join(os.path.dirname(sys.executable), "rulepress")
+    folder = tmp_path / "race"
+    shutil.copytree(RACE, folder)
+    (folder / "many.yaml").write_text("procedures:\n" + "".join(
+        f"  - id: p{i}\n    effect: jump {i} position\n" for i in range(3000)))
+    env = {**os.environ, "RULEPRESS_CACHE_DIR": str(tmp_path / "cache")}
+    bad = subprocess.run([rulepress, "validate", str(folder)], capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 1
+    assert len(re.findall(r"error: D001", bad.stdout)) == 3000
+    assert re.fullmatch(r"1 game checked: 3000 errors, \d+ warnings", bad.stdout.splitlines()[-1])
+    missing = subprocess.run([rulepress, "validate", str(tmp_path / "nowhere")], capture_output=True, text=True, env=env)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    (folder / "many.yaml").unlink()
+    good = subprocess.run([rulepress, "validate", str(folder)], capture_output=True, text=True, env=env)
+    assert good.returncode == 0 and good.stdout.splitlines()[-1].startswith("1 game checked: 0 errors")
