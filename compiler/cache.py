@@ -24,12 +24,12 @@ import os
 import re
 
 from . import dsl
-from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, add_doc, check_file, load_game, shown_path, yaml_files
+from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection, spare
 from .parallel import in_two
 from .names import BUILTIN_NAMES
-from .model import build_model
+from .model import BUILTIN_ZONES, attr_type, build_model
 from .source import PList, PMap, PStr
 
 FORMAT = 1
@@ -179,7 +179,10 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
             return None
         node, key, is_expr = host
         node[key] = _synthetic(pooled, is_expr)
-    model = build_model(src, report, only=changed_set)
+    try:
+        model = build_model(src, report, only=changed_set)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+        return None  # rows of a summary not of our making: check everything
     spare(src, model)
     now = summaries(model, only=changed_set)
     for s in changed:
@@ -227,7 +230,7 @@ def summaries(model, only=None) -> dict:
         out = []
         for file in part:
             u = uses.get(file, {"n": set(), "e": {}})
-            out.append((_compact(_encode(docs[file], subst, drop, 0)),
+            out.append((_compact(_encode(docs[file], subst, drop, 0, ids)),
                         _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})))
         return out, None
     # A big game's files are encoded by two processes (ids of maps are the same in a forked child).
@@ -273,12 +276,13 @@ def _host(doc):
     return None
 
 
-def _encode(v, subst, drop, depth):
+def _encode(v, subst, drop, depth, ids=None):
     """A loaded value as plain JSON: maps {"m": [key, value, ...]}, lists {"l": [...]}.
 
     Effects become what `subst` says or go (`drop`); player-facing texts go. Only the
     positions that findings about other files quote are kept: where each section and
-    each id stands."""
+    each id stands. A file's cards are rows where they can be (see _rows; `ids` are the
+    game's)."""
     t = type(v)
     if t is PMap:
         flat = []
@@ -290,6 +294,11 @@ def _encode(v, subst, drop, depth):
             elif k in gone or (k in PLAYER_TEXT and type(x) is PMap and set(x) <= {"en", "ru"}):
                 continue
             tx = type(x)
+            if depth == 0 and k in ROW_SECTIONS and tx is PList and ids is not None:
+                rows = _rows(x, subst, ids)
+                if rows is not None:
+                    flat += [k, {"l": [_encode(x[0], subst, drop, 2)], **rows}]
+                    continue
             flat += [k, _encode(x, subst, drop, depth + 1) if tx is PMap or tx is PList or tx is PStr else x]
         out = {"m": flat}
         if depth == 1:
@@ -300,6 +309,34 @@ def _encode(v, subst, drop, depth):
     if t is PList:
         return {"l": [_encode(x, subst, drop, depth + 1) for x in v]}
     return str(v) if isinstance(v, str) else v
+
+
+# A game's cards are most of its entries, and the checks of other files read little of
+# them: in a summary, all but a file's first card are rows of just that (content.Rows).
+ROW_SECTIONS = ("cards",)
+
+
+def _rows(items, subst, ids) -> dict | None:
+    """{"rows": [id, line, col, kind] for each entry but the first, "types": [attribute,
+    type, ...] of their attributes}, or None where one of them is anything else than a map
+    whose id, kind and attributes the model reads as such (the list is then summarised in
+    full, and read as before)."""
+    if len(items) < 2:
+        return None
+    rows, types = [], {}
+    for c in items[1:]:
+        if type(c) is not PMap or id(c) in subst:
+            return None
+        iid, kind, attrs = c.get("id"), c.get("kind"), c.get("attrs")
+        if not isinstance(iid, str) or iid in BUILTIN_NAMES or iid in BUILTIN_ZONES \
+                or not (kind is None or isinstance(kind, str)) or not (attrs is None or type(attrs) is PMap):
+            return None
+        if attrs:
+            for k, v in attrs.items():
+                types[str(k), attr_type(v, ids)] = None
+        at = c.val_pos.get("id") or c.pos
+        rows.append([str(iid), at.line, at.col, None if kind is None else str(kind)])
+    return {"rows": rows, "types": [x for pair in types for x in pair]}
 
 
 def _decode_text(text: str, file: str) -> PMap:
@@ -324,7 +361,11 @@ def _decode_text(text: str, file: str) -> PMap:
             out.val_pos = {"id": at(o["i"])} if "i" in o else {}
             out.key_pos = {}
             return out
-        out = PList(o["l"])
+        if "rows" in o:
+            out = Rows(o["l"])
+            out.rows, out.types = o["rows"], o["types"]
+        else:
+            out = PList(o["l"])
         out.pos = dummy
         out.item_pos = [dummy] * len(out)
         return out

@@ -29,6 +29,22 @@ class Item:
     file: str
 
 
+class Rows(PList):
+    """A section's list read back from the validation cache's summary of an unchanged file:
+    its first entry as it was, and the others as rows (id, line, col, kind) with the types
+    of their attributes ([attribute, type, ...]): all that the checks of other files read
+    of them (see cache.summaries)."""
+    __slots__ = ("rows", "types")
+
+
+class RowBlock:
+    """The rows of a Rows list, as one entry of GameSource.items (see model._collect_ids)."""
+    __slots__ = ("rows", "types")
+
+    def __init__(self, rows, types):
+        self.rows, self.types = rows, types
+
+
 @dataclass
 class GameSource:
     folder: str
@@ -414,3 +430,5 @@ def add_doc(src: GameSource, shown: str, doc: PMap, report: Report) -> None:
             for item in value:
                 if isinstance(item, PMap):
                     src.items[key].append(Item(key, item, shown))
+            if type(value) is Rows:
+                src.items[key].append(Item(key, RowBlock(value.rows, value.types), shown))

@@ -1,7 +1,7 @@
 """From loaded sections to the resolved game model: ids linked, effects parsed and checked."""
 from __future__ import annotations
 
-from .content import GameSource, LIST_SECTIONS
+from .content import GameSource, LIST_SECTIONS, RowBlock
 from .diagnostics import Pos, Report, did_you_mean
 from . import dsl
 from .dsl import DslError, parse, parse_expr
@@ -74,10 +74,15 @@ def build_model(src: GameSource, report: Report, only=None, check=True) -> Model
 
 def _collect_ids(m: Model, report: Report) -> None:
     ids = m.ids
+    row_types = []  # (attribute, type) of entries known as rows
     for section in LIST_SECTIONS:
         mine = m.by_section[section]
         for item in m.src.items[section]:
             d = item.data
+            if type(d) is RowBlock:
+                _claim_rows(m, report, section, d.rows, item.file)
+                row_types += zip(d.types[0::2], d.types[1::2])
+                continue
             iid = d.get("id")
             if not isinstance(iid, str):
                 continue
@@ -111,10 +116,7 @@ def _collect_ids(m: Model, report: Report) -> None:
             if not attrs:
                 continue
             for k, v in attrs.items():
-                # text naming a thing of the game (a location, say) is a reference to it
-                t = _TYPE_OF.get(type(v)) or _value_type(v)
-                if t == "text" and isinstance(v, str) and v in ids:
-                    t = "thing"
+                t = attr_type(v, ids)
                 types = attr_types.get(k)
                 if types is None:
                     m.attrs.add(k)
@@ -125,9 +127,51 @@ def _collect_ids(m: Model, report: Report) -> None:
                     if m.counters_of.get(k) == kind or m.zones_of.get(k) == kind:
                         report.warning(attrs.key_pos.get(k, _pos(d)), "W004",
                                        f"attribute `{k}` has the name of a counter or zone, which `x.{k}` reads first; rename one")
+    for k, t in row_types:
+        types = attr_types.get(k)
+        if types is None:
+            m.attrs.add(k)
+            types = attr_types[k] = set()
+        types.add(t)
     m.attrs.update(k for k, s in m.counters_of.items() if s != "game")
     m.attrs.update(k for k, s in m.zones_of.items() if s != "game")
     m.attrs.update(k + "_discard" for k, s in m.zones_of.items() if s != "game" and k in m.by_section["decks"])
+
+
+def _claim_rows(m, report, section, rows, file) -> None:
+    """Entries known as rows (see content.Rows): their ids claimed in order, each standing in
+    by_section as a map of its kind alone."""
+    ids, mine, stand_in = m.ids, m.by_section[section], {}
+    names = [r[0] for r in rows]
+    if all(r[3] is None for r in rows) and ids.keys().isdisjoint(names) and len(set(names)) == len(names):
+        # the usual: no id claimed before, and no kind: the same, a table at a time
+        d = PMap()
+        d.pos, d.key_pos, d.val_pos = Pos(file, 0, 0), {}, {}
+        ids.update(zip(names, [(section, _new_pos(Pos, (file, r[1], r[2]))) for r in rows]))
+        mine.update(dict.fromkeys(names, d))
+        return
+    for iid, line, col, kind in rows:
+        if iid in ids:
+            _claim(m, report, iid, section, Pos(file, line, col))
+        else:
+            ids[iid] = (section, _new_pos(Pos, (file, line, col)))
+        d = stand_in.get(kind)
+        if d is None:
+            d = stand_in[kind] = PMap() if kind is None else PMap(kind=kind)
+            d.pos, d.key_pos, d.val_pos = Pos(file, 0, 0), {}, {}
+        mine[iid] = d
+
+
+_new_pos = tuple.__new__  # Pos(...) without the Python-level constructor: one per row adds up
+
+
+def attr_type(v, ids) -> str:
+    """The type of an attribute's value; text naming a thing of the game (a location, say)
+    is a reference to it."""
+    t = _TYPE_OF.get(type(v)) or _value_type(v)
+    if t == "text" and isinstance(v, str) and v in ids:
+        return "thing"
+    return t
 
 
 _TYPE_OF = {bool: "bool", int: "number", float: "number", list: "list", str: "text", PStr: "text"}

@@ -121,6 +121,18 @@ EDITS = [
     ("cards_001.yaml", "gain 2 fame", "gain extra_card.cost fame"),  # an attribute named like a field
     ("extra.yaml", "attrs: {cost: 2}", "attrs: {cots: 2}"),
     ("extra.yaml", "attrs: {cots: 2}", "attrs: {cost: 2}"),
+    # what the checks read of other files' cards that are rows (all but a file's first), in
+    # edits checked without checking every file again
+    ("extra.yaml", "gain amount coins", "for each c in every card:\n        gain c.suit coins"),  # text, no amount
+    ("extra.yaml", "gain c.suit coins", "gain c.pwr coins"),                # an attribute only rows have
+    ("extra.yaml", "gain c.pwr coins", "gain c.power coins"),
+    ("cards_000.yaml", "id: card_00003\n", "id: card_00003\n    kind: relic\n"),
+    ("extra.yaml", "in every card:", "in every relik:"),                     # a kind only a row has
+    ("extra.yaml", "in every relik:", "in every relic:"),
+    ("cards_000.yaml", "id: card_00003\n    kind: relic\n", "id: card_00003\n"),
+    ("extra.yaml", "id: extra_card", "id: card_00007"),                     # an id a row has...
+    ("extra.yaml", "gain 1 coins", "gain 2 coins"),                          # ...and an edit beside it
+    ("extra.yaml", "id: card_00007", "id: extra_card"),
 ]
 
 
