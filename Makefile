@@ -11,6 +11,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	@# the schema checks as code, made once here rather than in every command (compiler/schemacode.py)
+	$(BIN)/python -m compiler.schemacode
 	@# bytecode made once here: where PYTHONDONTWRITEBYTECODE is set, every command would compile it again
 	$(BIN)/python -m compileall -q compiler runtime >/dev/null
 	@$(MAKE) --no-print-directory system

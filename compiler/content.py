@@ -148,23 +148,49 @@ def _validator():
     return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
 
 
+def section_schemas() -> dict:
+    """Each top-level section's schema, as its yes/no check reads it."""
+    top = _inlined()
+    return {name: _strip_notes(s) for name, s in top["properties"].items()} if top is not None else {}
+
+
 @functools.lru_cache(maxsize=None)
 def _section_check(section: str):
     """A yes/no check of one top-level section, compiled to Python code from its schema
     (fastjsonschema): fifteen times faster than interpreting the schema, and most files
-    are valid. Compiled per section on first use, so a file of cards compiles only the
-    schema of cards."""
-    import fastjsonschema
+    are valid. The code made by `make setup` (compiler/schemacode.py) serves while the
+    schema is the one it was made from; otherwise the schema is compiled here, per
+    section on first use, so a file of cards compiles only the schema of cards."""
     schema = _strip_notes(_inlined()["properties"][section])
-    check = fastjsonschema.compile(schema)
+    made = _made_check(section, schema)
+    if made is not None:
+        check, failure = made
+    else:
+        import fastjsonschema
+        check, failure = fastjsonschema.compile(schema), fastjsonschema.JsonSchemaException
 
     def valid(value) -> bool:
         try:
             check(value)
             return True
-        except fastjsonschema.JsonSchemaException:
+        except failure:
             return False
     return valid
+
+
+def _made_check(section: str, schema):
+    """(check, the exception it raises) from the code made for this very schema, or None."""
+    import importlib
+    from . import schemacode
+    if not section.isidentifier():
+        return None
+    try:
+        mod = importlib.import_module(f"{__package__}.{schemacode.PACKAGE}.{section}")
+    except ImportError:
+        return None
+    if getattr(mod, "SCHEMA", None) != schemacode.digest(schema):
+        return None  # made from another schema: not this one's check
+    return mod.validate, mod.JsonSchemaValueException
 
 
 def _strip_notes(node):
