@@ -11,8 +11,6 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	@# the schema checks as code, made once here rather than in every command (compiler/schemacode.py)
-	$(BIN)/python -m compiler.schemacode
 	@# bytecode made once here: where PYTHONDONTWRITEBYTECODE is set, every command would compile it again
 	$(BIN)/python -m compileall -q compiler runtime >/dev/null
 	@$(MAKE) --no-print-directory system
@@ -29,9 +27,16 @@ system:
 	  fi; \
 	fi
 
-setup: $(STAMP)
+# The schema checks as code, made here rather than in every command (compiler/schemacode.py),
+# and again when a schema changes.
+SCHEMA_CODE := compiler/_schemas/__init__.py
+$(SCHEMA_CODE): $(STAMP) $(wildcard schemas/*.json) compiler/schemacode.py
+	$(BIN)/python -m compiler.schemacode
+	$(BIN)/python -m compileall -q compiler/_schemas >/dev/null
 
-demo: $(STAMP)
+setup: $(STAMP) $(SCHEMA_CODE)
+
+demo: $(STAMP) $(SCHEMA_CODE)
 	$(BIN)/rulepress validate content
 	$(BIN)/rulepress build content -o build
 	@for g in $(GAMES); do \
@@ -40,15 +45,15 @@ demo: $(STAMP)
 	  fi; \
 	done
 
-test: $(STAMP)
+test: $(STAMP) $(SCHEMA_CODE)
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
 
-build: $(STAMP)
+build: $(STAMP) $(SCHEMA_CODE)
 	$(BIN)/rulepress build content -o build
 
-bench: $(STAMP)
+bench: $(STAMP) $(SCHEMA_CODE)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run.py
 
