@@ -400,22 +400,27 @@ def test_an_expression_from_pieces_is_the_expression_parsed_whole(text):
         assert pieces_way(text, w, expr=True) == whole_way(text, w, expr=True), text
 
 
-def test_facts_from_statements_are_the_facts_of_the_whole_effect():
+def content_sites():
+    """Every DSL text of every content game and of the tutorial (see model._effect_sites)."""
     from compiler import model
     from compiler.content import load_game
     from compiler.diagnostics import Report
     games = [os.path.join(ROOT, "content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))]
-    checked = 0
     for folder in games + [RACE]:
-        if not os.path.isfile(os.path.join(folder, "game.yaml")):
-            continue
-        m = model.Model(load_game(folder, Report()))
-        model._collect_ids(m, Report())
-        for site in model._effect_sites(m):
-            result = model._parse_one(site)
-            if result[0] == "ok":
-                assert result[2] == model.facts(result[1], site[5]), site[:3]
-                checked += 1
+        if os.path.isfile(os.path.join(folder, "game.yaml")):
+            m = model.Model(load_game(folder, Report()))
+            model._collect_ids(m, Report())
+            yield from model._effect_sites(m)
+
+
+def test_facts_from_statements_are_the_facts_of_the_whole_effect():
+    from compiler import model
+    checked = 0
+    for site in content_sites():
+        result = model._parse_one(site)
+        if result[0] == "ok":
+            assert result[2] == model.facts(result[1], site[5]), site[:3]
+            checked += 1
     assert checked > 500
 
 
@@ -436,30 +441,21 @@ def _parsed_alone(src):
 
 
 def test_a_statement_that_differs_only_in_numbers_gets_the_ir_the_parser_gives():
-    from compiler import model
-    from compiler.content import load_game
-    from compiler.diagnostics import Report
-    games = [os.path.join(ROOT, "content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))]
     shaped = 0
-    for folder in games + [RACE]:
-        if not os.path.isfile(os.path.join(folder, "game.yaml")):
+    for site in content_sites():
+        text = site[3] if not site[5] else "return " + str(site[3])
+        if not isinstance(text, str) or "\0" in text:
             continue
-        m = model.Model(load_game(folder, Report()))
-        model._collect_ids(m, Report())
-        for site in model._effect_sites(m):
-            text = site[3] if not site[5] else "return " + str(site[3])
-            if not isinstance(text, str) or "\0" in text:
+        src = text if text.endswith("\n") else text + "\n"
+        for piece, _first in dsl._split(src):
+            if not any(ch.isdigit() for ch in piece) or _parsed_alone(piece) is None:
                 continue
-            src = text if text.endswith("\n") else text + "\n"
-            for piece, _first in dsl._split(src):
-                if not any(ch.isdigit() for ch in piece) or _parsed_alone(piece) is None:
-                    continue
-                dsl._keep(piece, _parsed_alone(piece))
-                variant = _renumbered(piece)
-                got = dsl._by_shape(variant)
-                if got is not None:
-                    shaped += 1
-                    assert got == _parsed_alone(variant), variant
+            dsl._keep(piece, _parsed_alone(piece))
+            variant = _renumbered(piece)
+            got = dsl._by_shape(variant)
+            if got is not None:
+                shaped += 1
+                assert got == _parsed_alone(variant), variant
     assert shaped > 100
 
 
