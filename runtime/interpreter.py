@@ -1168,7 +1168,7 @@ def _known(game, st):
     if last is not None:
         players, options = st.get("players"), st.get("options")
         if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
-                and all(type(v) is t for v, t in zip(options.values(), last[4])):
+                and list(map(type, options.values())) == last[4]:
             return last[5]
     tables = game.__dict__.setdefault("_known", {})
     try:
