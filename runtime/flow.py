@@ -16,7 +16,7 @@ import operator
 from . import continuation
 from .analysis import may_stop
 from .interpreter import Fail, GameFault, GameOver, Interp, Suspend, label_of, num
-from .state import new_state
+from .state import copy_small, new_state
 
 
 class IllegalChoice(Exception):
@@ -105,8 +105,10 @@ def _snapshot(st) -> dict:
     it (see Interp.own), so the snapshot keeps the values the task started from. Everything
     else is small and copied at once. The snapshot is plain data, ready to be saved.
     """
-    small = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _UNSAVED and k not in _SHARED}))
-    snap = {k: (dict(v) if k in _SHARED else small[k]) for k, v in st.items() if k not in _UNSAVED}
+    snap = {}
+    for k, v in st.items():
+        if k not in _UNSAVED:
+            snap[k] = dict(v) if k in _SHARED else copy_small(v)
     snap["_log"] = len(st["log"])
     return snap
 

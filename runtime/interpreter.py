@@ -435,24 +435,42 @@ class Interp:
         inner.update(zip(params, args))
         return run(self, inner)
 
-    def changed(self):
-        """The state changed: values remembered from before no longer hold."""
+    def changed(self, *touched):
+        """The state changed: values remembered from before no longer hold.
+
+        `touched` names what changed as the reads it would upset (("C", thing, counter), ...);
+        groupings that read none of it stay. Without it, everything is forgotten.
+        """
         if self.memo:
             self.memo.clear()
         if self.index:
-            self.index = {}
+            if touched:
+                self.index = {k: h for k, h in self.index.items() if not any(t in h[1] for t in touched)}
+            else:
+                self.index = {}
 
     def grouped(self, key, read, live, value, bulk=None):
         """The things of kind K in play whose attribute `a` equals `value`, in table order.
 
         key is (K, a); `read(self, x)` reads `x.a`, `live(self)` lists the things in play. A loop
-        `[x for x in every K where x.a == value ...]` walks only these. The grouping is made
-        once and kept until this interpreter changes the state (like its short memory), so
-        loops over the same kind and attribute share it. What the grouping read counts as read
-        by each loop that uses it. None when a value cannot be grouped (a list, a table).
+        `[x for x in every K where x.a == value ...]` walks only these. The grouping is kept
+        until this interpreter changes something it read, so loops over the same kind and
+        attribute share it; the game keeps the last one made, and a new interpreter checks
+        what it read (as for a remembered value) rather than making it again. What the
+        grouping read counts as read by each loop that uses it. None when a value cannot be grouped (a list, a table).
         `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
         """
         hit = self.index.get(key)
+        if hit is None:
+            # the game keeps the last grouping made, valid wherever what it read still holds
+            known = self._known
+            if known is None:
+                known = self._known = _known(self.g, self.st)
+            hit = known.get((_INDEX,) + key)
+            if hit is not None and _still(self.st, hit[1]):
+                self.index[key] = hit
+            else:
+                hit = None
         if hit is None:
             outer = self.track
             self.track = reads = {}
@@ -472,7 +490,7 @@ class Interp:
                 groups = None
             finally:
                 self.track = outer
-            hit = self.index[key] = (groups, reads)
+            hit = self.index[key] = known[(_INDEX,) + key] = (groups, reads)
         groups, reads = hit
         if groups is None:
             return None
@@ -654,9 +672,10 @@ class Interp:
         old = self.get_counter(owner, c)
         if owner is None:
             self.st["g"][c] = value
+            self.changed(("G", c))
         else:
             self.own(owner)["c"][c] = value
-        self.changed()
+            self.changed(("C", owner, c))
         if old == value:
             return
         env = {"this": c, "owner": owner, "old": old, "new": value}
@@ -686,7 +705,7 @@ class Interp:
                 env[n] = v
             elif n == "first_player":
                 self.st["first"] = v
-                self.changed()
+                self.changed(_FIRST)
             elif self.g.counters[n]["of"] == "game":
                 self.set_counter(None, n, v, s[1])
             else:
@@ -728,14 +747,14 @@ class Interp:
         self.own_zone(st["e"][eid]["z"])
         self.own_zone(key)
         old = place(st, eid, key, top)
-        self.changed()
+        self.changed(("E", eid, "z"), ("Z", old), ("Z", key))
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
                 st["e"][eid]["home"] = zone_owner(key)
         if face is not None:
             st["e"][eid]["up"] = face == "up"
-            self.changed()
+            self.changed(("E", eid, "up"))
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -835,17 +854,17 @@ class Interp:
         for x in self.things(self.ev(s[2], env)):
             known = self.own(x).setdefault("k", [])
             known.extend(p for p in seats if p not in known)
-            self.changed()
+            self.changed(("K", x))  # nothing an expression reads
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = True
-            self.changed()
+            self.changed(("E", x, "up"))
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = False
-            self.changed()
+            self.changed(("E", x, "up"))
 
     def s_remove(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -866,12 +885,12 @@ class Interp:
     def s_mark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["m"][s[3]] = s[4] or "ever"
-            self.changed()
+            self.changed(("M", x, s[3]))
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["m"].pop(s[3], None)
-            self.changed()
+            self.changed(("M", x, s[3]))
 
     def s_fail(self, s, env):
         raise Fail(s[2] or "this cannot be done now")
@@ -1084,6 +1103,7 @@ class Interp:
 
 _ACTION = Absent()  # heads the key of an action's remembered legality
 _EXPR = Absent()  # heads the key of a flow expression's remembered value
+_INDEX = Absent()  # heads the key of a grouping of things by an attribute (Interp.grouped)
 _FIRST = ("F",)
 _ROUND = ("R",)
 _TRIAL = 100  # calls of one procedure (action, condition) watched before its memory is judged
@@ -1148,7 +1168,7 @@ def _known(game, st):
     if last is not None:
         players, options = st.get("players"), st.get("options")
         if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
-                and all(type(v) is t for v, t in zip(options.values(), last[4])):
+                and list(map(type, options.values())) == last[4]:
             return last[5]
     tables = game.__dict__.setdefault("_known", {})
     try:

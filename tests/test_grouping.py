@@ -1,0 +1,84 @@
+"""A grouping of things by an attribute (Interp.grouped), kept across changes and across
+interpreters, always agrees with a fresh look at every thing."""
+import random
+
+import pytest
+
+from conftest import content_games, game_from
+from runtime.agents import RandomAgent, step
+from runtime.expressions import _attr_reader, _counter_groups, _in_play
+from runtime.flow import new_game
+from runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend
+from runtime.state import clone
+
+
+def _keys(game):
+    """Every (kind, attribute) a loop could be grouped by, with its readers."""
+    out = []
+    for kind in sorted(game.of_kind):
+        attrs = {"location", "zone", "face_up"}
+        attrs |= {c for c, d in game.counters.items() if d["of"] == kind}
+        for iid in game.of_kind[kind]:
+            attrs |= set(game.attrs_of[iid])
+        for a in sorted(attrs):
+            out.append(((kind, a), _attr_reader(game, a, "test"), _in_play(game, ["every", "test", kind]),
+                        _counter_groups(game, a, "test")))
+    return out
+
+
+def _agrees(it, keys):
+    for key, read, live, bulk in keys:
+        fresh = {}
+        for x in live(it):
+            v = read(it, x)
+            fresh.setdefault(v if not isinstance(v, list) else tuple(v), []).append(x)
+        for v, things in fresh.items():
+            group = it.grouped(key, read, live, v, bulk)
+            if group is not None:
+                assert list(group) == things, (key, v)
+        if fresh:
+            assert not it.grouped(key, read, live, object(), bulk), key
+
+
+def _shake(it, rnd, game):
+    """A random change of the state, made the way effects make it."""
+    st = it.st
+    things = sorted(st["e"])
+    x = rnd.choice(things)
+    try:
+        r = rnd.random()
+        if r < 0.5:
+            zones = sorted(st["zones"]) + sorted(game.locations)
+            it.move(x, rnd.choice(zones), rnd.choice([None, "up", "down"]))
+        elif r < 0.8:
+            counters = sorted(st["e"][x]["c"])
+            if counters:
+                c = rnd.choice(counters)
+                if game.counters[c]["type"] == "number":
+                    it.set_counter(x, c, rnd.randint(-1, 5), "test")
+                else:
+                    it.set_counter(x, c, rnd.choice(things + [None]), "test")
+        else:
+            it.move(x, "removed", "up")
+    except (Suspend, Fail, GameFault, GameOver):
+        pass
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_a_kept_grouping_agrees_with_a_fresh_look_after_random_changes(name):
+    game = game_from(f"content/{name}")
+    keys = _keys(game)
+    rnd = random.Random(name)
+    st = new_game(game, game.players_min if game.players_min > 1 else 2, f"group:{name}")
+    agents = {p: RandomAgent(p) for p in st["players"]}
+    for turn in range(40):
+        if st["pending"] is None:
+            break
+        trial = clone(st)
+        it = Interp(game, trial)
+        _agrees(it, keys)  # the game's groupings, made for other states, checked against this one
+        for _ in range(6):
+            _shake(it, rnd, game)
+            _agrees(it, keys)
+        _agrees(Interp(game, trial), keys)  # a new interpreter of the changed state
+        step(game, st, agents)
