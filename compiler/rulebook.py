@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 from .parallel import in_two
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
@@ -179,6 +180,13 @@ def _marks(tables):
     return sorted(found)
 
 
+def _may_mark(game_json: str) -> bool:
+    """Whether the text of game.json can hold a mark at all: a JSON text without the words
+    `"mark"`, `"unmark"` and `"has"`, nor any escape that could spell one (`\\u`), has no
+    node of theirs, and its tables need no walk to find out."""
+    return "\\u" in game_json or any(f'"{op}"' in game_json for op in ("mark", "unmark", "has"))
+
+
 def _by_name(item):
     return (item["name"].lower().replace("ё", "е"), item["id"])
 
@@ -193,9 +201,10 @@ class Book:
         self.L = LABELS[lang]
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
+        self._said = Said()  # cards repeat their statements: each is put into words once
 
     def _renderer(self, this=None):
-        r = Renderer(self.names, self.lang, this)
+        r = Renderer(self.names, self.lang, this, self._said)
         r.problems = self.problems
         return r
 
@@ -676,7 +685,7 @@ def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
     @functools.lru_cache(maxsize=None)
     def read():
         tables = json.loads(game_json)
-        return tables, _marks(tables)
+        return tables, _marks(tables) if _may_mark(game_json) else []
 
     def one(lang):
         tables, marks = read()
