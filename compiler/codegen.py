@@ -188,7 +188,20 @@ def to_json(t: dict) -> str:
     return _pretty(sorted(items.items()), 0) + "\n"
 
 
-_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+def _compact_encoder():
+    """json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":")), with the C
+    encoder made once rather than per value, and without the check for circular references
+    (a quarter of the time): the loader refuses an alias that refers to itself, so tables
+    have none."""
+    from json import encoder
+    if encoder.c_make_encoder is None:
+        return json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+    make = encoder.c_make_encoder(None, json.JSONEncoder().default, encoder.encode_basestring, None,
+                                  ":", ",", True, False, True)
+    return lambda v: "".join(make(v, 0))
+
+
+_COMPACT = _compact_encoder()
 _key = json.JSONEncoder(ensure_ascii=False).encode
 
 
