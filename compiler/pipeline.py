@@ -86,7 +86,7 @@ def _build(paths, out_dir: str):
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        files = {"game.json": text, **rulebooks(text, folder)}
+        files = {"game.json": text, **rulebooks(text, folder, buildcache.compiled_templates())}
         for name, body in files.items():
             path = os.path.join(target, name)
             write_if_changed(path, body)

@@ -638,8 +638,9 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
-def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
-    """Templates of the game first, then the built-in ones."""
+def environment(game_folder: str | None = None, autoescape=True, compiled=None) -> jinja2.Environment:
+    """Templates of the game first, then the built-in ones; `compiled`, a Jinja bytecode
+    cache, keeps them compiled from one run to the next."""
     loaders = []
     if game_folder:
         own = os.path.join(game_folder, "templates")
@@ -648,7 +649,8 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
     env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
+                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")),
+                             bytecode_cache=compiled)
     env.filters["md"] = md_escape
     return env
 
@@ -671,14 +673,14 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
 
 
-def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
+def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
     """File name -> text of every rulebook: rulebook.<lang>.<fmt>, from the text of game.json.
 
     The content of a language (every effect in words) is worked out once and read by both
     formats' templates; the templates are loaded once. Languages are made side by side
     where the machine has the cores for it; each side reads game.json for itself, so that
     reading it is side by side too."""
-    env = environment(game_folder)
+    env = environment(game_folder, compiled=compiled)
     for fmt in FORMATS:  # compiled here, before the languages part ways
         env.get_template(f"rulebook.{fmt}.j2")
 

@@ -61,6 +61,19 @@ def test_an_edit_makes_a_new_build(game, tmp_path, monkeypatch):
     assert got == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
 
 
+def test_templates_compiled_by_one_build_serve_the_next(game, tmp_path, monkeypatch):
+    build([game], str(tmp_path / "a"))
+    root = tmp_path / "cache" / "templates"
+    (kept,) = os.listdir(root)
+    assert len(os.listdir(root / kept)) >= 2  # the rulebook in Markdown and in HTML, and what they include
+    path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[-1])
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("  - id: one_more\n    name: {en: One more, ru: Ещё одна}\n    deck: market\n")
+    written, _ = build([game], str(tmp_path / "a"))
+    assert os.listdir(root) == [kept]
+    assert outputs(written) == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
+
+
 def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
     build([game], str(tmp_path / "a"))
     own = os.path.join(game, "templates")
