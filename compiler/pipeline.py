@@ -45,12 +45,14 @@ def _load_checked(folder: str):
 
 
 def write_if_changed(path: str, text: str) -> None:
-    """Leave a file untouched when its text is the same, so rebuilds keep timestamps."""
+    """Leave a file untouched when its text is the same, so rebuilds keep timestamps.
+    Line ends are compared and written as they are: afterwards the file holds exactly the
+    text's bytes (the build cache copies them)."""
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="") as fh:
             if fh.read() == text:
                 return
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
 
 
@@ -87,10 +89,11 @@ def _build(paths, out_dir: str):
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
         files = {"game.json": text, **rulebooks(text, folder, buildcache.compiled_templates())}
+        paths = {}
         for name, body in files.items():
-            path = os.path.join(target, name)
-            write_if_changed(path, body)
-            written.append(path)
+            paths[name] = os.path.join(target, name)
+            write_if_changed(paths[name], body)
+        written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
-            buildcache.store(folder, key, gid, files, rep)
+            buildcache.store(folder, key, gid, paths, rep)
     return written, report

@@ -74,6 +74,20 @@ def test_templates_compiled_by_one_build_serve_the_next(game, tmp_path, monkeypa
     assert outputs(written) == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
 
 
+def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_built(game, tmp_path, monkeypatch):
+    first, _ = build([game], str(tmp_path / "a"))
+    for path in first:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        with open(path, "wb") as fh:
+            fh.write(data.replace(b"\n", b"\r\n"))
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "other-cache"))
+    again, _ = build([game], str(tmp_path / "a"))  # built, not copied: this cache is empty
+    kept, _ = build([game], str(tmp_path / "b"))  # copied from what the last build kept
+    want = fresh(game, str(tmp_path / "c"), monkeypatch)[0]
+    assert outputs(again) == outputs(kept) == want
+
+
 def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
     build([game], str(tmp_path / "a"))
     own = os.path.join(game, "templates")
