@@ -171,6 +171,17 @@ def tables(m: Model) -> dict:
     return out
 
 
+def read_back(t: dict) -> tuple[str, dict]:
+    """(a JSON text of the tables, what reading game.json back gives): the same values as
+    `json.loads(to_json(t))`, keys in the same order, without the written text's layout.
+    Only the text is shorter to make: a process that needs the tables as game.json has
+    them need not wait for it."""
+    body = _COMPACT(t)  # the hashed text of to_json, all of it sorted
+    read = json.loads(body)
+    read["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+    return body, dict(sorted(read.items()))
+
+
 def to_json(t: dict) -> str:
     """Canonical text: sorted keys, no floats formatted by locale, a content hash inside."""
     top = _parts(t, 0)

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import os
 
-from .codegen import tables, to_json
+from . import parallel
+from .codegen import read_back, tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .memory import no_collection
 from .model import build_model
-from .rulebook import rulebooks
+from .render import LANGS
+from .rulebook import FORMATS, books, compile_templates, environment, marks_in, read
 
 
 def check_game(folder: str):
@@ -21,6 +23,12 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
+    t, gid, report = compile_tables(folder)
+    return (to_json(t) if t is not None else None), gid, report
+
+
+def compile_tables(folder: str):
+    """(the tables of game.json or None, game id, report)."""
     from .cache import known_report, parsed_statements
     with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
@@ -32,7 +40,7 @@ def compile_game(folder: str):
             model, report = _load_checked(folder), known
     if model is None or report.errors:
         return None, None, report
-    return to_json(tables(model)), model.src.game_id, report
+    return tables(model), model.src.game_id, report
 
 
 def _load_checked(folder: str):
@@ -42,6 +50,34 @@ def _load_checked(folder: str):
     scratch = Report()
     src = load_game(folder, scratch, check=False)
     return build_model(src, scratch, check=False) if src.docs else None
+
+
+def build_outputs(t: dict, game_folder: str, compiled=None) -> dict[str, str]:
+    """File name -> text of game.json and every rulebook, from the compiled tables.
+
+    Where a second core is free, a forked child makes the rulebooks of every language but
+    the first from its own reading of the tables (codegen.read_back), while this process
+    writes game.json, reads it back and makes the first language's: the child reads the
+    tables in the time game.json takes to write. Whatever the child fails to give is made
+    here. `compiled` is the templates' bytecode cache, if any."""
+    env = environment(game_folder, compiled=compiled)
+    first, rest = LANGS[:1], LANGS[1:]
+    names = [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]
+
+    def theirs():
+        compile_templates(env)  # first thing, so that this process finds them compiled in the cache
+        body, read_t = read_back(t)
+        return books(read_t, marks_in(body, read_t), env, rest)
+
+    collect = parallel.start(theirs) if rest else None
+    text = to_json(t)
+    read_t, marks = read(text)
+    files = {"game.json": text, **books(read_t, marks, env, first)}
+    got = collect() if collect is not None else None
+    if not (isinstance(got, dict) and list(got) == names and all(type(v) is str for v in got.values())):
+        got = books(read_t, marks, env, rest)
+    files.update(got)
+    return files
 
 
 def write_if_changed(path: str, text: str) -> None:
@@ -82,13 +118,13 @@ def _build(paths, out_dir: str):
                 report.extend(rep)
                 written += paths_out
                 continue
-        text, gid, rep = compile_game(folder)
+        t, gid, rep = compile_tables(folder)
         report.extend(rep)
-        if text is None:
+        if t is None:
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        files = {"game.json": text, **rulebooks(text, folder, buildcache.compiled_templates())}
+        files = build_outputs(t, folder, buildcache.compiled_templates())
         paths = {}
         for name, body in files.items():
             paths[name] = os.path.join(target, name)

@@ -6,7 +6,6 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
-import functools
 import html
 import json
 import os
@@ -15,7 +14,6 @@ import re
 import jinja2
 from markupsafe import Markup, escape
 
-from .parallel import in_two
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 from .said import Said
 
@@ -673,29 +671,34 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
 
 
-def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>, from the text of game.json.
+def read(game_json: str):
+    """The tables of a game.json text, and every mark name in them."""
+    tables = json.loads(game_json)
+    return tables, marks_in(game_json, tables)
 
-    The content of a language (every effect in words) is worked out once and read by both
-    formats' templates; the templates are loaded once. Languages are made side by side
-    where the machine has the cores for it; each side reads game.json for itself, so that
-    reading it is side by side too."""
-    env = environment(game_folder, compiled=compiled)
-    for fmt in FORMATS:  # compiled here, before the languages part ways
+
+def marks_in(game_json: str, tables: dict) -> list:
+    """Every mark name in tables read from a JSON text (game.json or any other of them)."""
+    return _marks(tables) if _may_mark(game_json) else []
+
+
+def books(tables: dict, marks: list, env: jinja2.Environment, langs) -> dict[str, str]:
+    """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
+    content of a language (every effect in words) is worked out once for both formats."""
+    out = {}
+    for lang in langs:
+        ctx = Book(tables, lang, marks).context()
+        for fmt in FORMATS:
+            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+    return out
+
+
+def compile_templates(env: jinja2.Environment) -> None:
+    """Load (compile, or read compiled from the env's bytecode cache) every rulebook template."""
+    for fmt in FORMATS:
         env.get_template(f"rulebook.{fmt}.j2")
 
-    @functools.lru_cache(maxsize=None)
-    def read():
-        tables = json.loads(game_json)
-        return tables, _marks(tables) if _may_mark(game_json) else []
 
-    def one(lang):
-        tables, marks = read()
-        ctx = Book(tables, lang, marks).context()
-        return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
-
-    out = {}
-    # the languages side by side, where a second core is free
-    for part in in_two(lambda langs: ([one(lang) for lang in langs], None), LANGS, min_items=2)[0]:
-        out.update(part)
-    return out
+def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
+    """File name -> text of every rulebook, from the text of game.json, in one process."""
+    return books(*read(game_json), environment(game_folder, compiled=compiled), LANGS)
