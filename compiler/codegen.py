@@ -171,32 +171,86 @@ def tables(m: Model) -> dict:
     return out
 
 
-def read_back(t: dict) -> tuple[str, dict]:
-    """(a JSON text of the tables, what reading game.json back gives): the same values as
-    `json.loads(to_json(t))`, keys in the same order, without the written text's layout.
-    Only the text is shorter to make: a process that needs the tables as game.json has
-    them need not wait for it."""
-    body = _COMPACT(t)  # the hashed text of to_json, all of it sorted
-    read = json.loads(body)
-    read["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
-    return body, dict(sorted(read.items()))
-
-
 def to_json(t: dict) -> str:
     """Canonical text: sorted keys, no floats formatted by locale, a content hash inside."""
-    top = _parts(t, 0)
-    if top is None:  # keys that are not strings: the plain way
+    split = pieces(t)
+    if split is None:  # keys that are not strings: the plain way
         body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         t = dict(t)
         t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
         return _dump(t, 0) + "\n"
-    # The hashed text is the compact dump of the whole; the written text shares every value
-    # below the second level with it, so each of those is encoded once for both.
-    body = "{" + ",".join(f"{_key(k)}:{c}" for k, (c, _p) in top) + "}"
-    h = _key(hashlib.sha256(body.encode("utf-8")).hexdigest()[:16])
-    items = dict(top)
-    items["content_hash"] = (h, h)
+    plan, values = split
+    encoded = encode(values)
+    return text_of(plan, encoded, body_of(plan, encoded))
+
+
+# The text is made in parts, which two processes can share out: `pieces` lays it out and
+# lists the values encoded one by one, `encode` encodes any share of them, and `body_of`
+# and `text_of` put them together. The hashed text (the body) is the compact dump of the
+# whole; the written text shares every value below the second level with it, so each of
+# those is encoded once for both.
+
+def pieces(t: dict):
+    """(layout, values) of game.json's text: for each key at the top, in order, the keys
+    below it that are written one per line (or None), and every value encoded on its own,
+    in the order of the text. None when a key there is not a string (json would write it
+    differently)."""
+    if not all(isinstance(k, str) for k in t):
+        return None
+    layout, values = [], []
+    for k in sorted(t):
+        x = t[k]
+        if isinstance(x, dict) and x:
+            if not all(isinstance(kk, str) for kk in x):
+                return None
+            keys = sorted(x)
+            layout.append((k, keys))
+            values += [x[kk] for kk in keys]
+        else:
+            layout.append((k, None))
+            values.append(x)
+    return layout, values
+
+
+def encode(values: list) -> list[str]:
+    return [_COMPACT(v) for v in values]
+
+
+def body_of(layout, encoded: list[str]) -> str:
+    """The compact text of the whole, whose hash is game.json's content_hash."""
+    return "{" + ",".join(f"{_key(k)}:{c}" for k, c in _tops(layout, encoded, False)) + "}"
+
+
+def text_of(layout, encoded: list[str], body: str) -> str:
+    """game.json's text."""
+    items = dict(_tops(layout, encoded, True))
+    items["content_hash"] = _key(_hash(body))
     return _pretty(sorted(items.items()), 0) + "\n"
+
+
+def read_body(body: str) -> dict:
+    """The tables as reading game.json gives them, from its body: the same values, keys in
+    the same order."""
+    read = json.loads(body)
+    read["content_hash"] = _hash(body)
+    return dict(sorted(read.items()))
+
+
+def _hash(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
+def _tops(layout, encoded, written: bool):
+    """(key, text) of each value at the top: compact, or as written."""
+    i = 0
+    for k, keys in layout:
+        if keys is None:
+            yield k, encoded[i]
+            i += 1
+        else:
+            sub = list(zip(keys, encoded[i:i + len(keys)]))
+            i += len(keys)
+            yield k, _pretty(sub, 1) if written else "{" + ",".join(f"{_key(kk)}:{c}" for kk, c in sub) + "}"
 
 
 def _compact_encoder():
@@ -216,31 +270,12 @@ _COMPACT = _compact_encoder()
 _key = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def _parts(v, depth):
-    """[(key, (compact text, written text))] of a dict at a level written one key per line,
-    sorted by key; None when a key is not a string (json would write it differently)."""
-    out = []
-    for k in sorted(v) if all(isinstance(k, str) for k in v) else ():
-        x = v[k]
-        if isinstance(x, dict) and x and depth + 1 < 2:
-            sub = _parts(x, depth + 1)
-            if sub is None:
-                return None
-            compact = "{" + ",".join(f"{_key(kk)}:{c}" for kk, (c, _p) in sub) + "}"
-            out.append((k, (compact, _pretty(sub, depth + 1))))
-        else:
-            s = _COMPACT(x)
-            out.append((k, (s, s)))
-    if len(out) != len(v):
-        return None
-    return out
-
-
 def _pretty(items, depth) -> str:
+    """[(key, text)] one per line."""
     if not items:
         return "{}"
     pad = " " * (depth + 1)
-    inner = ",\n".join(f"{pad}{_key(k)}: {p}" for k, (_c, p) in items)
+    inner = ",\n".join(f"{pad}{_key(k)}: {p}" for k, p in items)
     return "{\n" + inner + "\n" + " " * depth + "}"
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import os
 
-from . import parallel
-from .codegen import read_back, tables, to_json
+from . import codegen, parallel
+from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .memory import no_collection
@@ -55,29 +55,61 @@ def _load_checked(folder: str):
 def build_outputs(t: dict, game_folder: str, compiled=None) -> dict[str, str]:
     """File name -> text of game.json and every rulebook, from the compiled tables.
 
-    Where a second core is free, a forked child makes the rulebooks of every language but
-    the first from its own reading of the tables (codegen.read_back), while this process
-    writes game.json, reads it back and makes the first language's: the child reads the
-    tables in the time game.json takes to write. Whatever the child fails to give is made
-    here. `compiled` is the templates' bytecode cache, if any."""
+    Where a second core is free, a forked child shares the work: it encodes the second
+    half of game.json's values while this process encodes the first, the two swap halves,
+    and each reads the tables back from the whole (codegen.read_body); the child then makes
+    the rulebooks of every language but the first, this process game.json and the first
+    language's. Whatever the child fails to give is made here. `compiled` is the
+    templates' bytecode cache, if any."""
     env = environment(game_folder, compiled=compiled)
     first, rest = LANGS[:1], LANGS[1:]
+    split = codegen.pieces(t)
+    if split is None or not rest:
+        return _outputs_here(t, env)
+    layout, values = split
+    half = len(values) // 2
+
+    def theirs(heard):
+        own = codegen.encode(values[half:])
+        yield own
+        got = heard()
+        if not (isinstance(got, list) and len(got) == half):
+            return
+        compile_templates(env)  # with a bytecode cache, the other process then finds them compiled
+        body = codegen.body_of(layout, got + own)
+        read_t = codegen.read_body(body)
+        yield books(read_t, marks_in(body, read_t), env, rest)
+
+    child = parallel.start_parts(theirs, listens=True)
+    if child is None:
+        return _outputs_here(t, env)
+    try:
+        encoded = codegen.encode(values[:half])
+        got = child()
+        if isinstance(got, list) and len(got) == len(values) - half and all(type(x) is str for x in got):
+            child.send(encoded)
+            encoded += got
+        else:  # the child failed: its half is encoded here
+            child.finish()
+            encoded += codegen.encode(values[half:])
+        body = codegen.body_of(layout, encoded)
+        read_t = codegen.read_body(body)
+        files = {"game.json": codegen.text_of(layout, encoded, body)}
+        marks = marks_in(body, read_t)
+        files.update(books(read_t, marks, env, first))
+        made = child()
+    finally:
+        child.finish()
     names = [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]
-
-    def theirs():
-        compile_templates(env)  # first thing, so that this process finds them compiled in the cache
-        body, read_t = read_back(t)
-        return books(read_t, marks_in(body, read_t), env, rest)
-
-    collect = parallel.start(theirs) if rest else None
-    text = to_json(t)
-    read_t, marks = read(text)
-    files = {"game.json": text, **books(read_t, marks, env, first)}
-    got = collect() if collect is not None else None
-    if not (isinstance(got, dict) and list(got) == names and all(type(v) is str for v in got.values())):
-        got = books(read_t, marks, env, rest)
-    files.update(got)
+    if not (isinstance(made, dict) and list(made) == names and all(type(v) is str for v in made.values())):
+        made = books(read_t, marks, env, rest)
+    files.update(made)
     return files
+
+
+def _outputs_here(t: dict, env) -> dict[str, str]:
+    text = to_json(t)
+    return {"game.json": text, **books(*read(text), env, LANGS)}
 
 
 def write_if_changed(path: str, text: str) -> None:

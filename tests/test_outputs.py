@@ -32,27 +32,32 @@ def files(folder, out):
 
 
 @pytest.mark.parametrize("folder", GAMES)
-def test_the_tables_read_back_are_what_game_json_reads_as(folder):
+def test_game_json_put_together_from_shares_reads_back_as_the_tables_it_holds(folder):
     t, _gid, _report = compile_tables(os.path.join(ROOT, folder))
     if t is None:
         pytest.skip(f"{folder} does not build")
-    body, read = codegen.read_back(t)
-    want = json.loads(codegen.to_json(t))
+    layout, values = codegen.pieces(t)
+    half = len(values) // 3
+    encoded = codegen.encode(values[:half]) + codegen.encode(values[half:])
+    body = codegen.body_of(layout, encoded)
+    text = codegen.text_of(layout, encoded, body)
+    assert text == codegen.to_json(t)
+    read, want = codegen.read_body(body), json.loads(text)
     assert read == want
     assert json.dumps(read, ensure_ascii=False) == json.dumps(want, ensure_ascii=False)  # keys in the same order
-    assert json.loads(body) == {k: v for k, v in want.items() if k != "content_hash"}
+    assert rulebook.marks_in(body, read) == rulebook.read(text)[1]
 
 
 def test_a_child_makes_the_same_files_as_one_process(game, tmp_path, monkeypatch):
     if not parallel.can_fork():
         pytest.skip("no second core here")
     made = []
-    start = parallel.start
+    start = parallel.start_parts
 
-    def counted(work):
-        made.append(work)
-        return start(work)
-    monkeypatch.setattr(parallel, "start", counted)
+    def counted(parts, listens=False):
+        made.append(parts)
+        return start(parts, listens)
+    monkeypatch.setattr(parallel, "start_parts", counted)
     two = files(game, str(tmp_path / "two"))
     assert made  # the other languages went to a child
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
@@ -71,6 +76,20 @@ def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch):
             raise RuntimeError("the child breaks")
         return books(*args)
     monkeypatch.setattr(pipeline, "books", fragile)
+    broken = files(game, str(tmp_path / "broken"))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert broken == files(game, str(tmp_path / "one"))
+
+
+def test_a_child_that_fails_before_its_share_of_game_json_only_costs_time(game, tmp_path, monkeypatch):
+    parent = os.getpid()
+    encode = codegen.encode
+
+    def fragile(values):
+        if os.getpid() != parent:
+            os._exit(3)
+        return encode(values)
+    monkeypatch.setattr(codegen, "encode", fragile)
     broken = files(game, str(tmp_path / "broken"))
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     assert broken == files(game, str(tmp_path / "one"))
