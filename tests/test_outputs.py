@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from compiler import codegen, parallel, pipeline, rulebook
+from compiler import codegen, outputs, parallel, rulebook
 from compiler.pipeline import build, compile_tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,7 +75,7 @@ def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch):
         if os.getpid() != parent:
             raise RuntimeError("the child breaks")
         return books(*args)
-    monkeypatch.setattr(pipeline, "books", fragile)
+    monkeypatch.setattr(outputs, "books", fragile)
     broken = files(game, str(tmp_path / "broken"))
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     assert broken == files(game, str(tmp_path / "one"))
@@ -90,6 +90,21 @@ def test_a_child_that_fails_before_its_share_of_game_json_only_costs_time(game, 
             os._exit(3)
         return encode(values)
     monkeypatch.setattr(codegen, "encode", fragile)
+    broken = files(game, str(tmp_path / "broken"))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert broken == files(game, str(tmp_path / "one"))
+
+
+def test_a_child_that_dies_halfway_through_a_file_only_costs_time(game, tmp_path, monkeypatch):
+    parent = os.getpid()
+    write = outputs.write_if_changed
+
+    def fragile(path, text):
+        if os.getpid() != parent:
+            write(path, text[: len(text) // 2])
+            os._exit(3)
+        write(path, text)
+    monkeypatch.setattr(outputs, "write_if_changed", fragile)
     broken = files(game, str(tmp_path / "broken"))
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     assert broken == files(game, str(tmp_path / "one"))

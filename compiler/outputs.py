@@ -1,0 +1,92 @@
+"""A game's files from its compiled tables: game.json and the rulebooks, written.
+
+A big game's files take a while to make, in parts that need not wait for each other: each
+half of game.json's values encodes on its own, and each language's rulebooks only need
+the tables read back. Where a second core is free, a forked child takes a share: it
+encodes the second half of the values while this process encodes the first, the two swap
+halves, and each reads the tables back from the whole (codegen.read_body); the child then
+writes the rulebooks of every language but the first, this process game.json and the first
+language's. Whatever the child fails to do is done here, so the files never depend on it.
+"""
+from __future__ import annotations
+
+import os
+
+from . import codegen, parallel
+from .render import LANGS
+from .rulebook import FORMATS, books, compile_templates, environment, marks_in, read
+
+
+def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, str]:
+    """Write game.json and every rulebook into `target`; file name -> path. `compiled` is
+    the templates' bytecode cache, if any."""
+    env = environment(game_folder, compiled=compiled)
+    first, rest = LANGS[:1], LANGS[1:]
+    names = ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS]
+    paths = {name: os.path.join(target, name) for name in names}
+    split = codegen.pieces(t)
+    child = parallel.start_parts(_share(split, env, rest, paths), listens=True) if split and rest else None
+    if child is None:
+        text = codegen.to_json(t)
+        write_if_changed(paths["game.json"], text)
+        _write(books(*read(text), env, LANGS), paths)
+        return paths
+    layout, values = split
+    half = len(values) // 2
+    try:
+        encoded = codegen.encode(values[:half])
+        got = child()
+        if isinstance(got, list) and len(got) == len(values) - half and all(type(x) is str for x in got):
+            child.send(encoded)
+            encoded += got
+        else:  # the child failed: its half is encoded here
+            child.finish()
+            encoded += codegen.encode(values[half:])
+        body = codegen.body_of(layout, encoded)
+        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, body))
+        read_t = codegen.read_body(body)
+        marks = marks_in(body, read_t)
+        _write(books(read_t, marks, env, first), paths)
+        done = child()
+    finally:
+        child.finish()
+    theirs = [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]
+    if done != theirs:
+        _write(books(read_t, marks, env, rest), paths)
+    return paths
+
+
+def _share(split, env, langs, paths):
+    """The child's share: the second half of the values encoded, then the rulebooks of
+    `langs` written; it yields the encoded half, then the names of the files it wrote."""
+    def parts(heard):
+        layout, values = split
+        half = len(values) // 2
+        own = codegen.encode(values[half:])
+        yield own
+        got = heard()
+        if not (isinstance(got, list) and len(got) == half):
+            return
+        compile_templates(env)  # first, so that with a bytecode cache the parent finds them compiled
+        body = codegen.body_of(layout, got + own)
+        read_t = codegen.read_body(body)
+        yield list(_write(books(read_t, marks_in(body, read_t), env, langs), paths))
+    return parts
+
+
+def _write(files: dict[str, str], paths: dict[str, str]) -> dict[str, str]:
+    for name, text in files.items():
+        write_if_changed(paths[name], text)
+    return files
+
+
+def write_if_changed(path: str, text: str) -> None:
+    """Leave a file untouched when its text is the same, so rebuilds keep timestamps.
+    Line ends are compared and written as they are: afterwards the file holds exactly the
+    text's bytes (the build cache copies them)."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", newline="") as fh:
+            if fh.read() == text:
+                return
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
