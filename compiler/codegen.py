@@ -177,11 +177,11 @@ def to_json(t: dict) -> str:
     if split is None:  # keys that are not strings: the plain way
         body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         t = dict(t)
-        t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+        t["content_hash"] = content_hash(body)
         return _dump(t, 0) + "\n"
-    plan, values = split
+    layout, values = split
     encoded = encode(values)
-    return text_of(plan, encoded, body_of(plan, encoded))
+    return text_of(layout, encoded, content_hash(body_of(layout, encoded)))
 
 
 # The text is made in parts, which two processes can share out: `pieces` lays it out and
@@ -218,39 +218,56 @@ def encode(values: list) -> list[str]:
 
 def body_of(layout, encoded: list[str]) -> str:
     """The compact text of the whole, whose hash is game.json's content_hash."""
-    return "{" + ",".join(f"{_key(k)}:{c}" for k, c in _tops(layout, encoded, False)) + "}"
+    out, i = ["{"], 0
+    for k, keys in layout:
+        out += (_key(k), ":")
+        if keys is None:
+            out.append(encoded[i])
+            i += 1
+        else:
+            out.append("{")
+            for kk in keys:
+                out += (_key(kk), ":", encoded[i], ",")
+                i += 1
+            out[-1] = "}"
+        out.append(",")
+    out[-1] = "}"
+    return "".join(out)  # one string made once: a text this big costs most in fresh memory
 
 
-def text_of(layout, encoded: list[str], body: str) -> str:
-    """game.json's text."""
-    items = dict(_tops(layout, encoded, True))
-    items["content_hash"] = _key(_hash(body))
-    return _pretty(sorted(items.items()), 0) + "\n"
+def text_of(layout, encoded: list[str], content_hash: str) -> str:
+    """game.json's text: two levels of keys one per line (readable diffs), everything
+    deeper on one line."""
+    tops, i = [("content_hash", [_key(content_hash)])], 0
+    for k, keys in layout:
+        if keys is None:
+            part = [encoded[i]]
+            i += 1
+        else:
+            part = ["{\n"]
+            for kk in keys:
+                part += ("  ", _key(kk), ": ", encoded[i], ",\n")
+                i += 1
+            part[-1] = "\n }"
+        if k != "content_hash":  # (the hash of the rest takes its place)
+            tops.append((k, part))
+    out = ["{\n"]
+    for k, part in sorted(tops, key=lambda kp: kp[0]):
+        out += (" ", _key(k), ": ", *part, ",\n")
+    out[-1] = "\n}\n"
+    return "".join(out)
 
 
-def read_body(body: str) -> dict:
+def read_body(body: str, content_hash: str) -> dict:
     """The tables as reading game.json gives them, from its body: the same values, keys in
     the same order."""
     read = json.loads(body)
-    read["content_hash"] = _hash(body)
+    read["content_hash"] = content_hash
     return dict(sorted(read.items()))
 
 
-def _hash(body: str) -> str:
+def content_hash(body: str) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
-
-
-def _tops(layout, encoded, written: bool):
-    """(key, text) of each value at the top: compact, or as written."""
-    i = 0
-    for k, keys in layout:
-        if keys is None:
-            yield k, encoded[i]
-            i += 1
-        else:
-            sub = list(zip(keys, encoded[i:i + len(keys)]))
-            i += len(keys)
-            yield k, _pretty(sub, 1) if written else "{" + ",".join(f"{_key(kk)}:{c}" for kk, c in sub) + "}"
 
 
 def _compact_encoder():
@@ -268,15 +285,6 @@ def _compact_encoder():
 
 _COMPACT = _compact_encoder()
 _key = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _pretty(items, depth) -> str:
-    """[(key, text)] one per line."""
-    if not items:
-        return "{}"
-    pad = " " * (depth + 1)
-    inner = ",\n".join(f"{pad}{_key(k)}: {p}" for k, p in items)
-    return "{\n" + inner + "\n" + " " * depth + "}"
 
 
 def _dump(v, depth):

@@ -43,8 +43,9 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
             child.finish()
             encoded += codegen.encode(values[half:])
         body = codegen.body_of(layout, encoded)
-        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, body))
-        read_t = codegen.read_body(body)
+        digest = codegen.content_hash(body)
+        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
+        read_t = codegen.read_body(body, digest)
         marks = marks_in(body, read_t)
         _write(books(read_t, marks, env, first), paths)
         done = child()
@@ -69,7 +70,7 @@ def _share(split, env, langs, paths):
             return
         compile_templates(env)  # first, so that with a bytecode cache the parent finds them compiled
         body = codegen.body_of(layout, got + own)
-        read_t = codegen.read_body(body)
+        read_t = codegen.read_body(body, codegen.content_hash(body))
         yield list(_write(books(read_t, marks_in(body, read_t), env, langs), paths))
     return parts
 
