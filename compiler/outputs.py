@@ -57,6 +57,16 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
     return paths
 
 
+def warm_templates(game_folder: str, compiled):
+    """Start compiling the rulebook templates into the bytecode cache `compiled` in a forked
+    child, while this process loads the game: the processes that write the rulebooks then
+    find them compiled. Returns the function that waits for the child, or None (no cache,
+    or no second core)."""
+    if compiled is None:
+        return None
+    return parallel.start(lambda: compile_templates(environment(game_folder, compiled=compiled)))
+
+
 def _share(split, env, langs, paths):
     """The child's share: the second half of the values encoded, then the rulebooks of
     `langs` written; it yields the encoded half, then the names of the files it wrote."""

@@ -76,13 +76,19 @@ def _build(paths, out_dir: str):
                 report.extend(rep)
                 written += paths_out
                 continue
-        t, gid, rep = compile_tables(folder)
+        compiled = buildcache.compiled_templates()
+        warmed = outputs.warm_templates(folder, compiled)
+        try:
+            t, gid, rep = compile_tables(folder)
+        finally:
+            if warmed is not None:
+                warmed()
         report.extend(rep)
         if t is None:
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        paths = outputs.write(t, folder, target, buildcache.compiled_templates())
+        paths = outputs.write(t, folder, target, compiled)
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
             buildcache.store(folder, key, gid, paths, rep)
