@@ -14,7 +14,7 @@ import os
 
 from . import codegen, parallel
 from .render import LANGS
-from .rulebook import FORMATS, books, compile_templates, environment, marks_in, read
+from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
 
 
 def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, str]:
@@ -64,7 +64,10 @@ def warm_templates(game_folder: str, compiled):
     or no second core)."""
     if compiled is None:
         return None
-    return parallel.start(lambda: compile_templates(environment(game_folder, compiled=compiled)))
+    env = environment(game_folder, compiled=compiled)
+    if all_compiled(env):
+        return None
+    return parallel.start(lambda: compile_templates(env))
 
 
 def _share(split, env, langs, paths):

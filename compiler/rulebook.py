@@ -699,6 +699,20 @@ def compile_templates(env: jinja2.Environment) -> None:
         env.get_template(f"rulebook.{fmt}.j2")
 
 
+def all_compiled(env: jinja2.Environment) -> bool:
+    """Whether the env's bytecode cache holds every rulebook template compiled from its
+    present text."""
+    cache = env.bytecode_cache
+    if cache is None:
+        return False
+    for fmt in FORMATS:
+        name = f"rulebook.{fmt}.j2"
+        source, filename, _uptodate = env.loader.get_source(env, name)
+        if cache.get_bucket(env, name, filename, source).code is None:
+            return False
+    return True
+
+
 def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
     """File name -> text of every rulebook, from the text of game.json, in one process."""
     return books(*read(game_json), environment(game_folder, compiled=compiled), LANGS)

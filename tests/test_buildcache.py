@@ -88,6 +88,18 @@ def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_b
     assert outputs(again) == outputs(kept) == want
 
 
+def test_a_build_leaves_the_templates_compiled_and_a_changed_template_is_not(game, tmp_path):
+    from compiler.rulebook import all_compiled, environment
+    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    build([game], str(tmp_path / "a"))
+    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    own = os.path.join(game, "templates")
+    os.makedirs(own)
+    with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
+        fh.write("# {{ title }}\n")
+    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+
+
 def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
     build([game], str(tmp_path / "a"))
     own = os.path.join(game, "templates")
