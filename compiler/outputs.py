@@ -45,16 +45,20 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
         body = codegen.body_of(layout, encoded)
         digest = codegen.content_hash(body)
         write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
-        read_t = codegen.read_body(body, digest)
-        marks = marks_in(body, read_t)
-        _write(books(read_t, marks, env, first), paths)
+        # the tables read back are let go before waiting for the child, not after: freeing
+        # them takes a while too (a failed child's languages read them back again)
+        _write(_books(body, digest, env, first), paths)
         done = child()
     finally:
         child.finish()
-    theirs = [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]
-    if done != theirs:
-        _write(books(read_t, marks, env, rest), paths)
+    if done != [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]:
+        _write(_books(body, digest, env, rest), paths)
     return paths
+
+
+def _books(body: str, digest: str, env, langs) -> dict[str, str]:
+    read_t = codegen.read_body(body, digest)
+    return books(read_t, marks_in(body, read_t), env, langs)
 
 
 def warm_templates(game_folder: str, compiled):
