@@ -5,8 +5,10 @@ half of game.json's values encodes on its own, and each language's rulebooks onl
 the tables read back. Where a second core is free, a forked child takes a share: it
 encodes the second half of the values while this process encodes the first, the two swap
 halves, and each reads the tables back from the whole (codegen.read_body); the child then
-writes the rulebooks of every language but the first, this process game.json and the first
-language's. Whatever the child fails to do is done here, so the files never depend on it.
+writes the rulebooks of every language but the last, this process game.json and the last
+language's (Russian, whose cases make it the longer to put in words: the child, which also
+pays for the pages it shares with this process, finishes first). Whatever the child fails
+to do is done here, so the files never depend on it.
 """
 from __future__ import annotations
 
@@ -21,11 +23,11 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
     """Write game.json and every rulebook into `target`; file name -> path. `compiled` is
     the templates' bytecode cache, if any."""
     env = environment(game_folder, compiled=compiled)
-    first, rest = LANGS[:1], LANGS[1:]
+    mine, theirs = LANGS[-1:], LANGS[:-1]
     names = ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS]
     paths = {name: os.path.join(target, name) for name in names}
     split = codegen.pieces(t)
-    child = parallel.start_parts(_share(split, env, rest, paths), listens=True) if split and rest else None
+    child = parallel.start_parts(_share(split, env, theirs, paths), listens=True) if split and theirs else None
     if child is None:
         text = codegen.to_json(t)
         write_if_changed(paths["game.json"], text)
@@ -47,12 +49,12 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
         write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
         # the tables read back are let go before waiting for the child, not after: freeing
         # them takes a while too (a failed child's languages read them back again)
-        _write(_books(body, digest, env, first), paths)
+        _write(_books(body, digest, env, mine), paths)
         done = child()
     finally:
         child.finish()
-    if done != [f"rulebook.{lang}.{fmt}" for lang in rest for fmt in FORMATS]:
-        _write(_books(body, digest, env, rest), paths)
+    if done != [f"rulebook.{lang}.{fmt}" for lang in theirs for fmt in FORMATS]:
+        _write(_books(body, digest, env, theirs), paths)
     return paths
 
 
