@@ -87,7 +87,6 @@ def _share(split, env, langs, paths):
         got = heard()
         if not (isinstance(got, list) and len(got) == half):
             return
-        compile_templates(env)  # first, so that with a bytecode cache the parent finds them compiled
         body = codegen.body_of(layout, got + own)
         read_t = codegen.read_body(body, codegen.content_hash(body))
         yield list(_write(books(read_t, marks_in(body, read_t), env, langs), paths))
