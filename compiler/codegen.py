@@ -173,51 +173,118 @@ def tables(m: Model) -> dict:
 
 def to_json(t: dict) -> str:
     """Canonical text: sorted keys, no floats formatted by locale, a content hash inside."""
-    top = _parts(t, 0)
-    if top is None:  # keys that are not strings: the plain way
+    split = pieces(t)
+    if split is None:  # keys that are not strings: the plain way
         body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         t = dict(t)
-        t["content_hash"] = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+        t["content_hash"] = content_hash(body)
         return _dump(t, 0) + "\n"
-    # The hashed text is the compact dump of the whole; the written text shares every value
-    # below the second level with it, so each of those is encoded once for both.
-    body = "{" + ",".join(f"{_key(k)}:{c}" for k, (c, _p) in top) + "}"
-    h = _key(hashlib.sha256(body.encode("utf-8")).hexdigest()[:16])
-    items = dict(top)
-    items["content_hash"] = (h, h)
-    return _pretty(sorted(items.items()), 0) + "\n"
+    layout, values = split
+    encoded = encode(values)
+    return text_of(layout, encoded, content_hash(body_of(layout, encoded)))
 
 
-_COMPACT = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
-_key = json.JSONEncoder(ensure_ascii=False).encode
+# The text is made in parts, which two processes can share out: `pieces` lays it out and
+# lists the values encoded one by one, `encode` encodes any share of them, and `body_of`
+# and `text_of` put them together. The hashed text (the body) is the compact dump of the
+# whole; the written text shares every value below the second level with it, so each of
+# those is encoded once for both.
 
-
-def _parts(v, depth):
-    """[(key, (compact text, written text))] of a dict at a level written one key per line,
-    sorted by key; None when a key is not a string (json would write it differently)."""
-    out = []
-    for k in sorted(v) if all(isinstance(k, str) for k in v) else ():
-        x = v[k]
-        if isinstance(x, dict) and x and depth + 1 < 2:
-            sub = _parts(x, depth + 1)
-            if sub is None:
-                return None
-            compact = "{" + ",".join(f"{_key(kk)}:{c}" for kk, (c, _p) in sub) + "}"
-            out.append((k, (compact, _pretty(sub, depth + 1))))
-        else:
-            s = _COMPACT(x)
-            out.append((k, (s, s)))
-    if len(out) != len(v):
+def pieces(t: dict):
+    """(layout, values) of game.json's text: for each key at the top, in order, the keys
+    below it that are written one per line (or None), and every value encoded on its own,
+    in the order of the text. None when a key there is not a string (json would write it
+    differently)."""
+    if not all(isinstance(k, str) for k in t):
         return None
-    return out
+    layout, values = [], []
+    for k in sorted(t):
+        x = t[k]
+        if isinstance(x, dict) and x:
+            if not all(isinstance(kk, str) for kk in x):
+                return None
+            keys = sorted(x)
+            layout.append((k, keys))
+            values += [x[kk] for kk in keys]
+        else:
+            layout.append((k, None))
+            values.append(x)
+    return layout, values
 
 
-def _pretty(items, depth) -> str:
-    if not items:
-        return "{}"
-    pad = " " * (depth + 1)
-    inner = ",\n".join(f"{pad}{_key(k)}: {p}" for k, (_c, p) in items)
-    return "{\n" + inner + "\n" + " " * depth + "}"
+def encode(values: list) -> list[str]:
+    return [_COMPACT(v) for v in values]
+
+
+def body_of(layout, encoded: list[str]) -> str:
+    """The compact text of the whole, whose hash is game.json's content_hash."""
+    out, i = ["{"], 0
+    for k, keys in layout:
+        out += (_key(k), ":")
+        if keys is None:
+            out.append(encoded[i])
+            i += 1
+        else:
+            out.append("{")
+            for kk in keys:
+                out += (_key(kk), ":", encoded[i], ",")
+                i += 1
+            out[-1] = "}"
+        out.append(",")
+    out[-1] = "}"
+    return "".join(out)  # one string made once: a text this big costs most in fresh memory
+
+
+def text_of(layout, encoded: list[str], content_hash: str) -> str:
+    """game.json's text: two levels of keys one per line (readable diffs), everything
+    deeper on one line."""
+    tops, i = [("content_hash", [_key(content_hash)])], 0
+    for k, keys in layout:
+        if keys is None:
+            part = [encoded[i]]
+            i += 1
+        else:
+            part = ["{\n"]
+            for kk in keys:
+                part += ("  ", _key(kk), ": ", encoded[i], ",\n")
+                i += 1
+            part[-1] = "\n }"
+        if k != "content_hash":  # (the hash of the rest takes its place)
+            tops.append((k, part))
+    out = ["{\n"]
+    for k, part in sorted(tops, key=lambda kp: kp[0]):
+        out += (" ", _key(k), ": ", *part, ",\n")
+    out[-1] = "\n}\n"
+    return "".join(out)
+
+
+def read_body(body: str, content_hash: str) -> dict:
+    """The tables as reading game.json gives them, from its body: the same values, keys in
+    the same order."""
+    read = json.loads(body)
+    read["content_hash"] = content_hash
+    return dict(sorted(read.items()))
+
+
+def content_hash(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
+def _compact_encoder():
+    """json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":")), with the C
+    encoder made once rather than per value, and without the check for circular references
+    (a quarter of the time): the loader refuses an alias that refers to itself, so tables
+    have none."""
+    from json import encoder
+    if encoder.c_make_encoder is None:
+        return json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+    make = encoder.c_make_encoder(None, json.JSONEncoder().default, encoder.encode_basestring, None,
+                                  ":", ",", True, False, True)
+    return lambda v: "".join(make(v, 0))
+
+
+_COMPACT = _compact_encoder()
+_key = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _dump(v, depth):

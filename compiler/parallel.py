@@ -10,6 +10,8 @@ never depends on the second process.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import marshal
 import os
 import sys
@@ -48,54 +50,113 @@ def start(work):
     return collect
 
 
-def start_parts(parts):
+def start_parts(parts, listens: bool = False):
     """Run `parts()`, which yields plain data, in a forked child that sends each value as soon
     as it is made. Returns `next_part()`, which waits for the next value and gives it (None
     once the child failed or had no more), with `next_part.finish()` to end the child when no
-    more is wanted; None instead of the function where there is no second core or no fork."""
+    more is wanted; None instead of the function where there is no second core or no fork.
+
+    A child that `listens` also hears from this process: it runs `parts(heard)`, where
+    `heard()` waits for the next value sent by `next_part.send(value)` (None once this side
+    sent nothing more or failed). A side that reads before it writes never waits on the other."""
     if not can_fork():
         return None
-    read, write = os.pipe()
+    read, write = _pipe()
+    back = _pipe() if listens else None
     try:
         pid = os.fork()
     except OSError:
-        os.close(read)
-        os.close(write)
+        for fd in (read, write, *(back or ())):
+            os.close(fd)
         return None
     if pid == 0:  # the child: each value as one message (its length, then it), then gone without cleanup
         os.close(read)
         code = 1
         try:
+            if back:
+                os.close(back[1])
+                heard = functools.partial(_heard, os.fdopen(back[0], "rb"))
             with os.fdopen(write, "wb") as out:
-                for value in parts():
-                    data = _pack(value)
-                    out.write(len(data).to_bytes(8, "little") + data)
-                    out.flush()
+                for value in (parts(heard) if back else parts()):
+                    _send(out, value)
             code = 0
         finally:
             os._exit(code)
     os.close(write)
     inp = os.fdopen(read, "rb")
+    to_child = None
+    if back:
+        os.close(back[0])
+        to_child = os.fdopen(back[1], "wb")
     done = []
 
     def finish():
         if not done:
             done.append(1)
             inp.close()  # a child still writing stops here instead of waiting for a reader
+            if to_child is not None:
+                with contextlib.suppress(OSError):
+                    to_child.close()
             os.waitpid(pid, 0)
 
     def next_part():
         if done:
             return None
+        got = _receive(inp)
+        if got is _NOTHING:
+            finish()  # the child failed, or has sent all it had
+            return None
+        return got
+
+    def send(value) -> None:
+        """A value for the listening child; lost without a word if the child is gone."""
+        if to_child is None or done:
+            return
+        try:
+            _send(to_child, value)
+        except OSError:  # (a broken pipe: the child stopped early)
+            pass
+    next_part.finish = finish
+    next_part.send = send
+    return next_part
+
+
+_NOTHING = object()
+PIPE_BYTES = 1 << 20  # megabytes go through: fewer, bigger writes, fewer waits for the reader
+
+
+def _pipe():
+    read, write = os.pipe()
+    try:
+        import fcntl
+        fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # the system's size, then
+    return read, write
+
+
+def _send(out, value) -> None:
+    data = _pack(value)
+    out.write(len(data).to_bytes(8, "little") + data)
+    out.flush()
+
+
+def _heard(inp):
+    got = _receive(inp)
+    return None if got is _NOTHING else got
+
+
+def _receive(inp):
+    """The next message's value; _NOTHING at the end of the pipe or on a broken message."""
+    try:
         head = inp.read(8)
         size = int.from_bytes(head, "little") if len(head) == 8 else -1
         data = inp.read(size) if size >= 0 else b""
-        if size < 0 or len(data) < size:
-            finish()  # the child failed, or has sent all it had
-            return None
-        return _unpack(data)
-    next_part.finish = finish
-    return next_part
+    except (OSError, ValueError):
+        return _NOTHING
+    if size < 0 or len(data) < size:
+        return _NOTHING
+    return _unpack(data)
 
 
 def in_two(batch, items: list, min_items: int = MIN_ITEMS) -> tuple[list, list]:

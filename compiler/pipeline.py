@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import os
 
+from . import outputs
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .memory import no_collection
 from .model import build_model
-from .rulebook import rulebooks
 
 
 def check_game(folder: str):
@@ -21,6 +21,12 @@ def check_game(folder: str):
 
 def compile_game(folder: str):
     """(game.json text or None, game id, report)."""
+    t, gid, report = compile_tables(folder)
+    return (to_json(t) if t is not None else None), gid, report
+
+
+def compile_tables(folder: str):
+    """(the tables of game.json or None, game id, report)."""
     from .cache import known_report, parsed_statements
     with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
@@ -32,7 +38,7 @@ def compile_game(folder: str):
             model, report = _load_checked(folder), known
     if model is None or report.errors:
         return None, None, report
-    return to_json(tables(model)), model.src.game_id, report
+    return tables(model), model.src.game_id, report
 
 
 def _load_checked(folder: str):
@@ -42,16 +48,6 @@ def _load_checked(folder: str):
     scratch = Report()
     src = load_game(folder, scratch, check=False)
     return build_model(src, scratch, check=False) if src.docs else None
-
-
-def write_if_changed(path: str, text: str) -> None:
-    """Leave a file untouched when its text is the same, so rebuilds keep timestamps."""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            if fh.read() == text:
-                return
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def build(paths, out_dir: str):
@@ -67,12 +63,12 @@ def _build(paths, out_dir: str):
         key = buildcache.inputs_key(folder)
         kept = buildcache.lookup(folder, key)
         if kept is not None:  # nothing the outputs are made from changed since they were made
-            gid, outputs, rep = kept
+            gid, kept_files, rep = kept
             target = os.path.join(out_dir, gid)
             os.makedirs(target, exist_ok=True)
-            paths_out = [os.path.join(target, name) for name in outputs]
+            paths_out = [os.path.join(target, name) for name in kept_files]
             try:
-                for src, path in zip(outputs.values(), paths_out):
+                for src, path in zip(kept_files.values(), paths_out):
                     buildcache.copy_if_changed(src, path)
             except OSError:
                 pass  # the entry went away meanwhile: build as usual
@@ -80,17 +76,20 @@ def _build(paths, out_dir: str):
                 report.extend(rep)
                 written += paths_out
                 continue
-        text, gid, rep = compile_game(folder)
+        compiled = buildcache.compiled_templates()
+        warmed = outputs.warm_templates(folder, compiled)
+        try:
+            t, gid, rep = compile_tables(folder)
+        finally:
+            if warmed is not None:
+                warmed()
         report.extend(rep)
-        if text is None:
+        if t is None:
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        files = {"game.json": text, **rulebooks(text, folder)}
-        for name, body in files.items():
-            path = os.path.join(target, name)
-            write_if_changed(path, body)
-            written.append(path)
+        paths = outputs.write(t, folder, target, compiled)
+        written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
-            buildcache.store(folder, key, gid, files, rep)
+            buildcache.store(folder, key, gid, paths, rep)
     return written, report

@@ -392,7 +392,7 @@ def _cap(s: str) -> str:
 class Renderer:
     """Renders IR in one language with one game's names. `this` is the section of the effect."""
 
-    def __init__(self, tables: dict, lang: str = "en", this: str | None = None):
+    def __init__(self, tables: dict, lang: str = "en", this: str | None = None, said=None):
         if lang not in LANGS:
             raise ValueError(f"unknown language {lang}")
         self.names = tables if isinstance(tables, Names) else Names(tables)
@@ -401,13 +401,22 @@ class Renderer:
         self.this = this
         self.locals: set[str] = set()
         self.problems: list[str] = []   # anything said clumsily because the IR was not understood
+        self.said = said  # a said.Said shared by the renderers of one game and language, or None
 
     # -- public -----------------------------------------------------------------
     def lines(self, block) -> list[tuple[int, str]]:
         """Statements as (depth, sentence) lines: a line ending in `:` opens the deeper lines after it."""
         out: list[tuple[int, str]] = []
-        self._block(block or [], 0, out)
+        if self.said is None:
+            self._block(block or [], 0, out)
+        else:
+            for s in block or []:
+                self.said.lines(self, s, out)
         return out
+
+    def statement(self, s, out) -> None:
+        """One top-level statement's lines, added to `out`."""
+        self._block((s,), 0, out)
 
     def text(self, block) -> str:
         return "\n".join(INDENT * d + s for d, s in self.lines(block))

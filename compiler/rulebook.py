@@ -6,7 +6,6 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
-import functools
 import html
 import json
 import os
@@ -15,8 +14,8 @@ import re
 import jinja2
 from markupsafe import Markup, escape
 
-from .parallel import in_two
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
@@ -179,6 +178,13 @@ def _marks(tables):
     return sorted(found)
 
 
+def _may_mark(game_json: str) -> bool:
+    """Whether the text of game.json can hold a mark at all: a JSON text without the words
+    `"mark"`, `"unmark"` and `"has"`, nor any escape that could spell one (`\\u`), has no
+    node of theirs, and its tables need no walk to find out."""
+    return "\\u" in game_json or any(f'"{op}"' in game_json for op in ("mark", "unmark", "has"))
+
+
 def _by_name(item):
     return (item["name"].lower().replace("ё", "е"), item["id"])
 
@@ -193,9 +199,10 @@ class Book:
         self.L = LABELS[lang]
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
+        self._said = Said()  # cards repeat their statements: each is put into words once
 
     def _renderer(self, this=None):
-        r = Renderer(self.names, self.lang, this)
+        r = Renderer(self.names, self.lang, this, self._said)
         r.problems = self.problems
         return r
 
@@ -629,8 +636,9 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
-def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
-    """Templates of the game first, then the built-in ones."""
+def environment(game_folder: str | None = None, autoescape=True, compiled=None) -> jinja2.Environment:
+    """Templates of the game first, then the built-in ones; `compiled`, a Jinja bytecode
+    cache, keeps them compiled from one run to the next."""
     loaders = []
     if game_folder:
         own = os.path.join(game_folder, "templates")
@@ -639,7 +647,8 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
     env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
+                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")),
+                             bytecode_cache=compiled)
     env.filters["md"] = md_escape
     return env
 
@@ -662,29 +671,48 @@ def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None =
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
 
 
-def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
-    """File name -> text of every rulebook: rulebook.<lang>.<fmt>, from the text of game.json.
+def read(game_json: str):
+    """The tables of a game.json text, and every mark name in them."""
+    tables = json.loads(game_json)
+    return tables, marks_in(game_json, tables)
 
-    The content of a language (every effect in words) is worked out once and read by both
-    formats' templates; the templates are loaded once. Languages are made side by side
-    where the machine has the cores for it; each side reads game.json for itself, so that
-    reading it is side by side too."""
-    env = environment(game_folder)
-    for fmt in FORMATS:  # compiled here, before the languages part ways
+
+def marks_in(game_json: str, tables: dict) -> list:
+    """Every mark name in tables read from a JSON text (game.json or any other of them)."""
+    return _marks(tables) if _may_mark(game_json) else []
+
+
+def books(tables: dict, marks: list, env: jinja2.Environment, langs) -> dict[str, str]:
+    """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
+    content of a language (every effect in words) is worked out once for both formats."""
+    out = {}
+    for lang in langs:
+        ctx = Book(tables, lang, marks).context()
+        for fmt in FORMATS:
+            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+    return out
+
+
+def compile_templates(env: jinja2.Environment) -> None:
+    """Load (compile, or read compiled from the env's bytecode cache) every rulebook template."""
+    for fmt in FORMATS:
         env.get_template(f"rulebook.{fmt}.j2")
 
-    @functools.lru_cache(maxsize=None)
-    def read():
-        tables = json.loads(game_json)
-        return tables, _marks(tables)
 
-    def one(lang):
-        tables, marks = read()
-        ctx = Book(tables, lang, marks).context()
-        return {f"rulebook.{lang}.{fmt}": _render(env, ctx, tables, lang, fmt) for fmt in FORMATS}
+def all_compiled(env: jinja2.Environment) -> bool:
+    """Whether the env's bytecode cache holds every rulebook template compiled from its
+    present text."""
+    cache = env.bytecode_cache
+    if cache is None:
+        return False
+    for fmt in FORMATS:
+        name = f"rulebook.{fmt}.j2"
+        source, filename, _uptodate = env.loader.get_source(env, name)
+        if cache.get_bucket(env, name, filename, source).code is None:
+            return False
+    return True
 
-    out = {}
-    # the languages side by side, where a second core is free
-    for part in in_two(lambda langs: ([one(lang) for lang in langs], None), LANGS, min_items=2)[0]:
-        out.update(part)
-    return out
+
+def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
+    """File name -> text of every rulebook, from the text of game.json, in one process."""
+    return books(*read(game_json), environment(game_folder, compiled=compiled), LANGS)

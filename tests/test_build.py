@@ -43,3 +43,16 @@ def test_a_model_built_without_the_reporting_checks_gives_the_same_tables(name):
     checked = build_model(load_game(folder, Report()), Report())
     known = build_model(load_game(folder, Report(), check=False), Report(), check=False)
     assert to_json(tables(known)) == to_json(tables(checked))
+
+
+def test_game_json_is_the_sorted_dump_of_the_tables_with_their_hash():
+    import hashlib
+    import json
+
+    from compiler.codegen import _dump, to_json
+    t = {"protos": {"b": {"effect": [["gain", "a.yaml:1:2", ["num", "a.yaml:1:7", 2.5], "gold", None]], "name": {"ru": "Ёж\n«»"}},
+                    "a": {"attrs": {"z": True, "y": [1, -0.0, 1e100, "\u0001"]}}},
+         "format": 1, "empty": {}, "list": [{"b": 1, "a": {}}], "content_hash": "an old one"}
+    body = json.dumps(t, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+    assert to_json(t) == _dump(dict(t, content_hash=digest), 0) + "\n"

@@ -61,6 +61,45 @@ def test_an_edit_makes_a_new_build(game, tmp_path, monkeypatch):
     assert got == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
 
 
+def test_templates_compiled_by_one_build_serve_the_next(game, tmp_path, monkeypatch):
+    build([game], str(tmp_path / "a"))
+    root = tmp_path / "cache" / "templates"
+    (kept,) = os.listdir(root)
+    assert len(os.listdir(root / kept)) >= 2  # the rulebook in Markdown and in HTML, and what they include
+    path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[-1])
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("  - id: one_more\n    name: {en: One more, ru: Ещё одна}\n    deck: market\n")
+    written, _ = build([game], str(tmp_path / "a"))
+    assert os.listdir(root) == [kept]
+    assert outputs(written) == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
+
+
+def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_built(game, tmp_path, monkeypatch):
+    first, _ = build([game], str(tmp_path / "a"))
+    for path in first:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        with open(path, "wb") as fh:
+            fh.write(data.replace(b"\n", b"\r\n"))
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "other-cache"))
+    again, _ = build([game], str(tmp_path / "a"))  # built, not copied: this cache is empty
+    kept, _ = build([game], str(tmp_path / "b"))  # copied from what the last build kept
+    want = fresh(game, str(tmp_path / "c"), monkeypatch)[0]
+    assert outputs(again) == outputs(kept) == want
+
+
+def test_a_build_leaves_the_templates_compiled_and_a_changed_template_is_not(game, tmp_path):
+    from compiler.rulebook import all_compiled, environment
+    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    build([game], str(tmp_path / "a"))
+    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    own = os.path.join(game, "templates")
+    os.makedirs(own)
+    with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
+        fh.write("# {{ title }}\n")
+    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+
+
 def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
     build([game], str(tmp_path / "a"))
     own = os.path.join(game, "templates")

@@ -54,6 +54,30 @@ def test_a_child_that_fails_midway_keeps_what_it_sent():
     assert next_part() is None
 
 
+def test_a_listening_child_hears_what_it_is_sent():
+    def parts(heard):
+        yield "ready"
+        got = heard()
+        yield [x * 2 for x in got]
+        yield heard()  # nothing more was sent
+    child = parallel.start_parts(parts, listens=True)
+    if child is None:
+        pytest.skip("no second core here")
+    assert child() == "ready"
+    child.send([1, 2, 3])
+    assert child() == [2, 4, 6]
+    child.finish()
+
+
+def test_a_child_that_is_gone_is_sent_nothing_without_a_word():
+    child = parallel.start_parts(lambda heard: iter(()), listens=True)
+    if child is None:
+        pytest.skip("no second core here")
+    child.send(list(range(1_000_000)))  # more than a pipe holds, and nobody reads it
+    assert child() is None
+    child.finish()
+
+
 def test_two_items_can_go_side_by_side():
     parent = os.getpid()
     where = parallel.in_two(lambda part: ([os.getpid() != parent for _ in part], None), ["en", "ru"], min_items=2)[0]

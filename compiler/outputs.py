@@ -1,0 +1,111 @@
+"""A game's files from its compiled tables: game.json and the rulebooks, written.
+
+A big game's files take a while to make, in parts that need not wait for each other: each
+half of game.json's values encodes on its own, and each language's rulebooks only need
+the tables read back. Where a second core is free, a forked child takes a share: it
+encodes the second half of the values while this process encodes the first, the two swap
+halves, and each reads the tables back from the whole (codegen.read_body); the child then
+writes the rulebooks of every language but the last, this process game.json and the last
+language's (Russian, whose cases make it the longer to put in words: the child, which also
+pays for the pages it shares with this process, finishes first). Whatever the child fails
+to do is done here, so the files never depend on it.
+"""
+from __future__ import annotations
+
+import os
+
+from . import codegen, parallel
+from .render import LANGS
+from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
+
+
+def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, str]:
+    """Write game.json and every rulebook into `target`; file name -> path. `compiled` is
+    the templates' bytecode cache, if any."""
+    env = environment(game_folder, compiled=compiled)
+    mine, theirs = LANGS[-1:], LANGS[:-1]
+    names = ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS]
+    paths = {name: os.path.join(target, name) for name in names}
+    split = codegen.pieces(t)
+    child = parallel.start_parts(_share(split, env, theirs, paths), listens=True) if split and theirs else None
+    if child is None:
+        text = codegen.to_json(t)
+        write_if_changed(paths["game.json"], text)
+        _write(books(*read(text), env, LANGS), paths)
+        return paths
+    layout, values = split
+    half = len(values) // 2
+    try:
+        encoded = codegen.encode(values[:half])
+        got = child()
+        if isinstance(got, list) and len(got) == len(values) - half and all(type(x) is str for x in got):
+            child.send(encoded)
+            encoded += got
+        else:  # the child failed: its half is encoded here
+            child.finish()
+            encoded += codegen.encode(values[half:])
+        body = codegen.body_of(layout, encoded)
+        digest = codegen.content_hash(body)
+        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
+        # the tables read back are let go before waiting for the child, not after: freeing
+        # them takes a while too (a failed child's languages read them back again)
+        _write(_books(body, digest, env, mine), paths)
+        done = child()
+    finally:
+        child.finish()
+    if done != [f"rulebook.{lang}.{fmt}" for lang in theirs for fmt in FORMATS]:
+        _write(_books(body, digest, env, theirs), paths)
+    return paths
+
+
+def _books(body: str, digest: str, env, langs) -> dict[str, str]:
+    read_t = codegen.read_body(body, digest)
+    return books(read_t, marks_in(body, read_t), env, langs)
+
+
+def warm_templates(game_folder: str, compiled):
+    """Start compiling the rulebook templates into the bytecode cache `compiled` in a forked
+    child, while this process loads the game: the processes that write the rulebooks then
+    find them compiled. Returns the function that waits for the child, or None (no cache,
+    or no second core)."""
+    if compiled is None:
+        return None
+    env = environment(game_folder, compiled=compiled)
+    if all_compiled(env):
+        return None
+    return parallel.start(lambda: compile_templates(env))
+
+
+def _share(split, env, langs, paths):
+    """The child's share: the second half of the values encoded, then the rulebooks of
+    `langs` written; it yields the encoded half, then the names of the files it wrote."""
+    def parts(heard):
+        layout, values = split
+        half = len(values) // 2
+        own = codegen.encode(values[half:])
+        yield own
+        got = heard()
+        if not (isinstance(got, list) and len(got) == half):
+            return
+        body = codegen.body_of(layout, got + own)
+        read_t = codegen.read_body(body, codegen.content_hash(body))
+        yield list(_write(books(read_t, marks_in(body, read_t), env, langs), paths))
+    return parts
+
+
+def _write(files: dict[str, str], paths: dict[str, str]) -> dict[str, str]:
+    for name, text in files.items():
+        write_if_changed(paths[name], text)
+    return files
+
+
+def write_if_changed(path: str, text: str) -> None:
+    """Leave a file untouched when its text is the same, so rebuilds keep timestamps.
+    Line ends are compared and written as they are: afterwards the file holds exactly the
+    text's bytes (the build cache copies them)."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", newline="") as fh:
+            if fh.read() == text:
+                return
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)

@@ -1,0 +1,60 @@
+"""Statements put into words once: a big game repeats the same few statements on
+thousands of cards, and a statement's words do not depend on where it stands.
+
+The words of a top-level statement follow from the statement without its positions,
+from the section the effect belongs to (what `this` is) and from the names given by
+`let` and loops before it in the same effect. Those three are the key; the value is its
+lines and the names it gives in turn. A statement that could not be put into words
+cleanly is never kept, so each of its places reports its own problem.
+"""
+from __future__ import annotations
+
+_SEQ, _MAP, _TRUE, _FALSE = object(), object(), object(), object()
+
+
+def shape(node):
+    """An IR value as a hashable key, without the positions of its nodes. A node is a list
+    `[op, "file:line:col", *args]`; any other list, a dict, `True` and a float are marked
+    as such, so no two different values share a key (1, 1.0 and True read differently)."""
+    t = type(node)
+    if t is list:
+        out = []
+        i = 0
+        if len(node) > 1 and type(node[0]) is str and type(node[1]) is str and ":" in node[1]:
+            out.append(node[0])
+            i = 2
+        else:
+            out.append(_SEQ)
+        for x in node[i:] if i else node:
+            tx = type(x)
+            out.append(x if tx is str or tx is int or x is None else shape(x))
+        return tuple(out)
+    if t is bool:
+        return _TRUE if node else _FALSE
+    if t is dict:
+        return (_MAP, *[(k, shape(v)) for k, v in node.items()])
+    if t is str or t is int or node is None:
+        return node
+    return (t, node)
+
+
+class Said:
+    """The words of the statements of one game in one language, by key."""
+
+    def __init__(self):
+        self._lines: dict = {}
+
+    def lines(self, renderer, stmt, out: list) -> None:
+        """Add the lines of one top-level statement to `out`, the way `renderer` says it."""
+        names = renderer.locals
+        key = (shape(stmt), renderer.this, frozenset(names) if names else None)
+        known = self._lines.get(key)
+        if known is not None:
+            out += known[0]
+            if known[1]:
+                names.update(known[1])
+            return
+        start, problems, before = len(out), len(renderer.problems), set(names)
+        renderer.statement(stmt, out)
+        if len(renderer.problems) == problems:
+            self._lines[key] = (out[start:], names - before)

@@ -1,0 +1,117 @@
+"""A build's files are the same bytes whether a forked child makes some of the rulebooks or not."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from compiler import codegen, outputs, parallel, rulebook
+from compiler.pipeline import build, compile_tables
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from gen_synthetic import generate  # noqa: E402
+
+GAMES = ["docs/tutorial/race", "tests/games/duel"] + sorted(
+    f"content/{d}" for d in os.listdir(os.path.join(ROOT, "content"))
+    if os.path.isfile(os.path.join(ROOT, "content", d, "game.yaml")))
+
+
+@pytest.fixture
+def game(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    return generate(str(tmp_path / "synthetic"), cards=300, files=3, seed=3)
+
+
+def files(folder, out):
+    written, report = build([folder], out)
+    assert not report.errors
+    return {os.path.basename(p): open(p, "rb").read() for p in written}
+
+
+@pytest.mark.parametrize("folder", GAMES)
+def test_game_json_put_together_from_shares_reads_back_as_the_tables_it_holds(folder):
+    t, _gid, _report = compile_tables(os.path.join(ROOT, folder))
+    if t is None:
+        pytest.skip(f"{folder} does not build")
+    layout, values = codegen.pieces(t)
+    half = len(values) // 3
+    encoded = codegen.encode(values[:half]) + codegen.encode(values[half:])
+    body = codegen.body_of(layout, encoded)
+    text = codegen.text_of(layout, encoded, codegen.content_hash(body))
+    assert text == codegen.to_json(t)
+    read, want = codegen.read_body(body, codegen.content_hash(body)), json.loads(text)
+    assert read == want
+    assert json.dumps(read, ensure_ascii=False) == json.dumps(want, ensure_ascii=False)  # keys in the same order
+    assert rulebook.marks_in(body, read) == rulebook.read(text)[1]
+
+
+def test_a_child_makes_the_same_files_as_one_process(game, tmp_path, monkeypatch):
+    if not parallel.can_fork():
+        pytest.skip("no second core here")
+    made = []
+    start = parallel.start_parts
+
+    def counted(parts, listens=False):
+        made.append(parts)
+        return start(parts, listens)
+    monkeypatch.setattr(parallel, "start_parts", counted)
+    two = files(game, str(tmp_path / "two"))
+    assert made  # the other languages went to a child
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert not parallel.can_fork()
+    one = files(game, str(tmp_path / "one"))
+    assert sorted(two) == ["game.json", "rulebook.en.html", "rulebook.en.md", "rulebook.ru.html", "rulebook.ru.md"]
+    assert two == one
+
+
+def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch):
+    parent = os.getpid()
+    books = rulebook.books
+
+    def fragile(*args):
+        if os.getpid() != parent:
+            raise RuntimeError("the child breaks")
+        return books(*args)
+    monkeypatch.setattr(outputs, "books", fragile)
+    broken = files(game, str(tmp_path / "broken"))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert broken == files(game, str(tmp_path / "one"))
+
+
+def test_a_child_that_fails_before_its_share_of_game_json_only_costs_time(game, tmp_path, monkeypatch):
+    parent = os.getpid()
+    encode = codegen.encode
+
+    def fragile(values):
+        if os.getpid() != parent:
+            os._exit(3)
+        return encode(values)
+    monkeypatch.setattr(codegen, "encode", fragile)
+    broken = files(game, str(tmp_path / "broken"))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert broken == files(game, str(tmp_path / "one"))
+
+
+def test_a_child_that_dies_halfway_through_a_file_only_costs_time(game, tmp_path, monkeypatch):
+    parent = os.getpid()
+    write = outputs.write_if_changed
+
+    def fragile(path, text):
+        if os.getpid() != parent:
+            write(path, text[: len(text) // 2])
+            os._exit(3)
+        write(path, text)
+    monkeypatch.setattr(outputs, "write_if_changed", fragile)
+    broken = files(game, str(tmp_path / "broken"))
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    assert broken == files(game, str(tmp_path / "one"))
+
+
+def test_rulebooks_of_game_json_are_those_of_the_build(game, tmp_path):
+    built = files(game, str(tmp_path / "out"))
+    text = built["game.json"].decode("utf-8")
+    assert {k: v.encode("utf-8") for k, v in rulebook.rulebooks(text, game).items()} == {
+        k: v for k, v in built.items() if k != "game.json"}
