@@ -7,7 +7,7 @@ from . import outputs
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
-from .memory import no_collection
+from .memory import no_collection, spare
 from .model import build_model
 
 
@@ -36,6 +36,7 @@ def compile_tables(folder: str):
             return None, None, known
         else:
             model, report = _load_checked(folder), known
+    spare(model)  # (dropped with the process, not object by object: see memory)
     if model is None or report.errors:
         return None, None, report
     return tables(model), model.src.game_id, report
@@ -89,6 +90,7 @@ def _build(paths, out_dir: str):
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
         paths = outputs.write(t, folder, target, compiled)
+        spare(t)
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
             buildcache.store(folder, key, gid, paths, rep)
