@@ -27,7 +27,6 @@ from . import dsl
 from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection, spare
-from .parallel import in_two
 from .names import BUILTIN_NAMES
 from .model import BUILTIN_ZONES, attr_type, build_model
 from .source import PList, PMap, PStr
@@ -223,22 +222,14 @@ def summaries(model, only=None) -> dict:
             u["n"] |= found["n"]
             for ev, names in found["e"].items():
                 u["e"].setdefault(ev, set()).update(names)
-    docs = model.src.docs
-    files = [f for f in docs if only is None or f in only]
-
-    def encode(part):
-        out = []
-        for file in part:
-            u = uses.get(file, {"n": set(), "e": {}})
-            out.append((_compact(_encode(docs[file], subst, drop, 0, ids)),
-                        _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}})))
-        return out, None
-    # A big game's files are encoded by two processes (ids of maps are the same in a forked child).
-    texts, _ = in_two(encode, files, min_items=2 if len(model.sites) >= SUMMARIES_IN_TWO else len(files) + 1)
-    return dict(zip(files, texts))
-
-
-SUMMARIES_IN_TWO = 2000  # effects: in a smaller game, a second process costs more than it saves
+    docs, out = model.src.docs, {}
+    for file in docs:
+        if only is not None and file not in only:
+            continue
+        u = uses.get(file, {"n": set(), "e": {}})
+        out[file] = (_compact(_encode(docs[file], subst, drop, 0, ids)),
+                     _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}}))
+    return out
 
 
 def _uses(found, ids) -> dict:
