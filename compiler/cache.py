@@ -155,8 +155,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
     src = GameSource(folder)
     src.files = list(shown)
     changed_set = set(changed)
-    pooled = {"n": set(), "e": {}}
-    host = None
+    pooled = {"n": set(), "e": {}}  # what the unchanged files' effects use (see summaries)
     for path, s in zip(files, shown):
         if s in changed_set:
             doc = check_file(path, s, report)
@@ -168,18 +167,12 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
             pooled["n"].update(uses["n"])
             for ev, names in uses["e"].items():
                 pooled["e"].setdefault(ev, set()).update(names)
-            host = host or _host(doc)
         else:
             doc = None
         if doc is not None:
             add_doc(src, s, doc, report)
-    if pooled["n"] or pooled["e"]:
-        if host is None:
-            return None
-        node, key, is_expr = host
-        node[key] = _synthetic(pooled, is_expr)
     try:
-        model = build_model(src, report, only=changed_set)
+        model = build_model(src, report, only=changed_set, pooled=pooled)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError):
         return None  # rows of a summary not of our making: check everything
     spare(src, model)
@@ -212,7 +205,7 @@ def summaries(model, only=None) -> dict:
         key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
         found = model.facts.get((sec, iid, field)) if (sec, iid, field) in model.ir else None
         if sec == "procedures":
-            subst.setdefault(id(node), {})[key] = _synthetic(_uses(found or (set(), set(), {}), ids), False,
+            subst.setdefault(id(node), {})[key] = _synthetic(_uses(found or (set(), set(), {}), ids),
                                                              model.by_section["procedures"])
             continue
         drop.setdefault(id(node), set()).add(key)
@@ -239,11 +232,9 @@ def _uses(found, ids) -> dict:
     return {"n": names & ids, "c": calls & ids, "e": emits}
 
 
-def _synthetic(uses, is_expr, procs=()) -> str:
-    """Effect text that names the same things and emits the same events. In a procedure,
+def _synthetic(uses, procs=()) -> str:
+    """A procedure's effect as text that names the same things and emits the same events;
     the procedures it names are called, so that the calls between procedures stay the same."""
-    if is_expr:
-        return "[" + ", ".join(sorted(uses["n"])) + "]"
     calls = sorted(set(uses.get("c", ())) & set(procs))
     lines = [f"{c}()" for c in calls]
     lines.append("log [" + ", ".join(sorted(set(uses["n"]) - set(calls))) + "]")
@@ -251,20 +242,6 @@ def _synthetic(uses, is_expr, procs=()) -> str:
         args = ", ".join(f"{a} = none" for a in sorted(uses["e"][ev]))
         lines.append(f"emit {ev}" + (f" with {args}" if args else ""))
     return "\n".join(lines)
-
-
-def _host(doc):
-    """Where the pooled uses of the unchanged files go: an effect the checker reads."""
-    for sec, value in doc.items():
-        if sec in LIST_SECTIONS and sec != "procedures" and isinstance(value, PList):
-            for item in value:
-                if isinstance(item, PMap) and isinstance(item.get("id"), str) \
-                        and item["id"] not in BUILTIN_NAMES and item["id"] not in ("supply", "removed"):
-                    return item, "effect", False
-    for sec, key, is_expr in (("flow", "setup", False), ("scoring", "effect", False), ("game", "heuristic", True)):
-        if isinstance(doc.get(sec), PMap):
-            return doc[sec], key, is_expr
-    return None
 
 
 def _encode(v, subst, drop, depth, ids=None):

@@ -46,6 +46,7 @@ class Model:
         self.ir: dict = {}                                # (section, id, field) -> IR
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
         self.sites: list = []                             # every DSL text: see _effect_sites
+        self.pooled: dict | None = None                   # see build_model
         self._known: set | None = None
 
     def checker_known(self) -> set:
@@ -57,12 +58,15 @@ class Model:
         return self._known
 
 
-def build_model(src: GameSource, report: Report, only=None, check=True) -> Model:
+def build_model(src: GameSource, report: Report, only=None, check=True, pooled=None) -> Model:
     """`only`: the files whose findings are wanted (all when None). Checks that look at one
     file at a time skip the others; checks across files still read every file.
     `check=False`, for a game whose findings are known: the checks that only report are left
-    out (the effects are still parsed, and what they are parsed into is the same)."""
+    out (the effects are still parsed, and what they are parsed into is the same).
+    `pooled`: what effects the game has but `src` leaves out use ({"n": names, "e": {event:
+    names given}}), as the validation cache keeps it for unchanged files."""
     m = Model(src)
+    m.pooled = pooled
     _collect_ids(m, report)
     _check_references(m, report, only)
     _parse_effects(m, report, check)
@@ -416,6 +420,8 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
         # emitted events and their names, needed before triggers are checked
         for event, names in result[2][2].items():
             m.emitted.setdefault(event, set()).update(names)
+    for event, names in (m.pooled or {}).get("e", {}).items():
+        m.emitted.setdefault(event, set()).update(names)
     # triggers may bind names of custom events: recompute their bound names now
     for i, (sec, iid, field, ir, bound, is_expr) in enumerate(parsed):
         if sec == "triggers":
@@ -717,7 +723,7 @@ class _Checker:
 
 
 def _unused(m: Model, report: Report) -> None:
-    texts = set()
+    texts = set((m.pooled or {}).get("n", ()))
     for key in m.ir:
         texts |= m.facts[key][0]
     for pid, d in m.by_section["procedures"].items():
