@@ -35,3 +35,12 @@ def content_games():
             if text is not None and json.loads(text)["flow"].get("phases"):
                 out.append(name)
     return out
+
+
+@pytest.fixture(scope="module")
+def tables(duel):
+    """The duel's tables with one more procedure, of two parameters and no effect."""
+    t = dict(duel.data)
+    t["procedures"] = dict(t["procedures"], helper={"params": ["p", "n"], "effect": [],
+                                                      "text": {"en": "Helper: does a thing", "ru": "Помощник: делает дело"}})
+    return t

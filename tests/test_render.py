@@ -75,14 +75,6 @@ FUNCTION_CALLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def tables(duel):
-    t = dict(duel.data)
-    t["procedures"] = dict(t["procedures"], helper={"params": ["p", "n"], "effect": [],
-                                                      "text": {"en": "Helper: does a thing", "ru": "Помощник: делает дело"}})
-    return t
-
-
 def _ops(node, found):
     if isinstance(node, list):
         if node and isinstance(node[0], str) and len(node) > 1 and isinstance(node[1], str) and node[1].startswith("sample.yaml:"):

@@ -12,14 +12,6 @@ def _at(file, line=1):
     return lambda l, c: Pos(file, line + l - 1, c)
 
 
-@pytest.fixture(scope="module")
-def tables(duel):
-    t = dict(duel.data)
-    t["procedures"] = dict(t["procedures"], helper={"params": ["p", "n"], "effect": [],
-                                                      "text": {"en": "Helper: does a thing", "ru": "Помощник: делает дело"}})
-    return t
-
-
 def test_the_same_statement_in_two_places_has_one_shape():
     a = parse("gain 2 gold\nif tension > 1:\n  lose 1 vp", _at("a.yaml"))
     b = parse("gain 2 gold\nif tension > 1:\n  lose 1 vp", _at("b.yaml", 40))
