@@ -172,7 +172,8 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
         if doc is not None:
             add_doc(src, s, doc, report)
     try:
-        model = build_model(src, report, only=changed_set, pooled=pooled)
+        known = _facts_of(src, set(shown) - changed_set)
+        model = build_model(src, report, only=changed_set, pooled=pooled, known=known)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError):
         return None  # rows of a summary not of our making: check everything
     spare(src, model)
@@ -205,8 +206,7 @@ def summaries(model, only=None) -> dict:
         key = "effect" if field.startswith("thresholds.") else field.split(".")[-1]
         found = model.facts.get((sec, iid, field)) if (sec, iid, field) in model.ir else None
         if sec == "procedures":
-            subst.setdefault(id(node), {})[key] = _synthetic(_uses(found or (set(), set(), {}), ids),
-                                                             model.by_section["procedures"])
+            subst.setdefault(id(node), {})[key] = _facts_list(_uses(found or (set(), set(), {}), ids))
             continue
         drop.setdefault(id(node), set()).add(key)
         if found is not None:
@@ -232,16 +232,25 @@ def _uses(found, ids) -> dict:
     return {"n": names & ids, "c": calls & ids, "e": emits}
 
 
-def _synthetic(uses, procs=()) -> str:
-    """A procedure's effect as text that names the same things and emits the same events;
-    the procedures it names are called, so that the calls between procedures stay the same."""
-    calls = sorted(set(uses.get("c", ())) & set(procs))
-    lines = [f"{c}()" for c in calls]
-    lines.append("log [" + ", ".join(sorted(set(uses["n"]) - set(calls))) + "]")
-    for ev in sorted(uses["e"]):
-        args = ", ".join(f"{a} = none" for a in sorted(uses["e"][ev]))
-        lines.append(f"emit {ev}" + (f" with {args}" if args else ""))
-    return "\n".join(lines)
+def _facts_list(uses) -> list:
+    """A procedure's effect in a summary: what it names, calls and emits (see model.facts),
+    as plain lists, in place of its text (a re-check reads it back with _facts_of)."""
+    return ["facts", sorted(uses["n"]), sorted(uses["c"]), [[ev, sorted(names)] for ev, names in sorted(uses["e"].items())]]
+
+
+def _facts_of(src, files) -> dict:
+    """The facts lists the procedures of these files hold in place of effects (see
+    _facts_list), taken out of them: {(section, id, field): (names, calls, emits)}."""
+    out = {}
+    for item in src.items["procedures"]:
+        d = item.data
+        if item.file not in files or not isinstance(d.get("id"), str):
+            continue
+        for key, v in list(d.items()):
+            if type(v) is list and len(v) == 4 and v[0] == "facts":
+                del d[key]
+                out["procedures", d["id"], key] = (set(v[1]), set(v[2]), {ev: set(names) for ev, names in v[3]})
+    return out
 
 
 def _encode(v, subst, drop, depth, ids=None):

@@ -47,6 +47,7 @@ class Model:
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
         self.sites: list = []                             # every DSL text: see _effect_sites
         self.pooled: dict | None = None                   # see build_model
+        self.known: dict | None = None                    # see build_model
         self._known: set | None = None
 
     def checker_known(self) -> set:
@@ -58,15 +59,16 @@ class Model:
         return self._known
 
 
-def build_model(src: GameSource, report: Report, only=None, check=True, pooled=None) -> Model:
+def build_model(src: GameSource, report: Report, only=None, check=True, pooled=None, known=None) -> Model:
     """`only`: the files whose findings are wanted (all when None). Checks that look at one
     file at a time skip the others; checks across files still read every file.
     `check=False`, for a game whose findings are known: the checks that only report are left
     out (the effects are still parsed, and what they are parsed into is the same).
     `pooled`: what effects the game has but `src` leaves out use ({"n": names, "e": {event:
-    names given}}), as the validation cache keeps it for unchanged files."""
+    names given}}), as the validation cache keeps it for unchanged files; `known`: the
+    facts of effects `src` holds only as facts ({(section, id, field): facts}), the same way."""
     m = Model(src)
-    m.pooled = pooled
+    m.pooled, m.known = pooled, known
     _collect_ids(m, report)
     _check_references(m, report, only)
     _parse_effects(m, report, check)
@@ -422,6 +424,10 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
             m.emitted.setdefault(event, set()).update(names)
     for event, names in (m.pooled or {}).get("e", {}).items():
         m.emitted.setdefault(event, set()).update(names)
+    for key, found in (m.known or {}).items():  # an effect known by its facts: nothing to check
+        m.facts[key], m.ir[key] = found, []
+        for event, names in found[2].items():
+            m.emitted.setdefault(event, set()).update(names)
     # triggers may bind names of custom events: recompute their bound names now
     for i, (sec, iid, field, ir, bound, is_expr) in enumerate(parsed):
         if sec == "triggers":

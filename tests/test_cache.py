@@ -133,6 +133,18 @@ EDITS = [
     ("extra.yaml", "id: extra_card", "id: card_00007"),                     # an id a row has...
     ("extra.yaml", "gain 1 coins", "gain 2 coins"),                          # ...and an edit beside it
     ("extra.yaml", "id: card_00007", "id: extra_card"),
+    # what the checks read of another file's procedures, kept as what they name, call and emit
+    ("cards_001.yaml", "cards:", 'triggers:\n  - id: on_boost_too\n    "on": boosted\n    effect: |\n'
+                                 "      gain amount fame\n\nprocedures:\n  - id: again\n    effect: |\n"
+                                 "      log 1\n\ncards:"),
+    ("cards_001.yaml", "gain amount fame", "gain amont fame"),     # names given by another file's emit
+    ("cards_001.yaml", "gain amont fame", "gain amount fame"),
+    ("extra.yaml", 'log "unused"', "again()"),
+    ("cards_001.yaml", "      log 1\n", "      spare()\n      log 1\n"),  # calls that go round two files
+    ("cards_001.yaml", "log 1", "log 2"),
+    ("cards_001.yaml", "      spare()\n      log 2\n", "      log 2\n"),
+    ("cards_001.yaml", "log 2", "log 3"),
+    ("extra.yaml", "again()", 'log "unused"'),
 ]
 
 
