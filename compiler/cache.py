@@ -24,7 +24,7 @@ import os
 import re
 
 from . import dsl
-from .content import LIST_SECTIONS, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
+from .content import SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection, spare
 from .names import BUILTIN_NAMES
