@@ -162,11 +162,11 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
         elif summary["stubs"].get(s) is not None:
             try:
                 doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])
+                pooled["n"].update(uses["n"])
+                for ev, names in uses["e"].items():
+                    pooled["e"].setdefault(ev, set()).update(names)
             except (ValueError, TypeError, KeyError, AttributeError):
                 return None  # a summary not of our making: check everything
-            pooled["n"].update(uses["n"])
-            for ev, names in uses["e"].items():
-                pooled["e"].setdefault(ev, set()).update(names)
         else:
             doc = None
         if doc is not None:
@@ -194,7 +194,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
 def summaries(model, only=None) -> dict:
     """file -> (its declarations, what its effects use), each as compact JSON text.
 
-    A procedure keeps an effect of its own in the summary (which procedures it calls
+    A procedure keeps what its effect names, calls and emits (which procedures it calls
     decides whether procedures call themselves); all other effects of a file are pooled
     into the names they use and the events they emit. Local names (`let`, loop names)
     are left out: they matter to no other file, and any change to the declared ids
