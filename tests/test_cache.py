@@ -175,14 +175,15 @@ def test_a_corrupt_cache_is_ignored(game, tmp_path):
     assert cached(game) == full(game)
 
 
-@pytest.mark.parametrize("stub", ['{"x": 1}', "[1, 2]", '{"l": 5}', '{"m": [1]}', "not json", ""])
-def test_a_summary_of_the_wrong_shape_means_a_full_check(game, tmp_path, stub):
+@pytest.mark.parametrize("part", [0, 1])  # a file's stub, or what its effects use
+@pytest.mark.parametrize("stub", ['{"x": 1}', "[1, 2]", '{"l": 5}', '{"m": [1]}', '{"n": 1, "e": 2}', "not json", ""])
+def test_a_summary_of_the_wrong_shape_means_a_full_check(game, tmp_path, stub, part):
     expected = full(game)
     assert cached(game) == expected
     [path] = [os.path.join(d, f) for d, _s, fs in os.walk(tmp_path / "cache") for f in fs if f.endswith(".jsonl")]
     with open(path, encoding="utf-8") as fh:
         lines = fh.read().split("\n")
-    lines[1:] = [stub if i % 2 == 0 else line for i, line in enumerate(lines[1:])]
+    lines[1:] = [stub if i % 2 == part else line for i, line in enumerate(lines[1:])]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines))
     edit(game, "cards_000.yaml", "gain 1", "gain 3")
