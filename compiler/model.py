@@ -114,6 +114,7 @@ def _collect_ids(m: Model, report: Report) -> None:
         for d in m.by_section[sec].values():
             m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
     m.attr_types = attr_types = {}
+    pairs = []  # (attribute, type) of every entry's attributes
     default_kind = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
     scoped = set(m.counters_of) | set(m.zones_of)
     for sec in ("cards", "pieces", "locations", "tokens"):
@@ -122,18 +123,13 @@ def _collect_ids(m: Model, report: Report) -> None:
             if not attrs:
                 continue
             for k, v in attrs.items():
-                t = attr_type(v, ids)
-                types = attr_types.get(k)
-                if types is None:
-                    m.attrs.add(k)
-                    types = attr_types[k] = set()
-                types.add(t)
+                pairs.append((k, attr_type(v, ids)))
                 if k in scoped:
                     kind = d.get("kind") or default_kind[sec]
                     if m.counters_of.get(k) == kind or m.zones_of.get(k) == kind:
                         report.warning(attrs.key_pos.get(k, _pos(d)), "W004",
                                        f"attribute `{k}` has the name of a counter or zone, which `x.{k}` reads first; rename one")
-    for k, t in row_types:
+    for k, t in pairs + row_types:
         types = attr_types.get(k)
         if types is None:
             m.attrs.add(k)
@@ -148,24 +144,25 @@ def _claim_rows(m, report, section, rows, file) -> None:
     """Entries known as rows (see content.Rows): their ids claimed in order, each standing in
     by_section as a map of its kind alone."""
     ids, mine, stand_in = m.ids, m.by_section[section], {}
+
+    def of_kind(kind):
+        d = stand_in.get(kind)
+        if d is None:
+            d = stand_in[kind] = PMap() if kind is None else PMap(kind=kind)
+            d.pos, d.key_pos, d.val_pos = Pos(file, 0, 0), {}, {}
+        return d
     names = [r[0] for r in rows]
     if all(r[3] is None for r in rows) and ids.keys().isdisjoint(names) and len(set(names)) == len(names):
         # the usual: no id claimed before, and no kind: the same, a table at a time
-        d = PMap()
-        d.pos, d.key_pos, d.val_pos = Pos(file, 0, 0), {}, {}
         ids.update(zip(names, [(section, _new_pos(Pos, (file, r[1], r[2]))) for r in rows]))
-        mine.update(dict.fromkeys(names, d))
+        mine.update(dict.fromkeys(names, of_kind(None)))
         return
     for iid, line, col, kind in rows:
         if iid in ids:
             _claim(m, report, iid, section, Pos(file, line, col))
         else:
             ids[iid] = (section, _new_pos(Pos, (file, line, col)))
-        d = stand_in.get(kind)
-        if d is None:
-            d = stand_in[kind] = PMap() if kind is None else PMap(kind=kind)
-            d.pos, d.key_pos, d.val_pos = Pos(file, 0, 0), {}, {}
-        mine[iid] = d
+        mine[iid] = of_kind(kind)
 
 
 _new_pos = tuple.__new__  # Pos(...) without the Python-level constructor: one per row adds up
