@@ -43,20 +43,19 @@ _FAST_BUILTINS = {
 }
 
 
-def _location(it, x):
-    """Interp.location_of(x) for a thing in play: Interp.holder's walk, without its call.
-
-    Locations are read far more often than anything else a thing has (who stands where),
-    so the walk is written out here once more, with the same reads noted."""
+def holder(it, x, among):
+    """The first holder of thing x (x's zone, that zone's holder, ...) that is in `among`,
+    with the reads noted: a piece on a card on a location is at that location; a card in
+    a player's zone is theirs. (Interp.holder; a plain function here, as locations are
+    read far more often than anything else a thing has.)"""
     ents = it.st["e"]
     z = ents[x]["z"]
     t = it.track
     if t is not None:
         t[("E", x, "z")] = z
-    locs = it.g.locations
     for _ in range(8):
         head = z.partition(".")[0]
-        if head in locs:
+        if head in among:
             return head
         ent = ents.get(head)
         if ent is None:
@@ -65,6 +64,11 @@ def _location(it, x):
         if t is not None:
             t[("E", head, "z")] = z
     return None
+
+
+def _location(it, x):
+    """Interp.location_of(x) for a thing in play."""
+    return holder(it, x, it.g.locations)
 
 
 def _read(it, x, field):

@@ -13,7 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_expression, pure_procedures
-from .expressions import ABSENT, Absent, compiled
+from .expressions import ABSENT, Absent, compiled, holder as _holder
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -270,27 +270,7 @@ class Interp:
             return x in self.st["players"]
         return self.g.kind_of.get(x) == scope
 
-    def holder(self, x, among):
-        """The first holder of x (x's zone, that zone's holder, ...) that is in `among`.
-
-        A piece on a card on a location is at that location; a card in a player's zone is theirs.
-        """
-        ents = self.st["e"]
-        z = ents[x]["z"]
-        t = self.track
-        if t is not None:
-            t[("E", x, "z")] = z
-        for _ in range(8):
-            head = z.partition(".")[0]
-            if head in among:
-                return head
-            ent = ents.get(head)
-            if ent is None:
-                return None
-            z = ent["z"]
-            if t is not None:
-                t[("E", head, "z")] = z
-        return None
+    holder = _holder  # (x, among): the first holder of x in `among`, see expressions.holder
 
     def location_of(self, x):
         return self.holder(x, self.g.locations)
