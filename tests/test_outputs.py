@@ -67,44 +67,31 @@ def test_a_child_makes_the_same_files_as_one_process(game, tmp_path, monkeypatch
     assert two == one
 
 
-def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch):
-    parent = os.getpid()
-    books = rulebook.books
+def _raise(real, *args):
+    raise RuntimeError("the child breaks")
+
+
+def _die(real, *args):
+    os._exit(3)
+
+
+def _die_halfway(real, path, text):
+    real(path, text[: len(text) // 2])
+    os._exit(3)
+
+
+# where the child fails: while it makes its rulebooks, before its share of game.json,
+# halfway through writing a file
+@pytest.mark.parametrize("module, name, fail", [
+    (outputs, "books", _raise), (codegen, "encode", _die), (outputs, "write_if_changed", _die_halfway)])
+def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch, module, name, fail):
+    parent, real = os.getpid(), getattr(module, name)
 
     def fragile(*args):
         if os.getpid() != parent:
-            raise RuntimeError("the child breaks")
-        return books(*args)
-    monkeypatch.setattr(outputs, "books", fragile)
-    broken = files(game, str(tmp_path / "broken"))
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    assert broken == files(game, str(tmp_path / "one"))
-
-
-def test_a_child_that_fails_before_its_share_of_game_json_only_costs_time(game, tmp_path, monkeypatch):
-    parent = os.getpid()
-    encode = codegen.encode
-
-    def fragile(values):
-        if os.getpid() != parent:
-            os._exit(3)
-        return encode(values)
-    monkeypatch.setattr(codegen, "encode", fragile)
-    broken = files(game, str(tmp_path / "broken"))
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    assert broken == files(game, str(tmp_path / "one"))
-
-
-def test_a_child_that_dies_halfway_through_a_file_only_costs_time(game, tmp_path, monkeypatch):
-    parent = os.getpid()
-    write = outputs.write_if_changed
-
-    def fragile(path, text):
-        if os.getpid() != parent:
-            write(path, text[: len(text) // 2])
-            os._exit(3)
-        write(path, text)
-    monkeypatch.setattr(outputs, "write_if_changed", fragile)
+            return fail(real, *args)
+        return real(*args)
+    monkeypatch.setattr(module, name, fragile)
     broken = files(game, str(tmp_path / "broken"))
     monkeypatch.setenv("RULEPRESS_JOBS", "1")
     assert broken == files(game, str(tmp_path / "one"))
