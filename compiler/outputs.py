@@ -88,8 +88,7 @@ def _share(split, env, langs, paths):
         if not (isinstance(got, list) and len(got) == half):
             return
         body = codegen.body_of(layout, got + own)
-        read_t = codegen.read_body(body, codegen.content_hash(body))
-        yield list(_write(books(read_t, marks_in(body, read_t), env, langs), paths))
+        yield list(_write(_books(body, codegen.content_hash(body), env, langs), paths))
     return parts
 
 
