@@ -34,9 +34,15 @@ $(SCHEMA_CODE): $(STAMP) $(wildcard schemas/*.json) compiler/schemacode.py
 	$(BIN)/python -m compiler.schemacode
 	$(BIN)/python -m compileall -q compiler/_schemas >/dev/null
 
-setup: $(STAMP) $(SCHEMA_CODE)
+# The built-in rulebook templates compiled, in a folder named after the toolchain (compiler/buildcache.py).
+TEMPLATE_CODE := compiler/_templates/.made
+$(TEMPLATE_CODE): $(STAMP) $(SCHEMA_CODE) $(wildcard compiler/*.py compiler/templates/* runtime/*.py schemas/*.json)
+	$(BIN)/python -m compiler.buildcache
+	touch $(TEMPLATE_CODE)
 
-demo: $(STAMP) $(SCHEMA_CODE)
+setup: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
+
+demo: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress validate content
 	$(BIN)/rulepress build content -o build
 	@for g in $(GAMES); do \
@@ -45,17 +51,17 @@ demo: $(STAMP) $(SCHEMA_CODE)
 	  fi; \
 	done
 
-test: $(STAMP) $(SCHEMA_CODE)
+test: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
 
-build: $(STAMP) $(SCHEMA_CODE)
+build: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress build content -o build
 
-bench: $(STAMP) $(SCHEMA_CODE)
+bench: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache compiler/_schemas compiler/_templates

@@ -29,9 +29,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(_HERE)
 
 
-def _tree_files(folder: str) -> list[str]:
+def _tree_files(folder: str, skip=()) -> list[str]:
     """Every file below the folder, in a fixed order, following links to folders once each
-    (a template can include one through a link)."""
+    (a template can include one through a link); folders named in `skip` are left out."""
     out, seen = [], set()
     for d, dirs, files in os.walk(folder, followlinks=True):
         real = os.path.realpath(d)
@@ -39,7 +39,7 @@ def _tree_files(folder: str) -> list[str]:
             dirs[:] = []
             continue
         seen.add(real)
-        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not (d == folder and x in skip))
         out += [os.path.join(d, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
     return out
 
@@ -57,7 +57,7 @@ def build_version() -> str:
         except metadata.PackageNotFoundError:
             h.update(f"\0{dist}=-".encode())
     for base in (_HERE, os.path.join(_ROOT, "runtime"), SCHEMA_DIR):
-        for path in _tree_files(base):
+        for path in _tree_files(base, skip=(MADE,)):  # (what is made from the rest is not hashed)
             with open(path, "rb") as fh:
                 h.update(os.path.relpath(path, _ROOT).encode() + b"\0" + fh.read() + b"\0")
     return h.hexdigest()
@@ -155,20 +155,16 @@ def copy_if_changed(src: str, path: str) -> None:
 
 def compiled_templates():
     """Where Jinja keeps the templates it compiled, which saves compiling them (a tenth of a
-    second or more) on every build; None with the cache off. One folder per toolchain: the
-    compiled code follows from Jinja and from the options the rulebook sets as well as from
-    the template's text, and Jinja checks only the text."""
+    second or more) on every build. The built-in ones come compiled with the toolchain
+    (`make setup` runs `made_templates`); others are kept in the cache folder, one folder
+    per toolchain: the compiled code follows from Jinja and from the options the rulebook
+    sets as well as from the template's text, and Jinja checks only the text. With the
+    cache off, only those made with the toolchain are read; None if there are none."""
+    made = _made_dir()
+    if made is not None and not os.path.isdir(made):
+        made = None
     if not enabled():
-        return None
-    import jinja2
-
-    class Kept(jinja2.FileSystemBytecodeCache):
-        def dump_bytecode(self, bucket):
-            try:
-                super().dump_bytecode(bucket)
-            except OSError:
-                pass  # a cache that cannot be written only costs time
-
+        return _compiled_class()(None, made) if made is not None else None
     root = os.path.join(cache_dir(), "templates")
     own = os.path.join(root, build_version()[:16])
     try:
@@ -178,5 +174,63 @@ def compiled_templates():
                 if os.path.join(root, name) != own:
                     shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     except OSError:
-        return None
-    return Kept(own)
+        return _compiled_class()(None, made) if made is not None else None
+    return _compiled_class()(own, made)
+
+
+MADE = "_templates"  # below compiler/: the built-in templates compiled by `make setup`
+
+
+def _made_dir() -> str:
+    return os.path.join(_HERE, MADE, build_version()[:16])
+
+
+def made_templates() -> str:
+    """Compile the built-in templates into the toolchain's own folder; gives the folder."""
+    from .rulebook import environment
+    made = _made_dir()
+    os.makedirs(made, exist_ok=True)
+    root = os.path.dirname(made)
+    for name in os.listdir(root) if os.path.basename(root) == MADE else ():  # an older toolchain's
+        if name != os.path.basename(made):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    env = environment(None, compiled=_compiled_class()(made, None))
+    for name in env.list_templates():  # the rulebooks' and the card sheets', with what they include
+        env.get_template(name)
+    return made
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_class():
+    import jinja2  # (only a build needs it)
+
+    class Compiled(jinja2.FileSystemBytecodeCache):
+        """Read from the toolchain's folder first, then from (and into) the cache folder."""
+
+        def __init__(self, directory, made):
+            self.directory, self.made, self.pattern = directory, made, "__jinja2_%s.cache"
+
+        def load_bytecode(self, bucket):
+            if self.made is not None:
+                try:
+                    with open(os.path.join(self.made, self.pattern % bucket.key), "rb") as fh:
+                        bucket.load_bytecode(fh)  # (left empty if made from another text)
+                except OSError:
+                    pass
+                if bucket.code is not None:
+                    return
+            if self.directory is not None:
+                super().load_bytecode(bucket)
+
+        def dump_bytecode(self, bucket):
+            if self.directory is None:
+                return
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass  # a cache that cannot be written only costs time
+    return Compiled
+
+
+if __name__ == "__main__":
+    print(f"compiled templates in {made_templates()}")

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import marshal
 import os
 import re
 
@@ -104,8 +105,10 @@ def _validate(folder: str) -> Report:
                 store.write_index(rec)
                 return report
     with store.pieces():
-        report, rec, summary = _full(folder, shown, hashes)
+        report, rec, summary, loaded = _full(folder, shown, hashes)
     store.write_all(rec, summary)
+    if loaded:
+        store.write_loaded(loaded, hashes)
     return report
 
 
@@ -127,6 +130,24 @@ def known_report(folder: str) -> Report | None:
     return _report(d for s in shown for d in rec["diags"][s])
 
 
+def loaded_files(folder: str) -> dict:
+    """{shown: value as source.encode gave it} of the folder's files that a full check had
+    loaded in a second process and that are still the same, byte for byte: a build that
+    follows rebuilds them from it instead of loading their YAML (content.load_game)."""
+    if not enabled():
+        return {}
+    got = _Store(folder).loaded()
+    if not got:
+        return {}
+    walk = Report()
+    out = {}
+    for f in yaml_files(folder, walk):
+        s = shown_path(f)
+        if s in got and got[s][0] == _hash(f):
+            out[s] = got[s][1]
+    return out
+
+
 def parsed_statements(folder: str):
     """Within this, statements of effects parse from the cache when the folder's effects
     had them before (see dsl.pieces); new ones are kept for next time."""
@@ -141,12 +162,13 @@ def _full(folder, shown, hashes):
     rec = {"version": checker_version(), "stamp": os.urandom(8).hex(), "files": shown, "hash": hashes,
            "diags": {s: [] for s in shown}, "other": [], "iface": {}}
     summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}  # each file's as JSON text
+    loaded = src.encoded
     for d in report.items:
         rec["diags"].get(d.pos.file, rec["other"]).append(_plain(d))
     if model is not None:
         for s, (stub, uses) in summaries(model).items():
             summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface_of_text(stub, uses)
-    return report, rec, summary
+    return report, rec, summary, loaded
 
 
 def _incremental(folder, files, shown, changed, rec, summary, hashes):
@@ -383,7 +405,9 @@ def _report(diags) -> Report:
 
 class _Store:
     """The cache of one game folder: an index (hashes and findings), the files' summaries,
-    and the statements its effects are made of, parsed. Only JSON written here is read back."""
+    the statements its effects are made of, parsed, and files loaded in a second process.
+    Only JSON written here is read back, and marshal of plain data (the loaded files: JSON
+    would take several times as long to write); whatever is read is checked before use."""
 
     def __init__(self, folder):
         self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
@@ -441,6 +465,24 @@ class _Store:
             return None
         return {"stamp": head["stamp"], "stubs": dict(zip(names, lines[1::2])), "uses": dict(zip(names, lines[2::2]))}
 
+    def loaded(self) -> dict | None:
+        """{shown: (hash, encoded value)} as write_loaded kept them, or None."""
+        try:
+            with open(os.path.join(self.dir, "loaded.bin"), "rb") as fh:
+                got = marshal.loads(fh.read())
+            if got["version"] != checker_version() or not isinstance(got["files"], dict):
+                return None
+            return {s: (h, v) for s, (h, v) in got["files"].items() if isinstance(s, str)}
+        except (OSError, EOFError, ValueError, TypeError, KeyError):
+            return None  # none, or not of our making
+
+    def write_loaded(self, loaded: dict, hashes: dict) -> None:
+        """Keep the files loaded by a second process, as it sent them (marshal: plain data
+        only, read back many times faster than JSON); a file that is loaded here has no
+        encoded form, and making one would slow the check that keeps them."""
+        data = {"version": checker_version(), "files": {s: (hashes[s], v) for s, v in loaded.items()}}
+        _save_bytes(os.path.join(self.dir, "loaded.bin"), marshal.dumps(data))
+
     def write_index(self, rec):
         _save(os.path.join(self.dir, "index.json"), rec)
 
@@ -472,14 +514,18 @@ def _save(path, data) -> None:
 
 
 def _save_text(path, text: str) -> None:
+    _save_bytes(path, text.encode("utf-8"))
+
+
+def _save_bytes(path, data: bytes) -> None:
     if not enabled():
         return
     # a name of its own (not tempfile's: its import costs more than this whole write)
     tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except OSError:  # a cache that cannot be written only costs time
         with contextlib.suppress(OSError):

@@ -50,6 +50,7 @@ class GameSource:
     folder: str
     files: list[str] = field(default_factory=list)
     docs: dict = field(default_factory=dict)          # shown path -> loaded top-level map
+    encoded: dict = field(default_factory=dict)       # shown path -> its map as source.encode gives it, where made
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
 
@@ -323,35 +324,52 @@ def check_languages(node, report, langs=("en", "ru")):
 _TEXT_KEYS = frozenset(("en", "ru"))
 
 
-def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
+def load_game(folder: str, report: Report, check: bool = True, kept=None) -> GameSource:
     """The game's files, loaded and checked one by one (`check`: with the schemas and the
-    rest of check_file; without, only loaded, for a game whose findings are known)."""
+    rest of check_file; without, only loaded, for a game whose findings are known). `kept`:
+    files already loaded once, as source.encode gave them ({shown: value}), which are
+    rebuilt from it instead (only without `check`: nothing is found in them). The values
+    encoded meanwhile by a second process are kept in `encoded` of what is returned."""
     src = GameSource(folder)
     one = check_file if check else _load_only
+    kept = kept if kept and not check else {}
     files = yaml_files(folder, report)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    theirs, next_part = _load_ahead(files, one)
-    got = None
+    theirs, next_part = _load_ahead([f for f, s in zip(files, src.files) if s not in kept], one,
+                                    sum(_size(f) for f, s in zip(files, src.files) if s in kept) * KEPT_COST)
+    # this process's files first, then the kept ones: the child's are last, so that they
+    # are as likely as can be to be ready when asked for; added in the files' order
+    docs = {}
     for path, shown in zip(files, src.files):
-        doc = None
-        if path in theirs:
-            if got is None:
-                got = next_part() if next_part is not None else None
-                got = got if isinstance(got, dict) else {}
-            if shown in got:
-                encoded, diags = got[shown]
-                doc = decode(encoded, shown)
-                for file, line, col, severity, code, message in diags:
-                    (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
-            else:  # the child could not: load it here
-                doc = one(path, shown, report)
-        else:
-            doc = one(path, shown, report)
-        if doc is not None:
-            add_doc(src, shown, doc, report)
+        if shown not in kept and path not in theirs:
+            docs[shown] = one(path, shown, report)
+    for path, shown in zip(files, src.files):
+        if shown in kept:
+            try:
+                doc = decode(kept[shown], shown)
+            except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+                doc = None
+            docs[shown] = doc if type(doc) is PMap else one(path, shown, report)  # else not of our making
+    got = (next_part() if next_part is not None else None) if theirs else None
+    got = got if isinstance(got, dict) else {}
+    for path, shown in zip(files, src.files):
+        if path not in theirs:
+            continue
+        if shown in got:
+            encoded, diags = got[shown]
+            docs[shown] = decode(encoded, shown)
+            if encoded is not None:
+                src.encoded[shown] = encoded
+            for file, line, col, severity, code, message in diags:
+                (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
+        else:  # the child could not: load it here
+            docs[shown] = one(path, shown, report)
+    for shown in src.files:
+        if docs.get(shown) is not None:
+            add_doc(src, shown, docs[shown], report)
     if next_part is not None:  # then the statements of the child's files, parsed meanwhile
         from . import dsl
         dsl.add_pieces(next_part())
@@ -361,15 +379,23 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
 
 AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
 AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for this process
+KEPT_COST = 0.25       # rebuilding a kept file costs about this much of loading its YAML
 
 
-def _load_ahead(files, one) -> tuple[set, object]:
+def _size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _load_ahead(files, one, extra=0) -> tuple[set, object]:
     """Start a child that loads and checks a share of a big game's files (the later ones)
     while this process loads the rest; it sends them back as plain data (source.encode),
     which this process rebuilds far sooner than it would load them, and then the statements
     of their effects, parsed (dsl.pieces). Gives the child's files and the function that
     gives those two parts in turn: {shown: (encoded value or None, diagnostics)}, then the
-    statements."""
+    statements. `extra`: other work this process has, in bytes of YAML loaded."""
     from . import parallel
     try:
         sizes = [os.path.getsize(f) for f in files]
@@ -377,7 +403,7 @@ def _load_ahead(files, one) -> tuple[set, object]:
         return set(), None
     if sum(sizes) < AHEAD_BYTES or len(files) < 4 or not parallel.can_fork():
         return set(), None
-    share, budget = [], sum(sizes) * AHEAD_SHARE
+    share, budget = [], (sum(sizes) + extra) * AHEAD_SHARE
     for path, size in reversed(list(zip(files, sizes))):
         if size > budget:
             break

@@ -27,7 +27,7 @@ def compile_game(folder: str):
 
 def compile_tables(folder: str):
     """(the tables of game.json or None, game id, report)."""
-    from .cache import known_report, parsed_statements
+    from .cache import known_report, loaded_files, parsed_statements
     with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
         if known is None:
@@ -35,19 +35,19 @@ def compile_tables(folder: str):
         elif known.errors:
             return None, None, known
         else:
-            model, report = _load_checked(folder), known
+            model, report = _load_checked(folder, loaded_files(folder)), known
     spare(model)  # (dropped with the process, not object by object: see memory)
     if model is None or report.errors:
         return None, None, report
     return tables(model), model.src.game_id, report
 
 
-def _load_checked(folder: str):
+def _load_checked(folder: str, kept=None):
     """The model of a game whose full check is known: loaded without the checks of single
     files (schema, translations, manifest), which only report; what they and the model's
-    checks find is the known report."""
+    checks find is the known report. `kept`: files as that check kept them loaded."""
     scratch = Report()
-    src = load_game(folder, scratch, check=False)
+    src = load_game(folder, scratch, check=False, kept=kept)
     return build_model(src, scratch, check=False) if src.docs else None
 
 

@@ -22,6 +22,13 @@ def game(tmp_path, monkeypatch):
     return generate(str(tmp_path / "synthetic"), cards=40, files=3, seed=5)
 
 
+@pytest.fixture
+def made(tmp_path, monkeypatch):
+    """The built-in templates compiled as `make setup` compiles them, here for this test."""
+    monkeypatch.setattr(buildcache, "_made_dir", lambda: str(tmp_path / buildcache.MADE / "toolchain"))
+    return buildcache.made_templates()
+
+
 def outputs(paths):
     return {os.path.basename(p): open(p, "rb").read() for p in paths}
 
@@ -61,11 +68,14 @@ def test_an_edit_makes_a_new_build(game, tmp_path, monkeypatch):
     assert got == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
 
 
-def test_templates_compiled_by_one_build_serve_the_next(game, tmp_path, monkeypatch):
+def test_templates_compiled_by_one_build_serve_the_next(game, made, tmp_path, monkeypatch):
+    own = os.path.join(game, "templates")  # the built-in ones come compiled: see the test above
+    os.makedirs(own)
+    shutil.copy(os.path.join(ROOT, "compiler", "templates", "rulebook.md.j2"), own)
     build([game], str(tmp_path / "a"))
     root = tmp_path / "cache" / "templates"
     (kept,) = os.listdir(root)
-    assert len(os.listdir(root / kept)) >= 2  # the rulebook in Markdown and in HTML, and what they include
+    assert len(os.listdir(root / kept)) == 1  # the game's own rulebook in Markdown
     path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[-1])
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("  - id: one_more\n    name: {en: One more, ru: Ещё одна}\n    deck: market\n")
@@ -88,15 +98,33 @@ def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_b
     assert outputs(again) == outputs(kept) == want
 
 
-def test_a_build_leaves_the_templates_compiled_and_a_changed_template_is_not(game, tmp_path):
+def test_the_built_in_templates_come_compiled_with_the_toolchain(game, made, tmp_path, monkeypatch):
+    from compiler.outputs import warm_templates
     from compiler.rulebook import all_compiled, environment
+    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # an empty cache folder
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
+    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # no cache at all
+    monkeypatch.delenv("RULEPRESS_NO_CACHE")
+    assert warm_templates(game, buildcache.compiled_templates()) is None  # nothing left to compile
+    for name in os.listdir(made):  # code that is not what Jinja would make now is not used
+        with open(os.path.join(made, name), "r+b") as fh:
+            fh.truncate(10)
     assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
-    build([game], str(tmp_path / "a"))
-    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    written, _ = build([game], str(tmp_path / "a"))
+    assert outputs(written) == fresh(game, str(tmp_path / "b"), monkeypatch)[0]
+
+
+def test_a_build_leaves_a_games_own_templates_compiled_and_a_changed_one_is_not(game, tmp_path):
+    from compiler.rulebook import all_compiled, environment
     own = os.path.join(game, "templates")
     os.makedirs(own)
     with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
         fh.write("# {{ title }}\n")
+    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    build([game], str(tmp_path / "a"))
+    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))
+    with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
+        fh.write("# {{ title }}!\n")
     assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
 
 

@@ -161,6 +161,7 @@ def test_a_corrupt_cache_is_ignored(game, tmp_path):
     root = tmp_path / "cache"
     written = [os.path.join(d, f) for d, _s, fs in os.walk(root) for f in fs]
     assert any(p.endswith("index.json") for p in written)
+    assert not any(p.endswith("loaded.bin") for p in written)  # (a game this small is loaded in one process)
     for path in written:  # the cache holds nothing but JSON (a document a line in .jsonl)
         with open(path, encoding="utf-8") as fh:
             if path.endswith(".jsonl"):

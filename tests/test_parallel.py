@@ -3,6 +3,7 @@ the compiled yes/no schema check in front of the explaining one."""
 from __future__ import annotations
 
 import copy
+import marshal
 import os
 import random
 import sys
@@ -254,3 +255,57 @@ def test_a_loaded_file_handed_over_as_plain_data_is_the_same_file():
     for path in files:
         doc = load_file(path, path, Report())
         _same(doc, decode(marshal.loads(marshal.dumps(encode(doc))), path), path)
+
+
+def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(tmp_path, monkeypatch):
+    from compiler import cache, source
+    from compiler.pipeline import compile_game
+    folder = generate(str(tmp_path / "synthetic"), cards=600, files=4, seed=9)
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
+    if parallel.cores() < 2:
+        pytest.skip("one core: nothing is loaded in a second process")
+    assert not cache.validate_game(folder).errors
+    kept = cache.loaded_files(folder)
+    assert kept and len(kept) < len(os.listdir(folder))  # the child's share, as it sent it
+    for shown, value in kept.items():
+        _same(load_file(os.path.join(folder, os.path.basename(shown)), shown, Report()), source.decode(value, shown), shown)
+    # a build rebuilds them instead of loading their YAML, and writes what a build from nothing writes
+    loaded = []
+    real = source.load_file
+    monkeypatch.setattr(source, "load_file", lambda path, shown, rep: loaded.append(shown) or real(path, shown, rep))
+    monkeypatch.setattr(content, "load_file", source.load_file)
+    built = compile_game(folder)[0]
+    assert loaded and not set(loaded) & set(kept)
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "b"))
+    assert built == compile_game(folder)[0]
+
+
+def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(tmp_path, monkeypatch):
+    from compiler import cache
+    folder = generate(str(tmp_path / "synthetic"), cards=600, files=4, seed=9)
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
+    if parallel.cores() < 2:
+        pytest.skip("one core: nothing is loaded in a second process")
+    cache.validate_game(folder)
+    kept = cache.loaded_files(folder)
+    changed = sorted(kept)[0]
+    with open(os.path.join(folder, os.path.basename(changed)), "a", encoding="utf-8") as fh:
+        fh.write("\n# a comment\n")
+    assert set(cache.loaded_files(folder)) == set(kept) - {changed}
+    path = os.path.join(cache._Store(folder).dir, "loaded.bin")
+    with open(path, "r+b") as fh:
+        fh.truncate(100)
+    assert cache.loaded_files(folder) == {}
+    # plain data of another shape: each such file is loaded from its YAML
+    from compiler.pipeline import compile_game
+    assert not cache.validate_game(folder).errors  # (a build then takes the files from the keep)
+    with open(path, "wb") as fh:
+        fh.write(marshal.dumps({"version": cache.checker_version(),
+                                "files": {s: (cache._hash(os.path.join(folder, os.path.basename(s))), bad)
+                                          for s, bad in zip(sorted(kept), [(9, 9), "text", None, (1, 2), (0,)] * 9)}}))
+    assert len(cache.loaded_files(folder)) == len(kept)
+    built = compile_game(folder)[0]
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "b"))
+    assert built is not None and built == compile_game(folder)[0]
