@@ -183,3 +183,10 @@ def test_a_build_after_a_validate_with_errors_writes_nothing(game, tmp_path, mon
     written, report = build([game], str(tmp_path / "a"))
     assert written == [] and report.errors
     assert [d.text() for d in report.sorted()] == want_rep
+
+
+def test_the_toolchain_names_the_library_versions_importlib_names():
+    from importlib import metadata
+    found = buildcache._installed()
+    for dist in ("Jinja2", "MarkupSafe", "lark", "PyYAML", "jsonschema"):
+        assert found[buildcache._dist_key(dist)] == metadata.version(dist)
