@@ -16,7 +16,10 @@ def no_collection():
     try:
         yield
     finally:
-        if was_enabled:
+        # Within a command the collector stays off: the process ends soon, and turned on
+        # again it would walk every object made meanwhile (a tenth of a second or more for
+        # a big game) at the first allocation, before the report is printed.
+        if was_enabled and not _SPARING:
             gc.enable()
 
 
