@@ -338,8 +338,8 @@ def load_game(folder: str, report: Report, check: bool = True, kept=None) -> Gam
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    theirs, next_part = _load_ahead([f for f, s in zip(files, src.files) if s not in kept], one,
-                                    sum(_size(f) for f, s in zip(files, src.files) if s in kept) * KEPT_COST)
+    # (rebuilding the kept files costs this process less than loading its share costs the child)
+    theirs, next_part = _load_ahead([f for f, s in zip(files, src.files) if s not in kept], one)
     # this process's files first, then the kept ones: the child's are last, so that they
     # are as likely as can be to be ready when asked for; added in the files' order
     docs = {}
@@ -379,23 +379,15 @@ def load_game(folder: str, report: Report, check: bool = True, kept=None) -> Gam
 
 AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
 AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for this process
-KEPT_COST = 0.25       # rebuilding a kept file costs about this much of loading its YAML
 
 
-def _size(path) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def _load_ahead(files, one, extra=0) -> tuple[set, object]:
+def _load_ahead(files, one) -> tuple[set, object]:
     """Start a child that loads and checks a share of a big game's files (the later ones)
     while this process loads the rest; it sends them back as plain data (source.encode),
     which this process rebuilds far sooner than it would load them, and then the statements
     of their effects, parsed (dsl.pieces). Gives the child's files and the function that
     gives those two parts in turn: {shown: (encoded value or None, diagnostics)}, then the
-    statements. `extra`: other work this process has, in bytes of YAML loaded."""
+    statements."""
     from . import parallel
     try:
         sizes = [os.path.getsize(f) for f in files]
@@ -403,7 +395,7 @@ def _load_ahead(files, one, extra=0) -> tuple[set, object]:
         return set(), None
     if sum(sizes) < AHEAD_BYTES or len(files) < 4 or not parallel.can_fork():
         return set(), None
-    share, budget = [], (sum(sizes) + extra) * AHEAD_SHARE
+    share, budget = [], sum(sizes) * AHEAD_SHARE
     for path, size in reversed(list(zip(files, sizes))):
         if size > budget:
             break
