@@ -257,15 +257,23 @@ def test_a_loaded_file_handed_over_as_plain_data_is_the_same_file():
         _same(doc, decode(marshal.loads(marshal.dumps(encode(doc))), path), path)
 
 
-def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(tmp_path, monkeypatch):
-    from compiler import cache, source
-    from compiler.pipeline import compile_game
+@pytest.fixture
+def checked(tmp_path, monkeypatch):
+    """A game checked by validate, which loaded a share of its files in a second process."""
+    from compiler import cache
+    if parallel.cores() < 2:
+        pytest.skip("one core: nothing is loaded in a second process")
     folder = generate(str(tmp_path / "synthetic"), cards=600, files=4, seed=9)
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
-    if parallel.cores() < 2:
-        pytest.skip("one core: nothing is loaded in a second process")
     assert not cache.validate_game(folder).errors
+    return folder
+
+
+def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(checked, tmp_path, monkeypatch):
+    from compiler import cache, source
+    from compiler.pipeline import compile_game
+    folder = checked
     kept = cache.loaded_files(folder)
     assert kept and len(kept) < len(os.listdir(folder))  # the child's share, as it sent it
     for shown, value in kept.items():
@@ -281,14 +289,9 @@ def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(tmp_p
     assert built == compile_game(folder)[0]
 
 
-def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(tmp_path, monkeypatch):
+def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(checked, tmp_path, monkeypatch):
     from compiler import cache
-    folder = generate(str(tmp_path / "synthetic"), cards=600, files=4, seed=9)
-    monkeypatch.setattr(content, "AHEAD_BYTES", 0)
-    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
-    if parallel.cores() < 2:
-        pytest.skip("one core: nothing is loaded in a second process")
-    cache.validate_game(folder)
+    folder = checked
     kept = cache.loaded_files(folder)
     changed = sorted(kept)[0]
     with open(os.path.join(folder, os.path.basename(changed)), "a", encoding="utf-8") as fh:
