@@ -82,6 +82,8 @@ class PStr(str):
 
 
 _MERGE, _BOOL, _STR = _T + "merge", _T + "bool", _T + "str"
+_KEYS: dict[str, str] = {}  # the keys met so far: content repeats a few hundred keys everywhere
+_MAX_KEYS = 100_000
 _POSITIONED = (PMap, PList, PStr)
 
 
@@ -232,20 +234,24 @@ def _convert(node, shown, lines, report, depth, budget, active):
         for knode, vnode in node.value:
             if knode.tag == _MERGE:
                 raise _Abort(_pos(knode, shown), "Y004", "merge keys (`<<`) are not supported; repeat the keys")
-            if type(knode) is _SCALAR and knode.style in (None, "") and knode.tag == _BOOL:
-                key = PStr(knode.value)  # `on:` is a key here, never the boolean YAML 1.1 makes of it
-                key.pos, key.block = _pos(knode, shown), False
-                key.origin_line, key.origin_col = key.pos.line, key.pos.col
+            if type(knode) is _SCALAR and (knode.tag == _STR or (knode.style in (None, "") and knode.tag == _BOOL)):
+                # a key is plain text, one object for each distinct key (its position is in
+                # key_pos); `on:` is a key here, never the boolean YAML 1.1 makes of it
+                budget.nodes += 1
+                key = _KEYS.get(knode.value)
+                if key is None:
+                    key = _KEYS[knode.value] = str(knode.value) if len(_KEYS) < _MAX_KEYS else knode.value
             else:
                 key = _convert(knode, shown, lines, report, depth + 1, budget, active)
-            if not isinstance(key, str):
-                raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`; "
-                             f"quote it: `\"{knode.value}\":`")
+                if not isinstance(key, str):
+                    raise _Abort(_pos(knode, shown), "Y007", f"keys must be text, not {type(key).__name__} `{knode.value}`; "
+                                 f"quote it: `\"{knode.value}\":`")
+                key = str(key)
             if key in out:
                 first = key_pos[key]
                 report.error(_pos(knode, shown), "Y011", f"duplicate key `{key}` (first at line {first.line}); YAML would silently keep only the last")
                 continue
-            key_pos[key] = key.pos if type(key) is PStr else _pos(knode, shown)
+            key_pos[key] = _pos(knode, shown)
             value = out[key] = _convert(vnode, shown, lines, report, depth + 1, budget, active)
             # a converted map, list or text knows its own position: share it
             val_pos[key] = value.pos if type(value) in _POSITIONED else _pos(vnode, shown)
@@ -330,16 +336,16 @@ def _leading_blank(raw: str) -> int:
 
 def encode(v):
     """A loaded value as tuples, lists and plain values: (0, text, line, col, origin_line,
-    origin_col, block) for text, (1, line, col, [key, value, (line, col) or None, ...]) for
-    a map, (2, line, col, [value, ...], [(line, col) or None, ...]) for a list."""
+    origin_col, block) for text, (1, line, col, [key, (line, col), value, (line, col) or
+    None, ...]) for a map, (2, line, col, [value, ...], [(line, col) or None, ...]) for a list."""
     t = type(v)
     if t is PStr:
         return (0, str(v), v.pos[1], v.pos[2], v.origin_line, v.origin_col, v.block)
     if t is PMap:
-        flat, val_pos = [], v.val_pos
+        flat, key_pos, val_pos = [], v.key_pos, v.val_pos
         for k, x in v.items():
-            p = val_pos[k]
-            flat += (encode(k), encode(x), None if type(x) in _POSITIONED else (p[1], p[2]))
+            p, kp = val_pos[k], key_pos[k]
+            flat += (k, (kp[1], kp[2]), encode(x), None if type(x) in _POSITIONED else (p[1], p[2]))
         return (1, v.pos[1], v.pos[2], flat)
     if t is PList:
         return (2, v.pos[1], v.pos[2], [encode(x) for x in v],
@@ -362,10 +368,10 @@ def decode(e, shown: str):
         out.pos = _new_pos(Pos, (shown, e[1], e[2]))
         key_pos, val_pos = out.key_pos, out.val_pos = {}, {}
         flat = e[3]
-        for i in range(0, len(flat), 3):
-            key, value, p = decode(flat[i], shown), decode(flat[i + 1], shown), flat[i + 2]
+        for i in range(0, len(flat), 4):
+            key, kp, value, p = _KEYS.get(flat[i]) or str(flat[i]), flat[i + 1], decode(flat[i + 2], shown), flat[i + 3]
             out[key] = value
-            key_pos[key] = key.pos
+            key_pos[key] = _new_pos(Pos, (shown, kp[0], kp[1]))
             val_pos[key] = value.pos if p is None else _new_pos(Pos, (shown, p[0], p[1]))
         return out
     out = PList([decode(x, shown) for x in e[3]])
