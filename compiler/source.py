@@ -6,6 +6,7 @@ YAML 1.1 surprises (`no` read as false, `012` read as octal) are reported.
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
 
@@ -38,6 +39,11 @@ class _Loader(_BaseLoader):
                     _memo[value] = tag
             return tag
         return super().resolve(kind, value, implicit)
+
+    # libyaml also tells Python as it goes down into and up from every node, for resolvers
+    # by path, which this loader has none of: a function of C, which takes no `self`, answers
+    descend_resolver = staticmethod(operator.is_)  # (parent, index)
+    ascend_resolver = staticmethod(tuple)  # ()
 
 
 _MAP, _SEQ, _SCALAR = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
