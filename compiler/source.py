@@ -38,6 +38,8 @@ class _Loader(_BaseLoader):
                 if len(_memo) < 100_000:
                     _memo[value] = tag
             return tag
+        if kind is _SCALAR:  # quoted or a block: text, as the base resolver has it
+            return _STR_TAG
         return super().resolve(kind, value, implicit)
 
     # libyaml also tells Python as it goes down into and up from every node, for resolvers
@@ -47,7 +49,7 @@ class _Loader(_BaseLoader):
 
 
 _MAP, _SEQ, _SCALAR = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
-_MAP_TAG, _SEQ_TAG = _BaseLoader.DEFAULT_MAPPING_TAG, _BaseLoader.DEFAULT_SEQUENCE_TAG
+_MAP_TAG, _SEQ_TAG, _STR_TAG = _BaseLoader.DEFAULT_MAPPING_TAG, _BaseLoader.DEFAULT_SEQUENCE_TAG, _BaseLoader.DEFAULT_SCALAR_TAG
 
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000  # after alias expansion: stops "billion laughs" documents
