@@ -340,33 +340,21 @@ def load_game(folder: str, report: Report, check: bool = True, kept=None) -> Gam
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
     # (rebuilding the kept files costs this process less than loading its share costs the child)
     theirs, next_part = _load_ahead([f for f, s in zip(files, src.files) if s not in kept], one)
-    # this process's files first, then the kept ones: the child's are last, so that they
-    # are as likely as can be to be ready when asked for; added in the files' order
+    # this process's files and the kept ones first, the child's last (as likely as can be
+    # to be ready when asked for); then added in the files' order
     docs = {}
     for path, shown in zip(files, src.files):
-        if shown not in kept and path not in theirs:
-            docs[shown] = one(path, shown, report)
-    for path, shown in zip(files, src.files):
         if shown in kept:
-            try:
-                doc = decode(kept[shown], shown)
-            except (TypeError, ValueError, IndexError, KeyError, AttributeError):
-                doc = None
-            docs[shown] = doc if type(doc) is PMap else one(path, shown, report)  # else not of our making
-    got = (next_part() if next_part is not None else None) if theirs else None
-    got = got if isinstance(got, dict) else {}
-    for path, shown in zip(files, src.files):
-        if path not in theirs:
-            continue
-        if shown in got:
-            encoded, diags = got[shown]
-            docs[shown] = decode(encoded, shown)
-            if encoded is not None:
-                src.encoded[shown] = encoded
-            for file, line, col, severity, code, message in diags:
-                (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
-        else:  # the child could not: load it here
+            doc = _rebuilt(kept[shown], shown)
+            docs[shown] = doc if doc is not None else one(path, shown, report)
+        elif path not in theirs:
             docs[shown] = one(path, shown, report)
+    if theirs:
+        got = next_part()
+        got = got if isinstance(got, dict) else {}
+        for path, shown in zip(files, src.files):
+            if path in theirs:
+                docs[shown] = _received(got[shown], shown, src, report) if shown in got else one(path, shown, report)
     for shown in src.files:
         if docs.get(shown) is not None:
             add_doc(src, shown, docs[shown], report)
@@ -375,6 +363,25 @@ def load_game(folder: str, report: Report, check: bool = True, kept=None) -> Gam
         dsl.add_pieces(next_part())
         next_part.finish()
     return src
+
+
+def _rebuilt(value, shown):
+    """A kept file's map, or None where what was kept is not of our making."""
+    try:
+        doc = decode(value, shown)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        return None
+    return doc if type(doc) is PMap else None
+
+
+def _received(got, shown, src, report):
+    """A file the child loaded: its map (kept in src.encoded as sent), its findings reported."""
+    encoded, diags = got
+    if encoded is not None:
+        src.encoded[shown] = encoded
+    for file, line, col, severity, code, message in diags:
+        (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
+    return decode(encoded, shown)
 
 
 AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
