@@ -189,10 +189,10 @@ def compiled_templates():
     sets as well as from the template's text, and Jinja checks only the text. With the
     cache off, only those made with the toolchain are read; None if there are none."""
     made = _made_dir()
-    if made is not None and not os.path.isdir(made):
-        made = None
+    made = made if os.path.isdir(made) else None
+    toolchains = _compiled_class()(None, made) if made is not None else None
     if not enabled():
-        return _compiled_class()(None, made) if made is not None else None
+        return toolchains
     root = os.path.join(cache_dir(), "templates")
     own = os.path.join(root, build_version()[:16])
     try:
@@ -202,7 +202,7 @@ def compiled_templates():
                 if os.path.join(root, name) != own:
                     shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     except OSError:
-        return _compiled_class()(None, made) if made is not None else None
+        return toolchains
     return _compiled_class()(own, made)
 
 
@@ -239,16 +239,16 @@ def _compiled_class():
             self.directory, self.made, self.pattern = directory, made, "__jinja2_%s.cache"
 
         def load_bytecode(self, bucket):
-            if self.made is not None:
+            for folder in (self.made, self.directory):
+                if folder is None:
+                    continue
                 try:
-                    with open(os.path.join(self.made, self.pattern % bucket.key), "rb") as fh:
+                    with open(os.path.join(folder, self.pattern % bucket.key), "rb") as fh:
                         bucket.load_bytecode(fh)  # (left empty if made from another text)
-                except OSError:
-                    pass
+                except Exception:  # noqa: BLE001 - none, or cut short: Jinja's reading raises what it meets
+                    bucket.reset()
                 if bucket.code is not None:
                     return
-            if self.directory is not None:
-                super().load_bytecode(bucket)
 
         def dump_bytecode(self, bucket):
             if self.directory is None:
