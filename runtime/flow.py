@@ -15,7 +15,7 @@ import operator
 
 from . import continuation
 from .analysis import may_stop
-from .interpreter import Fail, GameFault, GameOver, Interp, Suspend, label_of, num
+from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import copy_small, new_state
 
 
@@ -215,7 +215,7 @@ def _exec_spec(game, it, spec):
         _, name, env = spec
         it.fire(name, dict(env), env.get("player"))
     elif kind == "scoring":
-        it.call_block(game.scoring.get("effect", []), {"player": it.st["first"]})
+        it.call_block(game.scoring.get("effect", NO_EFFECT), {"player": it.st["first"]})
 
 
 def _take_action(game, st, p, aid):

@@ -19,6 +19,9 @@ from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
 DEPTH_LIMIT = 60        # nested procedure calls and triggers
+# An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
+# call would be compiled, and kept, again each time.
+NO_EFFECT: list = []
 
 
 class Suspend(Exception):
@@ -921,8 +924,8 @@ class Interp:
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
             env = {"player": p, "this": x}
-            self.call_block(act.get("cost", []), env)
-            self.call_block(act.get("effect", []), env)
+            self.call_block(act.get("cost", NO_EFFECT), env)
+            self.call_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:
                 self.fire("action", {"player": p, "action": x})
             return
@@ -931,8 +934,8 @@ class Interp:
             raise GameFault(pos, f"`{x}` is not something that can be performed")
         env = {"player": p, "this": x, "card": x, "piece": x, "here": x}
         if "activation" in proto:
-            self.call_block(proto["activation"].get("cost", []), env)
-            self.call_block(proto["activation"].get("effect", []), env)
+            self.call_block(proto["activation"].get("cost", NO_EFFECT), env)
+            self.call_block(proto["activation"].get("effect", NO_EFFECT), env)
         elif "effect" in proto:
             self.call_block(proto["effect"], env)
 

@@ -271,3 +271,12 @@ def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep
     it.depth = 20
     with pytest.raises(GameFault, match="nest more than"):
         it.ev(call, {})
+
+
+def test_playing_the_same_game_again_compiles_nothing_new(duel):
+    """Blocks are compiled once and kept with the game: an action without a cost must not
+    bring a new empty block to compile (and keep) at every turn."""
+    _play(duel, 4)
+    compiled = len(duel.blocks), len(duel.closures)
+    _play(duel, 4)
+    assert (len(duel.blocks), len(duel.closures)) == compiled
