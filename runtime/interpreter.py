@@ -12,7 +12,7 @@ import math
 
 from . import rng
 from . import continuation
-from .analysis import pure_actions, pure_expression, pure_procedures
+from .analysis import pure_actions, pure_procedures, worth_remembering
 from .expressions import ABSENT, Absent, compiled, holder as _holder
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
@@ -154,8 +154,9 @@ class Interp:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
 
     def ev_settled(self, e, env):
-        """`ev` for an expression that changes nothing, remembered like a pure procedure's value."""
-        if pure_expression(self.g, e):
+        """`ev` for an expression that changes nothing, remembered like a pure procedure's value
+        where that pays (see analysis.worth_remembering)."""
+        if worth_remembering(self.g, e):
             key = [_EXPR, id(e)]
             for k in sorted(env):
                 v = env[k]
