@@ -95,7 +95,7 @@ def _compile(game, e):
         return lambda it, env: None
     if op == "name":
         n = e[2]
-        slow = _name_slow(n, e)
+        slow = _name_slow(game, n, e)
 
         def name(it, env):
             if n in env:
@@ -105,7 +105,7 @@ def _compile(game, e):
     if op == "attr":
         sub, n, pos = C(e[2]), e[3], e[1]
         if e[2][0] == "name":  # `x.a`, the commonest shape: x read here, not through its closure
-            v, slow = e[2][2], _name_slow(e[2][2], e[2])
+            v, slow = e[2][2], _name_slow(game, e[2][2], e[2])
             if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
                 attrs_of = game.attrs_of
 
@@ -383,7 +383,24 @@ def _call_closure(kind, name, args, pos):
     return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
-def _name_slow(n, e):
+def _name_slow(game, n, e):
+    """A name the caller did not bind, as Interp.e_name reads it. A counter of the game, a zone
+    of the game or a fixed id is read here straight away: e_name would test the names of the
+    flow first, then come to the same (these tables never change during a game)."""
+    if n not in ("players", "others", "round", "first_player", "player_count"):
+        if n in game.global_counters:
+            def counter(it, env):
+                v = it.st["g"].get(n)
+                if it.track is not None:
+                    it.track[("G", n)] = v
+                return v
+            return counter
+        if n in game.game_zones:
+            zone = Zone(n)
+            return lambda it, env: zone
+        if n in game.proto_of or n in game.protos or n in game.actions:
+            return lambda it, env: n
+
     def slow(it, env):
         return it.e_name(e, env)
     return slow
