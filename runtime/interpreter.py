@@ -597,7 +597,10 @@ class Interp:
 
     def action_allowed(self, aid, p):
         if aid in self.pure_actions and type(p) is str:
-            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+            tally = self.g.tally.get(aid)
+            # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
+            if tally is None or tally[2] or tally[0] < _TRIAL:
+                return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
         return self._allowed(aid, p)
 
     def _allowed(self, aid, p):
