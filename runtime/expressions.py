@@ -306,9 +306,9 @@ def _compile(game, e):
             if e[2][0] == "name" and e[2][2] == var:  # `[x for x in ... where ...]`: the things themselves
                 def select(it, env):
                     inner = dict(env)
-                    keep, group = quick(it, env, where)
+                    keep, xs = quick(it, env, where, src)
                     out = []
-                    for x in src(it, env) if group is None else group:
+                    for x in xs:
                         inner[var] = x
                         if keep(it, inner, x):
                             out.append(x)
@@ -317,9 +317,9 @@ def _compile(game, e):
 
             def comp_quick(it, env):
                 inner = dict(env)
-                keep, group = quick(it, env, where)
+                keep, xs = quick(it, env, where, src)
                 out = []
-                for x in src(it, env) if group is None else group:
+                for x in xs:
                     inner[var] = x
                     if keep(it, inner, x):
                         out.append(body(it, inner))
@@ -419,8 +419,8 @@ def _gen(game, e, C, num):
 
     def filtered(it, env):  # the same, with the quick filter
         inner = dict(env)
-        keep, group = quick(it, env, where)
-        for x in src(it, env) if group is None else group:
+        keep, xs = quick(it, env, where, src)
+        for x in xs:
             inner[var] = x
             if keep(it, inner, x):
                 yield body(it, inner)
@@ -433,8 +433,8 @@ def _gen(game, e, C, num):
 
     def tested(it, env):
         inner = dict(env)
-        keep, group = test(it, env, body)
-        for x in src(it, env) if group is None else group:
+        keep, xs = test(it, env, body, src)
+        for x in xs:
             inner[var] = x
             yield keep(it, inner, x)
 
@@ -461,8 +461,8 @@ def _first(game, e, C):
     def first(it, env):
         inner = dict(env)
         if quick is not None:
-            keep, group = quick(it, env, where)
-            for x in src(it, env) if group is None else group:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
                 inner[var] = x
                 if keep(it, inner, x):
                     return body(it, inner)
@@ -481,15 +481,15 @@ def _any(var, body, src, where, quick, test):
     def any_(it, env):
         inner = dict(env)
         if quick is not None:
-            keep, group = quick(it, env, where)
-            for x in src(it, env) if group is None else group:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
                 inner[var] = x
                 if keep(it, inner, x) and body(it, inner):
                     return True
             return False
         if test is not None:
-            keep, group = test(it, env, body)
-            for x in src(it, env) if group is None else group:
+            keep, xs = test(it, env, body, src)
+            for x in xs:
                 inner[var] = x
                 if keep(it, inner, x):
                     return True
@@ -564,10 +564,12 @@ def _quick_filter(game, e, where, var, C, src=None):
     Otherwise None: the plain filter is used. The other conditions of the `and` that test one
     attribute of `x` (`x.a == v`, `x.a != v`, `x.a`, `not x.a`) are read the same way.
 
-    `start(it, env, plain)` gives (keep, group): where the loop walks `every K` and the value is
-    known at the start, group is the things whose `x.attr` has that value, from the
-    interpreter's index (see Interp.grouped), and keep tests only the other conditions.
-    Otherwise group is None and keep tests them all.
+    `start(it, env, plain, source)` gives (keep, things): the things to walk, and the test for each.
+    Where the loop walks `every K` and the value is known at the start, the things are those
+    whose `x.attr` has that value, from the interpreter's index (see Interp.grouped), and keep
+    tests only the other conditions. Where `x.attr` is fixed (see _fixed_values), the things
+    are picked out of the source's in one pass. Otherwise they are the source's, and keep
+    tests all the conditions.
     """
     from .analysis import pure_expression
 
@@ -611,6 +613,9 @@ def _quick_filter(game, e, where, var, C, src=None):
             kind != "settled" or _steady(rhs_ir, var)) else None
     live = _in_play(game, src) if index is not None else None
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
+    # The first test done for all things before the others is the same loop only where the
+    # comprehension changes nothing; and for `all` (no src) a thing that fails it still counts.
+    table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None and settled else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -672,13 +677,13 @@ def _quick_filter(game, e, where, var, C, src=None):
             fixed = checker(tests_for({}))
         elif kind == "literal":
             fixed = keeper([_literal(rhs_ir)], tests_for({}))
-        if fixed is not None and index is None:
-            return lambda it, env, plain: (fixed, None)
+        if fixed is not None and index is None and table is None:
+            return lambda it, env, plain, source: (fixed, source(it, env))
 
-    def start(it, env, plain):
+    def start(it, env, plain, source):
         if kind == "name":
             if rname not in env:  # a name of the game, not of the caller: the plain way
-                return (lambda it, inner, x: plain(it, inner)), None
+                return (lambda it, inner, x: plain(it, inner)), source(it, env)
             value = [env[rname]]
         elif kind == "literal":
             value = [rhs(it, env)]
@@ -686,7 +691,7 @@ def _quick_filter(game, e, where, var, C, src=None):
             value = []
         tests = tests_for(env)
         if kind == "none":
-            return checker(tests), None
+            return checker(tests), source(it, env)
         if index is not None:
             if not value:
                 if not live(it):
@@ -695,7 +700,10 @@ def _quick_filter(game, e, where, var, C, src=None):
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
                 return checker(tests), group
-        return keeper(value, tests), None
+        if table is not None:
+            v = value[0]
+            return checker(tests), [x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v]
+        return keeper(value, tests), source(it, env)
     return start
 
 
@@ -727,6 +735,24 @@ def loop_filter(game, where, var):
                 return False
         return True
     return keep
+
+
+def _fixed_values(game, n):
+    """Thing in play -> its attribute n, where no change of the state can change it: its type,
+    its kind, or an attribute printed on it. Each value is the one _attr_reader reads for that
+    thing. None for other attributes (counters, zones, the other built-in ones)."""
+    if n in game.counters or n in game.owned_zones:
+        return None
+    if n == "type":
+        return game.proto_of
+    if n == "kind":
+        return game.kind_of
+    if n in _BUILTIN_ATTRS:
+        return None
+    tables = game.__dict__.setdefault("_fixed_values", {})
+    if n not in tables:
+        tables[n] = {x: a.get(n) for x, a in game.attrs_of.items()}
+    return tables[n]
 
 
 def _counter_groups(game, n, pos):
