@@ -702,7 +702,8 @@ def _quick_filter(game, e, where, var, C, src=None):
                 return checker(tests), group
         if table is not None:
             v = value[0]
-            return checker(tests), [x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v]
+            # a generator: `first(...)` stops at the first thing that has it
+            return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
         return keeper(value, tests), source(it, env)
     return start
 
