@@ -136,13 +136,16 @@ def _compile(game, e):
                     return it.attr(x, n, pos)
                 return counter_of_name
             if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
-                scope, kind_of = game.owned_zones[n], game.kind_of
+                scope, kind_of, made = game.owned_zones[n], game.kind_of, {}
 
                 def owned_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
                     if type(x) is str and x in it.st["e"] and (
                             x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                        return Zone(f"{x}.{n}")
+                        z = made.get(x)  # a zone is a plain value: each thing's is made once
+                        if z is None:
+                            z = made[x] = Zone(f"{x}.{n}")
+                        return z
                     return it.attr(x, n, pos)
                 return owned_of_name
         if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
@@ -177,13 +180,16 @@ def _compile(game, e):
             return counter
         if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
             # a zone that belongs to a player or a thing: `p.hand`
-            scope, kind_of = game.owned_zones[n], game.kind_of
+            scope, kind_of, made = game.owned_zones[n], game.kind_of, {}
 
             def owned(it, env):
                 x = sub(it, env)
                 if type(x) is str and x in it.st["e"] and (
                         x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                    return Zone(f"{x}.{n}")
+                    z = made.get(x)  # as above
+                    if z is None:
+                        z = made[x] = Zone(f"{x}.{n}")
+                    return z
                 return it.attr(x, n, pos)
             return owned
         if n in _FAST_BUILTINS and n not in game.counters:
