@@ -574,8 +574,9 @@ def _quick_filter(game, e, where, var, C, src=None):
     Where the loop walks `every K` and the value is known at the start, the things are those
     whose `x.attr` has that value, from the interpreter's index (see Interp.grouped), and keep
     tests only the other conditions. Where `x.attr` is fixed (see _fixed_values), the things
-    are picked out of the source's in one pass. Otherwise they are the source's, and keep
-    tests all the conditions.
+    are picked out of the source's by a look-up in a table as the loop walks them, in the same
+    order as keep would test them. Otherwise they are the source's, and keep tests all the
+    conditions.
     """
     from .analysis import pure_expression
 
@@ -619,9 +620,8 @@ def _quick_filter(game, e, where, var, C, src=None):
             kind != "settled" or _steady(rhs_ir, var)) else None
     live = _in_play(game, src) if index is not None else None
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
-    # The first test done for all things before the others is the same loop only where the
-    # comprehension changes nothing; and for `all` (no src) a thing that fails it still counts.
-    table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None and settled else None
+    # Not for `all` (no src): there a thing that fails the test still counts.
+    table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -708,7 +708,8 @@ def _quick_filter(game, e, where, var, C, src=None):
                 return checker(tests), group
         if table is not None:
             v = value[0]
-            # a generator: `first(...)` stops at the first thing that has it
+            # a generator: each thing is tested just before the loop comes to it, and
+            # `first(...)` stops at the first thing that has it
             return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
         return keeper(value, tests), source(it, env)
     return start
