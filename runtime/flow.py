@@ -16,7 +16,7 @@ import operator
 from . import continuation
 from .analysis import may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
-from .state import copy_small, new_state
+from .state import FLAT, copy_small, new_state
 
 
 class IllegalChoice(Exception):
@@ -107,8 +107,13 @@ def _snapshot(st) -> dict:
     """
     snap = {}
     for k, v in st.items():
-        if k not in _UNSAVED:
-            snap[k] = dict(v) if k in _SHARED else copy_small(v)
+        if type(v) in FLAT:  # most of the state's entries are plain values: nothing to copy
+            if k not in _UNSAVED:
+                snap[k] = v
+        elif k in _SHARED:
+            snap[k] = dict(v)
+        elif k not in _UNSAVED:
+            snap[k] = copy_small(v)
     snap["_log"] = len(st["log"])
     return snap
 
