@@ -416,7 +416,8 @@ class Interp:
             inner["player"] = env["player"]
         if "this" in env:
             inner["this"] = env["this"]
-        inner.update(zip(params, args))
+        for k, v in zip(params, args):  # for a few, sooner than inner.update(zip(...))
+            inner[k] = v
         return run(self, inner)
 
     def changed(self, *touched):
