@@ -158,6 +158,17 @@ def pure_expression(game, e) -> bool:
     return cache[key]
 
 
+def worth_remembering(game, e) -> bool:
+    """Whether a flow expression's value is worth remembering: it changes nothing, and it calls
+    or loops. One that only reads a few names and attributes (`result != 0`, checked at every
+    step of the flow) is worked out sooner than looked up in a new interpreter's memory."""
+    cache = game.__dict__.setdefault("_worth", {})
+    key = id(e)
+    if key not in cache:
+        cache[key] = pure_expression(game, e) and any(n[0] in ("call", "gen", "comp") for n in ir_nodes(e))
+    return cache[key]  # e is kept alive by pure_expression's cache, so its id stays its own
+
+
 def pure_actions(game) -> set:
     """The actions whose legality changes nothing to work out (so it can be remembered)."""
     cached = game.__dict__.get("_pure_actions")

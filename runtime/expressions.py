@@ -95,7 +95,7 @@ def _compile(game, e):
         return lambda it, env: None
     if op == "name":
         n = e[2]
-        slow = _name_slow(n, e)
+        slow = _name_slow(game, n, e)
 
         def name(it, env):
             if n in env:
@@ -105,7 +105,7 @@ def _compile(game, e):
     if op == "attr":
         sub, n, pos = C(e[2]), e[3], e[1]
         if e[2][0] == "name":  # `x.a`, the commonest shape: x read here, not through its closure
-            v, slow = e[2][2], _name_slow(e[2][2], e[2])
+            v, slow = e[2][2], _name_slow(game, e[2][2], e[2])
             if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
                 attrs_of = game.attrs_of
 
@@ -136,13 +136,16 @@ def _compile(game, e):
                     return it.attr(x, n, pos)
                 return counter_of_name
             if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
-                scope, kind_of = game.owned_zones[n], game.kind_of
+                scope, kind_of, made = game.owned_zones[n], game.kind_of, {}
 
                 def owned_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
                     if type(x) is str and x in it.st["e"] and (
                             x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                        return Zone(f"{x}.{n}")
+                        z = made.get(x)  # a zone is a plain value: each thing's is made once
+                        if z is None:
+                            z = made[x] = Zone(f"{x}.{n}")
+                        return z
                     return it.attr(x, n, pos)
                 return owned_of_name
         if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
@@ -177,13 +180,16 @@ def _compile(game, e):
             return counter
         if n in game.owned_zones and n not in game.counters and n not in _BUILTIN_ATTRS:
             # a zone that belongs to a player or a thing: `p.hand`
-            scope, kind_of = game.owned_zones[n], game.kind_of
+            scope, kind_of, made = game.owned_zones[n], game.kind_of, {}
 
             def owned(it, env):
                 x = sub(it, env)
                 if type(x) is str and x in it.st["e"] and (
                         x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                    return Zone(f"{x}.{n}")
+                    z = made.get(x)  # as above
+                    if z is None:
+                        z = made[x] = Zone(f"{x}.{n}")
+                    return z
                 return it.attr(x, n, pos)
             return owned
         if n in _FAST_BUILTINS and n not in game.counters:
@@ -306,9 +312,9 @@ def _compile(game, e):
             if e[2][0] == "name" and e[2][2] == var:  # `[x for x in ... where ...]`: the things themselves
                 def select(it, env):
                     inner = dict(env)
-                    keep, group = quick(it, env, where)
+                    keep, xs = quick(it, env, where, src)
                     out = []
-                    for x in src(it, env) if group is None else group:
+                    for x in xs:
                         inner[var] = x
                         if keep(it, inner, x):
                             out.append(x)
@@ -317,9 +323,9 @@ def _compile(game, e):
 
             def comp_quick(it, env):
                 inner = dict(env)
-                keep, group = quick(it, env, where)
+                keep, xs = quick(it, env, where, src)
                 out = []
-                for x in src(it, env) if group is None else group:
+                for x in xs:
                     inner[var] = x
                     if keep(it, inner, x):
                         out.append(body(it, inner))
@@ -345,6 +351,9 @@ def _compile(game, e):
         if name == "count" and len(args) == 1:
             a0 = args[0]
             return lambda it, env: it.size(a0(it, env))
+        if name == "first" and len(args) == 1 and e[3][0][0] == "comp" and _steady(e[3][0][2], None) \
+                and _steady(e[3][0][5], None):
+            return _first(game, e[3][0], C)
         return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
 
@@ -380,7 +389,24 @@ def _call_closure(kind, name, args, pos):
     return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
-def _name_slow(n, e):
+def _name_slow(game, n, e):
+    """A name the caller did not bind, as Interp.e_name reads it. A counter of the game, a zone
+    of the game or a fixed id is read here straight away: e_name would test the names of the
+    flow first, then come to the same (these tables never change during a game)."""
+    if n not in ("players", "others", "round", "first_player", "player_count"):
+        if n in game.global_counters:
+            def counter(it, env):
+                v = it.st["g"].get(n)
+                if it.track is not None:
+                    it.track[("G", n)] = v
+                return v
+            return counter
+        if n in game.game_zones:
+            zone = Zone(n)
+            return lambda it, env: zone
+        if n in game.proto_of or n in game.protos or n in game.actions:
+            return lambda it, env: n
+
     def slow(it, env):
         return it.e_name(e, env)
     return slow
@@ -399,8 +425,8 @@ def _gen(game, e, C, num):
 
     def filtered(it, env):  # the same, with the quick filter
         inner = dict(env)
-        keep, group = quick(it, env, where)
-        for x in src(it, env) if group is None else group:
+        keep, xs = quick(it, env, where, src)
+        for x in xs:
             inner[var] = x
             if keep(it, inner, x):
                 yield body(it, inner)
@@ -413,8 +439,8 @@ def _gen(game, e, C, num):
 
     def tested(it, env):
         inner = dict(env)
-        keep, group = test(it, env, body)
-        for x in src(it, env) if group is None else group:
+        keep, xs = test(it, env, body, src)
+        for x in xs:
             inner[var] = x
             yield keep(it, inner, x)
 
@@ -431,21 +457,45 @@ def _gen(game, e, C, num):
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
 
 
+def _first(game, e, C):
+    """`first([x for x in ... where ...])` as a loop that stops at the first value the list
+    would begin with. Only where the condition and the value call nothing (see _steady): then
+    the rest of the list would cost no steps and change nothing, and is not worked out."""
+    body, var, src, where = C(e[2]), e[3], _source(game, e[4], C), C(e[5])
+    quick = _quick_filter(game, e, e[5], var, C, e[4])
+
+    def first(it, env):
+        inner = dict(env)
+        if quick is not None:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x):
+                    return body(it, inner)
+            return None
+        for x in src(it, env):
+            inner[var] = x
+            if where is None or where(it, inner):
+                return body(it, inner)
+        return None
+    return first
+
+
 def _any(var, body, src, where, quick, test):
     """any() over a generator expression as a plain loop (no generator to resume per thing);
     like the built-in, it stops at the first true value."""
     def any_(it, env):
         inner = dict(env)
         if quick is not None:
-            keep, group = quick(it, env, where)
-            for x in src(it, env) if group is None else group:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
                 inner[var] = x
                 if keep(it, inner, x) and body(it, inner):
                     return True
             return False
         if test is not None:
-            keep, group = test(it, env, body)
-            for x in src(it, env) if group is None else group:
+            keep, xs = test(it, env, body, src)
+            for x in xs:
                 inner[var] = x
                 if keep(it, inner, x):
                     return True
@@ -520,10 +570,13 @@ def _quick_filter(game, e, where, var, C, src=None):
     Otherwise None: the plain filter is used. The other conditions of the `and` that test one
     attribute of `x` (`x.a == v`, `x.a != v`, `x.a`, `not x.a`) are read the same way.
 
-    `start(it, env, plain)` gives (keep, group): where the loop walks `every K` and the value is
-    known at the start, group is the things whose `x.attr` has that value, from the
-    interpreter's index (see Interp.grouped), and keep tests only the other conditions.
-    Otherwise group is None and keep tests them all.
+    `start(it, env, plain, source)` gives (keep, things): the things to walk, and the test for each.
+    Where the loop walks `every K` and the value is known at the start, the things are those
+    whose `x.attr` has that value, from the interpreter's index (see Interp.grouped), and keep
+    tests only the other conditions. Where `x.attr` is fixed (see _fixed_values), the things
+    are picked out of the source's by a look-up in a table as the loop walks them, in the same
+    order as keep would test them. Otherwise they are the source's, and keep tests all the
+    conditions.
     """
     from .analysis import pure_expression
 
@@ -567,6 +620,8 @@ def _quick_filter(game, e, where, var, C, src=None):
             kind != "settled" or _steady(rhs_ir, var)) else None
     live = _in_play(game, src) if index is not None else None
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
+    # Not for `all` (no src): there a thing that fails the test still counts.
+    table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -628,13 +683,13 @@ def _quick_filter(game, e, where, var, C, src=None):
             fixed = checker(tests_for({}))
         elif kind == "literal":
             fixed = keeper([_literal(rhs_ir)], tests_for({}))
-        if fixed is not None and index is None:
-            return lambda it, env, plain: (fixed, None)
+        if fixed is not None and index is None and table is None:
+            return lambda it, env, plain, source: (fixed, source(it, env))
 
-    def start(it, env, plain):
+    def start(it, env, plain, source):
         if kind == "name":
             if rname not in env:  # a name of the game, not of the caller: the plain way
-                return (lambda it, inner, x: plain(it, inner)), None
+                return (lambda it, inner, x: plain(it, inner)), source(it, env)
             value = [env[rname]]
         elif kind == "literal":
             value = [rhs(it, env)]
@@ -642,7 +697,7 @@ def _quick_filter(game, e, where, var, C, src=None):
             value = []
         tests = tests_for(env)
         if kind == "none":
-            return checker(tests), None
+            return checker(tests), source(it, env)
         if index is not None:
             if not value:
                 if not live(it):
@@ -651,7 +706,12 @@ def _quick_filter(game, e, where, var, C, src=None):
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
                 return checker(tests), group
-        return keeper(value, tests), None
+        if table is not None:
+            v = value[0]
+            # a generator: each thing is tested just before the loop comes to it, and
+            # `first(...)` stops at the first thing that has it
+            return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
+        return keeper(value, tests), source(it, env)
     return start
 
 
@@ -683,6 +743,24 @@ def loop_filter(game, where, var):
                 return False
         return True
     return keep
+
+
+def _fixed_values(game, n):
+    """Thing in play -> its attribute n, where no change of the state can change it: its type,
+    its kind, or an attribute printed on it. Each value is the one _attr_reader reads for that
+    thing. None for other attributes (counters, zones, the other built-in ones)."""
+    if n in game.counters or n in game.owned_zones:
+        return None
+    if n == "type":
+        return game.proto_of
+    if n == "kind":
+        return game.kind_of
+    if n in _BUILTIN_ATTRS:
+        return None
+    tables = game.__dict__.setdefault("_fixed_values", {})
+    if n not in tables:
+        tables[n] = {x: a.get(n) for x, a in game.attrs_of.items()}
+    return tables[n]
 
 
 def _counter_groups(game, n, pos):

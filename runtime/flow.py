@@ -15,8 +15,8 @@ import operator
 
 from . import continuation
 from .analysis import may_stop
-from .interpreter import Fail, GameFault, GameOver, Interp, Suspend, label_of, num
-from .state import copy_small, new_state
+from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
+from .state import FLAT, copy_small, new_state
 
 
 class IllegalChoice(Exception):
@@ -107,8 +107,13 @@ def _snapshot(st) -> dict:
     """
     snap = {}
     for k, v in st.items():
-        if k not in _UNSAVED:
-            snap[k] = dict(v) if k in _SHARED else copy_small(v)
+        if type(v) in FLAT:  # most of the state's entries are plain values: nothing to copy
+            if k not in _UNSAVED:
+                snap[k] = v
+        elif k in _SHARED:
+            snap[k] = dict(v)
+        elif k not in _UNSAVED:
+            snap[k] = copy_small(v)
     snap["_log"] = len(st["log"])
     return snap
 
@@ -215,7 +220,7 @@ def _exec_spec(game, it, spec):
         _, name, env = spec
         it.fire(name, dict(env), env.get("player"))
     elif kind == "scoring":
-        it.call_block(game.scoring.get("effect", []), {"player": it.st["first"]})
+        it.call_block(game.scoring.get("effect", NO_EFFECT), {"player": it.st["first"]})
 
 
 def _take_action(game, st, p, aid):

@@ -12,13 +12,16 @@ import math
 
 from . import rng
 from . import continuation
-from .analysis import pure_actions, pure_expression, pure_procedures
+from .analysis import pure_actions, pure_procedures, worth_remembering
 from .expressions import ABSENT, Absent, compiled, holder as _holder
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
 STEP_BUDGET = 200_000   # statements one task may execute
 DEPTH_LIMIT = 60        # nested procedure calls and triggers
+# An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
+# call would be compiled, and kept, again each time.
+NO_EFFECT: list = []
 
 
 class Suspend(Exception):
@@ -151,8 +154,9 @@ class Interp:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
 
     def ev_settled(self, e, env):
-        """`ev` for an expression that changes nothing, remembered like a pure procedure's value."""
-        if pure_expression(self.g, e):
+        """`ev` for an expression that changes nothing, remembered like a pure procedure's value
+        where that pays (see analysis.worth_remembering)."""
+        if worth_remembering(self.g, e):
             key = [_EXPR, id(e)]
             for k in sorted(env):
                 v = env[k]
@@ -412,7 +416,8 @@ class Interp:
             inner["player"] = env["player"]
         if "this" in env:
             inner["this"] = env["this"]
-        inner.update(zip(params, args))
+        for k, v in zip(params, args):  # for a few, sooner than inner.update(zip(...))
+            inner[k] = v
         return run(self, inner)
 
     def changed(self, *touched):
@@ -548,7 +553,8 @@ class Interp:
             return list(self.g.locations.get(a, {}).get("adjacent", []))
         if name == "within":
             a, r = self.place_of(args[0]), num(args[1])
-            return [l for l in self.g.locations if l != a and self.distance(a, l, pos) <= r]
+            d = self.g.distances_from(a)  # what `distance` reads, looked up once for all
+            return [l for l in self.g.locations if l != a and d.get(l, math.inf) <= r]
         if name == "top":
             xs = self.items(args[0])
             return xs[0] if xs else None
@@ -592,7 +598,10 @@ class Interp:
 
     def action_allowed(self, aid, p):
         if aid in self.pure_actions and type(p) is str:
-            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+            tally = self.g.tally.get(aid)
+            # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
+            if tally is None or tally[2] or tally[0] < _TRIAL:
+                return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
         return self._allowed(aid, p)
 
     def _allowed(self, aid, p):
@@ -921,8 +930,8 @@ class Interp:
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
             env = {"player": p, "this": x}
-            self.call_block(act.get("cost", []), env)
-            self.call_block(act.get("effect", []), env)
+            self.call_block(act.get("cost", NO_EFFECT), env)
+            self.call_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:
                 self.fire("action", {"player": p, "action": x})
             return
@@ -931,8 +940,8 @@ class Interp:
             raise GameFault(pos, f"`{x}` is not something that can be performed")
         env = {"player": p, "this": x, "card": x, "piece": x, "here": x}
         if "activation" in proto:
-            self.call_block(proto["activation"].get("cost", []), env)
-            self.call_block(proto["activation"].get("effect", []), env)
+            self.call_block(proto["activation"].get("cost", NO_EFFECT), env)
+            self.call_block(proto["activation"].get("effect", NO_EFFECT), env)
         elif "effect" in proto:
             self.call_block(proto["effect"], env)
 

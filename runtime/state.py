@@ -18,7 +18,7 @@ def clone(state: dict) -> dict:
     return marshal.loads(marshal.dumps(state))
 
 
-_FLAT = {str, int, float, bool, type(None)}
+FLAT = {str, int, float, bool, type(None)}
 
 
 def copy_small(v):
@@ -26,10 +26,10 @@ def copy_small(v):
     faster than marshal's round trip, whose set-up costs more than the copying itself."""
     t = type(v)
     if t is dict:
-        return {k: x if type(x) in _FLAT else copy_small(x) for k, x in v.items()}
+        return {k: x if type(x) in FLAT else copy_small(x) for k, x in v.items()}
     if t is list:
-        return [x if type(x) in _FLAT else copy_small(x) for x in v]
-    if t in _FLAT:
+        return [x if type(x) in FLAT else copy_small(x) for x in v]
+    if t in FLAT:
         return v
     return marshal.loads(marshal.dumps(v))  # anything else as clone() would copy it (or refuse it)
 

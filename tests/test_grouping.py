@@ -6,7 +6,7 @@ import pytest
 
 from conftest import content_games, game_from
 from runtime.agents import RandomAgent, step
-from runtime.expressions import _attr_reader, _counter_groups, _in_play
+from runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
 from runtime.flow import new_game
 from runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend
 from runtime.state import clone
@@ -82,3 +82,25 @@ def test_a_kept_grouping_agrees_with_a_fresh_look_after_random_changes(name):
             _agrees(it, keys)
         _agrees(Interp(game, trial), keys)  # a new interpreter of the changed state
         step(game, st, agents)
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_a_fixed_attribute_from_the_games_table_is_the_one_read_from_each_thing(name):
+    """A loop picks things by a fixed attribute (type, kind, one printed on them) from a table
+    made once per game: it must hold what reading each thing gives, in any state."""
+    game = game_from(f"content/{name}")
+    st = new_game(game, game.players_min if game.players_min > 1 else 2, f"fixed:{name}")
+    agents = {p: RandomAgent(p) for p in st["players"]}
+    for _ in range(5):
+        step(game, st, agents)
+    it = Interp(game, st)
+    checked = 0
+    for kind in sorted(game.of_kind):
+        for a in sorted({"type", "kind"} | {k for x in game.of_kind[kind] for k in game.attrs_of[x]}):
+            table = _fixed_values(game, a)
+            if table is not None:
+                read = _attr_reader(game, a, "test")
+                for x in game.of_kind[kind]:
+                    assert table[x] == read(it, x), (x, a)
+                    checked += 1
+    assert checked > 100

@@ -271,3 +271,43 @@ def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep
     it.depth = 20
     with pytest.raises(GameFault, match="nest more than"):
         it.ev(call, {})
+
+
+def test_playing_the_same_game_again_compiles_nothing_new(duel):
+    """Blocks are compiled once and kept with the game: an action without a cost must not
+    bring a new empty block to compile (and keep) at every turn."""
+    _play(duel, 4)
+    compiled = len(duel.blocks), len(duel.closures)
+    _play(duel, 4)
+    assert (len(duel.blocks), len(duel.closures)) == compiled
+
+
+@pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
+def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
+    """`first([...])` stops at the first value the list would hold; `top([...])` works the
+    whole list out first. Both must agree, in every state a game passes through."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse_expr
+    from runtime.interpreter import Interp
+    from runtime.state import Zone
+    from tests.conftest import game_from
+    game = game_from(folder)
+
+    def ir(text):
+        return parse_expr(text, lambda l, c: Pos("t", l, c))
+    shapes = ["[x for x in every {k} where x.zone == z]", "[x.id for x in z where x.kind == \"{k}\" or x.face_up]"]
+    pairs = [(ir(f"first({s.format(k=k)})"), ir(f"top({s.format(k=k)})")) for s in shapes for k in sorted(game.of_kind)]
+    st = new_game(game, 2, 3)
+    agents = {p: RandomAgent(p) for p in st["players"]}
+    found = 0
+    for _ in range(40):
+        if st["pending"] is None:
+            break
+        it = Interp(game, st)
+        for z in sorted(st["zones"]):
+            for first, top in pairs:
+                v = it.ev(first, {"z": Zone(z)})
+                assert v == it.ev(top, {"z": Zone(z)}), (z, first)
+                found += v is not None
+        step(game, st, agents)
+    assert found > 100
