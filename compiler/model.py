@@ -110,12 +110,11 @@ def _collect_ids(m: Model, report: Report) -> None:
     for sec in ("zones", "decks"):
         for d in m.by_section[sec].values():
             m.zones_of[d["id"]] = d.get("of", "game")
+    default_kind = {"cards": "card", "pieces": "piece", "pools": "token", "locations": "location", "tokens": "token"}
     for sec in ("cards", "pieces", "pools"):
-        for d in m.by_section[sec].values():
-            m.kinds.add(d.get("kind") or {"cards": "card", "pieces": "piece", "pools": "token"}[sec])
+        m.kinds.update(d.get("kind") or default_kind[sec] for d in m.by_section[sec].values())
     m.attr_types = attr_types = {}
     pairs = []  # (attribute, type) of every entry's attributes
-    default_kind = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
     scoped = set(m.counters_of) | set(m.zones_of)
     for sec in ("cards", "pieces", "locations", "tokens"):
         for d in (m.by_section.get(sec) or {}).values():
@@ -290,20 +289,27 @@ def _check_references(m: Model, report: Report, only=None) -> None:
 
 # ---- effects ---------------------------------------------------------------
 
+# the names an entry's effects have bound, by its section (a procedure's are its parameters,
+# a trigger's those its event gives)
+_BOUND = {"cards": ("this", "card"), "pieces": ("this", "piece"), "locations": ("this", "here"),
+          "counters": ("this", "owner", "old", "new"), "actions": ("this",)}
+
+
 def _effect_sites(m: Model):
     """(section, id, field, text, bound names, is_expr) for every DSL text in the game."""
     for sec in LIST_SECTIONS:
         for iid, d in m.by_section[sec].items():
-            if sec not in ("locations", "counters") and _SITE_SET.isdisjoint(d):
+            here = _SITE_SET.intersection(d)
+            if not here and sec not in ("locations", "counters"):
                 continue  # nothing to parse here; a big game has thousands of such items
-            bound = {"cards": ("this", "card"), "pieces": ("this", "piece"), "locations": ("this", "here"),
-                     "counters": ("this", "owner", "old", "new"), "procedures": tuple(d.get("params") or ()),
-                     "actions": ("this",), "triggers": ()}.get(sec, ())
-            if sec == "triggers":
+            bound = _BOUND.get(sec, ())
+            if sec == "procedures":
+                bound = tuple(d.get("params") or ())
+            elif sec == "triggers":
                 on = d.get("on")
                 bound = tuple(EVENTS.get(on, ())) + tuple(m.emitted.get(on, ()))
-            for f in _SITE_FIELDS:
-                if isinstance(d.get(f), (str, bool, int, float)) and not (sec == "counters" and f == "initial"):
+            for f in sorted(here) if len(here) > 1 else here:  # (in the order of _SITE_FIELDS)
+                if isinstance(d[f], (str, bool, int, float)) and not (sec == "counters" and f == "initial"):
                     yield sec, iid, f, d[f], bound, f in EXPR_FIELDS, d
             if sec == "locations" and isinstance(d.get("activation"), PMap):
                 act = d["activation"]
