@@ -5,8 +5,9 @@ half of game.json's values encodes on its own, and each language's rulebooks onl
 the tables read back. Where a second core is free, a forked child takes a share: it
 encodes the second half of the values while this process encodes the first, the two swap
 halves, and each reads the tables back from the whole (codegen.read_body); the child then
-writes game.json and the rulebooks of every language but the last, this process the last
-language's (Russian, whose cases make it the longer to put in words). Whatever the child fails
+writes the rulebooks of every language but the last, this process the last language's
+and then game.json (the child, which pays for the pages it shares with this process, is
+the slower of the two at the same work). Whatever the child fails
 to do is done here, so the files never depend on it.
 """
 from __future__ import annotations
@@ -48,11 +49,13 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
         # the tables read back are let go before waiting for the child, not after: freeing
         # them takes a while too (a failed child's languages read them back again)
         _write(_books(body, digest, env, mine), paths)
+        # then game.json, while the child, which pays for the pages it shares with this
+        # process, still writes its languages' rulebooks
+        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
         done = child()
     finally:
         child.finish()
-    if done != ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in theirs for fmt in FORMATS]:
-        write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
+    if done != [f"rulebook.{lang}.{fmt}" for lang in theirs for fmt in FORMATS]:
         _write(_books(body, digest, env, theirs), paths)
     return paths
 
@@ -76,9 +79,8 @@ def warm_templates(game_folder: str, compiled):
 
 
 def _share(split, env, langs, paths):
-    """The child's share: the second half of the values encoded, then game.json and the
-    rulebooks of `langs` written; it yields the encoded half, then the names of the files
-    it wrote. (game.json is the child's: its languages take less time than the last one.)"""
+    """The child's share: the second half of the values encoded, then the rulebooks of
+    `langs` written; it yields the encoded half, then the names of the files it wrote."""
     def parts(heard):
         layout, values = split
         half = len(values) // 2
@@ -88,9 +90,7 @@ def _share(split, env, langs, paths):
         if not (isinstance(got, list) and len(got) == half):
             return
         body = codegen.body_of(layout, got + own)
-        digest = codegen.content_hash(body)
-        write_if_changed(paths["game.json"], codegen.text_of(layout, got + own, digest))
-        yield ["game.json"] + list(_write(_books(body, digest, env, langs), paths))
+        yield list(_write(_books(body, codegen.content_hash(body), env, langs), paths))
     return parts
 
 
