@@ -66,6 +66,12 @@ def holder(it, x, among):
     return None
 
 
+def _own_zone(made, x, n):
+    """Thing x's zone n (`p.hand`), made once and kept in `made`: a zone is a plain value."""
+    z = made[x] = Zone(f"{x}.{n}")
+    return z
+
+
 def _location(it, x):
     """Interp.location_of(x) for a thing in play."""
     return holder(it, x, it.g.locations)
@@ -142,10 +148,7 @@ def _compile(game, e):
                     x = env[v] if v in env else slow(it, env)
                     if type(x) is str and x in it.st["e"] and (
                             x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                        z = made.get(x)  # a zone is a plain value: each thing's is made once
-                        if z is None:
-                            z = made[x] = Zone(f"{x}.{n}")
-                        return z
+                        return made.get(x) or _own_zone(made, x, n)
                     return it.attr(x, n, pos)
                 return owned_of_name
         if n not in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
@@ -186,10 +189,7 @@ def _compile(game, e):
                 x = sub(it, env)
                 if type(x) is str and x in it.st["e"] and (
                         x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
-                    z = made.get(x)  # as above
-                    if z is None:
-                        z = made[x] = Zone(f"{x}.{n}")
-                    return z
+                    return made.get(x) or _own_zone(made, x, n)
                 return it.attr(x, n, pos)
             return owned
         if n in _FAST_BUILTINS and n not in game.counters:

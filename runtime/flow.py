@@ -107,13 +107,8 @@ def _snapshot(st) -> dict:
     """
     snap = {}
     for k, v in st.items():
-        if type(v) in FLAT:  # most of the state's entries are plain values: nothing to copy
-            if k not in _UNSAVED:
-                snap[k] = v
-        elif k in _SHARED:
-            snap[k] = dict(v)
-        elif k not in _UNSAVED:
-            snap[k] = copy_small(v)
+        if k not in _UNSAVED:  # most of the state's entries are plain values: nothing to copy
+            snap[k] = v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v)
     snap["_log"] = len(st["log"])
     return snap
 
