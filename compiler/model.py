@@ -45,6 +45,7 @@ class Model:
         self.calls: set[str] = set()
         self.ir: dict = {}                                # (section, id, field) -> IR
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
+        self.statements: dict = {}                        # a statement's position -> (op, its text, index): see said
         self.sites: list = []                             # every DSL text: see _effect_sites
         self.pooled: dict | None = None                   # see build_model
         self.known: dict | None = None                    # see build_model
@@ -364,36 +365,42 @@ def facts(ir, is_expr: bool) -> tuple:
 
 
 _STATEMENT_FACTS: dict[str, tuple] = {}  # statement text -> its facts (positions play no part)
+_STATEMENT_TEXT: dict[str, str] = {}  # statement text -> the same text, the first of its objects
 
 
 def _parse_one(site):
-    """("ok", IR, facts) or ("error", position, code, message): plain data a worker can send."""
+    """("ok", IR, facts, texts) or ("error", position, code, message): plain data a worker
+    can send. `texts` lists (statement text, number of top-level statements it gave) for an
+    effect made from known statements, else it is empty."""
     sec, iid, field, text, bound, is_expr, node = site
     if isinstance(text, bool) or isinstance(text, (int, float)):
         ir = ["num", str(_pos(node, field.split('.')[-1])), text]
-        return "ok", ir, facts(ir, True)
+        return "ok", ir, facts(ir, True), ()
     met = []
     try:
         ir = (parse_expr if is_expr else parse)(text, _where(text, node, field), met)
     except DslError as exc:
         return "error", tuple(exc.pos), exc.code, exc.message
     if not met:
-        return "ok", ir, facts(ir, is_expr)
+        return "ok", ir, facts(ir, is_expr), ()
     # from the statements the text is made of, each worked out once
     names, calls, emits, at = set(), set(), {}, 0
     body = [ir] if is_expr else ir  # (an expression is one statement, `return <expr>`)
-    for piece, n in met:
+    for i, (piece, n) in enumerate(met):
         got = _STATEMENT_FACTS.get(piece)
         if got is None:
             got = facts(body[at:at + n], False)
             if len(_STATEMENT_FACTS) < 100_000:
                 _STATEMENT_FACTS[piece] = got
+                _STATEMENT_TEXT[piece] = piece
+        # one object for each text, wherever it stands: sent once between processes
+        met[i] = (_STATEMENT_TEXT.get(piece, piece), n)
         at += n
         names |= got[0]
         calls |= got[1]
         for event, given in got[2].items():
             emits.setdefault(event, set()).update(given)
-    return "ok", ir, (names, calls, emits)
+    return "ok", ir, (names, calls, emits), () if is_expr else met
 
 
 def _parse_batch(sites):
@@ -420,7 +427,12 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
         if result[0] == "error":
             report.error(Pos(*result[1]), result[2], result[3])
             continue
-        _, ir, m.facts[(sec, iid, field)] = result
+        _, ir, m.facts[(sec, iid, field)], pieces = result
+        at = 0
+        for piece, n in pieces:  # each top-level statement by its position (see said)
+            for j in range(n):
+                m.statements[ir[at][1]] = (ir[at][0], piece, j)
+                at += 1
         parsed.append((sec, iid, field, ir, bound, is_expr))
         # emitted events and their names, needed before triggers are checked
         for event, names in result[2][2].items():

@@ -19,19 +19,20 @@ from .render import LANGS
 from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
 
 
-def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, str]:
+def write(t: dict, game_folder: str, target: str, compiled=None, texts=None) -> dict[str, str]:
     """Write game.json and every rulebook into `target`; file name -> path. `compiled` is
-    the templates' bytecode cache, if any."""
+    the templates' bytecode cache, if any; `texts` the statements' texts by position
+    (Model.statements), which spare the rulebooks working out which statements are alike."""
     env = environment(game_folder, compiled=compiled)
     mine, theirs = LANGS[-1:], LANGS[:-1]
     names = ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS]
     paths = {name: os.path.join(target, name) for name in names}
     split = codegen.pieces(t)
-    child = parallel.start_parts(_share(split, env, theirs, paths), listens=True) if split and theirs else None
+    child = parallel.start_parts(_share(split, env, theirs, paths, texts), listens=True) if split and theirs else None
     if child is None:
         text = codegen.to_json(t)
         write_if_changed(paths["game.json"], text)
-        _write(books(*read(text), env, LANGS), paths)
+        _write(books(*read(text), env, LANGS, texts), paths)
         return paths
     layout, values = split
     half = len(values) // 2
@@ -48,7 +49,7 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
         digest = codegen.content_hash(body)
         # the tables read back are let go before waiting for the child, not after: freeing
         # them takes a while too (a failed child's languages read them back again)
-        _write(_books(body, digest, env, mine), paths)
+        _write(_books(body, digest, env, mine, texts), paths)
         # then game.json, while the child, which pays for the pages it shares with this
         # process, still writes its languages' rulebooks
         write_if_changed(paths["game.json"], codegen.text_of(layout, encoded, digest))
@@ -56,13 +57,13 @@ def write(t: dict, game_folder: str, target: str, compiled=None) -> dict[str, st
     finally:
         child.finish()
     if done != [f"rulebook.{lang}.{fmt}" for lang in theirs for fmt in FORMATS]:
-        _write(_books(body, digest, env, theirs), paths)
+        _write(_books(body, digest, env, theirs, texts), paths)
     return paths
 
 
-def _books(body: str, digest: str, env, langs) -> dict[str, str]:
+def _books(body: str, digest: str, env, langs, texts) -> dict[str, str]:
     read_t = codegen.read_body(body, digest)
-    return books(read_t, marks_in(body, read_t), env, langs)
+    return books(read_t, marks_in(body, read_t), env, langs, texts)
 
 
 def warm_templates(game_folder: str, compiled):
@@ -78,7 +79,7 @@ def warm_templates(game_folder: str, compiled):
     return parallel.start(lambda: compile_templates(env))
 
 
-def _share(split, env, langs, paths):
+def _share(split, env, langs, paths, texts):
     """The child's share: the second half of the values encoded, then the rulebooks of
     `langs` written; it yields the encoded half, then the names of the files it wrote."""
     def parts(heard):
@@ -90,7 +91,7 @@ def _share(split, env, langs, paths):
         if not (isinstance(got, list) and len(got) == half):
             return
         body = codegen.body_of(layout, got + own)
-        yield list(_write(_books(body, codegen.content_hash(body), env, langs), paths))
+        yield list(_write(_books(body, codegen.content_hash(body), env, langs, texts), paths))
     return parts
 
 

@@ -27,19 +27,24 @@ def compile_game(folder: str):
 
 def compile_tables(folder: str):
     """(the tables of game.json or None, game id, report)."""
+    return _compiled(folder)[:3]
+
+
+def _compiled(folder: str):
+    """compile_tables' three, and the statements' texts by position (Model.statements)."""
     from .cache import known_report, loaded_files, parsed_statements
     with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
         if known is None:
             model, report = check_game(folder)
         elif known.errors:
-            return None, None, known
+            return None, None, known, None
         else:
             model, report = _load_checked(folder, loaded_files(folder)), known
     spare(model)  # (dropped with the process, not object by object: see memory)
     if model is None or report.errors:
-        return None, None, report
-    return tables(model), model.src.game_id, report
+        return None, None, report, None
+    return tables(model), model.src.game_id, report, model.statements
 
 
 def _load_checked(folder: str, kept=None):
@@ -80,7 +85,7 @@ def _build(paths, out_dir: str):
         compiled = buildcache.compiled_templates()
         warmed = outputs.warm_templates(folder, compiled)
         try:
-            t, gid, rep = compile_tables(folder)
+            t, gid, rep, texts = _compiled(folder)
         finally:
             if warmed is not None:
                 warmed()
@@ -89,7 +94,7 @@ def _build(paths, out_dir: str):
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        paths = outputs.write(t, folder, target, compiled)
+        paths = outputs.write(t, folder, target, compiled, texts)
         spare(t)
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read

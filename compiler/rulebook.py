@@ -192,14 +192,14 @@ def _by_name(item):
 class Book:
     """The rulebook's content in one language, ready for any template."""
 
-    def __init__(self, tables: dict, lang: str, marks: list | None = None):
+    def __init__(self, tables: dict, lang: str, marks: list | None = None, texts: dict | None = None):
         self.t, self.lang = tables, lang
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.L = LABELS[lang]
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
-        self._said = Said()  # cards repeat their statements: each is put into words once
+        self._said = Said(texts)  # cards repeat their statements: each is put into words once
 
     def _renderer(self, this=None):
         r = Renderer(self.names, self.lang, this, self._said)
@@ -682,12 +682,13 @@ def marks_in(game_json: str, tables: dict) -> list:
     return _marks(tables) if _may_mark(game_json) else []
 
 
-def books(tables: dict, marks: list, env: jinja2.Environment, langs) -> dict[str, str]:
+def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
-    content of a language (every effect in words) is worked out once for both formats."""
+    content of a language (every effect in words) is worked out once for both formats.
+    `texts`: the statements' texts by position, where the build knows them (see said)."""
     out = {}
     for lang in langs:
-        ctx = Book(tables, lang, marks).context()
+        ctx = Book(tables, lang, marks, texts).context()
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
     return out

@@ -6,10 +6,16 @@ from the section the effect belongs to (what `this` is) and from the names given
 `let` and loops before it in the same effect. Those three are the key; the value is its
 lines and the names it gives in turn. A statement that could not be put into words
 cleanly is never kept, so each of its places reports its own problem.
+
+Working out the key from the statement (`shape`) takes as long as the words of a short
+statement. Where the build knows the text each statement was parsed from, the text is the
+key instead: statements parsed from the same text are the same but for their positions
+(dsl.pieces places one parse of a text at each of its places), and a statement's position,
+which game.json keeps, finds its text.
 """
 from __future__ import annotations
 
-_SEQ, _MAP, _TRUE, _FALSE = object(), object(), object(), object()
+_SEQ, _MAP, _TRUE, _FALSE, _TEXT = object(), object(), object(), object(), object()
 
 
 def shape(node):
@@ -39,15 +45,23 @@ def shape(node):
 
 
 class Said:
-    """The words of the statements of one game in one language, by key."""
+    """The words of the statements of one game in one language, by key. `texts`: a
+    top-level statement's position -> (its op, the text it was parsed from, its index among
+    the text's statements), from the model (Model.statements), if at hand."""
 
-    def __init__(self):
+    def __init__(self, texts: dict | None = None):
         self._lines: dict = {}
+        self._texts = texts or {}
 
     def lines(self, renderer, stmt, out: list) -> None:
         """Add the lines of one top-level statement to `out`, the way `renderer` says it."""
         names = renderer.locals
-        key = (shape(stmt), renderer.this, frozenset(names) if names else None)
+        texts = self._texts
+        text = texts.get(stmt[1]) if texts and type(stmt) is list and len(stmt) > 1 and type(stmt[1]) is str else None
+        if text is not None and text[0] == stmt[0]:
+            key = (_TEXT, text[1], text[2], renderer.this, frozenset(names) if names else None)
+        else:
+            key = (shape(stmt), renderer.this, frozenset(names) if names else None)
         known = self._lines.get(key)
         if known is not None:
             out += known[0]

@@ -102,3 +102,45 @@ def test_rulebooks_of_game_json_are_those_of_the_build(game, tmp_path):
     text = built["game.json"].decode("utf-8")
     assert {k: v.encode("utf-8") for k, v in rulebook.rulebooks(text, game).items()} == {
         k: v for k, v in built.items() if k != "game.json"}
+
+
+def _nodes(v):
+    if isinstance(v, dict):
+        for x in v.values():
+            yield from _nodes(x)
+    elif isinstance(v, list):
+        if len(v) > 1 and isinstance(v[0], str) and isinstance(v[1], str):
+            yield v
+        for x in v:
+            yield from _nodes(x)
+
+
+@pytest.mark.parametrize("folder", GAMES + ["synthetic"])
+def test_statements_parsed_from_one_text_are_alike_but_for_positions(folder, game):
+    """The rulebook puts a statement into words once per text it was parsed from (see said):
+    every node of game.json found by a statement's position and op is that statement's like."""
+    from compiler.pipeline import _compiled
+    from compiler.said import shape
+    t, _gid, _report, texts = _compiled(game if folder == "synthetic" else os.path.join(ROOT, folder))
+    if t is None:
+        pytest.skip(f"{folder} does not build")
+    alike = {}
+    for node in _nodes(json.loads(codegen.to_json(t))):
+        found = texts.get(node[1])
+        if found is not None and found[0] == node[0]:
+            alike.setdefault(found, set()).add(shape(node))
+    assert alike and all(len(shapes) == 1 for shapes in alike.values())
+    if folder == "synthetic":
+        assert len(alike) * 10 < len(texts)  # a few texts make most statements
+
+
+@pytest.mark.parametrize("folder", GAMES)
+def test_rulebooks_are_the_same_with_the_statements_texts_or_without(folder):
+    from compiler.pipeline import _compiled
+    t, _gid, _report, texts = _compiled(os.path.join(ROOT, folder))
+    if t is None:
+        pytest.skip(f"{folder} does not build")
+    tables, marks = rulebook.read(codegen.to_json(t))
+    env = rulebook.environment(os.path.join(ROOT, folder))
+    assert texts
+    assert rulebook.books(tables, marks, env, ["en", "ru"], texts) == rulebook.books(tables, marks, env, ["en", "ru"])
