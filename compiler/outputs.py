@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from . import codegen, parallel
+from .memory import spare
 from .render import LANGS
 from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
 
@@ -47,8 +48,7 @@ def write(t: dict, game_folder: str, target: str, compiled=None, texts=None) -> 
             encoded += codegen.encode(values[half:])
         body = codegen.body_of(layout, encoded)
         digest = codegen.content_hash(body)
-        # the tables read back are let go before waiting for the child, not after: freeing
-        # them takes a while too (a failed child's languages read them back again)
+        # (a failed child's languages read the tables back again)
         _write(_books(body, digest, env, mine, texts), paths)
         # then game.json, while the child, which pays for the pages it shares with this
         # process, still writes its languages' rulebooks
@@ -63,6 +63,7 @@ def write(t: dict, game_folder: str, target: str, compiled=None, texts=None) -> 
 
 def _books(body: str, digest: str, env, langs, texts) -> dict[str, str]:
     read_t = codegen.read_body(body, digest)
+    spare(read_t)  # (a command drops it with the process: see memory)
     return books(read_t, marks_in(body, read_t), env, langs, texts)
 
 

@@ -15,6 +15,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+from .memory import spare
 from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -689,6 +690,7 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
     out = {}
     for lang in langs:
         ctx = Book(tables, lang, marks, texts).context()
+        spare(ctx)  # (a command drops it with the process: see memory)
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
     return out
