@@ -1008,8 +1008,8 @@ class Interp:
             self.ai += 1
             return a
         if self.glet is not None:  # running live: pause here until answered
+            # nothing but this effect changes the state meanwhile, or flow.settle tells it so
             continuation.wait(self, decision)
-            self.changed()  # whatever ran meanwhile (an interruption) may have changed the state
             a = self.answers[self.ai]
             self.ai += 1
             return a

@@ -311,3 +311,21 @@ def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
                 found += v is not None
         step(game, st, agents)
     assert found > 100
+
+
+def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path):
+    """A waiting effect keeps what it worked out while nothing else runs; an interruption
+    changes the state meanwhile, and the effect must then read the state afresh."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse
+    from runtime.flow import interrupt
+    game = _duel_variant(tmp_path, "      draw 1 from blades\n",
+                         "      draw 1 from blades\n      let before = wealth(player)\n"
+                         "      may \"Cash in?\":\n        gain wealth(player) vp\n"
+                         "procedures:\n  - id: wealth\n    params: [p]\n    effect: |\n      return p.gold\n")
+    st = new_game(game, 2, 1, first="p1")
+    apply(game, st, "arm")
+    assert st["pending"]["kind"] == "may" and st["e"]["p1"]["c"]["gold"] == 2
+    interrupt(game, st, parse("gain 3 gold to p1", lambda l, c: Pos("t", l, c)), {"player": "p1"})
+    apply(game, st, "yes")
+    assert st["e"]["p1"]["c"]["vp"] == 5
