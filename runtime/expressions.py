@@ -34,7 +34,7 @@ _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "fa
 _FAST_BUILTINS = {
     "type": lambda it, x: it.g.proto_of.get(x, x),
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
-    "location": lambda it, x: _location(it, x),
+    "location": lambda it, x: holder(it, x, it.g.locations),
     "contents": lambda it, x: Zone(x),
     "zone": lambda it, x: Zone(_read(it, x, "z")),
     "face_up": lambda it, x: _read(it, x, "up"),
@@ -53,6 +53,8 @@ def holder(it, x, among):
     t = it.track
     if t is not None:
         t[("E", x, "z")] = z
+    if z in among:  # it lies right there: the commonest case (an id has no dot)
+        return z
     for _ in range(8):
         head = z.partition(".")[0]
         if head in among:
@@ -70,11 +72,6 @@ def _own_zone(made, x, n):
     """Thing x's zone n (`p.hand`), made once and kept in `made`: a zone is a plain value."""
     z = made[x] = Zone(f"{x}.{n}")
     return z
-
-
-def _location(it, x):
-    """Interp.location_of(x) for a thing in play."""
-    return holder(it, x, it.g.locations)
 
 
 def _read(it, x, field):
@@ -821,7 +818,7 @@ def _steady(ir, var) -> bool:
     return True
 
 
-_TESTS = {"==": lambda v, want: v == want, "!=": lambda v, want: v != want,
+_TESTS = {"==": operator.eq, "!=": operator.ne,
           "attr": lambda v, want: bool(v), "not": lambda v, want: not v}
 
 
@@ -878,9 +875,11 @@ def _attr_reader(game, n, pos):
             return it.attr(x, n, pos)
         return fixed_builtin
     if n == "location" and n not in game.counters:
+        locations = game.locations
+
         def location(it, x):
             if type(x) is str and x in it.st["e"]:
-                return _location(it, x)
+                return holder(it, x, locations)
             return it.attr(x, n, pos)
         return location
     if n in _FAST_BUILTINS and n not in game.counters:
