@@ -619,6 +619,9 @@ def _quick_filter(game, e, where, var, C, src=None):
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
     # Not for `all` (no src): there a thing that fails the test still counts.
     table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
+    # `x.a == v and x.b == w`: the things of the index grouped again by b (see _narrowed)
+    narrow = conj[1][3][3] if index is not None and rest and rest[0][0] is not None \
+        and rest[0][0][1] is _TESTS["=="] else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -702,6 +705,11 @@ def _quick_filter(game, e, where, var, C, src=None):
                 value.append(rhs(it, env))
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
+                if narrow is not None and it.track is None and tests[0][0] is not None \
+                        and type(tests[0][2]) is not _Later:
+                    sub = _narrowed(it, index, value[0], narrow, tests[0])
+                    if sub is not None:
+                        return checker(tests[1:]), sub
                 return checker(tests), group
         if table is not None:
             v = value[0]
@@ -710,6 +718,47 @@ def _quick_filter(game, e, where, var, C, src=None):
             return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
         return keeper(value, tests), source(it, env)
     return start
+
+
+def group_by(it, things, read):
+    """value -> the things whose `read(it, x)` is that value, in their order."""
+    groups = {}
+    for x in things:
+        v = read(it, x)
+        g = groups.get(v)
+        if g is None:
+            groups[v] = [x]
+        else:
+            g.append(x)
+    return groups
+
+
+def _narrowed(it, index, v, attr, test):
+    """The things of the interpreter's grouping `index` (Interp.grouped) whose value is v, that
+    pass `test` (an `x.attr == want`), from a second grouping of them by attr. Loops that ask
+    for one value after another (`x.side == p and x.location == d`, d by d) find theirs at once.
+
+    Kept in the interpreter only, noting all the first grouping read too, so that a change of
+    either drops it (Interp.changed); made only where no remembered value is being worked
+    out, as nothing notes it as a read. None where a value cannot be grouped."""
+    rd, _eq, want = test
+    key = (index, v, attr)
+    hit = it.index.get(key)
+    if hit is None:
+        it.track = reads = dict(it.index[index][1])
+        try:
+            groups = group_by(it, it.index[index][0].get(v, ()), rd)
+        except TypeError:  # a value that cannot be a key
+            groups = None
+        finally:
+            it.track = None
+        hit = it.index[key] = (groups, reads)
+    if hit[0] is None:
+        return None
+    try:
+        return hit[0].get(want, ())
+    except TypeError:
+        return None
 
 
 def loop_filter(game, where, var):

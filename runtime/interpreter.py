@@ -13,7 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_procedures, worth_remembering
-from .expressions import ABSENT, Absent, compiled, holder as _holder
+from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -460,18 +460,11 @@ class Interp:
         if hit is None:
             outer = self.track
             self.track = reads = {}
-            groups = {}
             try:
                 if bulk is not None:
                     groups = bulk(self, live(self), reads)
                 else:
-                    for x in live(self):
-                        v = read(self, x)
-                        g = groups.get(v)
-                        if g is None:
-                            groups[v] = [x]
-                        else:
-                            g.append(x)
+                    groups = group_by(self, live(self), read)
             except TypeError:  # a value that cannot be a key
                 groups = None
             finally:

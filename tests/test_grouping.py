@@ -123,3 +123,27 @@ def test_a_remembered_value_reads_a_grouping_as_one_read_and_sees_it_change():
     assert it.ev(call, {"p": "p1"}) == mine[1:]
     assert Interp(game, st).ev(call, {"p": "p1"}) == mine[1:]
     assert moved in Interp(game, st).ev(call, {"p": "p2"})
+
+
+def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
+    """`x.side == p and x.location == d`, d by d, is answered from a second grouping kept in
+    the interpreter: after any change it must give what a look at every thing gives."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse_expr
+    game = game_from("content/night-city")
+    loop = parse_expr("[c for c in every character where c.side == p and c.location == d]",
+                      lambda l, c: Pos("t", l, c))
+    rnd = random.Random("narrow")
+    st = new_game(game, 2, "narrow")
+    it = Interp(game, st)
+    places = sorted(game.locations) + [None]
+    for _ in range(60):
+        for p in st["players"]:
+            for d in places:
+                fresh = [c for c in game.of_kind["character"] if c not in st["zones"].get("removed", ())
+                         and st["e"][c]["c"].get("side") == p and it.location_of(c) == d]
+                assert it.ev(loop, {"p": p, "d": d}) == fresh, (p, d)
+        _shake(it, rnd, game)
+        if rnd.random() < 0.3:
+            x = rnd.choice(game.of_kind["character"])
+            it.set_counter(x, "side", rnd.choice(st["players"]), "test")
