@@ -160,13 +160,25 @@ def pure_expression(game, e) -> bool:
 
 def worth_remembering(game, e) -> bool:
     """Whether a flow expression's value is worth remembering: it changes nothing, and it calls
-    or loops. One that only reads a few names and attributes (`result != 0`, checked at every
-    step of the flow) is worked out sooner than looked up in a new interpreter's memory."""
+    or loops over things. One that only reads a few names and attributes (`result != 0`, or
+    `any(p.score >= 25 for p in players)`, checked at every step of the flow) is worked out
+    sooner than looked up in a new interpreter's memory."""
     cache = game.__dict__.setdefault("_worth", {})
     key = id(e)
     if key not in cache:
-        cache[key] = pure_expression(game, e) and any(n[0] in ("call", "gen", "comp") for n in ir_nodes(e))
+        cache[key] = pure_expression(game, e) and any(map(_costly, ir_nodes(e)))
     return cache[key]  # e is kept alive by pure_expression's cache, so its id stays its own
+
+
+def _costly(n) -> bool:
+    """A call, or a loop over anything but the players (a few of them, read as names are)."""
+    op = n[0]
+    if op == "call":
+        return True
+    if op == "gen" or op == "comp":
+        src = n[5] if op == "gen" else n[4]
+        return not (src[0] == "name" and src[2] == "players" or src[0] == "every" and src[2] == "player")
+    return False
 
 
 def pure_actions(game) -> set:

@@ -41,6 +41,14 @@ def take(task):
     return entry[1], entry[2]
 
 
+def changing(task) -> None:
+    """The state is about to be changed by something other than this waiting task: what its
+    interpreter has worked out from the state no longer holds when it goes on."""
+    entry = _live.get(id(task))
+    if entry is not None and entry[0] is task:
+        entry[2].changed()
+
+
 def wait(it, decision):
     """Called inside a running effect: pause it until the flow has the answer."""
     it.glet.parent.switch(Waiting(decision))

@@ -34,7 +34,7 @@ _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "fa
 _FAST_BUILTINS = {
     "type": lambda it, x: it.g.proto_of.get(x, x),
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
-    "location": lambda it, x: _location(it, x),
+    "location": lambda it, x: holder(it, x, it.g.locations),
     "contents": lambda it, x: Zone(x),
     "zone": lambda it, x: Zone(_read(it, x, "z")),
     "face_up": lambda it, x: _read(it, x, "up"),
@@ -53,6 +53,8 @@ def holder(it, x, among):
     t = it.track
     if t is not None:
         t[("E", x, "z")] = z
+    if z in among:  # it lies right there: the commonest case (an id has no dot)
+        return z
     for _ in range(8):
         head = z.partition(".")[0]
         if head in among:
@@ -70,11 +72,6 @@ def _own_zone(made, x, n):
     """Thing x's zone n (`p.hand`), made once and kept in `made`: a zone is a plain value."""
     z = made[x] = Zone(f"{x}.{n}")
     return z
-
-
-def _location(it, x):
-    """Interp.location_of(x) for a thing in play."""
-    return holder(it, x, it.g.locations)
 
 
 def _read(it, x, field):
@@ -622,6 +619,9 @@ def _quick_filter(game, e, where, var, C, src=None):
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
     # Not for `all` (no src): there a thing that fails the test still counts.
     table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
+    # `x.a == v and x.b == w`: the things of the index grouped again by b (see _narrowed)
+    narrow = conj[1][3][3] if index is not None and rest and rest[0][0] is not None \
+        and rest[0][0][1] is _TESTS["=="] else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -705,6 +705,11 @@ def _quick_filter(game, e, where, var, C, src=None):
                 value.append(rhs(it, env))
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
+                if narrow is not None and it.track is None and tests[0][0] is not None \
+                        and type(tests[0][2]) is not _Later:
+                    sub = _narrowed(it, index, value[0], narrow, tests[0])
+                    if sub is not None:
+                        return checker(tests[1:]), sub
                 return checker(tests), group
         if table is not None:
             v = value[0]
@@ -713,6 +718,47 @@ def _quick_filter(game, e, where, var, C, src=None):
             return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
         return keeper(value, tests), source(it, env)
     return start
+
+
+def group_by(it, things, read):
+    """value -> the things whose `read(it, x)` is that value, in their order."""
+    groups = {}
+    for x in things:
+        v = read(it, x)
+        g = groups.get(v)
+        if g is None:
+            groups[v] = [x]
+        else:
+            g.append(x)
+    return groups
+
+
+def _narrowed(it, index, v, attr, test):
+    """The things of the interpreter's grouping `index` (Interp.grouped) whose value is v, that
+    pass `test` (an `x.attr == want`), from a second grouping of them by attr. Loops that ask
+    for one value after another (`x.side == p and x.location == d`, d by d) find theirs at once.
+
+    Kept in the interpreter only, noting all the first grouping read too, so that a change of
+    either drops it (Interp.changed); made only where no remembered value is being worked
+    out, as nothing notes it as a read. None where a value cannot be grouped."""
+    rd, _eq, want = test
+    key = (index, v, attr)
+    hit = it.index.get(key)
+    if hit is None:
+        it.track = reads = dict(it.index[index][1])
+        try:
+            groups = group_by(it, it.index[index][0].get(v, ()), rd)
+        except TypeError:  # a value that cannot be a key
+            groups = None
+        finally:
+            it.track = None
+        hit = it.index[key] = (groups, reads)
+    if hit[0] is None:
+        return None
+    try:
+        return hit[0].get(want, ())
+    except TypeError:
+        return None
 
 
 def loop_filter(game, where, var):
@@ -821,7 +867,7 @@ def _steady(ir, var) -> bool:
     return True
 
 
-_TESTS = {"==": lambda v, want: v == want, "!=": lambda v, want: v != want,
+_TESTS = {"==": operator.eq, "!=": operator.ne,
           "attr": lambda v, want: bool(v), "not": lambda v, want: not v}
 
 
@@ -878,9 +924,11 @@ def _attr_reader(game, n, pos):
             return it.attr(x, n, pos)
         return fixed_builtin
     if n == "location" and n not in game.counters:
+        locations = game.locations
+
         def location(it, x):
             if type(x) is str and x in it.st["e"]:
-                return _location(it, x)
+                return holder(it, x, locations)
             return it.attr(x, n, pos)
         return location
     if n in _FAST_BUILTINS and n not in game.counters:

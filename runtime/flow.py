@@ -115,11 +115,14 @@ def _snapshot(st) -> dict:
 
 def settle(st) -> None:
     """Give every waiting task a snapshot of its own, before the state is changed by anything
-    other than that task (an interruption, a scenario's setup)."""
+    other than that task (an interruption, a scenario's setup), and have it forget what it
+    worked out from the state while it waits in memory."""
     tasks = [st.get("task")] + [b.get("task") for b in st.get("interrupted") or ()]
     for task in tasks:
-        if task is not None and isinstance(task.get("snap"), dict):
-            task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
+        if task is not None:
+            continuation.changing(task)
+            if isinstance(task.get("snap"), dict):
+                task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
 
 def _restore(st, snap) -> None:

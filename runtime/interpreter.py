@@ -13,7 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_procedures, worth_remembering
-from .expressions import ABSENT, Absent, compiled, holder as _holder
+from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -371,7 +371,7 @@ class Interp:
         if hit is None:
             hit = known.get(key)
             if hit is not None:
-                if _still(self.st, hit[2]):
+                if _still(self, hit[2]):
                     self.memo[key] = hit
                 else:
                     hit = None
@@ -441,8 +441,9 @@ class Interp:
         `[x for x in every K where x.a == value ...]` walks only these. The grouping is kept
         until this interpreter changes something it read, so loops over the same kind and
         attribute share it; the game keeps the last one made, and a new interpreter checks
-        what it read (as for a remembered value) rather than making it again. What the
-        grouping read counts as read by each loop that uses it. None when a value cannot be grouped (a list, a table).
+        what it read (as for a remembered value) rather than making it again. A loop that uses
+        it reads the grouping itself: one read, however many things it looked at (see _still).
+        None when a value cannot be grouped (a list, a table).
         `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
         """
         hit = self.index.get(key)
@@ -452,25 +453,18 @@ class Interp:
             if known is None:
                 known = self._known = _known(self.g, self.st)
             hit = known.get((_INDEX,) + key)
-            if hit is not None and _still(self.st, hit[1]):
+            if hit is not None and _still(self, hit[1]):
                 self.index[key] = hit
             else:
                 hit = None
         if hit is None:
             outer = self.track
             self.track = reads = {}
-            groups = {}
             try:
                 if bulk is not None:
                     groups = bulk(self, live(self), reads)
                 else:
-                    for x in live(self):
-                        v = read(self, x)
-                        g = groups.get(v)
-                        if g is None:
-                            groups[v] = [x]
-                        else:
-                            g.append(x)
+                    groups = group_by(self, live(self), read)
             except TypeError:  # a value that cannot be a key
                 groups = None
             finally:
@@ -484,7 +478,7 @@ class Interp:
         except TypeError:
             return None
         if self.track is not None:
-            self.track.update(reads)
+            self.track[("I", key)] = hit  # one read for all the grouping read: see _still
         return group
 
     def function(self, name, args, pos, aggregate=False):
@@ -1007,8 +1001,8 @@ class Interp:
             self.ai += 1
             return a
         if self.glet is not None:  # running live: pause here until answered
+            # nothing but this effect changes the state meanwhile, or flow.settle tells it so
             continuation.wait(self, decision)
-            self.changed()  # whatever ran meanwhile (an interruption) may have changed the state
             a = self.answers[self.ai]
             self.ai += 1
             return a
@@ -1174,8 +1168,13 @@ def _known(game, st):
     return t
 
 
-def _still(st, reads) -> bool:
-    """Whether the state still holds what was read (see Interp.remembered)."""
+def _still(it, reads) -> bool:
+    """Whether interpreter it's state still holds what was read (see Interp.remembered).
+
+    A grouping (Interp.grouped) is one read, ("I", key) -> the grouping: it still holds where
+    everything it read does, checked once per interpreter while the interpreter keeps it.
+    """
+    st = it.st
     zones = st["zones"]
     ents = st["e"]
     for k, v in reads.items():
@@ -1209,6 +1208,11 @@ def _still(st, reads) -> bool:
         elif kind == "R":
             if st["round"] != v:
                 return False
+        elif kind == "I":
+            if it.index.get(k[1]) is not v:
+                if not _still(it, v[1]):
+                    return False
+                it.index.setdefault(k[1], v)
         else:
             return False
     return True

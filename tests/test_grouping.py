@@ -8,7 +8,7 @@ from conftest import content_games, game_from
 from runtime.agents import RandomAgent, step
 from runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
 from runtime.flow import new_game
-from runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend
+from runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _known
 from runtime.state import clone
 
 
@@ -104,3 +104,46 @@ def test_a_fixed_attribute_from_the_games_table_is_the_one_read_from_each_thing(
                     assert table[x] == read(it, x), (x, a)
                     checked += 1
     assert checked > 100
+
+
+def test_a_remembered_value_reads_a_grouping_as_one_read_and_sees_it_change():
+    """A value worked out through a grouping notes the grouping, not every thing it read; a
+    change of one thing's grouped attribute still makes the value be worked out again, in the
+    interpreter that made the change and in a new one."""
+    game = game_from("content/night-city")
+    st = new_game(game, 2, "one-read")
+    call = ["call", "t:1:1", "on_board", [["name", "t:1:1", "p"]]]
+    mine = Interp(game, st).ev(call, {"p": "p1"})
+    reads = next(h[2] for k, h in _known(game, st).items() if k[0] == "on_board")
+    assert any(k[0] == "I" for k in reads) and not any(k[0] == "C" and k[2] == "side" for k in reads)
+    moved = mine[0]
+    it = Interp(game, st)
+    assert it.ev(call, {"p": "p1"}) == mine  # from memory
+    it.set_counter(moved, "side", "p2", "test")
+    assert it.ev(call, {"p": "p1"}) == mine[1:]
+    assert Interp(game, st).ev(call, {"p": "p1"}) == mine[1:]
+    assert moved in Interp(game, st).ev(call, {"p": "p2"})
+
+
+def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
+    """`x.side == p and x.location == d`, d by d, is answered from a second grouping kept in
+    the interpreter: after any change it must give what a look at every thing gives."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse_expr
+    game = game_from("content/night-city")
+    loop = parse_expr("[c for c in every character where c.side == p and c.location == d]",
+                      lambda l, c: Pos("t", l, c))
+    rnd = random.Random("narrow")
+    st = new_game(game, 2, "narrow")
+    it = Interp(game, st)
+    places = sorted(game.locations) + [None]
+    for _ in range(60):
+        for p in st["players"]:
+            for d in places:
+                fresh = [c for c in game.of_kind["character"] if c not in st["zones"].get("removed", ())
+                         and st["e"][c]["c"].get("side") == p and it.location_of(c) == d]
+                assert it.ev(loop, {"p": p, "d": d}) == fresh, (p, d)
+        _shake(it, rnd, game)
+        if rnd.random() < 0.3:
+            x = rnd.choice(game.of_kind["character"])
+            it.set_counter(x, "side", rnd.choice(st["players"]), "test")

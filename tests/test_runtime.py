@@ -311,3 +311,36 @@ def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
                 found += v is not None
         step(game, st, agents)
     assert found > 100
+
+
+def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path):
+    """A waiting effect keeps what it worked out while nothing else runs; an interruption
+    changes the state meanwhile, and the effect must then read the state afresh."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse
+    from runtime.flow import interrupt
+    game = _duel_variant(tmp_path, "      draw 1 from blades\n",
+                         "      draw 1 from blades\n      let before = wealth(player)\n"
+                         "      may \"Cash in?\":\n        gain wealth(player) vp\n"
+                         "procedures:\n  - id: wealth\n    params: [p]\n    effect: |\n      return p.gold\n")
+    st = new_game(game, 2, 1, first="p1")
+    apply(game, st, "arm")
+    assert st["pending"]["kind"] == "may" and st["e"]["p1"]["c"]["gold"] == 2
+    interrupt(game, st, parse("gain 3 gold to p1", lambda l, c: Pos("t", l, c)), {"player": "p1"})
+    apply(game, st, "yes")
+    assert st["e"]["p1"]["c"]["vp"] == 5
+
+
+def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(duel):
+    """Looking a value up costs more than reading a few names: a check that reads the players'
+    counters is worked out each time; one that calls or walks the things is remembered."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse_expr
+    from runtime.analysis import worth_remembering
+
+    def worth(text):
+        return worth_remembering(duel, parse_expr(text, lambda l, c: Pos("t", l, c)))
+    assert not worth("tension == 1 and any(p.vp >= 25 for p in players)")
+    assert not worth("all(p.gold > 0 for p in players)")
+    assert worth("any(count(p.hand) > 2 for p in players)")
+    assert worth("any(x.power > 2 for x in table)")
