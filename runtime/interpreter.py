@@ -349,43 +349,45 @@ class Interp:
         worked out plainly from then on, which gives the same values. The judgement counts
         calls, not time, so the same games take the same paths.
         """
-        hit = self.memo.get(key)
         family = key[0] if type(key[0]) is str else key[1]
         tally = self.g.tally.get(family)
         if tally is None:
             tally = self.g.tally[family] = [0, 0, True]  # calls watched, values found again, kept
-        if tally[0] >= _TRIAL:
-            if not tally[2]:
-                return work(*args)
-            return self._remember(key, work, args, None, hit)
-        tally[0] += 1
-        v = self._remember(key, work, args, tally, hit)
-        if tally[0] == _TRIAL:
-            tally[2] = tally[1] >= _TRIAL * _FOUND_AGAIN
-        return v
-
-    def _remember(self, key, work, args, tally, hit=None):
-        known = self._known
-        if known is None:
-            known = self._known = _known(self.g, self.st)
+        watched = tally[0] < _TRIAL
+        if not watched and not tally[2]:
+            return work(*args)
+        hit = self.memo.get(key)
         if hit is None:
+            known = self._known
+            if known is None:
+                known = self._known = _known(self.g, self.st)
             hit = known.get(key)
             if hit is not None:
                 if _still(self.st, hit[2]):
                     self.memo[key] = hit
                 else:
                     hit = None
+        if watched:
+            tally[0] += 1
         if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
             # the steps it took still count against the budget, and where working it out here
             # would nest too deep, it is worked out (and fails) as it would without memory
-            if tally is not None:
+            if watched:
                 tally[1] += 1
             self.steps += hit[1]
             if self.depth + hit[3] > self.peak:
                 self.peak = self.depth + hit[3]
             if self.track is not None:
                 self.track.update(hit[2])
-            return hit[0]
+            v = hit[0]
+        else:
+            v = self._work_out(key, work, args)
+        if watched and tally[0] == _TRIAL:
+            tally[2] = tally[1] >= _TRIAL * _FOUND_AGAIN
+        return v
+
+    def _work_out(self, key, work, args):
+        """`work(*args)`, noting what it reads, kept in this interpreter's memory and the game's."""
         outer = self.track
         self.track = reads = {}
         s0, d0, p0 = self.steps, self.depth, self.peak
@@ -396,8 +398,8 @@ class Interp:
             self.track = outer
             deepest = self.peak
             self.peak = max(p0, deepest)
-        hit = (v, self.steps - s0, reads, deepest - d0)
-        self.memo[key] = hit
+        hit = self.memo[key] = (v, self.steps - s0, reads, deepest - d0)
+        known = self._known
         if len(known) >= _KNOWN_LIMIT:
             known.clear()
         known[key] = hit
@@ -1224,23 +1226,22 @@ def _memo_key(name, args, env, reads):
     Values that compare equal but behave differently (True and 1, a zone and its name) get
     their types in the key.
     """
-    key = [name]
     if reads[0]:
-        key.append(env.get("player", _ABSENT))
-    if reads[1]:
-        key.append(env.get("this", _ABSENT))
-    key.extend(args)
+        player = env.get("player", _ABSENT)
+        key = (name, player, env.get("this", _ABSENT), *args) if reads[1] else (name, player, *args)
+    else:
+        key = (name, env.get("this", _ABSENT), *args) if reads[1] else (name, *args)
     for v in key:
         if type(v) not in _PLAIN:
             break
     else:
-        return tuple(key)
-    key.extend(type(v) for v in key[1:])
+        return key
+    key += tuple(type(v) for v in key[1:])
     try:
-        hash(tuple(key))
+        hash(key)
     except TypeError:  # a list or a table: not remembered
         return None
-    return tuple(key)
+    return key
 
 
 def num(v):
