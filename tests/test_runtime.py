@@ -167,6 +167,26 @@ def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_da
     assert live["scores"] == saved["scores"]
 
 
+def test_a_greenlet_runs_the_next_task_once_its_own_has_ended_never_while_it_waits():
+    """Tasks share greenlets: one that waits for a decision keeps its own, one that ended lends
+    it to the next, and one that failed lends nothing."""
+    from types import SimpleNamespace
+
+    from runtime import continuation as c
+    it = SimpleNamespace()
+    waiting = it.glet = c.start(lambda: c.wait(it, "which?"))
+    assert waiting.switch().decision == "which?"
+    ended = c.start(lambda: "done")
+    assert ended is not waiting and ended.switch() is None
+    following = c.start(lambda: None)
+    assert following is ended and following.switch() is None
+    failing = c.start(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing.switch()
+    assert failing.dead and failing not in c._idle
+    assert waiting.switch() is None  # answered, the waiting task ends too
+
+
 def _duel_variant(tmp_path, old, new):
     from tests.conftest import game_from
     import shutil, os
