@@ -1229,8 +1229,15 @@ def _memo_key(name, args, env, reads):
     if reads[0]:
         player = env.get("player", _ABSENT)
         key = (name, player, env.get("this", _ABSENT), *args) if reads[1] else (name, player, *args)
+    elif reads[1]:
+        key = (name, env.get("this", _ABSENT), *args)
+    elif len(args) == 1:  # the commonest call: one argument, no name of the caller's
+        v = args[0]
+        if type(v) in _PLAIN:
+            return (name, v)
+        key = (name, v)
     else:
-        key = (name, env.get("this", _ABSENT), *args) if reads[1] else (name, *args)
+        key = (name, *args)
     for v in key:
         if type(v) not in _PLAIN:
             break
@@ -1245,6 +1252,8 @@ def _memo_key(name, args, env, reads):
 
 
 def num(v):
+    if type(v) is int:
+        return v
     if v is None:
         return 0
     if isinstance(v, bool):
