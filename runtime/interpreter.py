@@ -326,14 +326,12 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env, pos):
+        # a procedure whose memory was judged not to pay is worked out plainly, key or not
         reads = self.pure.get(name)
-        if reads is not None:
-            tally = self.g.tally.get(name)
-            # a procedure whose memory was judged not to pay is worked out plainly, key or not
-            if tally is None or tally[2] or tally[0] < _TRIAL:
-                key = _memo_key(name, args, env, reads)
-                if key is not None:
-                    return self.remembered(key, self._call, name, args, env)
+        if reads is not None and name not in self.g.unremembered:
+            key = _memo_key(name, args, env, reads)
+            if key is not None:
+                return self.remembered(key, self._call, name, args, env)
         return self._call(name, args, env)
 
     def remembered(self, key, work, *args):
@@ -342,49 +340,53 @@ class Interp:
         A value read from the state is the same while those reads are the same, in this state
         or any other of the same game and seats: the game keeps what was worked out, and a
         later call checks the reads (a few comparisons) instead of working it out again. In
-        one interpreter a change of the state also clears its own short list.
+        one interpreter a change of the state clears its own short list, so a value found
+        there needs no check.
 
         Remembering costs the noting of every read and the checks. Each procedure (action,
-        condition) is watched on its first calls: if its values are seldom found again, it is
-        worked out plainly from then on, which gives the same values. The judgement counts
-        calls, not time, so the same games take the same paths.
+        condition) is watched on its first look-ups in the game's memory: if its values are
+        seldom found again, it is worked out plainly from then on, which gives the same
+        values. The judgement counts calls, not time, so the same games take the same paths.
         """
-        family = key[0] if type(key[0]) is str else key[1]
-        tally = self.g.tally.get(family)
-        if tally is None:
-            tally = self.g.tally[family] = [0, 0, True]  # calls watched, values found again, kept
-        watched = tally[0] < _TRIAL
-        if not watched and not tally[2]:
+        hit = self.memo.get(key) or self._found(key)
+        if hit is _UNREMEMBERED:
             return work(*args)
-        hit = self.memo.get(key)
-        if hit is None:
-            known = self._known
-            if known is None:
-                known = self._known = _known(self.g, self.st)
-            hit = known.get(key)
-            if hit is not None:
-                if _still(self.st, hit[2]):
-                    self.memo[key] = hit
-                else:
-                    hit = None
-        if watched:
+        if hit is None or self.steps + hit[1] > STEP_BUDGET or self.depth + hit[3] > DEPTH_LIMIT:
+            # where working it out here would run past the budget or nest too deep, it is
+            # worked out (and fails) as it would without memory
+            return self._work_out(key, work, args)
+        self.steps += hit[1]  # the steps it took still count against the budget
+        if self.depth + hit[3] > self.peak:
+            self.peak = self.depth + hit[3]
+        if self.track is not None:
+            self.track.update(hit[2])
+        return hit[0]
+
+    def _found(self, key):
+        """The game's remembered value for key, if what it read still holds (else None), and
+        the judgement of its procedure's memory on its first look-ups (see remembered)."""
+        g = self.g
+        family = key[0] if type(key[0]) is str else key[1]
+        if family in g.unremembered:
+            return _UNREMEMBERED
+        known = self._known
+        if known is None:
+            known = self._known = _known(g, self.st)
+        hit = known.get(key)
+        if hit is not None:
+            if _still(self.st, hit[2]):
+                self.memo[key] = hit
+            else:
+                hit = None
+        tally = g.tally.get(family)
+        if tally is None:
+            tally = g.tally[family] = [0, 0]  # look-ups watched, values found again
+        if tally[0] < _TRIAL:
             tally[0] += 1
-        if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
-            # the steps it took still count against the budget, and where working it out here
-            # would nest too deep, it is worked out (and fails) as it would without memory
-            if watched:
-                tally[1] += 1
-            self.steps += hit[1]
-            if self.depth + hit[3] > self.peak:
-                self.peak = self.depth + hit[3]
-            if self.track is not None:
-                self.track.update(hit[2])
-            v = hit[0]
-        else:
-            v = self._work_out(key, work, args)
-        if watched and tally[0] == _TRIAL:
-            tally[2] = tally[1] >= _TRIAL * _FOUND_AGAIN
-        return v
+            tally[1] += hit is not None
+            if tally[0] == _TRIAL and tally[1] < _TRIAL * _FOUND_AGAIN:
+                g.unremembered.add(family)
+        return hit
 
     def _work_out(self, key, work, args):
         """`work(*args)`, noting what it reads, kept in this interpreter's memory and the game's."""
@@ -599,11 +601,9 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
-        if aid in self.pure_actions and type(p) is str:
-            tally = self.g.tally.get(aid)
-            # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
-            if tally is None or tally[2] or tally[0] < _TRIAL:
-                return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+        # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
+        if aid in self.pure_actions and type(p) is str and aid not in self.g.unremembered:
+            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
         return self._allowed(aid, p)
 
     def _allowed(self, aid, p):
@@ -1095,6 +1095,7 @@ class Interp:
 _ACTION = Absent()  # heads the key of an action's remembered legality
 _EXPR = Absent()  # heads the key of a flow expression's remembered value
 _INDEX = Absent()  # heads the key of a grouping of things by an attribute (Interp.grouped)
+_UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose memory does not pay
 _FIRST = ("F",)
 _ROUND = ("R",)
 _TRIAL = 100  # calls of one procedure (action, condition) watched before its memory is judged

@@ -43,7 +43,8 @@ class Game:
         self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
         self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
-        self.tally = {}  # procedure (action, expression) -> [calls watched, found again, kept]: Interp.remembered
+        self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
+        self.unremembered = set()  # those whose memory was judged not to pay
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
         for iid, kind in self.kind_of.items():
