@@ -556,9 +556,7 @@ class Interp:
             a = self.place_of(args[0])
             return list(self.g.locations.get(a, {}).get("adjacent", []))
         if name == "within":
-            a, r = self.place_of(args[0]), num(args[1])
-            d = self.g.distances_from(a)  # what `distance` reads, looked up once for all
-            return [l for l in self.g.locations if l != a and d.get(l, math.inf) <= r]
+            return list(self.g.within(self.place_of(args[0]), num(args[1])))
         if name == "top":
             xs = self.items(args[0])
             return xs[0] if xs else None

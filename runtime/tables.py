@@ -81,6 +81,15 @@ class Game:
             if d.get("window"):
                 self.windows.setdefault(d["window"], []).append(a)
 
+    def within(self, a, r) -> list:
+        """The locations other than `a` at most `r` from it, in table order; worked out once
+        for each place and distance (callers must not change the list)."""
+        cache = self.__dict__.setdefault("_within", {})
+        if (a, r) not in cache:
+            d = self.distances_from(a)
+            cache[a, r] = [l for l in self.locations if l != a and d.get(l, math.inf) <= r]
+        return cache[a, r]
+
     def distances_from(self, a) -> dict:
         """Shortest distances from `a` over links (their lengths) or adjacency (1 a step).
 

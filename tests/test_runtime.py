@@ -331,3 +331,19 @@ def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
                 found += v is not None
         step(game, st, agents)
     assert found > 100
+
+
+def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
+    """`within(a, r)`: every other location at most r from a, in table order; each call gives
+    a list of its own, so what one caller does with it the next does not see."""
+    from runtime.interpreter import Interp
+    from tests.conftest import game_from
+    game = game_from("content/android")
+    it = Interp(game, new_game(game, 2, 1))
+    for a in game.locations:
+        for r in (0, 1, 11.5, 14, 16.5):
+            want = [x for x in game.locations if x != a and it.distance(a, x, "t") <= r]
+            got = it.function("within", [a, r], "t")
+            assert got == want
+            got.append(a)
+            assert it.function("within", [a, r], "t") == want
