@@ -26,8 +26,12 @@ def copy_small(v):
     faster than marshal's round trip, whose set-up costs more than the copying itself."""
     t = type(v)
     if t is dict:
+        if FLAT.issuperset(map(type, v.values())):  # the usual table of plain values, looked at in C
+            return v.copy()
         return {k: x if type(x) in FLAT else copy_small(x) for k, x in v.items()}
     if t is list:
+        if FLAT.issuperset(map(type, v)):
+            return v.copy()
         return [x if type(x) in FLAT else copy_small(x) for x in v]
     if t in FLAT:
         return v
