@@ -1096,8 +1096,8 @@ _INDEX = Absent()  # heads the key of a grouping of things by an attribute (Inte
 _UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose memory does not pay
 _FIRST = ("F",)
 _ROUND = ("R",)
-_TRIAL = 100  # calls of one procedure (action, condition) watched before its memory is judged
-_FOUND_AGAIN = 0.5  # the share of those calls whose value must be found again for memory to pay
+_TRIAL = 100  # look-ups of one procedure (action, condition) in the game's memory before it is judged
+_FOUND_AGAIN = 0.5  # the share of those look-ups whose value must be found again for memory to pay
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 

@@ -39,8 +39,8 @@ def copy_small(v):
 
 
 def new_state(game, players: int, seed, options=None) -> dict:
-    pids = [f"p{i + 1}" for i in range(players)]
     g, e, zones = _start(game, players)
+    pids = list(zones["players"])  # the very ids the things are kept under
     st = {
         "format": STATE_FORMAT, "game": game.id, "content_hash": game.hash, "seed": seed,
         "rng": rng.seed_state(seed), "players": pids, "first": pids[0], "round": 0,
