@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from greenlet import greenlet
+from greenlet import getcurrent, greenlet
 
 LIMIT = 64  # live tasks kept; the oldest is dropped (and would replay if answered later)
 _live: OrderedDict = OrderedDict()
+_idle: list = []  # greenlets whose last task ended, each waiting for the next
 
 
 class Waiting:
@@ -23,7 +24,24 @@ class Waiting:
 
 
 def start(run) -> greenlet:
-    return greenlet(run)
+    """A greenlet that runs `run` when first switched to, and hands back None once it ends.
+
+    A greenlet whose last task ended runs the next: making a greenlet, and ending it, costs
+    several times more than switching to one that waits.
+    """
+    glet = _idle.pop() if _idle else greenlet(_serve)
+    glet.parent = getcurrent()
+    glet.task = run
+    return glet
+
+
+def _serve():
+    me = getcurrent()
+    while True:
+        me.task()
+        me.task = None  # what the task held is let go while this waits for the next
+        _idle.append(me)
+        me.parent.switch(None)
 
 
 def keep(task, glet, it) -> None:

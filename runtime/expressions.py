@@ -348,6 +348,9 @@ def _compile(game, e):
         if name == "count" and len(args) == 1:
             a0 = args[0]
             return lambda it, env: it.size(a0(it, env))
+        if name == "usable" and len(args) == 2:  # a window's actions: asked after every step in some games
+            a0, a1 = args
+            return lambda it, env: it.usable(a0(it, env), a1(it, env))
         if name == "first" and len(args) == 1 and e[3][0][0] == "comp" and _steady(e[3][0][2], None) \
                 and _steady(e[3][0][5], None):
             return _first(game, e[3][0], C)

@@ -326,14 +326,12 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env, pos):
+        # a procedure whose memory was judged not to pay is worked out plainly, key or not
         reads = self.pure.get(name)
-        if reads is not None:
-            tally = self.g.tally.get(name)
-            # a procedure whose memory was judged not to pay is worked out plainly, key or not
-            if tally is None or tally[2] or tally[0] < _TRIAL:
-                key = _memo_key(name, args, env, reads)
-                if key is not None:
-                    return self.remembered(key, self._call, name, args, env)
+        if reads is not None and name not in self.g.unremembered:
+            key = _memo_key(name, args, env, reads)
+            if key is not None:
+                return self.remembered(key, self._call, name, args, env)
         return self._call(name, args, env)
 
     def remembered(self, key, work, *args):
@@ -342,50 +340,56 @@ class Interp:
         A value read from the state is the same while those reads are the same, in this state
         or any other of the same game and seats: the game keeps what was worked out, and a
         later call checks the reads (a few comparisons) instead of working it out again. In
-        one interpreter a change of the state also clears its own short list.
+        one interpreter a change of the state clears its own short list, so a value found
+        there needs no check.
 
         Remembering costs the noting of every read and the checks. Each procedure (action,
-        condition) is watched on its first calls: if its values are seldom found again, it is
-        worked out plainly from then on, which gives the same values. The judgement counts
-        calls, not time, so the same games take the same paths.
+        condition) is watched on its first look-ups in the game's memory: if its values are
+        seldom found again, it is worked out plainly from then on, which gives the same
+        values. The judgement counts calls, not time, so the same games take the same paths.
         """
-        hit = self.memo.get(key)
-        family = key[0] if type(key[0]) is str else key[1]
-        tally = self.g.tally.get(family)
-        if tally is None:
-            tally = self.g.tally[family] = [0, 0, True]  # calls watched, values found again, kept
-        if tally[0] >= _TRIAL:
-            if not tally[2]:
-                return work(*args)
-            return self._remember(key, work, args, None, hit)
-        tally[0] += 1
-        v = self._remember(key, work, args, tally, hit)
-        if tally[0] == _TRIAL:
-            tally[2] = tally[1] >= _TRIAL * _FOUND_AGAIN
-        return v
+        hit = self.memo.get(key) or self._found(key)
+        if hit is _UNREMEMBERED:
+            return work(*args)
+        if hit is None or self.steps + hit[1] > STEP_BUDGET or self.depth + hit[3] > DEPTH_LIMIT:
+            # where working it out here would run past the budget or nest too deep, it is
+            # worked out (and fails) as it would without memory
+            return self._work_out(key, work, args)
+        self.steps += hit[1]  # the steps it took still count against the budget
+        if self.depth + hit[3] > self.peak:
+            self.peak = self.depth + hit[3]
+        if self.track is not None:
+            self.track.update(hit[2])
+        return hit[0]
 
-    def _remember(self, key, work, args, tally, hit=None):
+    def _found(self, key):
+        """The game's remembered value for key, if what it read still holds (else None), and
+        the judgement of its procedure's memory on its first look-ups (see remembered)."""
+        g = self.g
+        family = key[0] if type(key[0]) is str else key[1]
+        if family in g.unremembered:
+            return _UNREMEMBERED
         known = self._known
         if known is None:
-            known = self._known = _known(self.g, self.st)
-        if hit is None:
-            hit = known.get(key)
-            if hit is not None:
-                if _still(self, hit[2]):
-                    self.memo[key] = hit
-                else:
-                    hit = None
-        if hit is not None and self.steps + hit[1] <= STEP_BUDGET and self.depth + hit[3] <= DEPTH_LIMIT:
-            # the steps it took still count against the budget, and where working it out here
-            # would nest too deep, it is worked out (and fails) as it would without memory
-            if tally is not None:
-                tally[1] += 1
-            self.steps += hit[1]
-            if self.depth + hit[3] > self.peak:
-                self.peak = self.depth + hit[3]
-            if self.track is not None:
-                self.track.update(hit[2])
-            return hit[0]
+            known = self._known = _known(g, self.st)
+        hit = known.get(key)
+        if hit is not None:
+            if _still(self, hit[2]):
+                self.memo[key] = hit
+            else:
+                hit = None
+        tally = g.tally.get(family)
+        if tally is None:
+            tally = g.tally[family] = [0, 0]  # look-ups watched, values found again
+        if tally[0] < _TRIAL:
+            tally[0] += 1
+            tally[1] += hit is not None
+            if tally[0] == _TRIAL and tally[1] < _TRIAL * _FOUND_AGAIN:
+                g.unremembered.add(family)
+        return hit
+
+    def _work_out(self, key, work, args):
+        """`work(*args)`, noting what it reads, kept in this interpreter's memory and the game's."""
         outer = self.track
         self.track = reads = {}
         s0, d0, p0 = self.steps, self.depth, self.peak
@@ -396,8 +400,8 @@ class Interp:
             self.track = outer
             deepest = self.peak
             self.peak = max(p0, deepest)
-        hit = (v, self.steps - s0, reads, deepest - d0)
-        self.memo[key] = hit
+        hit = self.memo[key] = (v, self.steps - s0, reads, deepest - d0)
+        known = self._known
         if len(known) >= _KNOWN_LIMIT:
             known.clear()
         known[key] = hit
@@ -546,9 +550,7 @@ class Interp:
             a = self.place_of(args[0])
             return list(self.g.locations.get(a, {}).get("adjacent", []))
         if name == "within":
-            a, r = self.place_of(args[0]), num(args[1])
-            d = self.g.distances_from(a)  # what `distance` reads, looked up once for all
-            return [l for l in self.g.locations if l != a and d.get(l, math.inf) <= r]
+            return list(self.g.within(self.place_of(args[0]), num(args[1])))
         if name == "top":
             xs = self.items(args[0])
             return xs[0] if xs else None
@@ -591,11 +593,9 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
-        if aid in self.pure_actions and type(p) is str:
-            tally = self.g.tally.get(aid)
-            # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
-            if tally is None or tally[2] or tally[0] < _TRIAL:
-                return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
+        # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
+        if aid in self.pure_actions and type(p) is str and aid not in self.g.unremembered:
+            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
         return self._allowed(aid, p)
 
     def _allowed(self, aid, p):
@@ -1087,10 +1087,11 @@ class Interp:
 _ACTION = Absent()  # heads the key of an action's remembered legality
 _EXPR = Absent()  # heads the key of a flow expression's remembered value
 _INDEX = Absent()  # heads the key of a grouping of things by an attribute (Interp.grouped)
+_UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose memory does not pay
 _FIRST = ("F",)
 _ROUND = ("R",)
-_TRIAL = 100  # calls of one procedure (action, condition) watched before its memory is judged
-_FOUND_AGAIN = 0.5  # the share of those calls whose value must be found again for memory to pay
+_TRIAL = 100  # look-ups of one procedure (action, condition) in the game's memory before it is judged
+_FOUND_AGAIN = 0.5  # the share of those look-ups whose value must be found again for memory to pay
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
@@ -1228,26 +1229,34 @@ def _memo_key(name, args, env, reads):
     Values that compare equal but behave differently (True and 1, a zone and its name) get
     their types in the key.
     """
-    key = [name]
     if reads[0]:
-        key.append(env.get("player", _ABSENT))
-    if reads[1]:
-        key.append(env.get("this", _ABSENT))
-    key.extend(args)
+        player = env.get("player", _ABSENT)
+        key = (name, player, env.get("this", _ABSENT), *args) if reads[1] else (name, player, *args)
+    elif reads[1]:
+        key = (name, env.get("this", _ABSENT), *args)
+    elif len(args) == 1:  # the commonest call: one argument, no name of the caller's
+        v = args[0]
+        if type(v) in _PLAIN:
+            return (name, v)
+        key = (name, v)
+    else:
+        key = (name, *args)
     for v in key:
         if type(v) not in _PLAIN:
             break
     else:
-        return tuple(key)
-    key.extend(type(v) for v in key[1:])
+        return key
+    key += tuple(type(v) for v in key[1:])
     try:
-        hash(tuple(key))
+        hash(key)
     except TypeError:  # a list or a table: not remembered
         return None
-    return tuple(key)
+    return key
 
 
 def num(v):
+    if type(v) is int:
+        return v
     if v is None:
         return 0
     if isinstance(v, bool):

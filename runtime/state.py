@@ -26,8 +26,12 @@ def copy_small(v):
     faster than marshal's round trip, whose set-up costs more than the copying itself."""
     t = type(v)
     if t is dict:
+        if FLAT.issuperset(map(type, v.values())):  # the usual table of plain values, looked at in C
+            return v.copy()
         return {k: x if type(x) in FLAT else copy_small(x) for k, x in v.items()}
     if t is list:
+        if FLAT.issuperset(map(type, v)):
+            return v.copy()
         return [x if type(x) in FLAT else copy_small(x) for x in v]
     if t in FLAT:
         return v
@@ -35,28 +39,41 @@ def copy_small(v):
 
 
 def new_state(game, players: int, seed, options=None) -> dict:
-    pids = [f"p{i + 1}" for i in range(players)]
+    g, e, zones = _start(game, players)
+    pids = list(zones["players"])  # the very ids the things are kept under
     st = {
         "format": STATE_FORMAT, "game": game.id, "content_hash": game.hash, "seed": seed,
         "rng": rng.seed_state(seed), "players": pids, "first": pids[0], "round": 0,
-        "options": dict(game.options, **(options or {})), "g": {}, "e": {}, "zones": {},
+        "options": dict(game.options, **(options or {})), "g": dict(g),
+        "e": {x: {"z": ent["z"], "up": ent["up"], "c": dict(ent["c"]), "m": {}} for x, ent in e.items()},
+        "zones": {z: list(xs) for z, xs in zones.items()},
         "flow": {"stage": "init"}, "task": None, "pending": None, "over": False,
         "scores": None, "winners": None, "log": [], "history": [], "dice": [], "steps": 0,
     }
-    for c in sorted(game.global_counters):
-        st["g"][c] = game.counters[c]["initial"]
-    for p in pids:
-        st["e"][p] = {"z": "players", "up": True, "c": {c: game.counters[c]["initial"] for c in sorted(game.player_counters)}, "m": {}}
-        st["zones"].setdefault("players", []).append(p)
-    for iid, pid, zone, up in game.instances:
-        kind = game.protos[pid]["kind"]
-        cs = {c: game.counters[c]["initial"] for c in sorted(game.kind_counters.get(kind, ()))}
-        st["e"][iid] = {"z": zone, "up": up, "c": cs, "m": {}}
-        st["zones"].setdefault(zone, []).append(iid)
     for did, d in sorted(game.decks.items()):
         if d["of"] == "game" and d["shuffle"] and did in st["zones"]:
             rng.shuffle(st, st["zones"][did])
     return st
+
+
+def _start(game, players: int):
+    """The counters, things and zones of a game with this many players before any shuffle,
+    made once per game and seat count and copied for each new state (a copy is made several
+    times faster). The copies share their ids with the game's tables, which look them up."""
+    made = game.__dict__.setdefault("_start", {})
+    if players not in made:
+        g, e, zones = {}, {}, {}
+        for c in sorted(game.global_counters):
+            g[c] = game.counters[c]["initial"]
+        for p in (f"p{i + 1}" for i in range(players)):
+            e[p] = {"z": "players", "up": True, "c": {c: game.counters[c]["initial"] for c in sorted(game.player_counters)}}
+            zones.setdefault("players", []).append(p)
+        for iid, pid, zone, up in game.instances:
+            kind = game.protos[pid]["kind"]
+            e[iid] = {"z": zone, "up": up, "c": {c: game.counters[c]["initial"] for c in sorted(game.kind_counters.get(kind, ()))}}
+            zones.setdefault(zone, []).append(iid)
+        made[players] = g, e, zones
+    return made[players]
 
 
 def zone_owner(key: str) -> str | None:

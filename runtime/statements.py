@@ -105,17 +105,23 @@ def _statement(game, s):
                 raise GameFault(pos, f"cannot evaluate `{what}`: {exc}") from None
         return ret
     if op == "if":
-        arms = [(_guarded(game, cond), _block(game, body)) for cond, body in s[2]]
         other = _block(game, s[3]) if s[3] else None
-        if len(arms) == 1:
-            (cond, body), = arms
+        if len(s[2]) == 1:  # the commonest: its condition is called here, not through _guarded
+            (cond_ir, body_ir), = s[2]
+            cond, body = compiled(game, cond_ir), _block(game, body_ir)
+            cpos, cop = cond_ir[1], cond_ir[0]
 
             def if1(it, env):
-                if cond(it, env):
+                try:
+                    holds = cond(it, env)
+                except _CATCH as exc:
+                    raise GameFault(cpos, f"cannot evaluate `{cop}`: {exc}") from None
+                if holds:
                     return body(it, env)
                 if other is not None:
                     return other(it, env)
             return if1
+        arms = [(_guarded(game, cond), _block(game, body)) for cond, body in s[2]]
 
         def if_(it, env):
             for cond, body in arms:

@@ -43,7 +43,8 @@ class Game:
         self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
         self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
-        self.tally = {}  # procedure (action, expression) -> [calls watched, found again, kept]: Interp.remembered
+        self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
+        self.unremembered = set()  # those whose memory was judged not to pay
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
         for iid, kind in self.kind_of.items():
@@ -79,6 +80,15 @@ class Game:
         for a, d in self.actions.items():
             if d.get("window"):
                 self.windows.setdefault(d["window"], []).append(a)
+
+    def within(self, a, r) -> list:
+        """The locations other than `a` at most `r` from it, in table order; worked out once
+        for each place and distance (callers must not change the list)."""
+        cache = self.__dict__.setdefault("_within", {})
+        if (a, r) not in cache:
+            d = self.distances_from(a)
+            cache[a, r] = [l for l in self.locations if l != a and d.get(l, math.inf) <= r]
+        return cache[a, r]
 
     def distances_from(self, a) -> dict:
         """Shortest distances from `a` over links (their lengths) or adjacency (1 a step).

@@ -167,6 +167,26 @@ def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_da
     assert live["scores"] == saved["scores"]
 
 
+def test_a_greenlet_runs_the_next_task_once_its_own_has_ended_never_while_it_waits():
+    """Tasks share greenlets: one that waits for a decision keeps its own, one that ended lends
+    it to the next, and one that failed lends nothing."""
+    from types import SimpleNamespace
+
+    from runtime import continuation as c
+    it = SimpleNamespace()
+    waiting = it.glet = c.start(lambda: c.wait(it, "which?"))
+    assert waiting.switch().decision == "which?"
+    ended = c.start(lambda: "done")
+    assert ended is not waiting and ended.switch() is None
+    following = c.start(lambda: None)
+    assert following is ended and following.switch() is None
+    failing = c.start(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing.switch()
+    assert failing.dead and failing not in c._idle
+    assert waiting.switch() is None  # answered, the waiting task ends too
+
+
 def _duel_variant(tmp_path, old, new):
     from tests.conftest import game_from
     import shutil, os
@@ -344,3 +364,19 @@ def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(due
     assert not worth("all(p.gold > 0 for p in players)")
     assert worth("any(count(p.hand) > 2 for p in players)")
     assert worth("any(x.power > 2 for x in table)")
+
+
+def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
+    """`within(a, r)`: every other location at most r from a, in table order; each call gives
+    a list of its own, so what one caller does with it the next does not see."""
+    from runtime.interpreter import Interp
+    from tests.conftest import game_from
+    game = game_from("content/android")
+    it = Interp(game, new_game(game, 2, 1))
+    for a in game.locations:
+        for r in (0, 1, 11.5, 14, 16.5):
+            want = [x for x in game.locations if x != a and it.distance(a, x, "t") <= r]
+            got = it.function("within", [a, r], "t")
+            assert got == want
+            got.append(a)
+            assert it.function("within", [a, r], "t") == want
