@@ -512,19 +512,25 @@ def _in_play(game, e):
     """`every K` as the runtime reads it: the things of kind K, less those removed from the game.
 
     What lies in `removed` says which are out; while nothing does, the game's own list serves
-    (callers must not change it).
+    (callers must not change it). The read noted is ("X", K) -> the things of kind K in
+    `removed` (see removed_of_kind): taking out a thing of another kind does not upset it.
     """
-    ids = game.of_kind.get(e[2], [])
-    cache = {}  # what lies in `removed` -> the things still in play
+    kind = e[2]
+    ids = game.of_kind.get(kind, [])
+    kind_of = game.kind_of
+    cache = {}  # the things of kind K in `removed` -> the things still in play
 
     def live(it):
-        zones = it.st["zones"]
-        removed = zones.get("removed")
-        if it.track is not None:
-            it.track[("Z", "removed")] = list(removed or ())
+        removed = it.st["zones"].get("removed")
         if not removed:
+            if it.track is not None:
+                it.track[("X", kind)] = ()
             return ids
-        key = tuple(removed)
+        key = tuple([x for x in removed if kind_of.get(x) == kind])
+        if it.track is not None:
+            it.track[("X", kind)] = key
+        if not key:
+            return ids
         out = cache.get(key)
         if out is None:
             if len(cache) > 256:
@@ -533,6 +539,15 @@ def _in_play(game, e):
             out = cache[key] = [i for i in ids if i not in out]
         return out
     return live
+
+
+def removed_of_kind(game, st, kind):
+    """The things of kind `kind` in `removed`, in its order: the value of an ("X", kind) read."""
+    removed = st["zones"].get("removed")
+    if not removed:
+        return ()
+    kind_of = game.kind_of
+    return tuple([x for x in removed if kind_of.get(x) == kind])
 
 
 def _source(game, src, C):

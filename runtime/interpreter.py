@@ -13,7 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_procedures, worth_remembering
-from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder
+from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -730,7 +730,10 @@ class Interp:
         self.own_zone(st["e"][eid]["z"])
         self.own_zone(key)
         old = place(st, eid, key, top)
-        self.changed(("E", eid, "z"), ("Z", old), ("Z", key))
+        if old == "removed" or key == "removed":  # what `every K` walks changed too
+            self.changed(("E", eid, "z"), ("Z", old), ("Z", key), ("X", self.g.kind_of.get(eid, "player")))
+        else:
+            self.changed(("E", eid, "z"), ("Z", old), ("Z", key))
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
@@ -1208,6 +1211,9 @@ def _still(it, reads) -> bool:
                 return False
         elif kind == "R":
             if st["round"] != v:
+                return False
+        elif kind == "X":  # the things of a kind taken out of the game (see _in_play)
+            if removed_of_kind(it.g, st, k[1]) != v:
                 return False
         elif kind == "I":
             if it.index.get(k[1]) is not v:

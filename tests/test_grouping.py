@@ -147,3 +147,31 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
         if rnd.random() < 0.3:
             x = rnd.choice(game.of_kind["character"])
             it.set_counter(x, "side", rnd.choice(st["players"]), "test")
+
+
+def test_every_kind_reads_only_the_removed_things_of_its_kind():
+    """`every K` notes ("X", K), the things of kind K taken out of the game: a value that walked
+    it still holds when a thing of another kind is taken out, and not when one of K is."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse_expr
+    game = game_from("content/night-city")
+    every = parse_expr("every character", lambda l, c: Pos("t", l, c))
+    other = next(k for k in game.of_kind if k != "character")
+    st = new_game(game, 2, "every-kind")
+    key = ("every-kind-test",)
+    worked = []
+
+    def walk():  # in a new interpreter, as a later task would
+        it = Interp(game, st)
+        return it.remembered(key, lambda: worked.append(1) or it.ev(every, {}))
+    first = walk()
+    assert _known(game, st)[key][2] == {("X", "character"): ()}
+    it = Interp(game, st)
+    it.move(game.of_kind[other][0], "removed", "up")
+    assert walk() == first and len(worked) == 1  # still holds
+    out = first[0]
+    it.move(out, "removed", "up")
+    assert it.ev(every, {}) == first[1:]
+    assert walk() == first[1:] and len(worked) == 2
+    it.move(out, "supply")
+    assert walk() == first and len(worked) == 3
