@@ -517,16 +517,10 @@ def _in_play(game, e):
     """
     kind = e[2]
     ids = game.of_kind.get(kind, [])
-    kind_of = game.kind_of
     cache = {}  # the things of kind K in `removed` -> the things still in play
 
     def live(it):
-        removed = it.st["zones"].get("removed")
-        if not removed:
-            if it.track is not None:
-                it.track[("X", kind)] = ()
-            return ids
-        key = tuple([x for x in removed if kind_of.get(x) == kind])
+        key = removed_of_kind(game, it.st, kind)
         if it.track is not None:
             it.track[("X", kind)] = key
         if not key:
