@@ -449,7 +449,7 @@ def _gen(game, e, C, num):
     if where is None and name in ("any", "all", "count") and e[5][0] != "every" and _printed_only(game, e[3], var):
         return _per_thing(name, var, body, src, game.attrs_of)
     if name == "count":
-        return lambda it, env: sum(1 for v in values(it, env) if v)
+        return _count(var, body, src, where, quick, test)
     if name == "any":  # stops at the first true value
         return _any(var, body, src, where, quick, test)
     if name == "all":
@@ -576,6 +576,34 @@ def _any(var, body, src, where, quick, test):
                 return True
         return False
     return any_
+
+
+def _count(var, body, src, where, quick, test):
+    """count() over a generator expression as a plain loop, as _any does: no generator to
+    resume per thing (a count of the pieces in a place is checked for each place, often)."""
+    def count_(it, env):
+        inner = dict(env)
+        n = 0
+        if quick is not None:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x) and body(it, inner):
+                    n += 1
+            return n
+        if test is not None:
+            keep, xs = test(it, env, body, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x):
+                    n += 1
+            return n
+        for x in src(it, env):
+            inner[var] = x
+            if (where is None or where(it, inner)) and body(it, inner):
+                n += 1
+        return n
+    return count_
 
 
 def _in_play(game, e):

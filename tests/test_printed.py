@@ -67,3 +67,14 @@ def test_only_printed_values_make_a_test_answered_per_thing():
     counter = next(iter(game.counters))
     assert not _printed_only(game, ["attr", "t", ["name", "t", "x"], counter], "x")
     assert not _printed_only(game, ["call", "t", "count", [attr]], "x")
+
+
+def test_count_counts_the_true_values_of_the_things_that_pass_the_filter():
+    game = game_from(f"content/{content_games()[0]}")
+    it = Interp(game, new_game(game, game.players_min if game.players_min > 1 else 2, "count"))
+    x = ["name", "t", "x"]
+    items = ["list", "t", [["num", "t", v] for v in (0, 1, 2, 3, 4, 5)]]
+    odd = ["op", "t", "==", ["op", "t", "%", x, ["num", "t", 2]], ["num", "t", 1]]
+    assert compiled(game, ["gen", "t", "count", x, "x", items, None])(it, {}) == 5  # 0 is not true
+    assert compiled(game, ["gen", "t", "count", x, "x", items, odd])(it, {}) == 3
+    assert compiled(game, ["gen", "t", "count", odd, "x", items, ["op", "t", ">", x, ["num", "t", 2]]])(it, {}) == 2
