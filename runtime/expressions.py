@@ -495,25 +495,31 @@ def _per_thing(name, var, body, src, attrs_of):
     """
     known = {}  # thing -> whether it passes
 
-    def passes(it, env, x):
-        t = known.get(x) if type(x) is str else None
-        if t is None:
-            t = bool(body(it, {**env, var: x}))
-            if type(x) is str and x in attrs_of:
-                known[x] = t
+    def test(it, env, x):  # a thing's answer not yet known
+        t = bool(body(it, {**env, var: x}))
+        if type(x) is str and x in attrs_of:
+            known[x] = t
         return t
 
+    # the known answer is looked up in the loop itself: a call per thing would cost more
+    # than the test it saves
     if name == "any":
         def any_printed(it, env):
             for x in src(it, env):
-                if passes(it, env, x):
+                t = known.get(x) if type(x) is str else None
+                if t is None:
+                    t = test(it, env, x)
+                if t:
                     return True
             return False
         return any_printed
     if name == "all":
         def all_printed(it, env):
             for x in src(it, env):
-                if not passes(it, env, x):
+                t = known.get(x) if type(x) is str else None
+                if t is None:
+                    t = test(it, env, x)
+                if not t:
                     return False
             return True
         return all_printed
@@ -521,7 +527,10 @@ def _per_thing(name, var, body, src, attrs_of):
     def count_printed(it, env):
         n = 0
         for x in src(it, env):
-            if passes(it, env, x):
+            t = known.get(x) if type(x) is str else None
+            if t is None:
+                t = test(it, env, x)
+            if t:
                 n += 1
         return n
     return count_printed
