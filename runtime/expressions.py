@@ -446,8 +446,10 @@ def _gen(game, e, C, num):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
+    if where is None and name in ("any", "all", "count") and e[5][0] != "every" and _printed_only(game, e[3], var):
+        return _per_thing(name, var, body, src, game.attrs_of)
     if name == "count":
-        return lambda it, env: sum(1 for v in values(it, env) if v)
+        return _count(var, body, src, where, quick, test)
     if name == "any":  # stops at the first true value
         return _any(var, body, src, where, quick, test)
     if name == "all":
@@ -455,6 +457,83 @@ def _gen(game, e, C, num):
     if name == "sum":
         return lambda it, env: sum(num(v) for v in values(it, env))
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
+
+
+def _printed_only(game, e, var) -> bool:
+    """Whether expression e reads nothing but literals and attributes printed on the thing
+    named `var` (not its counters, zones or place): its value for a thing never changes."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        op = n[0]
+        if op in ("num", "str", "none"):
+            continue
+        if op == "attr":
+            a = n[3]
+            if n[2][0] != "name" or n[2][2] != var or a in game.counters or a in game.owned_zones \
+                    or a in _BUILTIN_ATTRS:
+                return False
+        elif op == "op" and (n[2] in _CMP or n[2] in ("==", "!=")):
+            stack += (n[3], n[4])
+        elif op in ("and", "or"):
+            stack += (n[2], n[3])
+        elif op == "not":
+            stack.append(n[2])
+        else:
+            return False
+    return True
+
+
+def _per_thing(name, var, body, src, attrs_of):
+    """`any`, `all` or `count` of a test that reads only what is printed on each thing (see
+    _printed_only), as a walk over each thing's answer, worked out once per game and thing.
+
+    Conditions such as "a card in hand with a move value" are checked at every decision;
+    the cards change, their printed values do not. The test reads nothing that a remembered
+    value would note and costs no steps, so its answer can be kept. A thing that is not one
+    of the game's (no printed attributes) is tested afresh each time.
+    """
+    known = {}  # thing -> whether it passes
+
+    def test(it, env, x):  # a thing's answer not yet known
+        t = bool(body(it, {**env, var: x}))
+        if type(x) is str and x in attrs_of:
+            known[x] = t
+        return t
+
+    # the known answer is looked up in the loop itself: a call per thing would cost more
+    # than the test it saves
+    if name == "any":
+        def any_printed(it, env):
+            for x in src(it, env):
+                t = known.get(x) if type(x) is str else None
+                if t is None:
+                    t = test(it, env, x)
+                if t:
+                    return True
+            return False
+        return any_printed
+    if name == "all":
+        def all_printed(it, env):
+            for x in src(it, env):
+                t = known.get(x) if type(x) is str else None
+                if t is None:
+                    t = test(it, env, x)
+                if not t:
+                    return False
+            return True
+        return all_printed
+
+    def count_printed(it, env):
+        n = 0
+        for x in src(it, env):
+            t = known.get(x) if type(x) is str else None
+            if t is None:
+                t = test(it, env, x)
+            if t:
+                n += 1
+        return n
+    return count_printed
 
 
 def _first(game, e, C):
@@ -506,6 +585,34 @@ def _any(var, body, src, where, quick, test):
                 return True
         return False
     return any_
+
+
+def _count(var, body, src, where, quick, test):
+    """count() over a generator expression as a plain loop, as _any does: no generator to
+    resume per thing (a count of the pieces in a place is checked for each place, often)."""
+    def count_(it, env):
+        inner = dict(env)
+        n = 0
+        if quick is not None:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x) and body(it, inner):
+                    n += 1
+            return n
+        if test is not None:
+            keep, xs = test(it, env, body, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x):
+                    n += 1
+            return n
+        for x in src(it, env):
+            inner[var] = x
+            if (where is None or where(it, inner)) and body(it, inner):
+                n += 1
+        return n
+    return count_
 
 
 def _in_play(game, e):
