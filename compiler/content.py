@@ -54,6 +54,12 @@ class GameSource:
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
 
+    def sources(self) -> dict[str, str]:
+        """Each file's shown path -> its path inside the game folder, with `/` between
+        folders: how game.json names it, whatever folder the game was built from."""
+        top = os.path.abspath(self.folder)
+        return {shown: os.path.relpath(os.path.abspath(shown), top).replace(os.sep, "/") for shown in self.files}
+
     @property
     def game_id(self) -> str:
         g = self.single.get("game") or {}

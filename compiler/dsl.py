@@ -2,7 +2,8 @@
 
 IR nodes are JSON lists `[op, pos, *args]`: the same shape the runtime interprets
 and the renderer reads, so nothing is lost between the stages. `pos` is the
-"file:line:col" of the node in the YAML file.
+"file:line:col" of the node in the YAML file, the file named from the game's folder
+(`sources`): game.json is then the same wherever the game is built from.
 
 A text is parsed from its statements, each parsed once per process (and kept by the
 validation cache) and copied to where it stands; a statement not met before goes to the
@@ -87,6 +88,22 @@ _GOES_ON = ("else", "elif", "otherwise")
 _unpack = marshal.loads
 
 
+_SOURCES: dict[str, str] = {}  # a file as diagnostics show it -> its name in IR positions
+
+
+def sources(names: dict[str, str]) -> None:
+    """Name files in IR positions by `names` (shown path -> path inside the game folder)
+    from now on; a file not named keeps the path it is shown by."""
+    global _SOURCES
+    _SOURCES = dict(names)
+
+
+def ir_pos(pos) -> str:
+    """The IR position of a diagnostic position."""
+    file = pos.file
+    return f"{_SOURCES.get(file, file)}:{pos.line}:{pos.col}"
+
+
 def _rel(line: int, col: int) -> str:
     """The position (line, col) of a piece as a marker string that no IR text can be."""
     m = _REL_OF.get((line, col))
@@ -110,7 +127,7 @@ def _by_statements(src: str, where, origin=None, met=None) -> list | None:
             return None
         if i < end and (tuple(where(2, 1)) != (f, l1 + 1, c1) or tuple(where(2, 9)) != (f, l1 + 1, c1 + 8)):
             return None
-    prefix, out = f"{f}:", []
+    prefix, out = f"{_SOURCES.get(f, f)}:", []
     for piece, first in _split(src):
         if USED is not None:
             USED.add(piece)

@@ -35,8 +35,8 @@ from lark.indenter import Indenter
 from lark.grammar import NonTerminal, Rule
 from lark.lexer import PatternRE, PatternStr
 
-from .diagnostics import did_you_mean
-from .dsl import _DEEP, DslError
+from .diagnostics import Pos, did_you_mean
+from .dsl import _DEEP, DslError, ir_pos
 
 GRAMMAR = os.path.join(os.path.dirname(__file__), "dsl.lark")
 
@@ -188,7 +188,8 @@ class _IR(Transformer):
         self.paren: dict[int, str] = {}  # id(node) -> where the outermost `(` around it stands
 
     def _at(self, tok) -> str:
-        return str(self.where(tok.line, tok.column))
+        p = self.where(tok.line, tok.column)
+        return ir_pos(p) if type(p) is Pos else str(p)
 
     def _from(self, node) -> str:
         """Where a node that begins with this child node stands."""

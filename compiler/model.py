@@ -47,6 +47,7 @@ class Model:
         self.facts: dict = {}                             # (section, id, field) -> Facts of its IR
         self.statements: dict = {}                        # a statement's position -> (op, its text, index): see said
         self.sites: list = []                             # every DSL text: see _effect_sites
+        self.shown_of: dict = {}                          # a file's name in IR positions -> its shown path
         self.pooled: dict | None = None                   # see build_model
         self.known: dict | None = None                    # see build_model
         self._known: set | None = None
@@ -374,7 +375,7 @@ def _parse_one(site):
     effect made from known statements, else it is empty."""
     sec, iid, field, text, bound, is_expr, node = site
     if isinstance(text, bool) or isinstance(text, (int, float)):
-        ir = ["num", str(_pos(node, field.split('.')[-1])), text]
+        ir = ["num", dsl.ir_pos(_pos(node, field.split('.')[-1])), text]
         return "ok", ir, facts(ir, True), ()
     met = []
     try:
@@ -420,6 +421,9 @@ def _parse_all(m: Model, sites: list) -> list:
 
 
 def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
+    named = m.src.sources()
+    dsl.sources(named)  # (before the parsing processes are forked)
+    m.shown_of = {name: shown for shown, name in named.items()}
     sites = m.sites = list(_effect_sites(m))
     results = _parse_all(m, sites)
     parsed = []
@@ -521,7 +525,7 @@ class _Checker:
 
     def err(self, node, code, msg):
         f, l, c = node[1].rsplit(":", 2)
-        self.report.error(Pos(f, int(l), int(c)), code, msg)
+        self.report.error(Pos(self.m.shown_of.get(f, f), int(l), int(c)), code, msg)
 
     def known(self, scope):
         return scope | self.m.checker_known()

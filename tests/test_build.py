@@ -16,14 +16,39 @@ def test_the_same_content_gives_the_same_build_byte_for_byte(tmp_path):
     assert open(a[0], "rb").read() == open(b[0], "rb").read()
 
 
+def test_where_a_game_is_built_from_changes_nothing_in_game_json(tmp_path, monkeypatch):
+    """Positions name files inside the game folder: the same content gives the same
+    game.json and content hash from any working folder and any path to the game."""
+    import shutil
+    race = os.path.join(ROOT, "docs/tutorial/race")
+    near, far = tmp_path / "near" / "race", tmp_path / "far" / "away" / "race"
+    shutil.copytree(race, near)
+    shutil.copytree(race, far)
+    monkeypatch.chdir(tmp_path / "near")
+    texts = [compile_game("race")[0], compile_game(str(far))[0], compile_game(os.path.join("..", "far", "away", "race"))[0]]
+    monkeypatch.chdir(ROOT)
+    texts.append(compile_game("docs/tutorial/race")[0])
+    assert texts[0] is not None and '"game.yaml:' in texts[0]
+    assert texts.count(texts[0]) == len(texts)
+
+
+def test_an_effect_error_is_shown_at_the_path_the_game_was_named_by(tmp_path, monkeypatch):
+    import shutil
+    game = tmp_path / "games" / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    manifest = game / "game.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    assert "gain c.speed position" in text
+    manifest.write_text(text.replace("gain c.speed position", "gain c.speed positio", 1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    _text, _gid, report = compile_game(os.path.join("games", "race"))
+    found = [d.text() for d in report.errors if d.code == "D011"]
+    assert found and found[0].startswith(os.path.join("games", "race", "game.yaml") + ":50:"), found
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_committed_build_is_fresh(name):
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # positions in the tables are relative to the repository
-    try:
-        text, gid, report = compile_game(os.path.join("content", name))
-    finally:
-        os.chdir(cwd)
+    text, gid, report = compile_game(os.path.join(ROOT, "content", name))
     if text is None:
         pytest.fail(f"content/{name} does not compile:\n" + "\n".join(d.text() for d in report.errors[:20]))
     path = os.path.join(ROOT, "build", gid, "game.json")
