@@ -466,14 +466,14 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
 
     def check(part):
         """The findings of each effect of the part, as plain data; and the procedures called."""
-        found, calls = [], set(m.calls)
+        found, calls, clean = [], set(m.calls), {}
         for sec, iid, field, ir, bound, is_expr in part:
             mine = Report()
             ck = _Checker(m, mine, set(bound))
             if is_expr:
                 ck.expr(ir)
             else:
-                ck.block(ir, set(bound))
+                ck.effect(ir, bound, clean)
             found.append([(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
         return found, sorted(m.calls - calls)
     found, called = in_two(check, parsed, min_items=CHECK_IN_TWO)
@@ -486,7 +486,8 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     _recursion(m, report, procs)
 
 
-CHECK_IN_TWO = 1000  # effects: below this, checking them in a second process costs more than it saves
+CHECK_IN_TWO = 25_000  # effects: below this, a second process costs more than it saves (a
+# statement met again with the same names in scope is not checked again: see _Checker.effect)
 
 
 def _recursion(m, report, procs):
@@ -534,6 +535,33 @@ class _Checker:
         scope = set(scope)
         for s in stmts or []:
             self.stmt(s, scope)
+
+    def effect(self, stmts, bound, clean: dict) -> None:
+        """An effect's statements, each checked once for the same text and the same names in
+        scope: effects repeat their statements, and what checking one finds follows from
+        those two and the model alone. `clean` keeps, for each (text, index, names) that
+        was found clean, the names it gives and the procedures it calls; a statement with
+        findings is checked at each of its places, so each reports its own position."""
+        scope, texts, m = set(bound), self.m.statements, self.m
+        for s in stmts or []:
+            text = texts.get(s[1]) if type(s[1]) is str else None
+            if text is None or text[0] != s[0]:
+                self.stmt(s, scope)
+                continue
+            key = (text[1], text[2], frozenset(scope))
+            known = clean.get(key)
+            if known is not None:
+                scope |= known[0]
+                m.calls |= known[1]
+                continue
+            before, findings, calls = set(scope), len(self.report.items), m.calls
+            m.calls = set()
+            try:
+                self.stmt(s, scope)
+            finally:
+                called, m.calls = m.calls, calls | m.calls
+            if len(self.report.items) == findings:
+                clean[key] = (frozenset(scope - before), frozenset(called))
 
     def stmt(self, s, scope):
         op = s[0]

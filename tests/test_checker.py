@@ -114,3 +114,39 @@ def test_values_of_the_wrong_kind_are_caught_before_play(tmp_path):
         """))
     assert [e.split(": ")[2].split()[0] for e in errs] == ["D018"] * 4, errs
     assert "needs an amount" in errs[0] and "needs a place" in errs[1]
+
+
+def test_a_statement_met_again_is_checked_again_where_other_names_are_in_scope(tmp_path):
+    # `lose n sanity` is clean after `let n = 1`; alone, `n` is unknown, on every card that says it
+    errs = _errors(_game(tmp_path, """\
+        actions:
+          - id: calm
+            effect: |
+              let n = 1
+              lose n sanity
+          - id: scare
+            effect: |
+              lose n sanity
+          - id: haunt
+            effect: |
+              lose n sanity
+          - id: again
+            effect: |
+              let n = 2
+              lose n sanity
+        """))
+    assert errs == ["g/game.yaml:20:12: error: D013 unknown name `n`",
+                    "g/game.yaml:23:12: error: D013 unknown name `n`"]
+
+
+def test_the_same_mistake_on_many_cards_is_reported_on_each(tmp_path):
+    errs = _errors(_game(tmp_path, """\
+        actions:
+          - id: a
+            effect: |
+              lose 1 sanit
+          - id: b
+            effect: |
+              lose 1 sanit
+        """))
+    assert [e.split(": error")[0] for e in errs] == ["g/game.yaml:16:7", "g/game.yaml:19:7"]
