@@ -201,6 +201,7 @@ class Book:
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
+        self._attrs_said: dict[tuple, list] = {}
 
     def _renderer(self, this=None):
         r = Renderer(self.names, self.lang, this, self._said)
@@ -226,8 +227,25 @@ class Book:
         return self._renderer(this).condition(ir)
 
     def attrs(self, attrs):
+        """A thing's attributes in words, [(name, value)]; cards repeat a few sets of them,
+        each put into words once (the list is shared: templates only read it)."""
+        if not attrs:
+            return []
+        vals = tuple(attrs.values())
+        try:  # (the types too: 1, 1.0 and true are equal keys but read differently)
+            key = (tuple(attrs), vals, tuple(map(type, vals)))
+            known = self._attrs_said.get(key)
+        except TypeError:  # a list among the values
+            key = known = None
+        if known is None:
+            known = self._attrs(attrs)
+            if key is not None:
+                self._attrs_said[key] = known
+        return known
+
+    def _attrs(self, attrs):
         out = []
-        for k, v in (attrs or {}).items():
+        for k, v in attrs.items():
             if isinstance(v, bool):
                 v = ("да" if v else "нет") if self.ru else ("yes" if v else "no")
             elif isinstance(v, list):
@@ -504,6 +522,15 @@ class Book:
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
 
+def _texts_key(items):
+    """Attributes [(name, value)] as a key where all are text (as Book.attrs gives them), else None."""
+    key = tuple(items)
+    for item in key:
+        if type(item) is not tuple or len(item) != 2 or type(item[0]) is not str or type(item[1]) is not str:
+            return None
+    return key
+
+
 class HtmlPieces:
     """What an HTML rulebook repeats for every entry: an effect, a condition, attributes, a
     card. Written here rather than by Jinja macros because a big game has tens of thousands
@@ -513,6 +540,7 @@ class HtmlPieces:
         self.L, self.icon = labels, icon
         self._escaped: dict[str, str] = {}
         self._lines: dict[tuple, str] = {}
+        self._attr_html: dict[tuple, str] = {}
 
     def _h(self, v) -> str:
         if type(v) is str:
@@ -556,10 +584,18 @@ class HtmlPieces:
         return Markup(self._attrs(items))
 
     def _attrs(self, items) -> str:
+        """Cards repeat a few sets of attributes: each is written once."""
         if not items:
             return ""
-        h = self._h
-        return '<div class="attrs">' + "".join([f'<span class="kv"><b>{h(k)}:</b> {h(v)}</span> ' for k, v in items]) + "</div>"
+        key = _texts_key(items)
+        known = self._attr_html.get(key) if key is not None else None
+        if known is None:
+            h = self._h
+            known = ('<div class="attrs">' + "".join(
+                [f'<span class="kv"><b>{h(k)}:</b> {h(v)}</span> ' for k, v in items]) + "</div>")
+            if key is not None:
+                self._attr_html[key] = known
+        return known
 
     def counted(self, items) -> Markup:
         """Names with their counts: «Sabre ×6, Dagger»."""
@@ -572,11 +608,14 @@ class HtmlPieces:
 
     def _card(self, c) -> str:
         h = self._h
-        cid = h(c["id"])
+        cid, name, count = c["id"], c["name"], c["count"]
+        # (an id and a name stand once in the book: escaped without being kept)
+        cid = cid if type(cid) is str and not _HTML_SPECIAL(cid) else h(cid)
+        name = name if type(name) is str and not _HTML_SPECIAL(name) else h(name)
         text = f"<p>{self.icon(c['text'])}</p>" if c["text"] else ""
         return (f'<div class="card-entry" id="card-{cid}">\n'
-                f'<span class="copies">×{h(c["count"])} · {cid}</span>\n'
-                f'<h4>{h(c["name"])}</h4>\n'
+                f'<span class="copies">×{count if type(count) is int else h(count)} · {cid}</span>\n'
+                f'<h4>{name}</h4>\n'
                 f'{self._attrs(c["attrs"])}\n'
                 f'{text}{self._cond(c["if"], self.L["only_if"])}\n'
                 f'{self._effect(c["effect"])}\n'
@@ -589,6 +628,7 @@ class MarkdownPieces:
     def __init__(self, labels: dict, icon):
         self.L, self.icon = labels, icon
         self._items: dict[str, str] = {}
+        self._attr_lines: dict[tuple, str] = {}  # cards repeat a few sets of attributes
 
     def _item(self, line) -> str:
         try:
@@ -614,7 +654,13 @@ class MarkdownPieces:
     def _card(self, c) -> str:
         out = f"#### {c['name']} ×{c['count']} (`{c['id']}`)\n\n"
         if c["attrs"]:
-            out += "; ".join([f"{k}: {v}" for k, v in c["attrs"]]) + "\n"
+            key = _texts_key(c["attrs"])
+            known = self._attr_lines.get(key) if key is not None else None
+            if known is None:
+                known = "; ".join([f"{k}: {v}" for k, v in c["attrs"]]) + "\n"
+                if key is not None:
+                    self._attr_lines[key] = known
+            out += known
         if c["text"]:
             out += f"{self.icon(c['text'])}\n\n"
         if c["if"]:

@@ -259,6 +259,7 @@ def test_the_pieces_of_a_rulebook_write_what_its_macros_wrote(fmt):
     macros = env.from_string(_MACROS_HTML if fmt == "html" else _MACROS_MD).make_module({"icon": icon})
     pieces = (HtmlPieces if fmt == "html" else MarkdownPieces)(L, icon)
     cards = _cards()
+    cards += [dict(c, id=c["id"] + "_again") for c in cards]  # the same attributes met again
     # the card index ends its last entry where the template's next line begins
     assert str(pieces.cards(cards)) + ("\n" if fmt == "html" else "") == "".join(str(macros.card(c, L)) for c in cards)
     items = [(s or "n", i) for i, s in enumerate(_AWKWARD)] + [("none", None)]
@@ -271,3 +272,9 @@ def test_the_pieces_of_a_rulebook_write_what_its_macros_wrote(fmt):
             assert str(pieces.attrs(c["attrs"])) == str(macros.attrs(c["attrs"]))
         for s in _AWKWARD:
             assert str(pieces.cond(s, "Only <if>")) == str(macros.cond(s, "Only <if>"))
+
+
+def test_attributes_that_are_equal_values_of_other_types_read_each_their_own_way():
+    book = Book({}, "en")
+    said = [book.attrs(a) for a in ({"x": True}, {"x": 1}, {"x": 1.0}, {"x": True}, {"x": [1, "a"]}, {"x": [1, "a"]})]
+    assert said == [[("x", "yes")], [("x", "1")], [("x", "1.0")], [("x", "yes")], [("x", "1, a")], [("x", "1, a")]]
