@@ -175,3 +175,28 @@ def test_every_kind_reads_only_the_removed_things_of_its_kind():
     assert walk() == first[1:] and len(worked) == 2
     it.move(out, "supply")
     assert walk() == first and len(worked) == 3
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_the_things_in_play_follow_every_move_in_and_out_of_the_removed_zone(name):
+    """`every K` leaves out what lies in `removed`; an interpreter that works that out once per
+    state must see each change it makes at once."""
+    game = game_from(f"content/{name}")
+    rnd = random.Random(f"removed:{name}")
+    st = new_game(game, game.players_min if game.players_min > 1 else 2, f"removed:{name}")
+    it = Interp(game, st)
+    kinds = sorted(game.of_kind)
+    things = sorted(x for kind in kinds for x in game.of_kind[kind])
+    zones = sorted(st["zones"]) + ["removed"] * 3
+    moved_out = 0
+    for _ in range(150):
+        for kind in kinds:
+            out = set(st["zones"].get("removed") or ())
+            assert list(_in_play(game, ["every", "t", kind])(it)) == [x for x in game.of_kind[kind] if x not in out]
+        x = rnd.choice(things)
+        try:
+            it.move(x, rnd.choice(zones), "up")
+        except (Suspend, Fail, GameFault, GameOver):
+            continue
+        moved_out += x in (st["zones"].get("removed") or ())
+    assert moved_out > 10
