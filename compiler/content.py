@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from .diagnostics import Pos, Report, did_you_mean
+from . import source
 from .source import PMap, PList, decode, encode, load_file, locate
 
 SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
@@ -53,6 +54,7 @@ class GameSource:
     encoded: dict = field(default_factory=dict)       # shown path -> its map as source.encode gives it, where made
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
+    unbracketed: set = field(default_factory=set)     # shown paths of files whose text holds no `[` nor `\\`
 
     def sources(self) -> dict[str, str]:
         """Each file's shown path -> its path inside the game folder, with `/` between
@@ -355,6 +357,8 @@ def load_game(folder: str, report: Report, check: bool = True, kept=None) -> Gam
             docs[shown] = doc if doc is not None else one(path, shown, report)
         elif path not in theirs:
             docs[shown] = one(path, shown, report)
+            if shown in source.UNBRACKETED:
+                src.unbracketed.add(shown)
     if theirs:
         got = next_part()
         got = got if isinstance(got, dict) else {}
@@ -382,7 +386,9 @@ def _rebuilt(value, shown):
 
 def _received(got, shown, src, report):
     """A file the child loaded: its map (kept in src.encoded as sent), its findings reported."""
-    encoded, diags = got
+    encoded, diags, unbracketed = got
+    if unbracketed:
+        src.unbracketed.add(shown)
     if encoded is not None:
         src.encoded[shown] = encoded
     for file, line, col, severity, code, message in diags:
@@ -422,7 +428,8 @@ def _load_ahead(files, one) -> tuple[set, object]:
             shown, mine = shown_path(path), Report()
             doc = one(path, shown, mine)
             out[shown] = (encode(doc) if doc is not None else None,
-                          [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
+                          [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items],
+                          shown in source.UNBRACKETED)
             if doc is not None:
                 texts += _effect_texts(doc)
         yield out

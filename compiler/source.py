@@ -153,11 +153,19 @@ def read_text(path: str, shown: str, report: Report) -> str | None:
     return text
 
 
+UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[` nor `\\`
+
+
 def load_yaml(path: str, shown: str, report: Report):
     """Load one YAML file into PMap/PList/PStr values, or None after reporting why not."""
     text = read_text(path, shown, report)
     if text is None:
         return None
+    # no text of such a file can hold an inline icon (`[id]`, an escape could spell one)
+    if "[" in text or "\\" in text:
+        UNBRACKETED.discard(shown)
+    else:
+        UNBRACKETED.add(shown)
     if not _CONTENT_LINE.search(text):  # only blank lines and comments
         report.error(Pos(shown, 1, 1), "Y003", "file is empty; remove it or give it content")
         return None

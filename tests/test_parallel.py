@@ -312,3 +312,24 @@ def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(checked, tmp_
     built = compile_game(folder)[0]
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "b"))
     assert built is not None and built == compile_game(folder)[0]
+
+
+def test_an_unknown_icon_is_found_in_the_files_of_either_process(broken_game, monkeypatch):
+    """A file whose text has no `[` cannot hold an icon, and is not walked for one; an escape
+    that spells `[` counts as one, in the files of this process and of the loading child."""
+    import re
+    from compiler import cache
+    for name, icons in (("cards_000.yaml", "\\x5bnope]"), ("cards_002.yaml", "[tiem] \\x5bnope]")):
+        path = os.path.join(broken_game, name)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        assert "[" not in text and "\\" not in text
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(re.sub(r"name: \{en: Card (\d+),", lambda m: f'name: {{en: "Card {m[1]} {icons}",', text, count=1))
+    monkeypatch.setattr(content, "AHEAD_BYTES", 0)  # the last files are the child's
+    ahead = [d.text() for d in cache.validate_game(broken_game).sorted()]
+    monkeypatch.setenv("RULEPRESS_JOBS", "1")
+    one = [d.text() for d in cache.validate_game(broken_game).sorted()]
+    icons = [d for d in one if "R010" in d]
+    assert [d.split(":")[0].rsplit("/", 1)[-1] for d in icons] == ["cards_000.yaml", "cards_002.yaml", "cards_002.yaml"], icons
+    assert ahead == one
