@@ -656,12 +656,24 @@ _REMOVED = object()  # (a key no remembered call has)
 
 
 def removed_of_kind(game, st, kind):
-    """The things of kind `kind` in `removed`, in its order: the value of an ("X", kind) read."""
+    """The things of kind `kind` in `removed`, in its order: the value of an ("X", kind) read.
+
+    What lies in `removed` seldom changes (the pieces a game with fewer players leaves out),
+    while loops over every thing of a kind ask all the time: the game keeps the answer for
+    each content of the zone it met lately, every kind at once."""
     removed = st["zones"].get("removed")
     if not removed:
         return ()
-    kind_of = game.kind_of
-    return tuple([x for x in removed if kind_of.get(x) == kind])
+    key = tuple(removed)
+    known = game.removed_kinds.get(key)
+    if known is None:
+        if len(game.removed_kinds) >= 64:
+            game.removed_kinds.clear()
+        kind_of, by_kind = game.kind_of, {}
+        for x in removed:
+            by_kind.setdefault(kind_of.get(x), []).append(x)
+        known = game.removed_kinds[key] = {k: tuple(xs) for k, xs in by_kind.items()}
+    return known.get(kind, ())
 
 
 def _source(game, src, C):

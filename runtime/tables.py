@@ -45,6 +45,7 @@ class Game:
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
         self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
         self.unremembered = set()  # those whose memory was judged not to pay
+        self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
         for iid, kind in self.kind_of.items():
