@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/play.py [--games N] [--runs R] [GAME ...]
 
-Prints the median of R runs per figure, with the machine it ran on.
+Prints the median of R runs per figure, with the machine it ran on and a yardstick of its
+speed before and after (see run.yardstick).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from runtime.simulate import simulate  # noqa: E402
 from runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine  # noqa: E402  the same line about the machine as the compiler benchmark
+from run import machine, yardstick  # noqa: E402  the same lines about the machine as the compiler benchmark
 
 
 def games_per_second(game, n, workers, players):
@@ -41,6 +42,7 @@ def main():
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
     ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
     print(f"machine: {machine()}")
+    print(yardstick())
     print(f"{'game':<20} {'players':>7} {'games/s (1 worker)':>19} {'games/s (2 workers)':>20} {'speed-up':>9}")
     for gid in ids:
         text, _g, rep = compile_game(os.path.join(root, gid))
@@ -52,6 +54,7 @@ def main():
         one = statistics.median(games_per_second(game, a.games, 1, p) for _ in range(a.runs))
         two = statistics.median(games_per_second(game, a.games, 2, p) for _ in range(a.runs))
         print(f"{gid:<20} {p:>7} {one:>19.1f} {two:>20.1f} {two / one:>8.2f}x")
+    print(yardstick())
 
 
 if __name__ == "__main__":

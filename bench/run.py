@@ -2,7 +2,8 @@
 
     python bench/run.py [--runs N] [--cards N] [--files N]    (or: make bench)
 
-Prints the machine, then the median (and range) of N runs of:
+Prints the machine and a yardstick of its speed at that moment (again at the end), then the
+median (and range) of N runs of:
   validate, cold           `rulepress validate` with an empty cache (and with RULEPRESS_JOBS=1)
   validate, one file edited `rulepress validate` after one number in one file changed
   validate, one file touched  the same after a write of the same bytes
@@ -48,6 +49,24 @@ def machine() -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return (f"CPU: {model}; cores: {os.cpu_count()}; Python {platform.python_version()} "
             f"({platform.python_implementation()}); {platform.system()} {platform.release()}; load average {load}")
+
+
+def yardstick() -> str:
+    """How fast this machine runs Python right now: the median of 5 runs of a fixed workload
+    (dicts, ints, a loop; no I/O). Its speed drifts a lot within an hour on shared hosts, so
+    figures taken at different times compare only with this beside them."""
+    def work():
+        d = {}
+        for i in range(200_000):
+            k = i % 997
+            d[k] = d.get(k, 0) + i
+        return d
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return f"yardstick {statistics.median(times) * 1000:.1f} ms (a fixed Python workload: lower is a faster moment)"
 
 
 def timed(cmd, env) -> tuple[float, float, int]:
@@ -110,6 +129,7 @@ def main() -> None:
         game = generate(os.path.join(work, "synthetic"), a.cards, a.files)
         files = sorted(os.path.join(game, f) for f in os.listdir(game) if f.endswith(".yaml"))
         print(machine())
+        print(yardstick())
         print(f"game: {a.cards} cards in {len(files)} files, "
               f"{sum(os.path.getsize(f) for f in files) / 1e6:.1f} MB; {a.runs} runs each\n", flush=True)
         rp = [os.path.join(BIN, "rulepress")]
@@ -172,7 +192,7 @@ def main() -> None:
         if "buildcold" not in skip:
             report("build, cold", [timed(rp + ["build", game, "-o", out], env_with(os.path.join(work, f"bc{n}")))
                                    for n in range(a.runs)])
-        print("\n" + machine().split("; ")[-1])
+        print("\n" + machine().split("; ")[-1] + "; " + yardstick())
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
