@@ -434,7 +434,7 @@ class Interp:
             self.memo.clear()
         if self.index:
             if touched:
-                self.index = {k: h for k, h in self.index.items() if not any(t in h[1] for t in touched)}
+                self.index = {k: h for k, h in self.index.items() if h[1].keys().isdisjoint(touched)}
             else:
                 self.index = {}
 
