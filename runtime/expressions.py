@@ -627,7 +627,7 @@ def _in_play(game, e):
     cache = {}  # the things of kind K in `removed` -> the things still in play
 
     def live(it):
-        key = removed_in(it, kind)
+        key = removed_of_kind(game, it.st, kind)
         if it.track is not None:
             it.track[("X", kind)] = key
         if not key:
@@ -640,19 +640,6 @@ def _in_play(game, e):
             out = cache[key] = [i for i in ids if i not in out]
         return out
     return live
-
-
-def removed_in(it, kind):
-    """removed_of_kind in an interpreter's state, worked out once while that state stays the
-    same: kept in the interpreter's short memory, which any change clears (Interp.changed)."""
-    key = (_REMOVED, kind)
-    got = it.memo.get(key)
-    if got is None:
-        got = it.memo[key] = removed_of_kind(it.g, it.st, kind)
-    return got
-
-
-_REMOVED = object()  # (a key no remembered call has)
 
 
 def removed_of_kind(game, st, kind):

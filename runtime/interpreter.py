@@ -13,7 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_procedures, worth_remembering
-from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_in
+from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -1213,7 +1213,7 @@ def _still(it, reads) -> bool:
             if st["round"] != v:
                 return False
         elif kind == "X":  # the things of a kind taken out of the game (see _in_play)
-            if removed_in(it, k[1]) != v:
+            if removed_of_kind(it.g, st, k[1]) != v:
                 return False
         elif kind == "I":
             if it.index.get(k[1]) is not v:
