@@ -1,8 +1,12 @@
-"""Bots. An agent is anything with `choose(game, state, seat, options) -> option id`."""
+"""Bots. An agent is anything with `choose(game, state, seat, options) -> option id`.
+
+`options` is a sequence of {"id", "label"}; for a turn's decision it is a `flow.Choices`,
+which works each option out as it is read.
+"""
 from __future__ import annotations
 
 from . import rng
-from .flow import apply
+from .flow import Choices, apply, choices
 from .interpreter import Interp, num
 from .state import clone
 
@@ -22,6 +26,8 @@ class RandomAgent(Agent):
         self.st = {"rng": rng.seed_state(f"agent:{seed}")}
 
     def choose(self, game, st, seat, options):
+        if isinstance(options, Choices):  # a turn's options: only as many checked as the pick needs
+            return options.sample(self.st)
         return options[rng.below(self.st, len(options))]["id"]
 
 
@@ -104,7 +110,7 @@ def step(game, st, agents: dict) -> None:
         p = next(x for x in d["who"] if x not in d["collected"])
         apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
     else:
-        apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+        apply(game, st, agents[d["who"]].choose(game, st, d["who"], choices(game, st)), d["who"])
 
 
 def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
@@ -120,5 +126,5 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
                 if p not in d["collected"] and st["pending"] is d:
                     apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
         else:
-            apply(game, st, agents[d["who"]].choose(game, st, d["who"], d["options"]), d["who"])
+            apply(game, st, agents[d["who"]].choose(game, st, d["who"], choices(game, st)), d["who"])
     return n

@@ -12,8 +12,9 @@ import hashlib
 import json
 import marshal
 import operator
+from collections.abc import Sequence
 
-from . import continuation
+from . import continuation, rng
 from .analysis import may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
@@ -32,15 +33,17 @@ def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
             raise IllegalChoice(f"no seat `{first}` in a {players}-player game")
         st["first"] = first
     elif game.flow.get("first_player", "random") == "random":
-        from . import rng
         st["first"] = st["players"][rng.below(st, players)]
     advance(game, st)
     return st
 
 
 def decision(game, st):
-    """The pending decision, or None when the game is over."""
-    return st["pending"]
+    """The pending decision with its options, or None when the game is over."""
+    d = st["pending"]
+    if d is not None and d["kind"] == "action":
+        d = dict(d, options=list(Choices(game, st, d)))
+    return d
 
 
 def apply(game, st, choice: str, seat: str | None = None) -> None:
@@ -62,8 +65,9 @@ def apply(game, st, choice: str, seat: str | None = None) -> None:
     else:
         if seat is not None and seat != d["who"]:
             raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
-        ids = [o["id"] for o in d["options"]]
-        if choice not in ids:
+        opts = Choices(game, st, d) if d["kind"] == "action" else None
+        if not (opts.legal(choice) if opts is not None else choice in [o["id"] for o in d["options"]]):
+            ids = [o["id"] for o in (opts if opts is not None else d["options"])]
             raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
         st["history"].append([d["who"], choice])
         answer = choice
@@ -238,31 +242,92 @@ def _pname(p):
 
 # ---- the flow ----------------------------------------------------------------
 
-def _legal_actions(game, st, p, phase):
+def _action_decision(game, st, p):
+    """A turn's decision: the phase's actions not used up or failed this turn, and pass.
+
+    Which of them may be taken now is worked out when asked (`choices`): a bot that picks
+    one at random checks a few conditions instead of every one at every decision. The state
+    keeps only what the flow decided; the options follow from it.
+    """
     f = st["flow"]
-    it = Interp(game, st)
-    out = []
+    phase = game.flow["phases"][f["ph"]]
+    used, failed = f.get("used") or {}, f.get("failed") or ()
+    acts = []
     for aid in phase["actions"]:
         act = game.actions[aid]
-        if "limit" in act and f.get("used", {}).get(aid, 0) >= act["limit"]:
+        if "limit" in act and used.get(aid, 0) >= act["limit"]:
             continue
-        if aid in f.get("failed", ()):
-            continue
-        if it.action_allowed(aid, p):
-            out.append(aid)
-    return out
+        if aid not in failed:
+            acts.append(aid)
+    return {"who": p, "kind": "action", "prompt": None, "actions": acts}
 
 
-def _action_decision(game, st, p, note=None):
-    phase = game.flow["phases"][st["flow"]["ph"]]
-    acts = _legal_actions(game, st, p, phase)
-    opts = [{"id": a, "label": game.actions[a]["name"]} for a in acts]
-    if not opts or "can_pass" not in phase or Interp(game, st).ev_settled(phase["can_pass"], {"player": p, "phase": phase["id"]}):
-        opts.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
-    d = {"who": p, "kind": "action", "prompt": None, "options": opts}
-    if note:
-        d["note"] = note
-    return d
+_PASS = {"id": "pass", "label": {"en": "Pass", "ru": "Пас"}}
+
+
+class Choices(Sequence):
+    """The options of a turn's decision, each worked out when first asked for.
+
+    As a sequence it is the full list of legal options, in the phase's order, pass last.
+    `sample` picks one of them uniformly while checking only as many as it must.
+    """
+
+    def __init__(self, game, st, d):
+        self.game, self.st, self.d = game, st, d
+        self.phase = game.flow["phases"][st["flow"]["ph"]]
+        self.it = Interp(game, st)
+        self.known = {}  # option id -> legal now
+        self._all = None
+
+    def legal(self, choice) -> bool:
+        ok = self.known.get(choice)
+        if ok is None:
+            if choice == "pass":
+                ph, p = self.phase, self.d["who"]
+                ok = "can_pass" not in ph or bool(self.it.ev_settled(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
+                    or not self.any_action()
+            else:
+                ok = choice in self.d["actions"] and bool(self.it.action_allowed(choice, self.d["who"]))
+            self.known[choice] = ok
+        return ok
+
+    def any_action(self) -> bool:
+        return any(self.legal(a) for a in self.d["actions"])
+
+    def sample(self, rng_state) -> str:
+        """A uniform pick among the legal options, by the generator of `rng_state`."""
+        todo = self.d["actions"] + ["pass"]
+        while todo:  # the first legal one of a random order: each legal one as likely as the others
+            c = todo.pop(rng.below(rng_state, len(todo)))
+            if self.legal(c):
+                return c
+        raise IllegalChoice("nothing is legal")  # never: pass is, where no action is
+
+    def options(self) -> list:
+        if self._all is None:
+            names = self.game.actions
+            self._all = [{"id": a, "label": names[a]["name"]} for a in self.d["actions"] if self.legal(a)]
+            if self.legal("pass"):
+                self._all.append(_PASS)
+        return self._all
+
+    def __len__(self):
+        return len(self.options())
+
+    def __getitem__(self, i):
+        return self.options()[i]
+
+
+def choices(game, st, seat=None):
+    """The options of the pending decision for `seat` (by default whoever decides next)."""
+    d = st["pending"]
+    if d is None:
+        return []
+    if d["kind"] == "secret":
+        return d["options"][seat or next(p for p in d["who"] if p not in d["collected"])]
+    if d["kind"] == "action":
+        return Choices(game, st, d)
+    return d["options"]
 
 
 def _event(game, st, name, env):
@@ -397,7 +462,7 @@ def advance(game, st) -> None:
                 f["stage"] = "turn_end"
                 continue
             d = _action_decision(game, st, p)
-            if d["options"][0]["id"] == "pass":  # nothing but "pass" is left: the turn ends by itself
+            if not Choices(game, st, d).any_action():  # nothing but "pass" is left: the turn ends by itself
                 if ph.get("rotate"):
                     f["passed"].append(p)
                 f["stage"] = "turn_end"

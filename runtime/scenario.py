@@ -24,7 +24,7 @@ from compiler.dsl import DslError, parse, parse_expr
 from compiler.pipeline import compile_game
 from compiler.source import PMap, PStr, load_file
 
-from .flow import IllegalChoice, _action_decision, apply, interrupt, new_game, settle
+from .flow import IllegalChoice, apply, choices, interrupt, new_game, settle
 from .interpreter import Fail, GameFault, GameOver, Interp
 from .tables import Game
 
@@ -117,7 +117,6 @@ def run_scenario(game, sc):
         ir = parse(sc["run"], _where(sc["run"], sc, "run"))
         # the waiting decision comes back once the run (and its own decisions) are done
         interrupt(game, st, ir, {"player": str(sc.get("as", st["first"]))})
-    _refresh_actions(game, st)
     for i, step in enumerate(steps):
         _step(game, st, step, i + 1)
     if st.get("interrupted"):
@@ -126,13 +125,6 @@ def run_scenario(game, sc):
                               + (f", asked at {d['at']}" if d.get("at") else "") + "): add a step for it")
     for j, exp in enumerate(sc.get("expect") or []):
         _expect(game, st, exp, sc["expect"], j)
-
-
-def _refresh_actions(game, st):
-    """The setup and run changed the state: a waiting turn's legal actions are worked out again."""
-    d = st["pending"]
-    if d is not None and d["kind"] == "action" and not st["over"]:
-        st["pending"] = _action_decision(game, st, d["who"])
 
 
 def _direct(game, st, ir):
@@ -157,7 +149,7 @@ def _step(game, st, step, n):
             raise ScenarioFailure(f"step {n}: write one `seat: choice` per step")
         seat, step = next(iter(step.items()))
     step = str(step)
-    opts = d["options"][seat or next(p for p in d["who"] if p not in d["collected"])] if d["kind"] == "secret" else d["options"]
+    opts = list(choices(game, st, seat))
     ids = [o["id"] for o in opts]
     choice = step if step in ids else None
     if choice is None:

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .agents import make
-from .flow import IllegalChoice, apply, new_game
+from .flow import IllegalChoice, apply, choices, new_game
 from .replay import make_log
 from .views import view
 
@@ -51,7 +51,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input):
     while st["pending"] is not None:
         d = st["pending"]
         seat = next(p for p in d["who"] if p not in d["collected"]) if d["kind"] == "secret" else d["who"]
-        opts = d["options"][seat] if d["kind"] == "secret" else d["options"]
+        opts = choices(game, st, seat)
         if seat in agents:
             choice = agents[seat].choose(game, st, seat, opts)
             con.print(f"[cyan]{seat} (bot) chooses {next(_label(o, lang) for o in opts if o['id'] == choice)}[/cyan]")
@@ -60,7 +60,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input):
             asked = d.get("prompt") or {}
             fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
             prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
-            con.print(f"[bold]{seat}: {prompt}[/bold]" + (f"  [red]{d['note']}[/red]" if d.get("note") else ""))
+            con.print(f"[bold]{seat}: {prompt}[/bold]")
             for i, o in enumerate(opts, 1):
                 con.print(f"  {i}. {_label(o, lang)}")
             try:

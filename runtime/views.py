@@ -7,6 +7,7 @@ state). Hidden things appear as numbered placeholders, never by id.
 """
 from __future__ import annotations
 
+from .flow import decision
 from .state import zone_name, zone_owner
 
 
@@ -61,12 +62,12 @@ def view(game, st, seat=None) -> dict:
         "game": st["game"], "seat": seat, "round": st["round"], "first_player": st["first"],
         "players": players, "counters": {c: v for c, v in st["g"].items() if not game.counters[c]["hidden"]},
         "zones": zones, "things": things, "over": st["over"], "scores": st["scores"], "winners": st["winners"],
-        "log": list(st["log"][-50:]), "decision": _decision(st, seat),
+        "log": list(st["log"][-50:]), "decision": _decision(game, st, seat),
     }
     return out
 
 
-def _decision(st, seat):
+def _decision(game, st, seat):
     d = st["pending"]
     if d is None:
         return None
@@ -75,5 +76,5 @@ def _decision(st, seat):
         return {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
                 "options": d["options"][seat] if mine else None}
     if d["who"] == seat:
-        return {k: v for k, v in d.items() if k != "at"}
+        return {k: v for k, v in decision(game, st).items() if k not in ("at", "actions")}
     return {"kind": d["kind"], "who": d["who"]}

@@ -2,9 +2,10 @@
 import json
 
 import pytest
+from conftest import content_games, game_from
 
 from runtime.agents import RandomAgent, play_out, step
-from runtime.flow import IllegalChoice, apply, new_game, state_hash
+from runtime.flow import IllegalChoice, apply, decision, new_game, state_hash
 from runtime.interpreter import GameFault
 from runtime.replay import ReplayError, make_log, replay
 
@@ -45,7 +46,7 @@ def test_illegal_choice_is_refused_with_a_reason_and_changes_nothing(duel):
     with pytest.raises(IllegalChoice, match="not a legal choice"):
         apply(duel, st, "fly to the moon")
     with pytest.raises(IllegalChoice, match="decision"):
-        apply(duel, st, st["pending"]["options"][0]["id"], seat="p9")
+        apply(duel, st, decision(duel, st)["options"][0]["id"], seat="p9")
     assert json.dumps(st, sort_keys=True) == before
 
 
@@ -56,7 +57,7 @@ def test_cost_that_cannot_be_paid_makes_the_action_illegal(duel):
     st["flow"]["stage"] = "turn_act"
     from runtime.flow import advance
     advance(duel, st)
-    assert "dig" not in [o["id"] for o in st["pending"]["options"]]
+    assert "dig" not in [o["id"] for o in decision(duel, st)["options"]]
 
 
 def test_secret_choices_are_collected_hidden_and_revealed_together(duel):
@@ -201,7 +202,7 @@ def _duel_variant(tmp_path, old, new):
 def test_a_phase_can_forbid_passing_while_an_action_is_legal(tmp_path):
     game = _duel_variant(tmp_path, "      max_actions: 1\n", "      max_actions: 1\n      can_pass: false\n")
     st = new_game(game, 2, 1, first="p1")
-    assert "pass" not in [o["id"] for o in st["pending"]["options"]]
+    assert "pass" not in [o["id"] for o in decision(game, st)["options"]]
 
 
 def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path):
@@ -380,3 +381,49 @@ def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time
             assert got == want
             got.append(a)
             assert it.function("within", [a, r], "t") == want
+
+
+def _eager_options(game, st):
+    """A turn's options as the rules say them: each action whose condition and cost hold, then pass."""
+    from runtime.interpreter import Interp
+    d, phase = st["pending"], game.flow["phases"][st["flow"]["ph"]]
+    legal = [a for a in d["actions"] if Interp(game, st).action_allowed(a, d["who"])]
+    if not legal or "can_pass" not in phase or Interp(game, st).ev(phase["can_pass"], {"player": d["who"], "phase": phase["id"]}):
+        legal.append("pass")
+    return legal
+
+
+def test_a_turns_options_are_worked_out_when_asked_and_a_random_pick_is_always_legal(duel):
+    from runtime import rng
+    from runtime.flow import choices
+    st = new_game(duel, 2, "lazy", first="p1")
+    st["e"]["p1"]["c"]["gold"] = 0              # dig cannot be paid for
+    before = json.dumps(st, sort_keys=True)
+    opts = choices(duel, st)
+    assert [o["id"] for o in opts] == _eager_options(duel, st)
+    assert "dig" not in [o["id"] for o in opts] and "pass" in [o["id"] for o in opts]
+    assert decision(duel, st)["options"] == list(opts)
+    picked = {choices(duel, st).sample({"rng": rng.seed_state(i)}) for i in range(200)}
+    assert picked == set(_eager_options(duel, st))  # every legal option, and nothing else
+    assert json.dumps(st, sort_keys=True) == before  # asking changed nothing in the state
+    with pytest.raises(IllegalChoice, match="legal: duel, arm, pass"):
+        apply(duel, st, "dig")
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_random_bots_take_only_legal_options_in_every_content_game(name):
+    from runtime.flow import choices
+    game = game_from(f"content/{name}")
+    st = new_game(game, max(2, game.players_min), "legal")
+    bots = {p: RandomAgent(p) for p in st["players"]}
+    turns = 0
+    while st["pending"] is not None and turns < 60:
+        d = st["pending"]
+        if d["kind"] == "action":
+            turns += 1
+            pick = bots[d["who"]].choose(game, st, d["who"], choices(game, st))
+            assert pick in _eager_options(game, st)
+            apply(game, st, pick)
+        else:
+            step(game, st, bots)
+    assert turns == 60 or st["scores"] is not None
