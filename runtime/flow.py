@@ -348,10 +348,18 @@ def _end_check(game, st):
 
 
 def _expire(st, until):
+    """Marks that last `until` the end of the turn or round go. Only a state where a timed mark
+    was ever made is walked (flow.timed_marks; a state saved without the note is walked too)."""
+    f = st["flow"]
+    if not f.get("timed_marks", True):
+        return
+    timed = False
     for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
+        timed = timed or "turn" in m.values() or "round" in m.values()
+    f["timed_marks"] = timed
 
 
 _MARKS = operator.itemgetter("m")

@@ -215,6 +215,17 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
     assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
 
 
+def test_a_timed_mark_in_a_state_saved_without_the_flows_note_still_expires(duel):
+    st = new_game(duel, 2, 1, first="p1")
+    assert st["flow"]["timed_marks"] is False      # nothing timed yet: turn ends walk nothing
+    del st["flow"]["timed_marks"]                  # as a state saved before the note existed
+    st["e"]["p1"]["m"]["dazed"] = "turn"
+    st["e"]["p2"]["m"]["scarred"] = "ever"
+    apply(duel, st, "arm")
+    assert "dazed" not in st["e"]["p1"]["m"] and st["e"]["p2"]["m"] == {"scarred": "ever"}
+    assert st["flow"]["timed_marks"] is False
+
+
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
 def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
     """Snapshots share things and zones with the live state until the task changes them:
