@@ -116,6 +116,7 @@ def step(game, st, agents: dict) -> None:
 def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
     """Let agents (seat -> Agent) play until the end; returns the number of decisions."""
     n = 0
+    opts = None  # a turn's options as the last choice left them (see flow.apply)
     while st["pending"] is not None:
         n += 1
         if n > max_decisions:
@@ -125,6 +126,9 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
             for p in list(d["who"]):
                 if p not in d["collected"] and st["pending"] is d:
                     apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+            opts = None
         else:
-            apply(game, st, agents[d["who"]].choose(game, st, d["who"], choices(game, st)), d["who"])
+            if type(opts) is not Choices or opts.d is not d:
+                opts = choices(game, st)
+            opts = apply(game, st, agents[d["who"]].choose(game, st, d["who"], opts), d["who"], opts)
     return n

@@ -46,8 +46,13 @@ def decision(game, st):
     return d
 
 
-def apply(game, st, choice: str, seat: str | None = None) -> None:
-    """Apply one choice by the seat whose decision it is (any pending seat for secret choices)."""
+def apply(game, st, choice: str, seat: str | None = None, options=None):
+    """Apply one choice by the seat whose decision it is (any pending seat for secret choices).
+
+    `options`, the `Choices` the choice was picked from, saves working out again what they
+    did. Returns the `Choices` of the turn's decision that follows, where the flow made one
+    (what it found out comes along), else None.
+    """
     d = st["pending"]
     if d is None:
         raise IllegalChoice("the game is over")
@@ -65,7 +70,9 @@ def apply(game, st, choice: str, seat: str | None = None) -> None:
     else:
         if seat is not None and seat != d["who"]:
             raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
-        opts = Choices(game, st, d) if d["kind"] == "action" else None
+        opts = None
+        if d["kind"] == "action":
+            opts = options if type(options) is Choices and options.d is d and options.st is st else Choices(game, st, d)
         if not (opts.legal(choice) if opts is not None else choice in [o["id"] for o in d["options"]]):
             ids = [o["id"] for o in (opts if opts is not None else d["options"])]
             raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
@@ -81,7 +88,7 @@ def apply(game, st, choice: str, seat: str | None = None) -> None:
             _resume(game, st, task)
         except Fail as exc:
             _failed(game, st, task, exc)
-    advance(game, st)
+    return advance(game, st)
 
 
 def _failed(game, st, task, exc):
@@ -374,8 +381,9 @@ def interrupt(game, st, ir, env) -> None:
         advance(game, st)
 
 
-def advance(game, st) -> None:
-    """Step the flow until someone must decide or the game ends."""
+def advance(game, st):
+    """Step the flow until someone must decide or the game ends; returns the Choices of a
+    turn's decision it made (see apply)."""
     if st.get("interrupted") and st["pending"] is None and st["task"] is None:
         back = st["interrupted"].pop()
         if not st["interrupted"]:
@@ -470,13 +478,14 @@ def advance(game, st) -> None:
                 f["stage"] = "turn_end"
                 continue
             d = _action_decision(game, st, p)
-            if not Choices(game, st, d).any_action():  # nothing but "pass" is left: the turn ends by itself
+            opts = Choices(game, st, d)
+            if not opts.any_action():  # nothing but "pass" is left: the turn ends by itself
                 if ph.get("rotate"):
                     f["passed"].append(p)
                 f["stage"] = "turn_end"
                 continue
             st["pending"] = d
-            return
+            return opts
         elif stage == "turn_end":
             p = f["order"][f["i"]]
             f["stage"] = "turn_over"

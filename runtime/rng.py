@@ -22,13 +22,20 @@ def next64(state: dict) -> int:
 
 
 def below(state: dict, n: int) -> int:
-    """A uniform integer in [0, n) by rejection, so no value is favoured."""
+    """A uniform integer in [0, n) by rejection, so no value is favoured.
+
+    next64 written out in place: this is called for every die, shuffle step and bot pick."""
     if n <= 1:
         return 0
     limit = MASK - (MASK + 1) % n
+    z = state["rng"]
     while True:
-        r = next64(state)
+        z = (z + 0x9E3779B97F4A7C15) & MASK
+        r = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        r = ((r ^ (r >> 27)) * 0x94D049BB133111EB) & MASK
+        r ^= r >> 31
         if r <= limit:
+            state["rng"] = z
             return r % n
 
 

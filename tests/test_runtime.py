@@ -438,3 +438,16 @@ def test_random_bots_take_only_legal_options_in_every_content_game(name):
         else:
             step(game, st, bots)
     assert turns == 60 or st["scores"] is not None
+
+
+def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
+    from runtime.flow import choices
+    st = new_game(duel, 2, "vouch", first="p1")
+    st["e"]["p1"]["c"]["gold"] = 0
+    old = choices(duel, st)
+    old.known["dig"] = True                     # what an earlier decision's options said
+    st["pending"] = dict(st["pending"])         # the decision now pending is another one
+    with pytest.raises(IllegalChoice, match="not a legal choice"):
+        apply(duel, st, "dig", options=old)
+    nxt = apply(duel, st, "arm", options=choices(duel, st))
+    assert nxt is None or nxt.d is st["pending"]  # the options handed on are the new decision's
