@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import may_stop
+from .analysis import may_stop, timed_marks
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
 
@@ -92,8 +92,8 @@ def apply(game, st, choice: str, seat: str | None = None, options=None):
 
 
 def _failed(game, st, task, exc):
-    """A task that failed is undone entirely: its choices leave the history too."""
-    del st["history"][task["h0"]:]
+    """A task that failed is undone, but for a line in the log. Its choices stay in the
+    history: a replay makes them again, fails again, and writes the same log."""
     spec = task["spec"]
     if spec[0] == "action":
         st["flow"].setdefault("failed", []).append(spec[1])
@@ -145,7 +145,7 @@ def _restore(st, snap) -> None:
     st["history"], st["log"], st["task"] = history, log, None
 
 
-def _run(game, st, spec, h0=None):
+def _run(game, st, spec):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
     if spec[0] == "effect" and not may_stop(game, spec[1]):
         try:
@@ -162,7 +162,7 @@ def _run(game, st, spec, h0=None):
             pass
         st["steps"] += 1
         return True
-    task = {"spec": spec, "answers": [], "snap": _snapshot(st), "h0": len(st["history"]) if h0 is None else h0}
+    task = {"spec": spec, "answers": [], "snap": _snapshot(st)}
     try:
         return _resume(game, st, task, fresh=True)
     except Fail as exc:
@@ -240,7 +240,7 @@ def _take_action(game, st, p, aid):
         st["log"].append({"r": st["round"], "text": f"{_pname(p)} passes"})
         return
     st["log"].append({"r": st["round"], "text": f"{_pname(p)}: {label_of(game, aid).get('en')}"})
-    _run(game, st, ["action", aid, p], h0=len(st["history"]) - 1)
+    _run(game, st, ["action", aid, p])
 
 
 def _pname(p):
@@ -354,19 +354,15 @@ def _end_check(game, st):
     return st["over"]
 
 
-def _expire(st, until):
-    """Marks that last `until` the end of the turn or round go. Only a state where a timed mark
-    was ever made is walked (flow.timed_marks; a state saved without the note is walked too)."""
-    f = st["flow"]
-    if not f.get("timed_marks", True):
+def _expire(game, st, until):
+    """Marks that last `until` the end of the turn or round go; in a game that never makes
+    such a mark, nothing is walked."""
+    if not timed_marks(game):
         return
-    timed = False
     for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
-        timed = timed or "turn" in m.values() or "round" in m.values()
-    f["timed_marks"] = timed
 
 
 _MARKS = operator.itemgetter("m")
@@ -493,7 +489,7 @@ def advance(game, st):
                 return
         elif stage == "turn_over":
             # marks that last until the end of the turn are still there for turn_end triggers
-            _expire(st, "turn")
+            _expire(game, st, "turn")
             f["i"] += 1
             f["stage"] = "turn_start"
         elif stage == "phase_end":
@@ -507,7 +503,7 @@ def advance(game, st):
             if not _event(game, st, "round_end", {"player": st["first"]}):
                 return
         elif stage == "round_over":
-            _expire(st, "round")
+            _expire(game, st, "round")
             f["stage"] = "round_start"
         elif stage == "scoring":
             return

@@ -47,7 +47,7 @@ def new_state(game, players: int, seed, options=None) -> dict:
         "options": dict(game.options, **(options or {})), "g": dict(g),
         "e": {x: {"z": ent["z"], "up": ent["up"], "c": dict(ent["c"]), "m": {}} for x, ent in e.items()},
         "zones": {z: list(xs) for z, xs in zones.items()},
-        "flow": {"stage": "init", "timed_marks": False}, "task": None, "pending": None, "over": False,
+        "flow": {"stage": "init"}, "task": None, "pending": None, "over": False,
         "scores": None, "winners": None, "log": [], "history": [], "dice": [], "steps": 0,
     }
     for did, d in sorted(game.decks.items()):

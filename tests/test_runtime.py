@@ -215,15 +215,21 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
     assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
 
 
-def test_a_timed_mark_in_a_state_saved_without_the_flows_note_still_expires(duel):
-    st = new_game(duel, 2, 1, first="p1")
-    assert st["flow"]["timed_marks"] is False      # nothing timed yet: turn ends walk nothing
-    del st["flow"]["timed_marks"]                  # as a state saved before the note existed
-    st["e"]["p1"]["m"]["dazed"] = "turn"
-    st["e"]["p2"]["m"]["scarred"] = "ever"
-    apply(duel, st, "arm")
-    assert "dazed" not in st["e"]["p1"]["m"] and st["e"]["p2"]["m"] == {"scarred": "ever"}
-    assert st["flow"]["timed_marks"] is False
+def test_a_timed_mark_made_from_outside_the_games_tables_still_expires():
+    """The duel makes no timed marks itself, so turn ends walk nothing, until an effect from
+    elsewhere (as a scenario's setup or run is) makes one."""
+    from compiler.diagnostics import Pos
+    from compiler.dsl import parse
+    from runtime.analysis import timed_marks
+    from runtime.flow import interrupt
+    game = game_from("tests/games/duel")           # a fresh copy: what it learns stays with it
+    assert not timed_marks(game)
+    st = new_game(game, 2, 1, first="p1")
+    ir = parse("mark player as dazed until end of turn\nmark player as scarred", lambda l, c: Pos("run", l, c))
+    interrupt(game, st, ir, {"player": "p1"})
+    assert timed_marks(game) and st["e"]["p1"]["m"] == {"dazed": "turn", "scarred": "ever"}
+    apply(game, st, "arm")
+    assert st["e"]["p1"]["m"] == {"scarred": "ever"}
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
@@ -451,3 +457,16 @@ def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
         apply(duel, st, "dig", options=old)
     nxt = apply(duel, st, "arm", options=choices(duel, st))
     assert nxt is None or nxt.d is st["pending"]  # the options handed on are the new decision's
+
+
+@pytest.mark.parametrize("name", content_games())
+def test_a_random_games_log_replays_to_its_final_state_in_a_fresh_game(name):
+    """Failed actions included: their choices stay in the history, so the replay fails them
+    again and writes the same log (seed `logseed` fails one in A Study in Emerald)."""
+    game = game_from(f"content/{name}")
+    for seed in ("logseed", 3):
+        st = new_game(game, 2, seed)
+        play_out(game, st, {p: RandomAgent(f"{seed}{p}") for p in st["players"]})
+        log = json.loads(json.dumps(make_log(game, st, 2, seed)))
+        again = replay(game_from(f"content/{name}"), log)  # nothing remembered from the live game
+        assert again["log"] == st["log"] and state_hash(again) == log["final_hash"]
