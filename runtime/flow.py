@@ -269,9 +269,6 @@ def _action_decision(game, st, p):
     return {"who": p, "kind": "action", "prompt": None, "actions": acts}
 
 
-_PASS = {"id": "pass", "label": {"en": "Pass", "ru": "Пас"}}
-
-
 class Choices(Sequence):
     """The options of a turn's decision, each worked out when first asked for.
 
@@ -311,11 +308,12 @@ class Choices(Sequence):
         raise IllegalChoice("nothing is legal")  # never: pass is, where no action is
 
     def options(self) -> list:
+        """All the legal options, as {"id", "label"}."""
         if self._all is None:
             names = self.game.actions
             self._all = [{"id": a, "label": names[a]["name"]} for a in self.d["actions"] if self.legal(a)]
             if self.legal("pass"):
-                self._all.append(_PASS)
+                self._all.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
         return self._all
 
     def __len__(self):
