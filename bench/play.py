@@ -25,12 +25,14 @@ from run import machine, yardstick  # noqa: E402  the same lines about the machi
 
 
 def games_per_second(game, n, workers, players):
+    """(games a second, decisions a second): the second compares runtimes whose bots play
+    other games from the same seed."""
     t = time.perf_counter()
     r = simulate(game, n, seed="bench", players=players, workers=workers)
     dt = time.perf_counter() - t
     if r["errors"]:
         raise SystemExit(f"{game.id}: {len(r['errors'])} games failed: {r['errors'][0]['error']}")
-    return n / dt
+    return n / dt, r["decisions"]["mean"] * n / dt
 
 
 def main():
@@ -43,7 +45,7 @@ def main():
     ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
     print(f"machine: {machine()}")
     print(yardstick())
-    print(f"{'game':<20} {'players':>7} {'games/s (1 worker)':>19} {'games/s (2 workers)':>20} {'speed-up':>9}")
+    print(f"{'game':<20} {'players':>7} {'games/s (1 worker)':>19} {'decisions/s':>12} {'games/s (2 workers)':>20} {'speed-up':>9}")
     for gid in ids:
         text, _g, rep = compile_game(os.path.join(root, gid))
         if text is None:
@@ -51,9 +53,10 @@ def main():
             continue
         game = Game(json.loads(text))
         p = game.players_min if game.players_min > 1 else min(2, game.players_max)
-        one = statistics.median(games_per_second(game, a.games, 1, p) for _ in range(a.runs))
-        two = statistics.median(games_per_second(game, a.games, 2, p) for _ in range(a.runs))
-        print(f"{gid:<20} {p:>7} {one:>19.1f} {two:>20.1f} {two / one:>8.2f}x")
+        ones = [games_per_second(game, a.games, 1, p) for _ in range(a.runs)]
+        one, per_decision = statistics.median(g for g, _d in ones), statistics.median(d for _g, d in ones)
+        two = statistics.median(games_per_second(game, a.games, 2, p)[0] for _ in range(a.runs))
+        print(f"{gid:<20} {p:>7} {one:>19.1f} {per_decision:>12.0f} {two:>20.1f} {two / one:>8.2f}x")
     print(yardstick())
 
 
