@@ -28,16 +28,6 @@ def ir_nodes(block):
                 push(x)
 
 
-def timed_marks(game) -> bool:
-    """Whether the game makes marks that last until the end of a turn or round, which the
-    flow then looks for at every turn's and round's end. Effects from outside its tables
-    (a scenario's setup) set it when they make one (Interp.s_mark)."""
-    d = game.__dict__
-    if "_timed_marks" not in d:
-        d["_timed_marks"] = any(n[0] == "mark" and len(n) > 4 and n[4] for n in ir_nodes(game.data))
-    return d["_timed_marks"]
-
-
 def may_stop(game, block) -> bool:
     """True unless the block surely runs to its end without a decision or a failure."""
     cache = game.__dict__.setdefault("_may_stop", {})

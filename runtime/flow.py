@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import may_stop, timed_marks
+from .analysis import may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
 
@@ -353,14 +353,20 @@ def _end_check(game, st):
 
 
 def _expire(game, st, until):
-    """Marks that last `until` the end of the turn or round go; in a game that never makes
-    such a mark, nothing is walked."""
-    if not timed_marks(game):
+    """Marks that last `until` the end of the turn or round go. The flow notes while any
+    such mark may be in play (flow.timed, made by Interp.s_mark); without it nothing is
+    walked."""
+    f = st["flow"]
+    if "timed" not in f:
         return
+    timed = False
     for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
+        timed = timed or "turn" in m.values() or "round" in m.values()
+    if not timed:
+        del f["timed"]
 
 
 _MARKS = operator.itemgetter("m")

@@ -869,8 +869,8 @@ class Interp:
             self.move(x, home or "supply", "down" if (pool or deck) else None)
 
     def s_mark(self, s, env):
-        if s[4]:  # a timed mark from an effect outside the game's tables (a scenario's setup)
-            self.g.__dict__["_timed_marks"] = True
+        if s[4]:  # a mark that lasts until the end of the turn or round: the flow looks for it
+            self.st["flow"]["timed"] = True
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["m"][s[3]] = s[4] or "ever"
             self.changed(("M", x, s[3]))

@@ -215,21 +215,19 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
     assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
 
 
-def test_a_timed_mark_made_from_outside_the_games_tables_still_expires():
-    """The duel makes no timed marks itself, so turn ends walk nothing, until an effect from
-    elsewhere (as a scenario's setup or run is) makes one."""
+def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
+    """The flow notes a timed mark when an effect makes one (here an interrupting one, as a
+    scenario's run is) and forgets the note once none is left."""
     from compiler.diagnostics import Pos
     from compiler.dsl import parse
-    from runtime.analysis import timed_marks
     from runtime.flow import interrupt
-    game = game_from("tests/games/duel")           # a fresh copy: what it learns stays with it
-    assert not timed_marks(game)
-    st = new_game(game, 2, 1, first="p1")
+    st = new_game(duel, 2, 1, first="p1")
+    assert "timed" not in st["flow"]               # the duel makes none: turn ends walk nothing
     ir = parse("mark player as dazed until end of turn\nmark player as scarred", lambda l, c: Pos("run", l, c))
-    interrupt(game, st, ir, {"player": "p1"})
-    assert timed_marks(game) and st["e"]["p1"]["m"] == {"dazed": "turn", "scarred": "ever"}
-    apply(game, st, "arm")
-    assert st["e"]["p1"]["m"] == {"scarred": "ever"}
+    interrupt(duel, st, ir, {"player": "p1"})
+    assert st["flow"].get("timed") and st["e"]["p1"]["m"] == {"dazed": "turn", "scarred": "ever"}
+    apply(duel, st, "arm")
+    assert st["e"]["p1"]["m"] == {"scarred": "ever"} and "timed" not in st["flow"]
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
