@@ -26,7 +26,7 @@ class RandomAgent(Agent):
         self.st = {"rng": rng.seed_state(f"agent:{seed}")}
 
     def choose(self, game, st, seat, options):
-        if isinstance(options, Choices):  # a turn's options: only as many checked as the pick needs
+        if type(options) is Choices:  # a turn's options: only as many checked as the pick needs
             return options.sample(self.st)
         return options[rng.below(self.st, len(options))]["id"]
 

@@ -182,23 +182,23 @@ def _resume(game, st, task, fresh=False):
         glet, it = live
     try:
         out = glet.switch()
-        if isinstance(out, continuation.Waiting):
-            raise Suspend(out.decision)
-    except Suspend as s:
+    except Suspend as s:  # a decision asked by an interpreter not running live
+        out = continuation.Waiting(s.decision)
+    except Fail:
+        _restore(st, task["snap"])
+        raise
+    if type(out) is continuation.Waiting:
         # The state stays as it is at the decision, so the chooser sees what the effect
         # has done so far (cards just drawn, for instance). The effect waits live in memory;
         # a saved copy of the state replays it from the snapshot with the answers.
-        if glet and not glet.dead:
+        if not glet.dead:
             continuation.keep(task, glet, it)
-        d = s.decision
+        d = out.decision
         if d["kind"] == "secret":
             d["collected"] = {}
         st["task"] = task
         st["pending"] = d
         return False
-    except Fail:
-        _restore(st, task["snap"])
-        raise
     st["task"] = None
     st["steps"] += 1
     if st["steps"] > game.flow.get("max_steps", 100000):

@@ -72,6 +72,19 @@ def prompt_text(prompt):
     return {"en": en.strip(), "ru": ru.strip()} if sep else {"en": prompt, "ru": prompt}
 
 
+def offered(game, v) -> dict:
+    """Value v as an option of a decision, {"id", "label"}: made once per game and value
+    (with its type: True and 1 are other options) and shared by every decision that offers it."""
+    key = (type(v), v)
+    try:
+        o = game.offered.get(key)
+    except TypeError:  # a list or a table offered as one option: made afresh
+        return {"id": option_id(v), "label": label_of(game, v)}
+    if o is None:
+        o = game.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
+    return o
+
+
 def option_id(v) -> str:
     if v is None:
         return "none"
@@ -1023,15 +1036,21 @@ class Interp:
         return out
 
     def decision(self, who, kind, opts, prompt, pos):
-        return {"who": who, "kind": kind, "prompt": prompt_text(prompt), "at": pos,
-                "options": [{"id": option_id(v), "label": label_of(self.g, v)} for v in opts]}
+        g = self.g
+        prompts = g.prompts
+        if prompt not in prompts:
+            prompts[prompt] = prompt_text(prompt)
+        p = prompts[prompt]
+        return {"who": who, "kind": kind, "prompt": dict(p) if p is not None else None, "at": pos,
+                "options": [offered(g, v) for v in opts]}
 
     def pick(self, who, opts, prompt, pos, optional):
         values = list(opts) + ([None] if optional else [])
         if len(values) == 1 and not optional:
             return values[0]
-        ids = [option_id(v) for v in values]
-        a = self.answer(self.decision(who, "choose", values, prompt, pos))
+        d = self.decision(who, "choose", values, prompt, pos)
+        ids = [o["id"] for o in d["options"]]
+        a = self.answer(d)
         return values[ids.index(a)] if a in ids else values[0]
 
     def s_choose(self, s, env):
@@ -1081,7 +1100,7 @@ class Interp:
         result = {p: None for p in choosers}
         if ask:
             a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,
-                             "options": {p: [{"id": option_id(v), "label": label_of(self.g, v)} for v in o] for p, o in ask.items()}})
+                             "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]

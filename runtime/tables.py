@@ -43,6 +43,8 @@ class Game:
         self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
         self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
+        self.offered = {}  # (type, value) -> the value as a decision's option (interpreter.offered)
+        self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
         self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
         self.unremembered = set()  # those whose memory was judged not to pay
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
