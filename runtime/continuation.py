@@ -6,12 +6,10 @@ saved or loaded has other task objects, finds nothing here, and replays.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from greenlet import getcurrent, greenlet
 
 LIMIT = 64  # live tasks kept; the oldest is dropped (and would replay if answered later)
-_live: OrderedDict = OrderedDict()
+_live: dict = {}  # id(task) -> (task, greenlet, interpreter), the oldest first
 _idle: list = []  # greenlets whose last task ended, each waiting for the next
 
 
@@ -45,10 +43,10 @@ def _serve():
 
 
 def keep(task, glet, it) -> None:
+    _live.pop(id(task), None)  # kept again: now the newest
     _live[id(task)] = (task, glet, it)
-    _live.move_to_end(id(task))
-    while len(_live) > LIMIT:
-        _live.popitem(last=False)
+    if len(_live) > LIMIT:
+        del _live[next(iter(_live))]
 
 
 def take(task):
