@@ -42,7 +42,7 @@ def decision(game, st):
     """The pending decision with its options, or None when the game is over."""
     d = st["pending"]
     if d is not None and d["kind"] == "action":
-        d = dict(d, options=list(Choices(game, st, d)))
+        d = dict(d, options=Choices(game, st, d).options())
     return d
 
 
@@ -70,11 +70,14 @@ def apply(game, st, choice: str, seat: str | None = None, options=None):
     else:
         if seat is not None and seat != d["who"]:
             raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
-        opts = None
         if d["kind"] == "action":
             opts = options if type(options) is Choices and options.d is d and options.st is st else Choices(game, st, d)
-        if not (opts.legal(choice) if opts is not None else choice in [o["id"] for o in d["options"]]):
-            ids = [o["id"] for o in (opts if opts is not None else d["options"])]
+            ok = opts.legal(choice)
+        else:
+            opts = d["options"]
+            ok = choice in [o["id"] for o in opts]
+        if not ok:
+            ids = [o["id"] for o in opts]
             raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
         st["history"].append([d["who"], choice])
         answer = choice
@@ -352,7 +355,7 @@ def _end_check(game, st):
     return st["over"]
 
 
-def _expire(game, st, until):
+def _expire(st, until):
     """Marks that last `until` the end of the turn or round go. The flow notes while any
     such mark may be in play (flow.timed, made by Interp.s_mark); without it nothing is
     walked."""
@@ -493,7 +496,7 @@ def advance(game, st):
                 return
         elif stage == "turn_over":
             # marks that last until the end of the turn are still there for turn_end triggers
-            _expire(game, st, "turn")
+            _expire(st, "turn")
             f["i"] += 1
             f["stage"] = "turn_start"
         elif stage == "phase_end":
@@ -507,7 +510,7 @@ def advance(game, st):
             if not _event(game, st, "round_end", {"player": st["first"]}):
                 return
         elif stage == "round_over":
-            _expire(game, st, "round")
+            _expire(st, "round")
             f["stage"] = "round_start"
         elif stage == "scoring":
             return

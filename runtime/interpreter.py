@@ -1037,11 +1037,9 @@ class Interp:
 
     def decision(self, who, kind, opts, prompt, pos):
         g = self.g
-        prompts = g.prompts
-        if prompt not in prompts:
-            prompts[prompt] = prompt_text(prompt)
-        p = prompts[prompt]
-        return {"who": who, "kind": kind, "prompt": dict(p) if p is not None else None, "at": pos,
+        if prompt not in g.prompts:
+            g.prompts[prompt] = prompt_text(prompt)
+        return {"who": who, "kind": kind, "prompt": g.prompts[prompt], "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
     def pick(self, who, opts, prompt, pos, optional):
