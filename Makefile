@@ -3,8 +3,8 @@
 # else the first python3 on PATH. Debian's is built with profile-guided and link-time
 # optimisation and plays games 15-30% faster than a plain source build such as pyenv's
 # (bench/play.py prints which one ran). Any CPython 3.11 or newer works: `make PY=...`.
-PY ?= $(shell for p in /usr/bin/python3 python3; do \
-  "$$p" -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo "$$p"; break; }; done)
+PY ?= $(firstword $(shell for p in /usr/bin/python3 python3; do \
+  "$$p" -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && echo "$$p"; done) python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
