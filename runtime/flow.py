@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import may_stop
+from .analysis import check_cost, may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
 
@@ -293,13 +293,27 @@ class Choices(Sequence):
                 ph, p = self.phase, self.d["who"]
                 ok = "can_pass" not in ph or bool(self.it.ev_settled(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
                     or not self.any_action()
+            elif choice not in self.d["actions"]:
+                ok = False
             else:
-                ok = choice in self.d["actions"] and bool(self.it.action_allowed(choice, self.d["who"]))
+                act = self.game.actions[choice]
+                # an action with neither condition nor cost may always be taken
+                ok = ("if" not in act and not act.get("cost")) or bool(self.it.action_allowed(choice, self.d["who"]))
             self.known[choice] = ok
         return ok
 
     def any_action(self) -> bool:
-        return any(self.legal(a) for a in self.d["actions"])
+        """Whether some action may be taken: any will do, so the cheapest to check go first."""
+        cheap = self.game.__dict__.get("_cheap_first")
+        if cheap is None:
+            cheap = self.game.__dict__["_cheap_first"] = {}
+        ph = self.phase["id"]
+        order = cheap.get(ph)
+        if order is None:
+            acts = self.phase["actions"]
+            order = cheap[ph] = sorted(acts, key=lambda a: (check_cost(self.game, self.game.actions[a]), acts.index(a)))
+        acts = self.d["actions"]
+        return any(self.legal(a) for a in order if a in acts)
 
     def sample(self, rng_state) -> str:
         """A uniform pick among the legal options, by the generator of `rng_state`."""

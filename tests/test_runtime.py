@@ -444,6 +444,22 @@ def test_random_bots_take_only_legal_options_in_every_content_game(name):
     assert turns == 60 or st["scores"] is not None
 
 
+def test_whether_a_turn_goes_on_is_found_by_checking_the_cheapest_conditions_first(tmp_path, monkeypatch):
+    """Any one legal action keeps the turn going: an action with no condition and no cost,
+    last in the phase, answers that without a condition worked out; the options stay whole."""
+    from runtime.interpreter import Interp
+    game = _duel_variant(tmp_path, "flow:\n", "  - id: rest\n    name: {en: Rest, ru: Отдых}\n"
+                         "    effect: |\n      gain 1 vp\n\nflow:\n")
+    assert game.flow["phases"][0]["actions"][-1] == "rest"
+    checked = []
+    real = Interp.action_allowed
+    monkeypatch.setattr(Interp, "action_allowed", lambda it, aid, p: checked.append(aid) or real(it, aid, p))
+    st = new_game(game, 2, 1, first="p1")
+    assert st["pending"]["kind"] == "action" and checked == []
+    assert [o["id"] for o in decision(game, st)["options"]] == _eager_options(game, st)
+    assert "rest" in [o["id"] for o in decision(game, st)["options"]]
+
+
 def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
     from runtime.flow import choices
     st = new_game(duel, 2, "vouch", first="p1")
