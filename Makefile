@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`. Both set themselves up.
 # The Python the venv is made from: the system's python3 where there is one that makes venvs,
 # else the first python3 on PATH. Debian's is built with profile-guided and link-time
-# optimisation and plays games 15-30% faster than a plain source build such as pyenv's
+# optimisation and plays games 22-35% faster than a plain source build such as pyenv's
 # (bench/play.py prints which one ran). Any CPython 3.11 or newer works: `make PY=...`.
 PY ?= $(firstword $(shell for p in /usr/bin/python3 python3; do \
   "$$p" -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && echo "$$p"; done) python3)
