@@ -52,14 +52,9 @@ def machine() -> str:
 
 
 def _build() -> str:
-    """Where the interpreter came from: an optimised build (profile-guided, as Debian's) plays
-    games markedly faster than a plain one built from source, as pyenv's is by default."""
-    import sysconfig
-    home = getattr(sys, "_base_executable", sys.executable)
-    args = sysconfig.get_config_var("CONFIG_ARGS") or ""
-    if "--enable-optimizations" in args:
-        return f"{home}, optimised"
-    return home
+    """Which interpreter ran (a venv's own): an optimised build such as Debian's plays games
+    markedly faster than a plain one built from source, as pyenv's is by default."""
+    return getattr(sys, "_base_executable", sys.executable)
 
 
 def yardstick() -> str:

@@ -212,33 +212,39 @@ _USABLE_NODES = 50
 _LOOPS = {"gen", "comp", "for", "repeat", "while"}
 
 
-def check_cost(game, act) -> int:
-    """A fixed, rough measure of the work of deciding whether an action may be taken: the IR
-    nodes of its condition and cost, with those of the procedures they call, a loop's body
-    counted several times. Where any one legal action will do, the cheap ones are tried first."""
-    cache = game.__dict__.setdefault("_check_cost", {})
-    key = id(act)
-    if key not in cache:
-        cache[key] = sum(_cost(game, r, set()) for r in condition_roots(act))
-    return cache[key]
+def cheap_first(game, phase) -> list:
+    """A phase's actions, those cheapest to check first (in the phase's order where alike):
+    where any one legal action will do, the cheap ones are tried first.
+
+    The measure is fixed and rough: the IR nodes of an action's condition and cost, with
+    those of the procedures they call, a loop's body counted several times."""
+    cache = game.__dict__.setdefault("_cheap_first", {})
+    order = cache.get(phase["id"])
+    if order is None:
+        procs = {}  # procedure id -> its nodes, each worked out once
+        order = cache[phase["id"]] = sorted(phase["actions"], key=lambda a: sum(
+            _cost(game, r, procs) for r in condition_roots(game.actions[a])))
+    return order
 
 
-def _cost(game, n, calling) -> int:
-    """The nodes of IR n, as check_cost counts them; `calling` guards against recursion."""
+def _cost(game, n, procs) -> int:
+    """The nodes of IR n, as cheap_first counts them. A procedure still being counted (one
+    that calls itself) counts nothing where it is called again."""
     if type(n) is dict:
-        return sum(_cost(game, v, calling) for v in n.values())
+        return sum(_cost(game, v, procs) for v in n.values())
     if type(n) is not list:
         return 0
     if not (len(n) > 1 and type(n[0]) is str and type(n[1]) is str and n[1].count(":") >= 2):
-        return sum(_cost(game, x, calling) for x in n)
+        return sum(_cost(game, x, procs) for x in n)
     op = n[0]
-    inner = sum(_cost(game, x, calling) for x in n[2:])
+    inner = sum(_cost(game, x, procs) for x in n[2:])
     if op in _LOOPS:
         inner *= _LOOP_TIMES
-    if op in ("call", "gen") and n[2] in game.procedures and n[2] not in calling:
-        calling.add(n[2])
-        inner += _cost(game, game.procedures[n[2]]["effect"], calling)
-        calling.discard(n[2])
+    if op in ("call", "gen") and n[2] in game.procedures:
+        if n[2] not in procs:
+            procs[n[2]] = 0
+            procs[n[2]] = _cost(game, game.procedures[n[2]]["effect"], procs)
+        inner += procs[n[2]]
     elif op == "call" and n[2] == "usable":
         inner += _USABLE_NODES
     return 1 + inner

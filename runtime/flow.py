@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import check_cost, may_stop
+from .analysis import cheap_first, may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
 
@@ -304,16 +304,8 @@ class Choices(Sequence):
 
     def any_action(self) -> bool:
         """Whether some action may be taken: any will do, so the cheapest to check go first."""
-        cheap = self.game.__dict__.get("_cheap_first")
-        if cheap is None:
-            cheap = self.game.__dict__["_cheap_first"] = {}
-        ph = self.phase["id"]
-        order = cheap.get(ph)
-        if order is None:
-            acts = self.phase["actions"]
-            order = cheap[ph] = sorted(acts, key=lambda a: (check_cost(self.game, self.game.actions[a]), acts.index(a)))
         acts = self.d["actions"]
-        return any(self.legal(a) for a in order if a in acts)
+        return any(self.legal(a) for a in cheap_first(self.game, self.phase) if a in acts)
 
     def sample(self, rng_state) -> str:
         """A uniform pick among the legal options, by the generator of `rng_state`."""
