@@ -118,7 +118,9 @@ def test(paths, select, verbose):
 @click.option("--agent", default="random", show_default=True,
               help="random, first or greedy for every seat, or a mix like p1=greedy,random")
 @click.option("--json", "as_json", is_flag=True)
-def simulate(game, games, seed, players, workers, agent, as_json):
+@click.option("--profile", is_flag=True,
+              help="also show which lines of the content take the time (the games are played in one process)")
+def simulate(game, games, seed, players, workers, agent, as_json, profile):
     """Play N games with bots and report win rates, scores and lengths."""
     from runtime.simulate import simulate as sim, render
     try:
@@ -126,12 +128,37 @@ def simulate(game, games, seed, players, workers, agent, as_json):
     except UsageError as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
+    if profile:
+        from runtime.profile import attach
+        attach(g)
     result = sim(g, games, seed, players, workers, agent, progress=not as_json)
     if as_json:
         click.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
         render(result)
+        if profile:
+            from runtime.profile import render as render_profile
+            render_profile(result["profile"], games, _source_lines(game))
     sys.exit(1 if result["errors"] else 0)
+
+
+def _source_lines(game: str):
+    """position -> the text of that line of the game's content, where its folder is known."""
+    folder = game if os.path.isdir(game) else os.path.join("content", game)
+    if game.endswith(".json") or not os.path.isdir(folder):
+        return None
+
+    def line(pos: str):
+        file, n, _col = pos.rsplit(":", 2) if pos.count(":") >= 2 else (pos, "0", "0")
+        try:
+            with open(os.path.join(folder, file), encoding="utf-8") as fh:
+                for i, text in enumerate(fh, 1):
+                    if i == int(n):
+                        return text.strip()
+        except (OSError, ValueError):
+            return None
+        return None
+    return line
 
 
 @main.command()

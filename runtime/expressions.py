@@ -24,11 +24,15 @@ def compiled(game, e):
     cache = game.closures
     f = cache.get(id(e))
     if f is None:
-        f = cache[id(e)] = _compile(game, e)
+        f = _compile(game, e)
+        if game.profile is not None and id(e) in game.profile.roots:  # a condition clocked on its own
+            f = game.profile.clocked(f, *game.profile.roots[id(e)])
+        cache[id(e)] = f
         game.__dict__.setdefault("_keep", []).append(e)  # ids stay valid while cached
     return f
 
 
+_FIRST = ("F",)  # the read of the first player (as Interp notes it)
 _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "face_up", "contents", "seat", "count"}
 # Built-in attributes of a thing in play, read without the general lookup.
 _FAST_BUILTINS = {
@@ -40,6 +44,7 @@ _FAST_BUILTINS = {
     "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
+    "seat": lambda it, x: it.st["players"].index(x) + 1 if x in it.st["players"] else None,
 }
 
 
@@ -189,7 +194,7 @@ def _compile(game, e):
                     return made.get(x) or _own_zone(made, x, n)
                 return it.attr(x, n, pos)
             return owned
-        if n in _FAST_BUILTINS and n not in game.counters:
+        if n in _FAST_BUILTINS and n not in game.counters and n not in game.owned_zones:
             read = _FAST_BUILTINS[n]
 
             def builtin(it, env):
@@ -393,6 +398,16 @@ def _name_slow(game, n, e):
     """A name the caller did not bind, as Interp.e_name reads it. A counter of the game, a zone
     of the game or a fixed id is read here straight away: e_name would test the names of the
     flow first, then come to the same (these tables never change during a game)."""
+    if n == "players":  # the seats from the first player on: asked in most loops over players
+        def players(it, env):
+            st = it.st
+            first = st["first"]
+            if it.track is not None:
+                it.track[_FIRST] = first
+            ps = st["players"]
+            i = ps.index(first) if first in ps else 0
+            return ps[i:] + ps[:i]
+        return players
     if n not in ("players", "others", "round", "first_player", "player_count"):
         if n in game.global_counters:
             def counter(it, env):
@@ -1062,7 +1077,7 @@ def _attr_reader(game, n, pos):
                 return holder(it, x, locations)
             return it.attr(x, n, pos)
         return location
-    if n in _FAST_BUILTINS and n not in game.counters:
+    if n in _FAST_BUILTINS and n not in game.counters and n not in game.owned_zones:
         read = _FAST_BUILTINS[n]
 
         def builtin(it, x):

@@ -1122,6 +1122,8 @@ def _body(game, block):
     if len(block) == 1 and block[0][0] == "return" and block[0][2] is not None:
         e, spos = block[0][2], block[0][1]
         f = compiled(game, e)
+        if game.profile is not None:  # clocked as the statement it is (runtime/profile.py)
+            f = game.profile.clocked(f, spos, "return")
         epos, op = e[1], e[0]
         deep = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
         long = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"

@@ -49,6 +49,9 @@ def seat_agents(spec: str, seats) -> dict:
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
     players = players or game.players_min
     jobs = [(i, seed, players, agent) for i in range(n)]
+    prof = game.profile
+    if prof is not None:  # clocks are read in this process: the games are played here
+        workers = 1
     results = []
     bar = None
     if progress:
@@ -77,13 +80,16 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
                 _SHARED.pop("game", None)
         else:
             for j in jobs:
-                results.append(play_one(game, *j))
+                results.append(play_one(game, *j) if prof is None else prof.timed(lambda: play_one(game, *j)))
                 if bar:
                     bar.advance(task)
     finally:
         if bar:
             bar.stop()
-    return summarise(game, results, n, seed, players, agent)
+    out = summarise(game, results, n, seed, players, agent)
+    if prof is not None:
+        out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines()}
+    return out
 
 
 _SHARED = {}

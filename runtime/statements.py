@@ -28,6 +28,8 @@ def _block(game, block):
     from .interpreter import STEP_BUDGET, GameFault
 
     steps = [(_statement(game, s), s[1]) for s in block]
+    if game.profile is not None:  # each statement clocked (runtime/profile.py)
+        steps = [(game.profile.clocked(f, pos, s[0]), pos) for (f, pos), s in zip(steps, block)]
     msg = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
     if not steps:
         return lambda it, env: None

@@ -40,6 +40,7 @@ class Game:
         self.options = data["game"].get("options") or {}
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
+        self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
         self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
         self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
