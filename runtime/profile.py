@@ -93,13 +93,14 @@ def attach(game) -> Profile:
 def render(profile: dict, games: int, source=None) -> None:
     """The profile of `simulate` as a table; `source(position)` gives a line's text, if known."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
     con = Console()
     t = Table("share", "runs a game", "where", "what", title=f"where the time of {games} games goes")
     for r in profile["lines"]:
         text = source(r["at"]) if source else None
-        t.add_row(f"{r['share']:.1%}", f"{r['runs_per_game']:g}", escape(r["at"]), escape(text or r["what"]))
+        # as plain text: content may hold what rich would read as markup or an emoji code
+        t.add_row(f"{r['share']:.1%}", f"{r['runs_per_game']:g}", Text(r["at"]), Text(text or r["what"]))
     con.print(t)
     con.print(f"the content's lines took {profile['in_lines']:.0%} of the time; the rest is the flow's, "
               "the bots' and the runtime's own work between them. Shares are of time measured, "

@@ -55,3 +55,12 @@ def test_the_command_shows_the_lines_that_take_the_time():
     assert "where the time of 3 games goes" in out.output
     assert "draw 2 from blades to p.hand" in out.output  # the line's own text, from the content
     assert "took" in out.output and "of the time" in out.output
+
+
+def test_a_line_is_shown_as_written(capsys):
+    from runtime.profile import render
+    profile = {"lines": [{"at": "cards.yaml:100:7", "what": "return", "share": 0.5, "runs_per_game": 3}],
+               "in_lines": 0.5}
+    render(profile, 1, lambda pos: "return [c for c in p.hand where c.cost > 0]")
+    out = capsys.readouterr().out
+    assert "[c for c in p.hand" in out and "cards.yaml:100:7" in out  # not read as markup or an emoji
