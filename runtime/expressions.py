@@ -937,6 +937,34 @@ def loop_filter(game, where, var):
     return keep
 
 
+def fixed_candidates(game, src, where, var):
+    """`for each x in every K where x.a == "v" and ...` with `a` printed on the things (see
+    _fixed_values): the things of K in play that have that value, in table order, as
+    `things(it)`. Those are the only ones the first condition lets through, and which they
+    are never changes, so they are picked out once. Reads what `every K` reads. None for
+    other loops."""
+    if src[0] != "every" or src[2] == "player" or where is None:
+        return None
+    first = _conjuncts(where)[0]
+    quick = _attr_test(game, first, var)
+    if quick is None or quick[1] is not _TESTS["=="] or quick[2][0] not in ("num", "str", "none"):
+        return None
+    table = _fixed_values(game, first[3][3])
+    if table is None:
+        return None
+    want, ids = _literal(quick[2]), game.of_kind.get(src[2], [])
+    picked = [x for x in ids if table.get(x) == want]
+    live = _in_play(game, src)
+
+    def things(it):
+        now = live(it)
+        if now is ids:  # nothing of K is out of the game
+            return picked
+        out = set(now)
+        return [x for x in picked if x in out]
+    return things
+
+
 def _fixed_values(game, n):
     """Thing in play -> its attribute n, where no change of the state can change it: its type,
     its kind, or an attribute printed on it. Each value is the one _attr_reader reads for that

@@ -8,7 +8,7 @@ the interpreter's own handler. Content still cannot run Python.
 """
 from __future__ import annotations
 
-from .expressions import compiled, loop_filter
+from .expressions import compiled, fixed_candidates, loop_filter
 
 _CATCH = (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError)
 
@@ -135,12 +135,13 @@ def _statement(game, s):
     if op == "for":
         var, src, where, body = s[2], _guarded(game, s[3]), s[4], _block(game, s[5])
         quick = loop_filter(game, where, var) if where is not None else None
+        picked = fixed_candidates(game, s[3], where, var) if quick is not None else None
         if quick is not None:
             wpos, wop = where[1], where[0]
 
             def for_quick(it, env):
                 try:
-                    for x in list(it.items(src(it, env))):
+                    for x in picked(it) if picked is not None else list(it.items(src(it, env))):
                         env[var] = x
                         try:
                             if not quick(it, env, x):
