@@ -789,6 +789,15 @@ def _quick_filter(game, e, where, var, C, src=None):
         return tests
 
     def checker(tests):
+        if not tests:
+            return _pass_all
+        if len(tests) == 1 and tests[0][0] is not None and type(tests[0][2]) is not _Later:
+            (rd, test, want), = tests
+
+            def other(it, inner, x):  # the usual one more condition, without the loop
+                return test(rd(it, x), want)
+            return other
+
         def others(it, inner, x):
             for rd, test, want in tests:
                 if rd is None:
@@ -824,7 +833,10 @@ def _quick_filter(game, e, where, var, C, src=None):
     # Where nothing depends on the caller's names or waits to be worked out, the filter is
     # made once here rather than for every loop.
     fixed = None
-    if all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest):
+    static = all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest)
+    if static:
+        tests0 = tests_for({})  # the same for every loop: made once
+        checkers0 = {0: checker(tests0), 1: checker(tests0[1:])}
         if kind == "none":
             fixed = checker(tests_for({}))
         elif kind == "literal":
@@ -841,13 +853,14 @@ def _quick_filter(game, e, where, var, C, src=None):
             value = [rhs(it, env)]
         else:
             value = []
-        tests = tests_for(env)
+        tests = tests0 if static else tests_for(env)
+        check = checkers0[0] if static else checker(tests)
         if kind == "none":
-            return checker(tests), source(it, env)
+            return check, source(it, env)
         if index is not None:
             if not value:
                 if not live(it):
-                    return checker(tests), ()
+                    return check, ()
                 value.append(rhs(it, env))
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
@@ -855,15 +868,19 @@ def _quick_filter(game, e, where, var, C, src=None):
                         and type(tests[0][2]) is not _Later:
                     sub = _narrowed(it, index, value[0], narrow, tests[0])
                     if sub is not None:
-                        return checker(tests[1:]), sub
-                return checker(tests), group
+                        return checkers0[1] if static else checker(tests[1:]), sub
+                return check, group
         if table is not None:
             v = value[0]
             # a generator: each thing is tested just before the loop comes to it, and
             # `first(...)` stops at the first thing that has it
-            return checker(tests), (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
+            return check, (x for x in source(it, env) if (table[x] if x in table else read(it, x)) == v)
         return keeper(value, tests), source(it, env)
     return start
+
+
+def _pass_all(it, inner, x):
+    return True
 
 
 def group_by(it, things, read):
