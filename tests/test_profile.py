@@ -64,3 +64,4 @@ def test_a_line_is_shown_as_written(capsys):
     render(profile, 1, lambda pos: "return [c for c in p.hand where c.cost > 0]")
     out = capsys.readouterr().out
     assert "[c for c in p.hand" in out and "cards.yaml:100:7" in out  # not read as markup or an emoji
+
