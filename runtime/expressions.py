@@ -24,7 +24,7 @@ def compiled(game, e):
     cache = game.closures
     f = cache.get(id(e))
     if f is None:
-        f = _compile(game, e)
+        f = _compile(game, e) if game.profile is None else game.profile.aside(_compile, game, e)
         if game.profile is not None and id(e) in game.profile.roots:  # a condition clocked on its own
             f = game.profile.clocked(f, *game.profile.roots[id(e)])
         cache[id(e)] = f

@@ -88,7 +88,8 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
             bar.stop()
     out = summarise(game, results, n, seed, players, agent)
     if prof is not None:
-        out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines()}
+        out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines(),
+                          "building": round(prof.building / (prof.total or 1), 4)}
     return out
 
 

@@ -18,7 +18,7 @@ def compiled_block(game, block):
     cache = game.blocks
     f = cache.get(id(block))
     if f is None:
-        f = _block(game, block)
+        f = _block(game, block) if game.profile is None else game.profile.aside(_block, game, block)
         cache[id(block)] = f
         game.__dict__.setdefault("_keep", []).append(block)  # ids stay valid while cached
     return f
