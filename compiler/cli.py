@@ -132,13 +132,17 @@ def simulate(game, games, seed, players, workers, agent, as_json, profile):
         from runtime.profile import attach
         attach(g)
     result = sim(g, games, seed, players, workers, agent, progress=not as_json)
+    source = _source_lines(game) if profile else None
+    if source:
+        for row in result["profile"]["lines"]:
+            row["text"] = source(row["at"])
     if as_json:
         click.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
         render(result)
         if profile:
             from runtime.profile import render as render_profile
-            render_profile(result["profile"], games, _source_lines(game))
+            render_profile(result["profile"], games)
     sys.exit(1 if result["errors"] else 0)
 
 

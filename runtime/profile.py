@@ -108,15 +108,15 @@ def attach(game) -> Profile:
     return prof
 
 
-def render(profile: dict, games: int, source=None) -> None:
-    """The profile of `simulate` as a table; `source(position)` gives a line's text, if known."""
+def render(profile: dict, games: int) -> None:
+    """The profile of `simulate` as a table: each line's own text where it came along (`text`)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
     con = Console()
     t = Table("share", "runs a game", "where", "what", title=f"where the time of {games} games goes")
     for r in profile["lines"]:
-        text = source(r["at"]) if source else None
+        text = r.get("text")
         # as plain text: content may hold what rich would read as markup or an emoji code
         t.add_row(f"{r['share']:.1%}", f"{r['runs_per_game']:g}", Text(r["at"]), Text(text or r["what"]))
     con.print(t)

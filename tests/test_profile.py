@@ -61,9 +61,18 @@ def test_the_command_shows_the_lines_that_take_the_time():
 
 def test_a_line_is_shown_as_written(capsys):
     from runtime.profile import render
-    profile = {"lines": [{"at": "cards.yaml:100:7", "what": "return", "share": 0.5, "runs_per_game": 3}],
-               "in_lines": 0.5}
-    render(profile, 1, lambda pos: "return [c for c in p.hand where c.cost > 0]")
+    profile = {"lines": [{"at": "cards.yaml:100:7", "what": "return", "share": 0.5, "runs_per_game": 3,
+                          "text": "return [c for c in p.hand where c.cost > 0]"}], "in_lines": 0.5}
+    render(profile, 1)
     out = capsys.readouterr().out
     assert "[c for c in p.hand" in out and "cards.yaml:100:7" in out  # not read as markup or an emoji
 
+
+
+def test_the_json_profile_carries_each_lines_text():
+    import json
+    out = CliRunner().invoke(main, ["simulate", DUEL, "-n", "2", "--profile", "--json"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)["profile"]["lines"]
+    assert rows and all(set(r) >= {"at", "what", "share", "runs_per_game", "text"} for r in rows)
+    assert "draw 2 from blades to p.hand" in [r["text"] for r in rows]
