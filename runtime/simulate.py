@@ -120,12 +120,14 @@ def summarise(game, results, n, seed, players, agent) -> dict:
         if not r["winners"] or len(r["winners"]) > 1:
             ties += 1
     per_seat = {}
+    bins = score_bins([r["scores"][p] for r in ok for p in seats])
     for p in seats:
         sc = [r["scores"][p] for r in ok]
         per_seat[p] = {"win_rate": round(wins[p] / len(ok), 4) if ok else 0,
                        "score_mean": round(statistics.fmean(sc), 3) if sc else 0,
                        "score_median": statistics.median(sc) if sc else 0,
-                       "score_min": min(sc) if sc else 0, "score_max": max(sc) if sc else 0}
+                       "score_min": min(sc) if sc else 0, "score_max": max(sc) if sc else 0,
+                       "score_histogram": histogram(sc, bins)}
     actions = Counter()
     for r in ok:
         actions.update(r["actions"])
@@ -140,11 +142,38 @@ def summarise(game, results, n, seed, players, agent) -> dict:
     return {
         "game": game.id, "games": n, "seed": seed, "players": players, "agent": agent,
         "finished": len(ok), "errors": [{"game": r["i"], "error": r["error"]} for r in errors],
-        "no_winner_or_shared": ties, "seats": per_seat, "factions": factions,
+        "no_winner_or_shared": ties, "seats": per_seat, "score_bins": bins, "factions": factions,
         "rounds": {"mean": round(statistics.fmean(rounds), 3) if rounds else 0, "min": min(rounds, default=0), "max": max(rounds, default=0)},
         "decisions": {"mean": round(statistics.fmean(decisions), 3) if decisions else 0, "max": max(decisions, default=0)},
         "top_actions": [[a, c] for a, c in sorted(actions.items(), key=lambda kv: (-kv[1], kv[0]))[:10]],
     }
+
+
+def score_bins(scores) -> dict:
+    """The bins every seat's scores are counted in, from the lowest score to the highest:
+    a bin a point where there are at most 12 points, else 12 bins of equal width."""
+    lo, hi = (min(scores), max(scores)) if scores else (0, 0)
+    whole = all(float(x).is_integer() for x in scores)
+    return {"from": lo, "to": hi, "count": int(hi - lo) + 1 if whole and hi - lo < 12 else 12}
+
+
+def histogram(scores, bins) -> list:
+    """How many of the scores fall in each of the bins (see score_bins)."""
+    lo, hi, k = bins["from"], bins["to"], bins["count"]
+    width = 1 if k == int(hi - lo) + 1 else (hi - lo) / k
+    out = [0] * k
+    for x in scores:
+        out[min(k - 1, int((x - lo) / width))] += 1
+    return out
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(counts) -> str:
+    """Counts as bars, the tallest full: a seat's scores at a glance."""
+    top = max(counts, default=0)
+    return "".join(_BARS[0 if not c else max(1, round(c * 8 / top))] for c in counts) if top else ""
 
 
 def render(result) -> None:
@@ -153,9 +182,12 @@ def render(result) -> None:
     con = Console()
     con.print(f"[bold]{result['game']}[/bold]: {result['finished']}/{result['games']} games finished "
               f"({result['players']} players, {result['agent']} bots, seed {result['seed']})")
-    t = Table("seat", "win rate", "mean score", "median", "min", "max")
+    b = result.get("score_bins")
+    t = Table("seat", "win rate", "mean score", "median", "min", "max",
+              f"scores {b['from']} to {b['to']}" if b else "scores")
     for p, s in result["seats"].items():
-        t.add_row(p, f"{s['win_rate']:.1%}", f"{s['score_mean']:.2f}", str(s["score_median"]), str(s["score_min"]), str(s["score_max"]))
+        t.add_row(p, f"{s['win_rate']:.1%}", f"{s['score_mean']:.2f}", str(s["score_median"]), str(s["score_min"]),
+                  str(s["score_max"]), sparkline(s.get("score_histogram", [])))
     con.print(t)
     if result.get("factions"):
         ft = Table("faction", "games", "win rate")

@@ -498,3 +498,17 @@ def test_a_random_games_log_replays_to_its_final_state_in_a_fresh_game(name):
         log = json.loads(json.dumps(make_log(game, st, 2, seed)))
         again = replay(game_from(f"content/{name}"), log)  # nothing remembered from the live game
         assert again["log"] == st["log"] and state_hash(again) == log["final_hash"]
+
+
+def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
+    from runtime.simulate import histogram, score_bins, simulate
+    r = simulate(duel, 30, seed=5, players=2)
+    b = r["score_bins"]
+    assert b["from"] == min(s["score_min"] for s in r["seats"].values())
+    assert b["to"] == max(s["score_max"] for s in r["seats"].values())
+    for s in r["seats"].values():
+        assert sum(s["score_histogram"]) == r["finished"] and len(s["score_histogram"]) == b["count"]
+    # a bin a point while there are few; twelve of equal width past that, the highest in the last
+    assert histogram([0, 1, 1, 3], score_bins([0, 1, 1, 3])) == [1, 2, 0, 1]
+    wide = score_bins([0, 24, 5])
+    assert wide["count"] == 12 and histogram([0, 24, 5], wide) == [1, 0, 1] + [0] * 8 + [1]
