@@ -23,7 +23,8 @@ class Profile:
         self.inner = [0]  # time of the lines running inside the one that runs now, one per level
         self.total = 0  # nanoseconds of play measured, see timed
         self.building = 0  # nanoseconds of that spent making closures, once per game: see aside
-        self._making = 0
+        self._making = 0  # closures being made now, one inside another (see aside)
+        self.roots = {}  # id of a condition clocked on its own -> (position, what): see attach
 
     def clocked(self, f, pos, what):
         """f(it, env) with its own time and its runs noted under `pos`."""
@@ -87,7 +88,7 @@ def attach(game) -> Profile:
     game.closures.clear()
     game.blocks.clear()
     game.bodies.clear()
-    roots = {}  # id of a condition the runtime evaluates on its own -> (position, what)
+    roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
         if "if" in act:
             roots[id(act["if"])] = (act["if"][1], f"condition of {aid}")
@@ -104,7 +105,6 @@ def attach(game) -> Profile:
     for k in ("score", "tiebreak", "wins", "faction"):
         if k in game.scoring:
             roots[id(game.scoring[k])] = (game.scoring[k][1], f"{k} of scoring")
-    prof.roots = roots
     return prof
 
 
