@@ -1113,10 +1113,7 @@ _UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose m
 _FIRST = ("F",)
 _ROUND = ("R",)
 _TRIAL = 100  # look-ups of one procedure (action, condition) in the game's memory before it is judged
-# The share of those look-ups whose value must be found again for memory to pay. Measured by
-# instructions a game: at 0.3, A Study in Emerald -7%, the other games -1% to -2%, against 0.5;
-# lower remembers what seldom comes back, and Night City pays for it (+5% at 0.0).
-_FOUND_AGAIN = 0.3
+_FOUND_AGAIN = 0.5  # the share of those look-ups whose value must be found again for memory to pay
 _KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
