@@ -153,8 +153,8 @@ def _source_lines(game: str):
         return None
 
     def line(pos: str):
-        file, n, _col = pos.rsplit(":", 2) if pos.count(":") >= 2 else (pos, "0", "0")
         try:
+            file, n, _col = pos.rsplit(":", 2)
             with open(os.path.join(folder, file), encoding="utf-8") as fh:
                 for i, text in enumerate(fh, 1):
                     if i == int(n):

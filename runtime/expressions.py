@@ -32,7 +32,6 @@ def compiled(game, e):
     return f
 
 
-_FIRST = ("F",)  # the read of the first player (as Interp notes it)
 _BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "face_up", "contents", "seat", "count"}
 # Built-in attributes of a thing in play, read without the general lookup.
 _FAST_BUILTINS = {
@@ -399,15 +398,7 @@ def _name_slow(game, n, e):
     of the game or a fixed id is read here straight away: e_name would test the names of the
     flow first, then come to the same (these tables never change during a game)."""
     if n == "players":  # the seats from the first player on: asked in most loops over players
-        def players(it, env):
-            st = it.st
-            first = st["first"]
-            if it.track is not None:
-                it.track[_FIRST] = first
-            ps = st["players"]
-            i = ps.index(first) if first in ps else 0
-            return ps[i:] + ps[:i]
-        return players
+        return lambda it, env: it.order()
     if n not in ("players", "others", "round", "first_player", "player_count"):
         if n in game.global_counters:
             def counter(it, env):
@@ -836,11 +827,11 @@ def _quick_filter(game, e, where, var, C, src=None):
     static = all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest)
     if static:
         tests0 = tests_for({})  # the same for every loop: made once
-        checkers0 = {0: checker(tests0), 1: checker(tests0[1:])}
+        check0, check0_rest = checker(tests0), checker(tests0[1:])
         if kind == "none":
-            fixed = checker(tests_for({}))
+            fixed = check0
         elif kind == "literal":
-            fixed = keeper([_literal(rhs_ir)], tests_for({}))
+            fixed = keeper([_literal(rhs_ir)], tests0)
         if fixed is not None and index is None and table is None:
             return lambda it, env, plain, source: (fixed, source(it, env))
 
@@ -854,7 +845,7 @@ def _quick_filter(game, e, where, var, C, src=None):
         else:
             value = []
         tests = tests0 if static else tests_for(env)
-        check = checkers0[0] if static else checker(tests)
+        check = check0 if static else checker(tests)
         if kind == "none":
             return check, source(it, env)
         if index is not None:
@@ -868,7 +859,7 @@ def _quick_filter(game, e, where, var, C, src=None):
                         and type(tests[0][2]) is not _Later:
                     sub = _narrowed(it, index, value[0], narrow, tests[0])
                     if sub is not None:
-                        return checkers0[1] if static else checker(tests[1:]), sub
+                        return check0_rest if static else checker(tests[1:]), sub
                 return check, group
         if table is not None:
             v = value[0]

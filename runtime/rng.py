@@ -13,18 +13,9 @@ def seed_state(seed) -> int:
     return s ^ 0x9E3779B97F4A7C15
 
 
-def next64(state: dict) -> int:
-    z = (state["rng"] + 0x9E3779B97F4A7C15) & MASK
-    state["rng"] = z
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
-
-
 def below(state: dict, n: int) -> int:
-    """A uniform integer in [0, n) by rejection, so no value is favoured.
-
-    next64 written out in place: this is called for every die, shuffle step and bot pick."""
+    """A uniform integer in [0, n) by rejection, so no value is favoured. One splitmix64
+    step a try, written out here: this is called for every die, shuffle step and bot pick."""
     if n <= 1:
         return 0
     limit = MASK - (MASK + 1) % n

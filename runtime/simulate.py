@@ -153,14 +153,14 @@ def score_bins(scores) -> dict:
     """The bins every seat's scores are counted in, from the lowest score to the highest:
     a bin a point where there are at most 12 points, else 12 bins of equal width."""
     lo, hi = (min(scores), max(scores)) if scores else (0, 0)
-    whole = all(float(x).is_integer() for x in scores)
-    return {"from": lo, "to": hi, "count": int(hi - lo) + 1 if whole and hi - lo < 12 else 12}
+    if all(float(x).is_integer() for x in scores) and hi - lo < 12:
+        return {"from": lo, "to": hi, "count": int(hi - lo) + 1, "width": 1}
+    return {"from": lo, "to": hi, "count": 12, "width": (hi - lo) / 12}
 
 
 def histogram(scores, bins) -> list:
     """How many of the scores fall in each of the bins (see score_bins)."""
-    lo, hi, k = bins["from"], bins["to"], bins["count"]
-    width = 1 if k == int(hi - lo) + 1 else (hi - lo) / k
+    lo, k, width = bins["from"], bins["count"], bins["width"]
     out = [0] * k
     for x in scores:
         out[min(k - 1, int((x - lo) / width))] += 1
