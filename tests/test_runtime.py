@@ -512,5 +512,5 @@ def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
     assert histogram([0, 1, 1, 3], score_bins([0, 1, 1, 3])) == [1, 2, 0, 1]
     wide = score_bins([0, 24, 5])
     assert wide["count"] == 12 and histogram([0, 24, 5], wide) == [1, 0, 1] + [0] * 8 + [1]
-    half = score_bins([0, 11.5, 6])  # scores that are not whole: twelve bins, not one a point
-    assert half["count"] == 12 and histogram([0, 11.5, 6], half) == [1] + [0] * 5 + [1] + [0] * 4 + [1]
+    half = score_bins([0, 11.5, 2.9])  # scores that are not whole: twelve bins of 11.5/12, not one a point
+    assert half["count"] == 12 and histogram([0, 11.5, 2.9], half) == [1, 0, 0, 1] + [0] * 7 + [1]
