@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	@# bytecode made once here: where PYTHONDONTWRITEBYTECODE is set, every command would compile it again
-	$(BIN)/python -m compileall -q compiler runtime >/dev/null
+	$(BIN)/python -m compileall -q rulepress compiler runtime >/dev/null
 	@$(MAKE) --no-print-directory system
 	touch $(STAMP)
 
@@ -36,13 +36,13 @@ system:
 # and again when a schema changes.
 SCHEMA_CODE := compiler/_schemas/__init__.py
 $(SCHEMA_CODE): $(STAMP) $(wildcard schemas/*.json) compiler/schemacode.py
-	$(BIN)/python -m compiler.schemacode
+	$(BIN)/python -m rulepress.compiler.schemacode
 	$(BIN)/python -m compileall -q compiler/_schemas >/dev/null
 
 # The built-in rulebook templates compiled, in a folder named after the toolchain (compiler/buildcache.py).
 TEMPLATE_CODE := compiler/_templates/.made
 $(TEMPLATE_CODE): $(STAMP) $(SCHEMA_CODE) $(wildcard compiler/*.py compiler/templates/* runtime/*.py schemas/*.json)
-	$(BIN)/python -m compiler.buildcache
+	$(BIN)/python -m rulepress.compiler.buildcache
 	touch $(TEMPLATE_CODE)
 
 setup: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)

@@ -25,12 +25,12 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from compiler.pipeline import compile_game  # noqa: E402
-from runtime.agents import RandomAgent, step  # noqa: E402
-from runtime.flow import new_game  # noqa: E402
-from runtime.interpreter import Interp  # noqa: E402
-from runtime.state import clone  # noqa: E402
-from runtime.tables import Game  # noqa: E402
+from rulepress.compiler.pipeline import compile_game  # noqa: E402
+from rulepress.runtime.agents import RandomAgent, step  # noqa: E402
+from rulepress.runtime.flow import new_game  # noqa: E402
+from rulepress.runtime.interpreter import Interp  # noqa: E402
+from rulepress.runtime.state import clone  # noqa: E402
+from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import machine, yardstick  # noqa: E402

@@ -28,15 +28,15 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 t0 = time.perf_counter()
-from compiler import dsl  # noqa: E402
+from rulepress.compiler import dsl  # noqa: E402
 T_IMPORT = time.perf_counter() - t0
 
 
 def collect(folders):
     """(how, text, where) of every effect the checker parses in these folders; `how` is
     "parse" for statements, "parse_expr" for an expression alone."""
-    from compiler import model
-    from compiler.pipeline import check_game
+    from rulepress.compiler import model
+    from rulepress.compiler.pipeline import check_game
     seen = []
     real = model.parse, model.parse_expr
     model.parse = lambda text, where, *met: seen.append(("parse", text, where)) or real[0](text, where, *met)
@@ -109,13 +109,13 @@ def main():
 
     setup = []
     t0 = time.perf_counter()
-    from compiler import lalr  # Lark, loaded where a statement is new
-    setup.append(f"import compiler.lalr: {(time.perf_counter() - t0) * 1000:.1f} ms")
+    from rulepress.compiler import lalr  # Lark, loaded where a statement is new
+    setup.append(f"import rulepress.compiler.lalr: {(time.perf_counter() - t0) * 1000:.1f} ms")
     for name in ("_quick", "parser"):  # the quick parser, the standard one
         t0 = time.perf_counter()
         getattr(lalr, name)()
         setup.append(f"{name}(): {(time.perf_counter() - t0) * 1000:.1f} ms")
-    print(f"import compiler.dsl: {T_IMPORT * 1000:.1f} ms; " + "; ".join(setup))
+    print(f"import rulepress.compiler.dsl: {T_IMPORT * 1000:.1f} ms; " + "; ".join(setup))
 
     effects = collect(args.games)
     print(f"{len(effects)} effects")

@@ -16,9 +16,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from compiler.pipeline import compile_game  # noqa: E402
-from runtime.simulate import simulate  # noqa: E402
-from runtime.tables import Game  # noqa: E402
+from rulepress.compiler.pipeline import compile_game  # noqa: E402
+from rulepress.runtime.simulate import simulate  # noqa: E402
+from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import machine, yardstick  # noqa: E402  the same lines about the machine as the compiler benchmark

@@ -110,7 +110,7 @@ def edit(path, _n=0) -> None:
 def in_process_revalidate(game, cache_dir, runs) -> list:
     """Edit-and-validate inside one interpreter: the cost of the check itself."""
     os.environ["RULEPRESS_CACHE_DIR"] = cache_dir
-    from compiler.cache import validate_game
+    from rulepress.compiler.cache import validate_game
     validate_game(game)
     out = []
     target = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[len(os.listdir(game)) // 2])

@@ -68,7 +68,7 @@ def checker_version() -> str:
         for names in re.findall(r"^\s*from \. import ([\w, ]+)", text, re.M):
             todo += [os.path.join(base, n.strip() + ".py") for n in names.split(",")]
         # the checker shares a few runtime modules (the IR walker)
-        todo += [os.path.join(runtime, n + ".py") for n in re.findall(r"^\s*from runtime\.(\w+) import", text, re.M)]
+        todo += [os.path.join(runtime, n + ".py") for n in re.findall(r"^\s*from \.\.runtime\.(\w+) import", text, re.M)]
     h = hashlib.sha1(f"{FORMAT}".encode())
     paths = sorted(seen) + [os.path.join(here, "dsl.lark")]
     paths += [os.path.join(SCHEMA_DIR, n) for n in sorted(os.listdir(SCHEMA_DIR)) if n.endswith(".json")]

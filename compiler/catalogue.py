@@ -1,7 +1,7 @@
 """Every error and warning code: what it means, a wrong example and the right one.
 
 `rulepress explain CODE` prints one entry; docs/errors.md is all of them, made by
-`python -m compiler.catalogue > docs/errors.md` (a test keeps the two the same).
+`python -m rulepress.compiler.catalogue > docs/errors.md` (a test keeps the two the same).
 
 Each example is a whole content file. Unless `alone` is set it is added, as `file`
 (default extra.yaml), to the tutorial game docs/tutorial/race; with `alone` it is the only
@@ -512,7 +512,7 @@ def render_doc() -> str:
     out = ["# Errors and warnings", "",
            "Every finding of `rulepress validate` is one line `FILE:LINE:COL: error|warning: CODE message`.",
            "`rulepress explain CODE` prints the entry below for CODE. Errors stop a build; warnings do not.",
-           "This file is generated: `python -m compiler.catalogue > docs/errors.md`.", ""]
+           "This file is generated: `python -m rulepress.compiler.catalogue > docs/errors.md`.", ""]
     for prefix, heading in _GROUPS:
         out += [f"# {prefix}: {heading}", ""]
         for code in sorted(c for c in CATALOGUE if c[0] == prefix):

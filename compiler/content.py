@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.resources
 import json
 import os
 from dataclasses import dataclass, field
@@ -10,7 +11,8 @@ from .diagnostics import Pos, Report, did_you_mean
 from . import source
 from .source import PMap, PList, decode, encode, load_file, locate
 
-SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas")
+# Found through the package (`rulepress.schemas`, shipped as data), never a path above it.
+SCHEMA_DIR = str(importlib.resources.files(__package__.rpartition(".")[0] + ".schemas"))
 MANIFEST = "game.yaml"
 LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
                  "procedures", "triggers", "icons")

@@ -8,7 +8,7 @@ from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .parallel import in_two
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
-from runtime.analysis import ir_nodes as _walk
+from ..runtime.analysis import ir_nodes as _walk
 
 from .source import PMap, PStr
 

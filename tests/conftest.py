@@ -3,8 +3,8 @@ import os
 
 import pytest
 
-from compiler.pipeline import compile_game
-from runtime.tables import Game
+from rulepress.compiler.pipeline import compile_game
+from rulepress.runtime.tables import Game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

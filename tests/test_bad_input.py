@@ -15,7 +15,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from compiler.cli import main
+from rulepress.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
@@ -256,7 +256,7 @@ def test_the_command_itself_prints_no_traceback():
             fh.write("icons: " + "[" * 10_000 + "]" * 10_000 + "\n")
         with open(os.path.join(folder, "bad.yaml"), "wb") as fh:
             fh.write(b"procedures:\n  - id: p\n    effect: gain 99999999999999 position\n  - id: q\n    effect: \xff\n")
-        proc = subprocess.run([sys.executable, "-m", "compiler.cli", "validate", folder],
+        proc = subprocess.run([sys.executable, "-m", "rulepress", "validate", folder],
                               capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr

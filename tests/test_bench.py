@@ -13,7 +13,7 @@ def test_the_ceiling_benchmark_says_the_same_rule_as_the_content():
     import ceiling
     game = ceiling.fresh_game()
     sample = ceiling.states(game, 120)
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     got = [bool(Interp(game, st).ev(game.actions[ceiling.ACTION]["if"], {"player": p, "this": ceiling.ACTION}))
            for st, p in sample]
     assert got == [ceiling.can_claim_somewhere(game, st, p) for st, p in sample]

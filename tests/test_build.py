@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from compiler.pipeline import build, compile_game
+from rulepress.compiler.pipeline import build, compile_game
 from tests.conftest import ROOT
 
 GAMES = sorted(d for d in os.listdir(os.path.join(ROOT, "content"))
@@ -60,10 +60,10 @@ def test_committed_build_is_fresh(name):
 @pytest.mark.parametrize("name", ["android", "study-in-emerald", "arkham-horror", "night-city"])
 def test_a_model_built_without_the_reporting_checks_gives_the_same_tables(name):
     """A build whose findings are known leaves out the checks that only report."""
-    from compiler.codegen import tables, to_json
-    from compiler.content import load_game
-    from compiler.diagnostics import Report
-    from compiler.model import build_model
+    from rulepress.compiler.codegen import tables, to_json
+    from rulepress.compiler.content import load_game
+    from rulepress.compiler.diagnostics import Report
+    from rulepress.compiler.model import build_model
     folder = os.path.join(ROOT, "content", name)
     checked = build_model(load_game(folder, Report()), Report())
     known = build_model(load_game(folder, Report(), check=False), Report(), check=False)
@@ -74,7 +74,7 @@ def test_game_json_is_the_sorted_dump_of_the_tables_with_their_hash():
     import hashlib
     import json
 
-    from compiler.codegen import _dump, to_json
+    from rulepress.compiler.codegen import _dump, to_json
     t = {"protos": {"b": {"effect": [["gain", "a.yaml:1:2", ["num", "a.yaml:1:7", 2.5], "gold", None]], "name": {"ru": "Ёж\n«»"}},
                     "a": {"attrs": {"z": True, "y": [1, -0.0, 1e100, "\u0001"]}}},
          "format": 1, "empty": {}, "list": [{"b": 1, "a": {}}], "content_hash": "an old one"}

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from compiler import buildcache
-from compiler.pipeline import build
+from rulepress.compiler import buildcache
+from rulepress.compiler.pipeline import build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -99,8 +99,8 @@ def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_b
 
 
 def test_the_built_in_templates_come_compiled_with_the_toolchain(game, made, tmp_path, monkeypatch):
-    from compiler.outputs import warm_templates
-    from compiler.rulebook import all_compiled, environment
+    from rulepress.compiler.outputs import warm_templates
+    from rulepress.compiler.rulebook import all_compiled, environment
     assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # an empty cache folder
     monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
     assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # no cache at all
@@ -115,7 +115,7 @@ def test_the_built_in_templates_come_compiled_with_the_toolchain(game, made, tmp
 
 
 def test_a_build_leaves_a_games_own_templates_compiled_and_a_changed_one_is_not(game, tmp_path):
-    from compiler.rulebook import all_compiled, environment
+    from rulepress.compiler.rulebook import all_compiled, environment
     own = os.path.join(game, "templates")
     os.makedirs(own)
     with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
@@ -158,8 +158,8 @@ def test_no_cache_keeps_nothing(game, tmp_path, monkeypatch):
 
 
 def test_a_build_after_validate_takes_its_findings_instead_of_checking_again(game, tmp_path, monkeypatch):
-    from compiler import content
-    from compiler.cache import validate_game
+    from rulepress.compiler import content
+    from rulepress.compiler.cache import validate_game
     with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
         fh.write("procedures:\n  - id: spare\n    effect: |\n      log \"unused\"\n")
     want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)
@@ -175,7 +175,7 @@ def test_a_build_after_validate_takes_its_findings_instead_of_checking_again(gam
 
 
 def test_a_build_after_a_validate_with_errors_writes_nothing(game, tmp_path, monkeypatch):
-    from compiler.cache import validate_game
+    from rulepress.compiler.cache import validate_game
     with open(os.path.join(game, "extra.yaml"), "w", encoding="utf-8") as fh:
         fh.write("cards:\n  - id: broken\n    deck: nowhere\n    effect: |\n      gain 1 nothing_at_all\n")
     _want, want_rep = fresh(game, str(tmp_path / "c"), monkeypatch)

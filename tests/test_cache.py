@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from compiler import cache
-from compiler.diagnostics import Pos
-from compiler.pipeline import check_game
+from rulepress.compiler import cache
+from rulepress.compiler.diagnostics import Pos
+from rulepress.compiler.pipeline import check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -206,8 +206,8 @@ def test_a_changed_checker_forgets_the_cache(game, monkeypatch):
 
 
 def test_build_reuses_parsed_statements_and_gives_the_same_bytes(game, monkeypatch):
-    from compiler import dsl
-    from compiler.pipeline import compile_game
+    from rulepress.compiler import dsl
+    from rulepress.compiler.pipeline import compile_game
     monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
     plain = compile_game(game)[0]
     monkeypatch.delenv("RULEPRESS_NO_CACHE")
@@ -221,7 +221,7 @@ def test_build_reuses_parsed_statements_and_gives_the_same_bytes(game, monkeypat
 
 
 def test_statements_read_back_that_are_not_ir_are_left_out():
-    from compiler import dsl
+    from rulepress.compiler import dsl
     found = {"gain 1 x\n": ["not", "\x00zz"], "lose 1 x\n": 3, 7: [], "stop\n": [["stop", "\x001:1"]]}
     known = dict(dsl._PIECES)
     try:
@@ -235,7 +235,7 @@ def test_statements_read_back_that_are_not_ir_are_left_out():
 
 
 def test_a_changed_checker_parses_every_effect_again(game, monkeypatch):
-    from compiler import dsl, parallel
+    from rulepress.compiler import dsl, parallel
     monkeypatch.setattr(parallel, "cores", lambda: 1)  # count every parse in this process
     cached(game)
     parses = []

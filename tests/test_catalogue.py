@@ -10,9 +10,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from compiler.catalogue import CATALOGUE, render, render_doc
-from compiler.cli import main
-from compiler.pipeline import check_game
+from rulepress.compiler.catalogue import CATALOGUE, render, render_doc
+from rulepress.cli import main
+from rulepress.compiler.pipeline import check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
@@ -21,7 +21,7 @@ CODE = re.compile(r"""["']([A-Z]\d{3})["']""")
 
 def codes_in_source() -> set[str]:
     found = set()
-    for package in ("compiler", "runtime"):
+    for package in ("compiler", "runtime", "rulepress"):
         folder = os.path.join(ROOT, package)
         for name in os.listdir(folder):
             if name.endswith(".py") and name != "catalogue.py":
@@ -54,11 +54,11 @@ def test_every_entry_is_complete():
 
 def test_docs_errors_md_is_what_the_catalogue_renders():
     with open(os.path.join(ROOT, "docs", "errors.md"), encoding="utf-8") as fh:
-        assert fh.read() == render_doc(), "regenerate: python -m compiler.catalogue > docs/errors.md"
+        assert fh.read() == render_doc(), "regenerate: python -m rulepress.compiler.catalogue > docs/errors.md"
 
 
 def test_the_module_prints_the_doc():
-    out = subprocess.run([sys.executable, "-m", "compiler.catalogue"], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "rulepress.compiler.catalogue"], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     assert out == render_doc()
 

@@ -2,7 +2,7 @@
 import os
 import textwrap
 
-from compiler.pipeline import check_game
+from rulepress.compiler.pipeline import check_game
 
 
 def _game(tmp_path, body: str):

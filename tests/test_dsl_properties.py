@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.diagnostics import Pos
-from compiler.dsl import MAX_NEST, DslError, parse, parse_expr
-from compiler.names import VERBS
-from compiler.pipeline import check_game
+from rulepress.compiler.diagnostics import Pos
+from rulepress.compiler.dsl import MAX_NEST, DslError, parse, parse_expr
+from rulepress.compiler.names import VERBS
+from rulepress.compiler.pipeline import check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
@@ -277,7 +277,7 @@ def test_valid_effects_nested_in_blocks_still_parse(text, depth):
 # quick way is not sure of. Both must give the same IR, and the quick way must not give up on
 # ordinary effects, or all the speed is gone.
 
-from compiler import dsl, lalr  # noqa: E402
+from rulepress.compiler import dsl, lalr  # noqa: E402
 
 
 def both_ways(text):
@@ -402,9 +402,9 @@ def test_an_expression_from_pieces_is_the_expression_parsed_whole(text):
 
 def content_sites():
     """Every DSL text of every content game and of the tutorial (see model._effect_sites)."""
-    from compiler import model
-    from compiler.content import load_game
-    from compiler.diagnostics import Report
+    from rulepress.compiler import model
+    from rulepress.compiler.content import load_game
+    from rulepress.compiler.diagnostics import Report
     games = [os.path.join(ROOT, "content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))]
     for folder in games + [RACE]:
         if os.path.isfile(os.path.join(folder, "game.yaml")):
@@ -414,7 +414,7 @@ def content_sites():
 
 
 def test_facts_from_statements_are_the_facts_of_the_whole_effect():
-    from compiler import model
+    from rulepress.compiler import model
     checked = 0
     for site in content_sites():
         result = model._parse_one(site)

@@ -5,11 +5,11 @@ import random
 import pytest
 
 from conftest import content_games, game_from
-from runtime.agents import RandomAgent, step
-from runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
-from runtime.flow import new_game
-from runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _known
-from runtime.state import clone
+from rulepress.runtime.agents import RandomAgent, step
+from rulepress.runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
+from rulepress.runtime.flow import new_game
+from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _known
+from rulepress.runtime.state import clone
 
 
 def _keys(game):
@@ -128,8 +128,8 @@ def test_a_remembered_value_reads_a_grouping_as_one_read_and_sees_it_change():
 def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
     """`x.side == p and x.location == d`, d by d, is answered from a second grouping kept in
     the interpreter: after any change it must give what a look at every thing gives."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse_expr
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
     loop = parse_expr("[c for c in every character where c.side == p and c.location == d]",
                       lambda l, c: Pos("t", l, c))
@@ -152,8 +152,8 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
 def test_every_kind_reads_only_the_removed_things_of_its_kind():
     """`every K` notes ("X", K), the things of kind K taken out of the game: a value that walked
     it still holds when a thing of another kind is taken out, and not when one of K is."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse_expr
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
     every = parse_expr("every character", lambda l, c: Pos("t", l, c))
     other = next(k for k in game.of_kind if k != "character")
@@ -207,7 +207,7 @@ def test_a_loop_by_a_printed_value_walks_the_things_a_look_at_each_would_let_thr
     """`for each x in every K where x.a == "v" and ...` walks only the things of K whose printed
     `a` is v, picked out once per game: they must be those a look at every thing in play finds,
     in the same order, also while some of them lie out of the game."""
-    from runtime.expressions import fixed_candidates
+    from rulepress.runtime.expressions import fixed_candidates
     game = game_from(f"content/{name}")
     rnd = random.Random(f"picked:{name}")
     st = new_game(game, game.players_min if game.players_min > 1 else 2, f"picked:{name}")

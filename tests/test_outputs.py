@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from compiler import codegen, outputs, parallel, rulebook
-from compiler.pipeline import build, compile_tables
+from rulepress.compiler import codegen, outputs, parallel, rulebook
+from rulepress.compiler.pipeline import build, compile_tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -119,8 +119,8 @@ def _nodes(v):
 def test_statements_parsed_from_one_text_are_alike_but_for_positions(folder, game):
     """The rulebook puts a statement into words once per text it was parsed from (see said):
     every node of game.json found by a statement's position and op is that statement's like."""
-    from compiler.pipeline import _compiled
-    from compiler.said import shape
+    from rulepress.compiler.pipeline import _compiled
+    from rulepress.compiler.said import shape
     t, _gid, _report, texts = _compiled(game if folder == "synthetic" else os.path.join(ROOT, folder))
     if t is None:
         pytest.skip(f"{folder} does not build")
@@ -136,7 +136,7 @@ def test_statements_parsed_from_one_text_are_alike_but_for_positions(folder, gam
 
 @pytest.mark.parametrize("folder", GAMES)
 def test_rulebooks_are_the_same_with_the_statements_texts_or_without(folder):
-    from compiler.pipeline import _compiled
+    from rulepress.compiler.pipeline import _compiled
     t, _gid, _report, texts = _compiled(os.path.join(ROOT, folder))
     if t is None:
         pytest.skip(f"{folder} does not build")

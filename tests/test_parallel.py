@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from compiler import content, parallel
-from compiler.diagnostics import Report
-from compiler.pipeline import check_game
-from compiler.source import load_file
+from rulepress.compiler import content, parallel
+from rulepress.compiler.diagnostics import Report
+from rulepress.compiler.pipeline import check_game
+from rulepress.compiler.source import load_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -122,7 +122,7 @@ def test_forked_parsing_reports_what_one_process_reports(broken_game, monkeypatc
 
 
 def test_effects_checked_in_two_processes_report_what_one_process_reports(broken_game, monkeypatch):
-    from compiler import model
+    from rulepress.compiler import model
     monkeypatch.setattr(model, "CHECK_IN_TWO", 2)  # any game is big enough
     started = []
     real = parallel.start
@@ -187,7 +187,7 @@ def test_the_fast_schema_check_agrees_with_the_explaining_one():
 
 
 def test_loading_in_two_processes_reports_what_one_process_reports(broken_game, monkeypatch):
-    from compiler import cache
+    from rulepress.compiler import cache
     # the child's share (the last file) also gets mistakes of YAML and of the schema
     path = os.path.join(broken_game, "cards_002.yaml")
     with open(path, encoding="utf-8") as fh:
@@ -209,7 +209,7 @@ def test_loading_in_two_processes_reports_what_one_process_reports(broken_game, 
 
 
 def test_a_child_that_cannot_load_its_share_only_costs_time(broken_game, monkeypatch):
-    from compiler import cache
+    from rulepress.compiler import cache
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)
     def nothing():  # the child sent nothing
         return None
@@ -221,7 +221,7 @@ def test_a_child_that_cannot_load_its_share_only_costs_time(broken_game, monkeyp
 
 
 def test_games_loaded_in_two_compile_to_the_same_bytes(tmp_path, monkeypatch):
-    from compiler.pipeline import compile_game
+    from rulepress.compiler.pipeline import compile_game
     folder = generate(str(tmp_path / "synthetic"), cards=600, files=3, seed=9)
     monkeypatch.setattr(content, "AHEAD_BYTES", 0)
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "a"))
@@ -248,7 +248,7 @@ def _same(a, b, path="") -> None:
 
 def test_a_loaded_file_handed_over_as_plain_data_is_the_same_file():
     import marshal
-    from compiler.source import decode, encode
+    from rulepress.compiler.source import decode, encode
     games = os.path.join(ROOT, "content")
     files = sorted(os.path.join(dp, f) for dp, _d, fs in os.walk(games) for f in fs if f.endswith(".yaml"))
     assert len(files) > 20
@@ -260,7 +260,7 @@ def test_a_loaded_file_handed_over_as_plain_data_is_the_same_file():
 @pytest.fixture
 def checked(tmp_path, monkeypatch):
     """A game checked by validate, which loaded a share of its files in a second process."""
-    from compiler import cache
+    from rulepress.compiler import cache
     if parallel.cores() < 2:
         pytest.skip("one core: nothing is loaded in a second process")
     folder = generate(str(tmp_path / "synthetic"), cards=600, files=4, seed=9)
@@ -271,8 +271,8 @@ def checked(tmp_path, monkeypatch):
 
 
 def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(checked, tmp_path, monkeypatch):
-    from compiler import cache, source
-    from compiler.pipeline import compile_game
+    from rulepress.compiler import cache, source
+    from rulepress.compiler.pipeline import compile_game
     folder = checked
     kept = cache.loaded_files(folder)
     assert kept and len(kept) < len(os.listdir(folder))  # the child's share, as it sent it
@@ -290,7 +290,7 @@ def test_a_build_after_validate_rebuilds_the_files_the_check_loaded_in_two(check
 
 
 def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(checked, tmp_path, monkeypatch):
-    from compiler import cache
+    from rulepress.compiler import cache
     folder = checked
     kept = cache.loaded_files(folder)
     changed = sorted(kept)[0]
@@ -302,7 +302,7 @@ def test_a_kept_file_that_changed_or_a_broken_keep_is_loaded_again(checked, tmp_
         fh.truncate(100)
     assert cache.loaded_files(folder) == {}
     # plain data of another shape: each such file is loaded from its YAML
-    from compiler.pipeline import compile_game
+    from rulepress.compiler.pipeline import compile_game
     assert not cache.validate_game(folder).errors  # (a build then takes the files from the keep)
     with open(path, "wb") as fh:
         fh.write(marshal.dumps({"version": cache.checker_version(),
@@ -318,7 +318,7 @@ def test_an_unknown_icon_is_found_in_the_files_of_either_process(broken_game, mo
     """A file whose text has no `[` cannot hold an icon, and is not walked for one; an escape
     that spells `[` counts as one, in the files of this process and of the loading child."""
     import re
-    from compiler import cache
+    from rulepress.compiler import cache
     for name, icons in (("cards_000.yaml", "\\x5bnope]"), ("cards_002.yaml", "[tiem] \\x5bnope]")):
         path = os.path.join(broken_game, name)
         with open(path, encoding="utf-8") as fh:

@@ -9,8 +9,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 from click.testing import CliRunner
 
-from compiler.cards import BLEED, CARD_H, CARD_W, PAPER, _slots, card_faces
-from compiler.printing import changed_cards, game_tables, print_game
+from rulepress.compiler.cards import BLEED, CARD_H, CARD_W, PAPER, _slots, card_faces
+from rulepress.compiler.printing import changed_cards, game_tables, print_game
 from tests.conftest import ROOT
 
 pytest.importorskip("weasyprint")
@@ -29,7 +29,7 @@ def _games():
 def _cached_pdf(html, base, path, cache):
     """A PDF of this exact HTML was made before: copy it (unchanged content costs no layout)."""
     import hashlib
-    from compiler.printing import _pdf
+    from rulepress.compiler.printing import _pdf
     key = hashlib.sha256(html.encode("utf-8")).hexdigest()[:20]
     stored = os.path.join(cache, key + ".pdf") if cache else None
     if stored and os.path.exists(stored):
@@ -44,9 +44,9 @@ def _cached_pdf(html, base, path, cache):
 
 def _print_one(job):
     folder, lang, out, cache = job
-    from compiler import cards as card_module
-    from compiler.printing import game_tables as tables_of
-    from compiler.rulebook import render_rulebook
+    from rulepress.compiler import cards as card_module
+    from rulepress.compiler.printing import game_tables as tables_of
+    from rulepress.compiler.rulebook import render_rulebook
     t = tables_of(folder)
     gid = t["game"]["id"]
     written = [_cached_pdf(render_rulebook(t, lang, "html", folder), folder, os.path.join(out, f"{gid}.rulebook.{lang}.pdf"), cache)]
@@ -186,7 +186,7 @@ def test_quantities_become_copies_with_id_and_version_on_each(race):
 
 
 def test_print_command_writes_letter_pdfs_in_the_language_asked(tmp_path):
-    from compiler.cli import main
+    from rulepress.cli import main
     race = os.path.join(ROOT, "docs/tutorial/race")
     res = CliRunner().invoke(main, ["print", race, "--lang", "ru", "--paper", "letter", "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output

@@ -4,11 +4,11 @@ look gives, in any state."""
 import pytest
 
 from conftest import content_games, game_from
-from runtime.agents import RandomAgent, step
-from runtime.analysis import ir_nodes
-from runtime.expressions import _printed_only, compiled
-from runtime.flow import new_game
-from runtime.interpreter import Interp
+from rulepress.runtime.agents import RandomAgent, step
+from rulepress.runtime.analysis import ir_nodes
+from rulepress.runtime.expressions import _printed_only, compiled
+from rulepress.runtime.flow import new_game
+from rulepress.runtime.interpreter import Interp
 
 _PER_THING = {"any_printed", "all_printed", "count_printed"}
 

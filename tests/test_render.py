@@ -3,10 +3,10 @@ import re
 
 import pytest
 
-from compiler.diagnostics import Pos
-from compiler.dsl import parse, parse_expr
-from compiler.names import BUILTIN_ATTRS, FUNCTIONS, VERBS
-from compiler.render import EXPR_OPS, LANGS, Renderer, effect_text, expr_text, ru_declined
+from rulepress.compiler.diagnostics import Pos
+from rulepress.compiler.dsl import parse, parse_expr
+from rulepress.compiler.names import BUILTIN_ATTRS, FUNCTIONS, VERBS
+from rulepress.compiler.render import EXPR_OPS, LANGS, Renderer, effect_text, expr_text, ru_declined
 from tests.conftest import game_from
 
 

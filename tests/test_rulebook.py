@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from compiler.pipeline import build, check_game, compile_game
-from compiler.render import LANGS, Renderer
-from compiler.rulebook import Book, render_rulebook
+from rulepress.compiler.pipeline import build, check_game, compile_game
+from rulepress.compiler.render import LANGS, Renderer
+from rulepress.compiler.rulebook import Book, render_rulebook
 from tests.conftest import ROOT
 
 
@@ -250,7 +250,7 @@ def _cards():
 def test_the_pieces_of_a_rulebook_write_what_its_macros_wrote(fmt):
     from markupsafe import Markup, escape
 
-    from compiler.rulebook import LABELS, HtmlPieces, MarkdownPieces, environment
+    from rulepress.compiler.rulebook import LABELS, HtmlPieces, MarkdownPieces, environment
 
     L = LABELS["en"]
     env = environment(None)

@@ -4,10 +4,10 @@ import json
 import pytest
 from conftest import content_games, game_from
 
-from runtime.agents import RandomAgent, play_out, step
-from runtime.flow import IllegalChoice, apply, decision, new_game, state_hash
-from runtime.interpreter import GameFault
-from runtime.replay import ReplayError, make_log, replay
+from rulepress.runtime.agents import RandomAgent, play_out, step
+from rulepress.runtime.flow import IllegalChoice, apply, decision, new_game, state_hash
+from rulepress.runtime.interpreter import GameFault
+from rulepress.runtime.replay import ReplayError, make_log, replay
 
 
 def _play(game, seed, players=3):
@@ -55,13 +55,13 @@ def test_cost_that_cannot_be_paid_makes_the_action_illegal(duel):
     st["e"]["p1"]["c"]["gold"] = 0
     st["pending"] = None
     st["flow"]["stage"] = "turn_act"
-    from runtime.flow import advance
+    from rulepress.runtime.flow import advance
     advance(duel, st)
     assert "dig" not in [o["id"] for o in decision(duel, st)["options"]]
 
 
 def test_secret_choices_are_collected_hidden_and_revealed_together(duel):
-    from runtime.views import view
+    from rulepress.runtime.views import view
     st = new_game(duel, 2, 8, first="p1")
     apply(duel, st, "duel")
     d = st["pending"]
@@ -77,7 +77,7 @@ def test_secret_choices_are_collected_hidden_and_revealed_together(duel):
 
 def test_threshold_fires_once_when_a_track_reaches_it(duel):
     st = new_game(duel, 2, 1, first="p1")
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     it = Interp(duel, st)
     for _ in range(4):
         it.set_counter(None, "tension", st["g"]["tension"] + 1, "test")
@@ -123,7 +123,7 @@ def test_player_count_outside_the_game_is_refused(duel):
 
 
 def test_simulation_results_do_not_depend_on_worker_count(duel):
-    from runtime.simulate import simulate
+    from rulepress.runtime.simulate import simulate
     a = simulate(duel, 12, seed=4, players=2, workers=1)
     b = simulate(duel, 12, seed=4, players=2, workers=2)
     assert a == b and a["finished"] == 12
@@ -145,8 +145,8 @@ def test_end_game_stops_the_effect_at_once_and_lists_join(tmp_path):
 
 
 def test_on_is_a_key_not_a_boolean(tmp_path):
-    from compiler.diagnostics import Report
-    from compiler.source import load_file
+    from rulepress.compiler.diagnostics import Report
+    from rulepress.compiler.source import load_file
     f = tmp_path / "t.yaml"
     f.write_text("triggers:\n  - id: t\n    on: round_end\n    effect: end game\n")
     rep = Report()
@@ -173,7 +173,7 @@ def test_a_greenlet_runs_the_next_task_once_its_own_has_ended_never_while_it_wai
     it to the next, and one that failed lends nothing."""
     from types import SimpleNamespace
 
-    from runtime import continuation as c
+    from rulepress.runtime import continuation as c
     it = SimpleNamespace()
     waiting = it.glet = c.start(lambda: c.wait(it, "which?"))
     assert waiting.switch().decision == "which?"
@@ -218,9 +218,9 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
 def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
     """The flow notes a timed mark when an effect makes one (here an interrupting one, as a
     scenario's run is) and forgets the note once none is left."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse
-    from runtime.flow import interrupt
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse
+    from rulepress.runtime.flow import interrupt
     st = new_game(duel, 2, 1, first="p1")
     assert "timed" not in st["flow"]               # the duel makes none: turn ends walk nothing
     ir = parse("mark player as dazed until end of turn\nmark player as scarred", lambda l, c: Pos("run", l, c))
@@ -256,7 +256,7 @@ def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch)
     """Pure procedures and action conditions are remembered with what they read; every value
     taken from memory must be the one a fresh evaluation gives in the same state."""
     from tests.conftest import game_from
-    from runtime import interpreter as I
+    from rulepress.runtime import interpreter as I
     game = game_from(folder)
     real = I.Interp.remembered
     checked = []
@@ -291,7 +291,7 @@ def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch)
 def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep():
     """Memory must not change what happens: a call that would nest past the limit fails
     even when the same call was worked out and remembered higher up."""
-    from runtime.interpreter import DEPTH_LIMIT, Interp
+    from rulepress.runtime.interpreter import DEPTH_LIMIT, Interp
     from tests.conftest import game_from
     game = game_from("tests/games/duel")
     P = "t:1:1"
@@ -322,10 +322,10 @@ def test_playing_the_same_game_again_compiles_nothing_new(duel):
 def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
     """`first([...])` stops at the first value the list would hold; `top([...])` works the
     whole list out first. Both must agree, in every state a game passes through."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse_expr
-    from runtime.interpreter import Interp
-    from runtime.state import Zone
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
+    from rulepress.runtime.interpreter import Interp
+    from rulepress.runtime.state import Zone
     from tests.conftest import game_from
     game = game_from(folder)
 
@@ -352,9 +352,9 @@ def test_first_of_a_list_is_the_first_value_of_the_whole_list(folder):
 def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path):
     """A waiting effect keeps what it worked out while nothing else runs; an interruption
     changes the state meanwhile, and the effect must then read the state afresh."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse
-    from runtime.flow import interrupt
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse
+    from rulepress.runtime.flow import interrupt
     game = _duel_variant(tmp_path, "      draw 1 from blades\n",
                          "      draw 1 from blades\n      let before = wealth(player)\n"
                          "      may \"Cash in?\":\n        gain wealth(player) vp\n"
@@ -370,9 +370,9 @@ def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path)
 def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(duel):
     """Looking a value up costs more than reading a few names: a check that reads the players'
     counters is worked out each time; one that calls or walks the things is remembered."""
-    from compiler.diagnostics import Pos
-    from compiler.dsl import parse_expr
-    from runtime.analysis import worth_remembering
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
+    from rulepress.runtime.analysis import worth_remembering
 
     def worth(text):
         return worth_remembering(duel, parse_expr(text, lambda l, c: Pos("t", l, c)))
@@ -385,7 +385,7 @@ def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(due
 def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
     """`within(a, r)`: every other location at most r from a, in table order; each call gives
     a list of its own, so what one caller does with it the next does not see."""
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     from tests.conftest import game_from
     game = game_from("content/android")
     it = Interp(game, new_game(game, 2, 1))
@@ -400,7 +400,7 @@ def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time
 
 def _eager_options(game, st):
     """A turn's options as the rules say them: each action whose condition and cost hold, then pass."""
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     d, phase = st["pending"], game.flow["phases"][st["flow"]["ph"]]
     legal = [a for a in d["actions"] if Interp(game, st).action_allowed(a, d["who"])]
     if not legal or "can_pass" not in phase or Interp(game, st).ev(phase["can_pass"], {"player": d["who"], "phase": phase["id"]}):
@@ -409,8 +409,8 @@ def _eager_options(game, st):
 
 
 def test_a_turns_options_are_worked_out_when_asked_and_a_random_pick_is_always_legal(duel):
-    from runtime import rng
-    from runtime.flow import choices
+    from rulepress.runtime import rng
+    from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "lazy", first="p1")
     st["e"]["p1"]["c"]["gold"] = 0              # dig cannot be paid for
     before = json.dumps(st, sort_keys=True)
@@ -427,7 +427,7 @@ def test_a_turns_options_are_worked_out_when_asked_and_a_random_pick_is_always_l
 
 @pytest.mark.parametrize("name", content_games())
 def test_random_bots_take_only_legal_options_in_every_content_game(name):
-    from runtime.flow import choices
+    from rulepress.runtime.flow import choices
     game = game_from(f"content/{name}")
     st = new_game(game, max(2, game.players_min), "legal")
     bots = {p: RandomAgent(p) for p in st["players"]}
@@ -447,7 +447,7 @@ def test_random_bots_take_only_legal_options_in_every_content_game(name):
 def test_whether_a_turn_goes_on_is_found_by_checking_the_cheapest_conditions_first(tmp_path, monkeypatch):
     """Any one legal action keeps the turn going: an action with no condition and no cost,
     last in the phase, answers that without a condition worked out; the options stay whole."""
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     game = _duel_variant(tmp_path, "flow:\n", "  - id: rest\n    name: {en: Rest, ru: Отдых}\n"
                          "    effect: |\n      gain 1 vp\n\nflow:\n")
     assert game.flow["phases"][0]["actions"][-1] == "rest"
@@ -464,7 +464,7 @@ def test_ranking_conditions_by_cost_counts_each_procedure_once():
     """Forty procedures, each calling the next twice: counted call by call, that would be 2**40
     walks; each is counted once, and a procedure that calls itself counts nothing there."""
     from types import SimpleNamespace
-    from runtime.analysis import cheap_first
+    from rulepress.runtime.analysis import cheap_first
     at = "t:1:1"
     call = lambda name: ["call", at, name, []]  # noqa: E731
     procs = {f"p{i}": {"params": [], "effect": [["return", at, ["and", at, call(f"p{i + 1}"), call(f"p{i + 1}")]]]}
@@ -475,7 +475,7 @@ def test_ranking_conditions_by_cost_counts_each_procedure_once():
 
 
 def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
-    from runtime.flow import choices
+    from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "vouch", first="p1")
     st["e"]["p1"]["c"]["gold"] = 0
     old = choices(duel, st)
@@ -501,7 +501,7 @@ def test_a_random_games_log_replays_to_its_final_state_in_a_fresh_game(name):
 
 
 def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
-    from runtime.simulate import histogram, score_bins, simulate
+    from rulepress.runtime.simulate import histogram, score_bins, simulate
     r = simulate(duel, 30, seed=5, players=2)
     b = r["score_bins"]
     assert b["from"] == min(s["score_min"] for s in r["seats"].values())

@@ -1,10 +1,10 @@
 """A statement is put into words once per game and language, and reads exactly as it would alone."""
 import pytest
 
-from compiler.diagnostics import Pos
-from compiler.dsl import parse
-from compiler.render import LANGS, Renderer
-from compiler.said import Said, shape
+from rulepress.compiler.diagnostics import Pos
+from rulepress.compiler.dsl import parse
+from rulepress.compiler.render import LANGS, Renderer
+from rulepress.compiler.said import Said, shape
 from tests.test_render import STATEMENTS
 
 

@@ -9,9 +9,9 @@ import random
 import fastjsonschema
 import pytest
 
-from compiler import content, schemacode
-from compiler.diagnostics import Report
-from compiler.source import load_file
+from rulepress.compiler import content, schemacode
+from rulepress.compiler.diagnostics import Report
+from rulepress.compiler.source import load_file
 from test_parallel import ROOT, _mutations
 
 

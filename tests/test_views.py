@@ -4,10 +4,10 @@ import os
 
 import pytest
 
-from runtime.agents import RandomAgent, step
-from runtime.flow import apply, new_game
-from runtime.state import zone_name, zone_owner
-from runtime.views import view
+from rulepress.runtime.agents import RandomAgent, step
+from rulepress.runtime.flow import apply, new_game
+from rulepress.runtime.state import zone_name, zone_owner
+from rulepress.runtime.views import view
 from tests.conftest import content_games, game_from
 
 
@@ -75,7 +75,7 @@ def test_a_view_never_carries_the_saved_task(duel):
 
 
 def test_a_thing_shown_to_one_player_stays_hidden_from_the_others_until_it_moves(duel):
-    from runtime.interpreter import Interp
+    from rulepress.runtime.interpreter import Interp
     st = new_game(duel, 3, 4, first="p1")
     it = Interp(duel, st)
     token = st["zones"]["bag"][0]

@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .content import UsageError, find_games
-from .diagnostics import Report
+from .compiler.content import UsageError, find_games
+from .compiler.diagnostics import Report
 
 
 def _print_report(report: Report, fmt: str, checked: int) -> None:
@@ -30,7 +30,7 @@ def _print_report(report: Report, fmt: str, checked: int) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="rulepress")
+@click.version_option(package_name="rulepress", prog_name="rulepress")
 def main():
     """rulepress: board game rules as data."""
 
@@ -41,7 +41,7 @@ def main():
 @click.option("--no-cache", is_flag=True, help="check every file again, ignoring results kept from the last run")
 def validate(paths, fmt, no_cache):
     """Check content: every error and warning at once, as FILE:LINE:COL lines."""
-    from .cache import validate_game
+    from .compiler.cache import validate_game
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
@@ -62,7 +62,7 @@ def validate(paths, fmt, no_cache):
 @click.option("--no-cache", is_flag=True, help="load, check and render everything again, ignoring what earlier runs kept")
 def build(paths, out, no_cache):
     """Compile content into build/<game>/game.json (and the rulebooks)."""
-    from .pipeline import build as do_build
+    from .compiler.pipeline import build as do_build
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
@@ -79,8 +79,8 @@ def build(paths, out, no_cache):
 
 def _load_game(game: str, build_dir="build"):
     """A game by id (built from content/ on the fly) or by path to a folder or game.json."""
-    from runtime.tables import Game
-    from .pipeline import compile_game
+    from .runtime.tables import Game
+    from .compiler.pipeline import compile_game
     if game.endswith(".json") and os.path.isfile(game):
         return Game.load(game)
     folder = game if os.path.isdir(game) else os.path.join("content", game)
@@ -100,7 +100,7 @@ def _load_game(game: str, build_dir="build"):
 @click.option("-v", "--verbose", is_flag=True)
 def test(paths, select, verbose):
     """Run scenario tests: content/<game>/scenarios/*.yaml."""
-    from runtime.scenario import run_paths
+    from .scenario import run_paths
     try:
         ok = run_paths(list(paths) or ["content"], select, verbose, click.echo)
     except UsageError as exc:
@@ -122,14 +122,14 @@ def test(paths, select, verbose):
               help="also show which lines of the content take the time (the games are played in one process)")
 def simulate(game, games, seed, players, workers, agent, as_json, profile):
     """Play N games with bots and report win rates, scores and lengths."""
-    from runtime.simulate import simulate as sim, render
+    from .runtime.simulate import simulate as sim, render
     try:
         g = _load_game(game)
     except UsageError as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
     if profile:
-        from runtime.profile import attach
+        from .runtime.profile import attach
         attach(g)
     result = sim(g, games, seed, players, workers, agent, progress=not as_json)
     source = _source_lines(game) if profile else None
@@ -141,7 +141,7 @@ def simulate(game, games, seed, players, workers, agent, as_json, profile):
     else:
         render(result)
         if profile:
-            from runtime.profile import render as render_profile
+            from .runtime.profile import render as render_profile
             render_profile(result["profile"], games)
     sys.exit(1 if result["errors"] else 0)
 
@@ -174,7 +174,7 @@ def _source_lines(game: str):
 @click.option("--log", "log_path", default=None, help="write the game log here when it ends")
 def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
-    from runtime.terminal import play as tplay
+    from .runtime.terminal import play as tplay
     try:
         g = _load_game(game)
     except UsageError as exc:
@@ -188,7 +188,7 @@ def play(game, players, seed, bots, lang, log_path):
 @click.option("--game", default=None, help="game id or game.json (default: from the log)")
 def replay(log, game):
     """Replay a game log and check it ends in the recorded state."""
-    from runtime.replay import replay_file, ReplayError
+    from .runtime.replay import replay_file, ReplayError
     try:
         msg = replay_file(log, lambda gid: _load_game(game or gid))
     except (ReplayError, UsageError) as exc:
@@ -205,7 +205,7 @@ def replay(log, game):
 @click.option("-o", "--out", default="print", show_default=True, help="output folder")
 def print_cmd(game, langs, paper, changed_since, out):
     """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
-    from .printing import PrintError, print_game
+    from .compiler.printing import PrintError, print_game
     folder = game if os.path.isdir(game) else os.path.join("content", game)
     try:
         written = print_game(folder, langs or ("en",), paper, changed_since, out)
@@ -225,7 +225,7 @@ def print_cmd(game, langs, paper, changed_since, out):
 @click.argument("code", required=False)
 def explain(code):
     """Explain an error code, with a wrong and a right example."""
-    from .catalogue import CATALOGUE, render
+    from .compiler.catalogue import CATALOGUE, render
     if not code:
         for c in sorted(CATALOGUE):
             click.echo(f"{c}  {CATALOGUE[c]['title']}")
@@ -241,7 +241,7 @@ def explain(code):
 @click.option("--editor", is_flag=True, help="write .vscode/settings.json mapping schemas to content files")
 def schema(editor):
     """Show where the JSON Schemas are, or set up an editor to use them."""
-    from .content import SCHEMA_DIR
+    from .compiler.content import SCHEMA_DIR
     if editor:
         os.makedirs(".vscode", exist_ok=True)
         path = os.path.join(".vscode", "settings.json")
@@ -267,7 +267,7 @@ def schema(editor):
 
 def run() -> None:
     """The `rulepress` console script: a command, then an exit that frees nothing (see memory)."""
-    from .memory import command
+    from .compiler.memory import command
     command(main)
 
 

@@ -18,15 +18,15 @@ import glob
 import json
 import os
 
-from compiler.content import find_games
-from compiler.diagnostics import Pos, Report
-from compiler.dsl import DslError, parse, parse_expr
-from compiler.pipeline import compile_game
-from compiler.source import PMap, PStr, load_file
+from .compiler.content import find_games
+from .compiler.diagnostics import Pos, Report
+from .compiler.dsl import DslError, parse, parse_expr
+from .compiler.pipeline import compile_game
+from .compiler.source import PMap, PStr, load_file
 
-from .flow import IllegalChoice, apply, choices, interrupt, new_game, settle
-from .interpreter import Fail, GameFault, GameOver, Interp
-from .tables import Game
+from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, settle
+from .runtime.interpreter import Fail, GameFault, GameOver, Interp
+from .runtime.tables import Game
 
 
 class ScenarioFailure(Exception):

@@ -1,0 +1,4 @@
+"""`python -m rulepress` is the `rulepress` command."""
+from .cli import run
+
+run()

@@ -1,0 +1,1 @@
+"""The JSON Schemas of content files, shipped as package data (`rulepress.schemas`)."""
