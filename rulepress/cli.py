@@ -325,7 +325,7 @@ def run() -> None:
     (worker processes end with it); output cut short by a closed pipe ends it quietly."""
     try:
         try:
-            code = main(standalone_mode=False)
+            code = main(prog_name="rulepress", standalone_mode=False)
         except click.exceptions.Abort as exc:
             if isinstance(exc.__context__, KeyboardInterrupt) or isinstance(exc.__cause__, KeyboardInterrupt):
                 raise KeyboardInterrupt from None
