@@ -13,9 +13,14 @@ from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
 
+def _line(message) -> str:
+    """A message as one line, whatever a path in it holds."""
+    return "rulepress: " + str(message).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _usage(message) -> None:
     """A wrong argument: one line, exit 2, before any work."""
-    click.echo(f"rulepress: {message}", err=True)
+    click.echo(_line(message), err=True)
     sys.exit(2)
 
 
@@ -242,8 +247,10 @@ def replay(log, games):
     try:
         data = read_log(log)
         msg = check_log(_game_for_log(data["game"], games), data)
-    except (ReplayError, UsageError) as exc:
-        click.echo(f"rulepress: {exc}", err=True)
+    except UsageError as exc:  # a --game that names no game
+        _usage(exc)
+    except ReplayError as exc:
+        click.echo(_line(exc), err=True)
         sys.exit(1)
     click.echo(msg)
 
@@ -269,7 +276,7 @@ def print_cmd(game, langs, paper, changed_since, out):
     except UsageError as exc:
         _usage(exc)
     except PrintError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
+        click.echo(_line(exc), err=True)
         sys.exit(1)
     if not written:
         click.echo("nothing to print: no card changed")
@@ -304,7 +311,7 @@ def schema(editor):
     try:
         click.echo(add_schemas(os.path.join(".vscode", "settings.json"), SCHEMA_DIR))
     except EditorError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
+        click.echo(_line(exc), err=True)
         click.echo(exc.snippet)
         sys.exit(1)
 
@@ -317,7 +324,7 @@ def _one_line_usage(exc: click.ClickException) -> None:
     ctx = getattr(exc, "ctx", None)
     where = f" (rulepress {ctx.info_name} -h)" if ctx is not None and ctx.parent is not None else " (rulepress -h)"
     message = " ".join(exc.format_message().split())
-    click.echo(f"rulepress: {message}{where if isinstance(exc, click.UsageError) else ''}", err=True)
+    click.echo(_line(f"{message}{where if isinstance(exc, click.UsageError) else ''}"), err=True)
 
 
 def run() -> None:
@@ -344,7 +351,7 @@ def run() -> None:
         code = 141
     except OSError as exc:  # a file or folder the system refused after the arguments were checked
         where = f"{exc.filename}: " if exc.filename else ""
-        _quietly(lambda: click.echo(f"rulepress: {where}{exc.strerror or exc}", err=True))
+        _quietly(lambda: click.echo(_line(f"{where}{exc.strerror or exc}"), err=True))
         code = 1
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -104,6 +104,11 @@ def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypat
     assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder"]
 
 
+def test_a_path_with_a_line_break_is_still_one_line(capsys, monkeypatch, tmp_path):
+    code, _out, err = rulepress(capsys, monkeypatch, "play", DUEL, "--log", tmp_path / "a\nb" / "log.json")
+    assert code == 2 and "a\\nb" in one_line(err)
+
+
 def test_the_command_with_no_arguments_shows_its_help(capsys, monkeypatch):
     code, _out, err = rulepress(capsys, monkeypatch)
     assert code == 2 and err.startswith("Usage: rulepress") and "Traceback" not in err

@@ -178,6 +178,11 @@ def test_a_log_of_another_game(capsys, monkeypatch, tmp_path, good_log):
     assert "this log is of `duel`, and none of the games given is" in line
 
 
+def test_a_game_option_that_names_no_game_is_a_usage_error(capsys, monkeypatch, tmp_path, good_log):
+    line = refused(capsys, monkeypatch, write(tmp_path, good_log), "--game", str(tmp_path / "nowhere"), code=2)
+    assert "no game" in line
+
+
 def test_the_game_is_found_by_id_in_content_or_build_never_at_a_path(capsys, monkeypatch, tmp_path, good_log):
     monkeypatch.chdir(tmp_path)  # no content/ and no build/ here
     line = refused(capsys, monkeypatch, write(tmp_path, good_log), "--")
