@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 
-MAX_GAMES = 1_000_000  # games one `simulate` plays: their results are all kept in memory
+MAX_GAMES = 100_000  # games one `simulate` plays: every result is kept in memory until the summary
 
 
 class BadArgument(Exception):

@@ -196,7 +196,7 @@ def _group(pgid: int) -> list[int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
-    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "1000000", "--workers", workers],
+    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", "--workers", workers],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
     try:
         deadline = time.monotonic() + 60
@@ -217,6 +217,25 @@ def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
     while _group(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _group(proc.pid) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_at_the_play_prompt_ends_with_130():
+    proc = subprocess.Popen([RULEPRESS, "play", DUEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+    try:
+        seen = b""
+        while b"> " not in seen:  # the table is shown and the prompt waits for a person
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            assert chunk, proc.stderr.read()
+            seen += chunk
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert b"Traceback" not in out + err and err.strip().splitlines()[-1] == b"rulepress: interrupted"
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):
