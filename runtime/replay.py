@@ -60,7 +60,10 @@ def replay(game, log: dict) -> dict:
 def _validator():
     import jsonschema
     text = importlib.resources.files(__package__.rpartition(".")[0] + ".schemas").joinpath("replay.json").read_text("utf-8")
-    return jsonschema.Draft7Validator(json.loads(text))
+    # A whole number is written whole: JSON Schema would take 2.0 for the integer 2.
+    whole = jsonschema.Draft7Validator.TYPE_CHECKER.redefine("integer", lambda _checker, x: type(x) is int)
+    validator = jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=whole)
+    return validator(json.loads(text))
 
 
 def _short(text: str, limit=120) -> str:

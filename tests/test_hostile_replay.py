@@ -80,6 +80,8 @@ SHAPES = [
     ({"choices": [["p1", ""]]}, r"choices\[0\]\[1\]"),
     ({"choices": [{"seat": "p1", "choice": "arm"}]}, r"choices\[0\]: .* is not of type 'array'"),
     ({"players": "two"}, r"players: 'two' is not of type 'integer'"),
+    ({"players": 2.0}, r"players: 2.0 is not of type 'integer'"),
+    ({"players": True}, r"players: True is not of type 'integer'"),
     ({"players": 10**6}, r"players: .* is greater than the maximum"),
     ({"seed": [1, 2]}, r"seed"),
     ({"format": 2}, r"format: 1 was expected"),
