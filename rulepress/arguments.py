@@ -38,15 +38,16 @@ def seats(players: int) -> list[str]:
     return [f"p{i + 1}" for i in range(players)]
 
 
-def check_agents(spec: str, players: int, option: str, bare_allowed: bool = True) -> None:
-    """`greedy`, or a mix like `p1=greedy,random`: every agent known, every seat in the game."""
+def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = False) -> None:
+    """`greedy`, or a mix like `p1=greedy,random`: every agent known, every seat in the game.
+    A bare word names the agent of the other seats (`--agent`), or a seat a random bot plays (`--bots`)."""
     from .runtime.agents import AGENTS
     known = ", ".join(sorted(AGENTS))
     for part in filter(None, (x.strip() for x in spec.split(","))):
         seat, eq, kind = part.partition("=")
         if not eq:
             seat, kind = None, seat
-        if not bare_allowed:  # `--bots p2,p3=greedy`: a bare word is a seat, its bot random
+        if bare_is_seat:
             seat, kind = (part, "random") if seat is None else (seat, kind or "random")
         if seat is not None and seat not in seats(players):
             raise BadArgument(f"{option}: no seat `{seat}` in a {players}-player game (seats p1 to p{players})")

@@ -211,7 +211,7 @@ def play(game, players, seed, bots, lang, log_path):
             check_log_file(log_path, "--log")
         g = _load_game(game)
         check_players(g, players)
-        check_agents(bots, players or g.players_min, "--bots", bare_allowed=False)
+        check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
     tplay(g, players or g.players_min, seed, bots, lang, log_path)
