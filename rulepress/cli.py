@@ -7,8 +7,31 @@ import sys
 
 import click
 
+from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
+    check_revision, check_workers
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
+
+
+def _line(message) -> str:
+    """A message as one line, whatever a path in it holds."""
+    return "rulepress: " + str(message).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _usage(message) -> None:
+    """A wrong argument: one line, exit 2, before any work."""
+    click.echo(_line(message), err=True)
+    sys.exit(2)
+
+
+def _gh_data(text) -> str:
+    """Text as the data of a GitHub workflow command: one line, its own `%` kept."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text) -> str:
+    """A property value of a workflow command: `:` and `,` would end it."""
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _print_report(report: Report, fmt: str, checked: int) -> None:
@@ -21,8 +44,9 @@ def _print_report(report: Report, fmt: str, checked: int) -> None:
         # GitHub shows only ten annotations per step; the plain list below has them all.
         for d in items:
             kind = "error" if d.severity == "error" else "warning"
-            msg = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            click.echo(f"::{kind} file={d.pos.file},line={d.pos.line},col={d.pos.col},title={d.code}::{msg}")
+            props = ",".join(f"{k}={_gh_property(v)}" for k, v in
+                             (("file", d.pos.file), ("line", d.pos.line), ("col", d.pos.col), ("title", d.code)))
+            click.echo(f"::{kind} {props}::{_gh_data(d.message)}")
     for d in items:
         click.echo(d.text())
     e, w = len(report.errors), len(report.warnings)
@@ -47,8 +71,7 @@ def validate(paths, fmt, no_cache):
     try:
         games = find_games(list(paths) or ["content"])
     except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        _usage(exc)
     report = Report()
     for g in games:
         report.extend(validate_game(g))
@@ -63,13 +86,16 @@ def validate(paths, fmt, no_cache):
 def build(paths, out, no_cache):
     """Compile content into build/<game>/game.json (and the rulebooks)."""
     from .compiler.pipeline import build as do_build
+    try:
+        check_out_folder(out, "--out")
+    except BadArgument as exc:
+        _usage(exc)
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
         written, report = do_build(list(paths) or ["content"], out)
     except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        _usage(exc)
     for d in report.sorted():
         click.echo(d.text())
     for w in written:
@@ -77,12 +103,15 @@ def build(paths, out, no_cache):
     sys.exit(1 if report.errors else 0)
 
 
-def _load_game(game: str, build_dir="build"):
+def _load_game(game: str):
     """A game by id (built from content/ on the fly) or by path to a folder or game.json."""
     from .runtime.tables import Game
     from .compiler.pipeline import compile_game
     if game.endswith(".json") and os.path.isfile(game):
-        return Game.load(game)
+        try:
+            return Game.load(game)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            raise UsageError(f"{game} is not a game.json that rulepress built") from None
     folder = game if os.path.isdir(game) else os.path.join("content", game)
     if not os.path.isdir(folder):
         raise UsageError(f"no game `{game}`: not a folder, a game.json, or a game in content/")
@@ -104,17 +133,17 @@ def test(paths, select, verbose):
     try:
         ok = run_paths(list(paths) or ["content"], select, verbose, click.echo)
     except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        _usage(exc)
     sys.exit(0 if ok else 1)
 
 
 @main.command()
 @click.argument("game")
-@click.option("-n", "games", default=100, show_default=True)
+@click.option("-n", "games", default=100, show_default=True, type=click.IntRange(1, MAX_GAMES),
+              help="how many games to play")
 @click.option("--seed", default=0, show_default=True)
-@click.option("--players", default=None, type=int)
-@click.option("--workers", default=1, show_default=True)
+@click.option("--players", default=None, type=int, help="default: the fewest the game is for")
+@click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
 @click.option("--agent", default="random", show_default=True,
               help="random, first or greedy for every seat, or a mix like p1=greedy,random")
 @click.option("--json", "as_json", is_flag=True)
@@ -124,10 +153,12 @@ def simulate(game, games, seed, players, workers, agent, as_json, profile):
     """Play N games with bots and report win rates, scores and lengths."""
     from .runtime.simulate import simulate as sim, render
     try:
+        check_workers(workers)
         g = _load_game(game)
-    except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        check_players(g, players)
+        check_agents(agent, players or g.players_min, "--agent")
+    except (UsageError, BadArgument) as exc:
+        _usage(exc)
     if profile:
         from .runtime.profile import attach
         attach(g)
@@ -167,7 +198,7 @@ def _source_lines(game: str):
 
 @main.command()
 @click.argument("game")
-@click.option("--players", default=None, type=int)
+@click.option("--players", default=None, type=int, help="default: the fewest the game is for")
 @click.option("--seed", default=0)
 @click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy")
 @click.option("--lang", type=click.Choice(["en", "ru"]), default="en")
@@ -176,23 +207,50 @@ def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
     from .runtime.terminal import play as tplay
     try:
+        if log_path is not None:  # before the game: a game played is never lost for want of a file
+            check_log_file(log_path, "--log")
         g = _load_game(game)
-    except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        check_players(g, players)
+        check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
+    except (UsageError, BadArgument) as exc:
+        _usage(exc)
     tplay(g, players or g.players_min, seed, bots, lang, log_path)
+
+
+def _game_for_log(gid: str, given):
+    """The game a log is of: among the games given with --game, else content/<id> or
+    build/<id>/game.json. Never a path the log itself names (its id is a plain name)."""
+    from .runtime.replay import ReplayError
+    if given:
+        games = [_load_game(x) for x in given]
+        for g in games:
+            if g.id == gid:
+                return g
+        if len(games) == 1:
+            return games[0]  # replay() says whose log it is
+        raise ReplayError(f"this log is of `{gid}`, and none of the games given is ({', '.join(g.id for g in games)})")
+    if os.path.isdir(os.path.join("content", gid)):
+        return _load_game(gid)
+    built = os.path.join("build", gid, "game.json")
+    if os.path.isfile(built):
+        return _load_game(built)
+    raise ReplayError(f"this log is of `{gid}`, which is neither in content/ nor in build/: name it with --game")
 
 
 @main.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
-@click.option("--game", default=None, help="game id or game.json (default: from the log)")
-def replay(log, game):
-    """Replay a game log and check it ends in the recorded state."""
-    from .runtime.replay import replay_file, ReplayError
+@click.option("--game", "games", multiple=True,
+              help="the game: id, folder or game.json; repeat to give several (default: content/<id> or build/<id>)")
+def replay(log, games):
+    """Replay a game log and check it ends in the recorded state (docs/replay.md)."""
+    from .runtime.replay import ReplayError, check_log, read_log
     try:
-        msg = replay_file(log, lambda gid: _load_game(game or gid))
-    except (ReplayError, UsageError) as exc:
-        click.echo(f"rulepress: {exc}", err=True)
+        data = read_log(log)
+        msg = check_log(_game_for_log(data["game"], games), data)
+    except UsageError as exc:  # a --game that names no game
+        _usage(exc)
+    except ReplayError as exc:
+        click.echo(_line(exc), err=True)
         sys.exit(1)
     click.echo(msg)
 
@@ -208,12 +266,17 @@ def print_cmd(game, langs, paper, changed_since, out):
     from .compiler.printing import PrintError, print_game
     folder = game if os.path.isdir(game) else os.path.join("content", game)
     try:
+        check_out_folder(out, "--out")
+        if changed_since is not None:
+            check_revision(changed_since, "--changed-since")
+    except BadArgument as exc:
+        _usage(exc)
+    try:
         written = print_game(folder, langs or ("en",), paper, changed_since, out)
     except UsageError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
-        sys.exit(2)
+        _usage(exc)
     except PrintError as exc:
-        click.echo(f"rulepress: {exc}", err=True)
+        click.echo(_line(exc), err=True)
         sys.exit(1)
     if not written:
         click.echo("nothing to print: no card changed")
@@ -232,43 +295,72 @@ def explain(code):
         return
     entry = CATALOGUE.get(code.upper())
     if entry is None:
-        click.echo(f"rulepress: unknown code {code}; `rulepress explain` lists them", err=True)
-        sys.exit(2)
+        _usage(f"unknown code {code[:40]}; `rulepress explain` lists them")
     click.echo(render(code.upper(), entry))
 
 
 @main.command()
-@click.option("--editor", is_flag=True, help="write .vscode/settings.json mapping schemas to content files")
+@click.option("--editor", is_flag=True, help="add the schemas to .vscode/settings.json (its other settings kept)")
 def schema(editor):
     """Show where the JSON Schemas are, or set up an editor to use them."""
     from .compiler.content import SCHEMA_DIR
-    if editor:
-        os.makedirs(".vscode", exist_ok=True)
-        path = os.path.join(".vscode", "settings.json")
-        settings = {}
-        if os.path.exists(path):
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    settings = json.load(fh)
-            except (OSError, ValueError):
-                settings = {}
-        rel = os.path.relpath(os.path.join(SCHEMA_DIR, "content-file.json"))
-        settings.setdefault("yaml.schemas", {})[rel] = ["content/**/*.yaml", "!content/**/scenarios/*.yaml"]
-        scen = os.path.relpath(os.path.join(SCHEMA_DIR, "scenario.json"))
-        settings["yaml.schemas"][scen] = ["content/**/scenarios/*.yaml"]
-        settings["yaml.customTags"] = []
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(settings, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-        click.echo(f"wrote {path}")
-    else:
+    if not editor:
         click.echo(SCHEMA_DIR)
+        return
+    from .editor import EditorError, add_schemas
+    try:
+        click.echo(add_schemas(os.path.join(".vscode", "settings.json"), SCHEMA_DIR))
+    except EditorError as exc:
+        click.echo(_line(exc), err=True)
+        click.echo(exc.snippet)
+        sys.exit(1)
+
+
+def _one_line_usage(exc: click.ClickException) -> None:
+    """Click's own usage errors, as the one line every other failure is."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `rulepress`: the help is what was asked for
+        click.echo(exc.format_message(), err=True)
+        return
+    ctx = getattr(exc, "ctx", None)
+    where = f" (rulepress {ctx.info_name} -h)" if ctx is not None and ctx.parent is not None else " (rulepress -h)"
+    message = " ".join(exc.format_message().split())
+    click.echo(_line(f"{message}{where if isinstance(exc, click.UsageError) else ''}"), err=True)
 
 
 def run() -> None:
-    """The `rulepress` console script: a command, then an exit that frees nothing (see memory)."""
-    from .compiler.memory import command
-    command(main)
+    """The `rulepress` console script. Ctrl-C ends any command with 130 and no traceback
+    (worker processes end with it); output cut short by a closed pipe ends it quietly."""
+    try:
+        try:
+            code = main(prog_name="rulepress", standalone_mode=False)
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt) or isinstance(exc.__cause__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            click.echo("rulepress: aborted", err=True)
+            code = 1
+        except click.ClickException as exc:
+            _one_line_usage(exc)
+            code = exc.exit_code
+    except KeyboardInterrupt:
+        _quietly(lambda: click.echo("rulepress: interrupted", err=True))
+        code = 130
+    except BrokenPipeError:
+        # Whoever read the output stopped (`| head`): nothing left to say, and nothing to flush to them.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 141
+    except OSError as exc:  # a file or folder the system refused after the arguments were checked
+        where = f"{exc.filename}: " if exc.filename else ""
+        _quietly(lambda: click.echo(_line(f"{where}{exc.strerror or exc}"), err=True))
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _quietly(say) -> None:
+    try:
+        say()
+    except (OSError, KeyboardInterrupt):
+        pass
 
 
 if __name__ == "__main__":

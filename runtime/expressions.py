@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 
+from .numbers import LIMIT, LIST_LIMIT, beyond
 from .state import Zone
 
 
@@ -231,24 +232,37 @@ def _compile(game, e):
                     return f(x, y)
                 return f(num(x), num(y))
             return compare
+        pos = e[1]
+        # Each result is held within the game's numbers (numbers.LIMIT), where it is made.
         if o == "+":
             def plus(it, env):
                 x, y = a(it, env), b(it, env)
                 if isinstance(x, list) and isinstance(y, list):
+                    if len(x) + len(y) > LIST_LIMIT:
+                        raise GameFault(pos, f"the joined list would hold more than {LIST_LIMIT} items")
                     return x + y  # two lists join
-                return num(x) + num(y)
+                r = num(x) + num(y)
+                if -LIMIT <= r <= LIMIT:
+                    return r
+                raise GameFault(pos, beyond(r))
             return plus
         if o in _ARITH:
             f = _ARITH[o]
-            return lambda it, env: f(num(a(it, env)), num(b(it, env)))
-        if o == "/":
-            pos = e[1]
 
+            def arith(it, env):
+                r = f(num(a(it, env)), num(b(it, env)))
+                if -LIMIT <= r <= LIMIT:
+                    return r
+                raise GameFault(pos, beyond(r))
+            return arith
+        if o == "/":
             def div(it, env):
                 x, y = num(a(it, env)), num(b(it, env))
                 if y == 0:
                     raise GameFault(pos, "division by zero")
                 r = x / y
+                if not -LIMIT <= r <= LIMIT:
+                    raise GameFault(pos, beyond(r))
                 return int(r) if r == int(r) else r
             return div
         if o == "%":
@@ -419,6 +433,7 @@ def _name_slow(game, n, e):
 
 
 def _gen(game, e, C, num):
+    from .interpreter import GameFault  # late: the interpreter imports this module
     name, body, var, src, where, pos = e[2], C(e[3]), e[4], _source(game, e[5], C), C(e[6]), e[1]
     quick = _quick_filter(game, e, e[6], var, C, e[5])
 
@@ -461,7 +476,12 @@ def _gen(game, e, C, num):
     if name == "all":
         return lambda it, env: all(values(it, env))
     if name == "sum":
-        return lambda it, env: sum(num(v) for v in values(it, env))
+        def total(it, env):
+            r = sum(num(v) for v in values(it, env))
+            if -LIMIT <= r <= LIMIT:
+                return r
+            raise GameFault(pos, beyond(r))
+        return total
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
 
 

@@ -13,6 +13,7 @@ import math
 from . import rng
 from . import continuation
 from .analysis import pure_actions, pure_procedures, worth_remembering
+from .numbers import LIMIT, beyond
 from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
@@ -510,7 +511,10 @@ class Interp:
         if name == "count":
             return len(vals)
         if name == "sum":
-            return sum(num(v) for v in vals)
+            total = sum(num(v) for v in vals)
+            if not -LIMIT <= total <= LIMIT:
+                raise GameFault(pos, beyond(total))
+            return total
         if name == "max":
             return max((num(v) for v in vals), default=0)
         if name == "min":
@@ -659,6 +663,8 @@ class Interp:
             value = str(value)  # state holds plain strings only
         if d["type"] == "number":
             value = num(value)
+            if not -LIMIT <= value <= LIMIT:  # `gain`, `lose` and `set` add and write here
+                raise GameFault(pos, beyond(value))
             if "min" in d and value < d["min"]:
                 value = d["min"]
             if "max" in d and value > d["max"]:

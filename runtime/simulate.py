@@ -6,6 +6,7 @@ whatever the number of workers.
 from __future__ import annotations
 
 import gc
+import signal
 import statistics
 from collections import Counter
 
@@ -47,7 +48,10 @@ def seat_agents(spec: str, seats) -> dict:
 
 
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
+    if n < 1 or workers < 1:
+        raise ValueError(f"simulate needs at least one game and one worker, not {n} and {workers}")
     players = players or game.players_min
+    workers = min(workers, n)  # a worker with no game to play is a process started for nothing
     jobs = [(i, seed, players, agent) for i in range(n)]
     prof = game.profile
     if prof is not None:  # clocks are read in this process: the games are played here
@@ -97,6 +101,9 @@ _SHARED = {}
 
 
 def _init_worker(data):
+    # Ctrl-C reaches every process of the terminal's group: the parent alone answers it,
+    # ending the pool (and so these workers) without a traceback from each of them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if data is not None or "game" not in _SHARED:  # not forked from simulate(): build the game here
         from .tables import Game
         _SHARED["game"] = Game(data)

@@ -83,6 +83,12 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input):
     if not st["winners"]:
         con.print("no winner")
     if log_path:
-        with open(log_path, "w", encoding="utf-8") as fh:
-            json.dump(make_log(game, st, players, seed), fh, indent=1)
-        con.print(f"log written to {log_path}")
+        log = json.dumps(make_log(game, st, players, seed), indent=1)
+        try:
+            with open(log_path, "w", encoding="utf-8") as fh:
+                fh.write(log)
+        except OSError as exc:  # checked before the game, yet gone since: the game is not lost
+            con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
+            print(log)
+            return
+        con.print(f"log written to {log_path}", markup=False)

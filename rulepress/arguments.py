@@ -1,0 +1,103 @@
+"""Checks of a command's arguments made before any work starts: a game is never played,
+nor a folder half written, only to fail on an argument that was wrong from the start.
+
+Each check raises BadArgument with the one line the command prints (exit 2).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+MAX_GAMES = 100_000  # games one `simulate` plays: every result is kept in memory until the summary
+
+
+class BadArgument(Exception):
+    """An argument that cannot be used; the message names the option and what it accepts."""
+
+
+def worker_cap() -> int:
+    """The most worker processes `simulate` starts: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(workers: int) -> None:
+    cap = worker_cap()
+    if not 1 <= workers <= cap:
+        raise BadArgument(f"--workers must be from 1 to {cap} (the cores this machine gives), not {workers}")
+
+
+def check_players(game, players) -> None:
+    if players is not None and not game.players_min <= players <= game.players_max:
+        raise BadArgument(f"--players: {game.id} is for {game.players_min} to {game.players_max} players, not {players}")
+
+
+def seats(players: int) -> list[str]:
+    return [f"p{i + 1}" for i in range(players)]
+
+
+def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = False) -> None:
+    """`greedy`, or a mix like `p1=greedy,random`: every agent known, every seat in the game.
+    A bare word names the agent of the other seats (`--agent`), or a seat a random bot plays (`--bots`)."""
+    from .runtime.agents import AGENTS
+    known = ", ".join(sorted(AGENTS))
+    for part in filter(None, (x.strip() for x in spec.split(","))):
+        seat, eq, kind = part.partition("=")
+        if not eq:
+            seat, kind = None, seat
+        if bare_is_seat:
+            seat, kind = (part, "random") if seat is None else (seat, kind or "random")
+        if seat is not None and seat not in seats(players):
+            raise BadArgument(f"{option}: no seat `{seat}` in a {players}-player game (seats p1 to p{players})")
+        if kind not in AGENTS:
+            raise BadArgument(f"{option}: unknown agent `{kind}`; agents: {known}")
+
+
+def _nearest_existing(path: str) -> str:
+    """The path itself or the nearest folder above it that exists (bounded by the path's depth)."""
+    path = os.path.abspath(path)
+    for _ in range(path.count(os.sep) + 1):
+        if os.path.lexists(path):
+            return path
+        path = os.path.dirname(path)
+    return path
+
+
+def check_out_folder(path: str, option: str) -> None:
+    """An output folder: a writable folder, or one that can be made under a writable folder."""
+    if not path or "\x00" in path:
+        raise BadArgument(f"{option}: an output folder needs a name")
+    at = _nearest_existing(path)
+    if not os.path.isdir(at):
+        what = "is" if at == os.path.abspath(path) else f"lies under {at}, which is"
+        raise BadArgument(f"{option}: {path} {what} not a folder")
+    if not os.access(at, os.W_OK | os.X_OK):
+        raise BadArgument(f"{option}: {at} cannot be written to")
+
+
+def check_log_file(path: str, option: str) -> None:
+    """A file the game log can be written to when the game ends: checked before it starts."""
+    if not path or "\x00" in path:
+        raise BadArgument(f"{option}: the log file needs a name")
+    if os.path.isdir(path):
+        raise BadArgument(f"{option}: {path} is a folder, not a file")
+    if os.path.lexists(path):
+        if not os.path.isfile(path) or not os.access(path, os.W_OK):
+            raise BadArgument(f"{option}: {path} cannot be written to")
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise BadArgument(f"{option}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise BadArgument(f"{option}: the folder {parent} cannot be written to")
+
+
+_REVISION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]{0,199}")
+
+
+def check_revision(ref: str, option: str) -> None:
+    """A git revision as a name, never something git would read as an option of its own."""
+    if not _REVISION.fullmatch(ref) or ".." in ref:
+        raise BadArgument(f"{option}: `{ref[:60]}` is not a git revision name (like HEAD~3, main or a commit id)")

@@ -1,0 +1,324 @@
+"""Hostile arguments to every command: each is refused before any work, with exit 2 and
+one line `rulepress: ...` naming what is wrong; never a traceback. Ctrl-C ends any command
+with 130 and leaves no process behind. `schema --editor` keeps every setting it finds."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rulepress.cli import run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DUEL = os.path.join(ROOT, "tests", "games", "duel")
+RACE = os.path.join(ROOT, "docs", "tutorial", "race")
+RULEPRESS = os.path.join(os.path.dirname(sys.executable), "rulepress")
+
+
+def rulepress(capsys, monkeypatch, *args):
+    """The console script's entry point in this process: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["rulepress", *map(str, args)])
+    with pytest.raises(SystemExit) as ended:
+        run()
+    out = capsys.readouterr()
+    return ended.value.code, out.out, out.err
+
+
+def one_line(err: str) -> str:
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("rulepress: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture
+def places(tmp_path):
+    """A file, a folder, and a path under the file (which nothing can create)."""
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-folder").mkdir()
+    return {"FILE": str(tmp_path / "a-file"), "DIR": str(tmp_path / "a-folder"),
+            "UNDER_FILE": str(tmp_path / "a-file" / "x"), "NOWHERE": str(tmp_path / "no" / "such" / "log.json")}
+
+
+BAD = [
+    # (arguments, what the one line must say)
+    (["simulate", DUEL, "-n", "0"], r"'-n'.*0 is not in the range"),
+    (["simulate", DUEL, "-n", "-5"], r"'-n'"),
+    (["simulate", DUEL, "-n", "lots"], r"'-n'.*not a valid integer"),
+    (["simulate", DUEL, "-n", "10000000000"], r"'-n'"),
+    (["simulate", DUEL, "--players", "99"], r"--players: duel is for 2 to 3 players, not 99"),
+    (["simulate", DUEL, "--players", "1"], r"--players: duel is for 2 to 3 players, not 1"),
+    (["simulate", DUEL, "--players", "-1"], r"--players"),
+    (["simulate", DUEL, "--workers", "0"], r"--workers must be from 1 to \d+"),
+    (["simulate", DUEL, "--workers", "1000"], r"--workers must be from 1 to \d+ .*not 1000"),
+    (["simulate", DUEL, "--agent", "bogus"], r"--agent: unknown agent `bogus`; agents: first, greedy, random"),
+    (["simulate", DUEL, "--agent", "p9=greedy"], r"--agent: no seat `p9` in a 2-player game"),
+    (["simulate", DUEL, "--agent", "p1=bogus,random"], r"unknown agent `bogus`"),
+    (["simulate", DUEL, "--players", "3", "--agent", "p4=first"], r"no seat `p4` in a 3-player game"),
+    (["simulate", DUEL, "--seed", "x"], r"'--seed'"),
+    (["simulate", "no-such-game"], r"no game `no-such-game`"),
+    (["simulate", DUEL, "--frobnicate"], r"No such option"),
+    (["simulate"], r"Missing argument"),
+    (["play", DUEL, "--players", "99"], r"--players: duel is for 2 to 3 players"),
+    (["play", DUEL, "--bots", "p9"], r"--bots: no seat `p9`"),
+    (["play", DUEL, "--bots", "p2=bogus"], r"--bots: unknown agent `bogus`"),
+    (["play", DUEL, "--log", "NOWHERE"], r"--log: the folder .* does not exist"),
+    (["play", DUEL, "--log", "DIR"], r"--log: .* is a folder, not a file"),
+    (["play", DUEL, "--log", "UNDER_FILE"], r"--log: the folder .*a-file does not exist"),
+    (["play", DUEL, "--lang", "xx"], r"'--lang'"),
+    (["play", "no-such-game"], r"no game `no-such-game`"),
+    (["replay", "NOWHERE"], r"'LOG'.*does not exist"),
+    (["replay", "DIR"], r"'LOG'.*is a directory"),
+    (["build", DUEL, "-o", "FILE"], r"--out: .*a-file is not a folder"),
+    (["build", DUEL, "-o", "UNDER_FILE"], r"--out: .* lies under .*a-file, which is not a folder"),
+    (["build", "NOWHERE"], r"no such file or folder|does not exist|no such"),
+    (["validate", DUEL, "--format", "xml"], r"'--format'"),
+    (["validate", "NOWHERE"], r"no such"),
+    (["test", "NOWHERE"], r"no such"),
+    (["print", DUEL, "--changed-since=--output=/tmp/x"], r"--changed-since: .* is not a git revision name"),
+    (["print", DUEL, "--changed-since", "a..b"], r"--changed-since"),
+    (["print", DUEL, "-o", "FILE"], r"--out: .* is not a folder"),
+    (["print", DUEL, "--paper", "b5"], r"'--paper'"),
+    (["explain", "Z999"], r"unknown code Z999"),
+    (["schema", "--editr"], r"No such option"),
+    (["frobnicate"], r"No such command"),
+]
+
+
+@pytest.mark.parametrize("args,says", BAD, ids=[" ".join(a[0:1] + [x.replace(DUEL, "duel") for x in a[1:]]) for a, _ in BAD])
+def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypatch, places, tmp_path, args, says):
+    monkeypatch.chdir(tmp_path)  # nothing may be written here: no work starts
+    args = [places.get(a, a) for a in args]
+    code, out, err = rulepress(capsys, monkeypatch, *args)
+    line = one_line(err)
+    assert code == 2, (code, out, err)
+    assert re.search(says, line), line
+    assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder"]
+
+
+def test_a_path_with_a_line_break_is_still_one_line(capsys, monkeypatch, tmp_path):
+    code, _out, err = rulepress(capsys, monkeypatch, "play", DUEL, "--log", tmp_path / "a\nb" / "log.json")
+    assert code == 2 and "a\\nb" in one_line(err)
+
+
+def test_the_command_with_no_arguments_shows_its_help(capsys, monkeypatch):
+    code, _out, err = rulepress(capsys, monkeypatch)
+    assert code == 2 and err.startswith("Usage: rulepress") and "Traceback" not in err
+
+
+def test_an_output_folder_the_system_refuses_is_one_line_and_exit_1(capsys, monkeypatch, tmp_path):
+    blocked = tmp_path / "ro"
+    blocked.mkdir()
+    monkeypatch.setattr(os, "makedirs", _refuse)
+    code, _out, err = rulepress(capsys, monkeypatch, "build", DUEL, "-o", blocked / "out")
+    assert code == 1 and "Permission denied" in one_line(err)
+
+
+def _refuse(path, *a, **k):
+    raise PermissionError(13, "Permission denied", str(path))
+
+
+def test_simulate_starts_no_more_workers_than_games(duel):
+    from rulepress.runtime.simulate import simulate
+    with pytest.raises(ValueError):
+        simulate(duel, 0)
+    assert simulate(duel, 1, workers=2, players=2)["finished"] == 1
+
+
+def test_a_game_played_to_its_end_is_logged_and_replays(capsys, monkeypatch, tmp_path):
+    log = tmp_path / "game.log.json"
+    code, out, err = rulepress(capsys, monkeypatch, "play", DUEL, "--bots", "p1,p2", "--log", log, "--seed", "3")
+    assert code in (0, None), err
+    assert "log written to" in out
+    code, out, err = rulepress(capsys, monkeypatch, "replay", log, "--game", DUEL)
+    assert code in (0, None), err
+    assert re.fullmatch(r"replayed \d+ choices of duel: final state [0-9a-f]{16} matches\n", out)
+
+
+def test_a_log_that_cannot_be_written_after_the_game_is_printed_instead(duel, tmp_path, capsys):
+    from rulepress.runtime.terminal import play
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    log = gone / "game.json"
+    gone.rmdir()  # the folder was there when the game started, and is not when it ends
+    play(duel, 2, 5, "p1,p2", "en", str(log))
+    out = capsys.readouterr().out
+    assert "could not be written" in out
+    assert json.loads(out[out.index("\n{") + 1:])["game"] == "duel"
+
+
+def test_github_annotations_escape_their_properties_and_data(capsys, monkeypatch, tmp_path):
+    folder = tmp_path / "race"
+    shutil.copytree(RACE, folder, ignore=shutil.ignore_patterns("scenarios"))
+    (folder / "odd,name:1.yaml").write_text("procedures:\n  - id: p\n    effect: jump 3 position\n")
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    code, out, _err = rulepress(capsys, monkeypatch, "validate", folder, "--format", "github")
+    assert code == 1
+    notes = [x for x in out.splitlines() if x.startswith("::error")]
+    assert len(notes) == 1, out
+    m = re.fullmatch(r"::error file=([^,:]+),line=(\d+),col=(\d+),title=(D\d{3})::(.+)", notes[0])
+    assert m, notes[0]
+    assert m.group(1).endswith("/race/odd%2Cname%3A1.yaml")
+    assert "unknown statement `jump`" in m.group(5)
+
+
+def test_github_data_and_property_escaping():
+    from rulepress.cli import _gh_data, _gh_property
+    assert _gh_data("100% sure\r\nnext: a, b") == "100%25 sure%0D%0Anext: a, b"
+    assert _gh_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+
+
+# ---- Ctrl-C ----------------------------------------------------------------------------
+
+def _group(pgid: int) -> list[int]:
+    """Processes still in process group pgid (Linux /proc)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
+    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", "--workers", workers],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        want = 1 + (int(workers) if workers != "1" else 0)
+        while len(_group(proc.pid)) < want and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.5)  # games under way
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: to every process of the group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in out + err
+    assert err.strip().splitlines()[-1] == "rulepress: interrupted"
+    deadline = time.monotonic() + 10
+    while _group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _group(proc.pid) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_at_the_play_prompt_ends_with_130():
+    proc = subprocess.Popen([RULEPRESS, "play", DUEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+    try:
+        seen = b""
+        while b"> " not in seen:  # the table is shown and the prompt waits for a person
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            assert chunk, proc.stderr.read()
+            seen += chunk
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert b"Traceback" not in out + err and err.strip().splitlines()[-1] == b"rulepress: interrupted"
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    proc = subprocess.Popen(f"'{RULEPRESS}' explain | head -c 10", shell=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    out, err = proc.communicate(timeout=60)
+    assert len(out) == 10 and "Traceback" not in err and "Exception" not in err
+
+
+# ---- schema --editor -----------------------------------------------------------------
+
+SETTINGS = """{
+  // the font I like
+  "editor.fontSize": 14, /* keep this */
+  "files.exclude": {"**/.git": true, "**/node_modules": true,},
+  "a.url": "http://example.com//not-a-comment /* nor this */",
+  "quote": "a \\"quoted\\" // word",
+  "yaml.schemas": {
+    "https://json.schemastore.org/github-workflow.json": ".github/workflows/*.yml",
+    "schemas/content-file.json": ["content/**/*.yaml"],
+  },
+  "list": [1, 2, 3,],
+}
+"""
+
+
+def _settings(tmp_path):
+    from rulepress.editor import _parse
+    text = (tmp_path / ".vscode" / "settings.json").read_text()
+    return text, {m.key: m.value for m in _parse(text).members}
+
+
+def test_editor_keeps_every_setting_comment_and_trailing_comma(capsys, monkeypatch, tmp_path):
+    from rulepress.compiler.content import SCHEMA_DIR
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(SETTINGS)
+    code, out, err = rulepress(capsys, monkeypatch, "schema", "--editor")
+    assert code in (0, None), err
+    assert "wrote .vscode/settings.json" in out
+    text, got = _settings(tmp_path)
+    assert "// the font I like" in text and "/* keep this */" in text
+    assert got["editor.fontSize"] == 14 and got["files.exclude"] == {"**/.git": True, "**/node_modules": True}
+    assert got["a.url"] == "http://example.com//not-a-comment /* nor this */"
+    assert got["quote"] == 'a "quoted" // word' and got["list"] == [1, 2, 3]
+    schemas = got["yaml.schemas"]
+    assert schemas["https://json.schemastore.org/github-workflow.json"] == ".github/workflows/*.yml"
+    assert "schemas/content-file.json" not in schemas  # the relative entry an older version wrote
+    content = next(k for k in schemas if k.endswith("/content-file.json"))
+    assert content.startswith("file:///") and os.path.samefile(content[len("file://"):], os.path.join(SCHEMA_DIR, "content-file.json"))
+    assert "**/*.yaml" in schemas[content] and "!**/scenarios/**" in schemas[content]
+    assert any(k.endswith("/scenario.json") and "**/scenarios/*.yaml" in v for k, v in schemas.items())
+    assert (tmp_path / ".vscode" / "settings.json.bak").read_text() == SETTINGS
+    code, out, _ = rulepress(capsys, monkeypatch, "schema", "--editor")
+    assert code in (0, None) and "already" in out and _settings(tmp_path)[0] == text
+
+
+def test_editor_makes_the_settings_where_there_are_none(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = rulepress(capsys, monkeypatch, "schema", "--editor")
+    assert code in (0, None), err
+    assert set(json.loads((tmp_path / ".vscode" / "settings.json").read_text())) == {"yaml.schemas"}
+
+
+@pytest.mark.parametrize("text,why", [
+    ('{"a": 1 /* never closed', "comment that never ends"),
+    ('{"a": 1, "a": 2}', "set twice"),
+    ('{"a": nope}', "is not JSON"),
+    ('["not", "an", "object"]', "not an object"),
+    ('{"a": 1}}', "more after"),
+    ('{"a": "line\nbreak"}', "does not end on its line"),
+    ('{"yaml.schemas": "x"}', "yaml.schemas is not an object"),
+    ('{"a": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deep"),
+    ('{"a": 1' + "0" * 5000 + "}", "cannot hold"),
+])
+def test_editor_writes_nothing_it_cannot_read_with_certainty(capsys, monkeypatch, tmp_path, text, why):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".vscode").mkdir()
+    path = tmp_path / ".vscode" / "settings.json"
+    path.write_text(text)
+    code, out, err = rulepress(capsys, monkeypatch, "schema", "--editor")
+    assert code == 1
+    line = one_line(err)
+    assert why in line and "left as it was" in line
+    assert out.startswith('"yaml.schemas": {') and "content-file.json" in out
+    assert path.read_text() == text and not (tmp_path / ".vscode" / "settings.json.bak").exists()
