@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+from .compiler.content import UsageError
 from .compiler.pipeline import compile_game
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
@@ -122,6 +123,9 @@ def measure(folder, games=20, seed=0, players=None, agent="random", on_game=None
         if ok is not None:
             (passed if ok else failed).append({"file": os.path.relpath(f, folder), "name": name, "message": msg})
     counts = list(players) if players else list(range(game.players_min, game.players_max + 1))
+    wrong = [p for p in counts if not game.players_min <= p <= game.players_max]
+    if wrong:
+        raise UsageError(f"{game.id} is for {game.players_min} to {game.players_max} players, not {wrong[0]}")
     for p in counts:
         seats = seat_agents(agent, [f"p{k + 1}" for k in range(p)])
         for i in range(games):
