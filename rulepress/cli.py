@@ -204,7 +204,11 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
             render(r)
     if html_dir:
         from .coverage_html import write
-        written = write(results, html_dir)
+        try:
+            written = write(results, html_dir)
+        except OSError as exc:
+            click.echo(f"rulepress: cannot write the HTML report to {html_dir}: {exc.strerror or exc}", err=True)
+            sys.exit(1)
         if not as_json:
             click.echo(f"wrote {written[-1]}")
     if as_json:

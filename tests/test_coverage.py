@@ -132,6 +132,17 @@ def test_bad_arguments_are_usage_errors(args, message):
     assert out.exit_code == 2 and message in out.output and "Traceback" not in out.output
 
 
+def test_a_game_that_does_not_compile_and_an_html_folder_that_is_a_file(tmp_path):
+    folder = _duel_copy(tmp_path, lambda t: t.replace("draw 1 from blades", "draw 1 from nowhere_deck"))
+    out = CliRunner().invoke(main, ["coverage", folder, "-n", "1", "--json"])
+    assert out.exit_code == 1
+    (game,) = json.loads(out.output)["games"]
+    assert game["compile_errors"] and "game.yaml:" in game["compile_errors"][0]
+    (tmp_path / "taken").write_text("")
+    out = CliRunner().invoke(main, ["coverage", DUEL, "-n", "1", "--html", str(tmp_path / "taken")])
+    assert out.exit_code == 1 and "cannot write the HTML report" in out.output and "Traceback" not in out.output
+
+
 def test_json_is_versioned_and_deterministic():
     runs = [CliRunner().invoke(main, ["coverage", DUEL, "-n", "4", "--seed", "5", "--json"]) for _ in range(2)]
     assert runs[0].output == runs[1].output
