@@ -223,6 +223,13 @@ def _branches(data, stmts, runs, truth, rec) -> list[dict]:
             yes = max(chosen.get("yes", 0), runs.get(s[4][0][1], 0) if s[4] else 0)
             no = max(chosen.get("no", 0), runs.get(s[5][0][1], 0) if s[5] else 0)
             point(s[1], "may", "may", [("yes chosen", yes), ("no chosen", no)])
+        elif s[0] == "choose" and (s[7] or s[10]):  # one that may end without a choice
+            chosen = rec.decided.get(s[1], Counter())
+            body, other = s[9], s[10]
+            some = max(sum(n for o, n in chosen.items() if o != "none"), runs.get(body[0][1], 0) if body else 0)
+            ways = [("an option chosen", some)]
+            ways.append(("otherwise taken", runs.get(other[0][1], 0)) if other else ("none chosen", chosen.get("none", 0)))
+            point(s[1], "choose", "choose", ways)
     for pos, _node, what in conditions(data):
         if what == "arm of an if":
             continue  # counted with its `if` statement above

@@ -71,6 +71,16 @@ def test_branches_count_each_way_of_each_if_condition_and_may():
     assert r["totals"]["branches"] == sum(len(b["ways"]) for b in points.values())
 
 
+def test_a_choice_that_may_be_declined_has_two_ways(tmp_path):
+    folder = _duel_copy(tmp_path, lambda t: t.replace(
+        "      draw 1 from blades\n",
+        "      draw 1 from blades\n      choose c from player.hand or none \"Show a blade?\":\n        log \"a blade is shown\"\n"))
+    r = measure(folder, games=6)
+    (choose,) = [b for b in r["files"]["game.yaml"]["branch_points"] if b["kind"] == "choose"]
+    assert [w["label"] for w in choose["ways"]] == ["an option chosen", "none chosen"]
+    assert all(w["count"] for w in choose["ways"])
+
+
 def test_a_condition_never_false_is_a_partial_branch(tmp_path):
     folder = _duel_copy(tmp_path, lambda t: t.replace("if: count(player.hand) < 3", "if: count(player.hand) < 99"))
     r = measure(folder, games=4)
