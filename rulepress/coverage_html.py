@@ -116,11 +116,12 @@ def _file(r, file, info) -> str:
     lines = source_lines(r["folder"], file) or []
     per_line = info["lines"]
     skipped = set(info["excluded_lines"])
-    notes = {}
+    notes, weighed = {}, {}  # line -> its branch ways never taken; line -> whether any way was
     for b in info["branch_points"]:
         never = [w["label"] for w in b["ways"] if not w["count"]]
         if never:
             notes.setdefault(b["line"], []).append(f"{b['what']}: never {', '.join(never)}")
+        weighed[b["line"]] = weighed.get(b["line"], False) or len(never) < len(b["ways"])
     rows = []
     for n, text in enumerate(lines, 1):
         s = per_line.get(str(n))
@@ -130,8 +131,8 @@ def _file(r, file, info) -> str:
         elif s:
             runs = str(s["runs"])
             cls = "miss" if s["missed"] == s["statements"] else "part" if s["missed"] or n in notes else "run"
-        elif n in notes:
-            cls = "part"
+        elif n in weighed:  # a condition alone on its line (an action's `if:`)
+            cls = "run" if n not in notes else "part" if weighed[n] else "miss"
         note = "".join(f"<div class='note'>{_e(x)}</div>" for x in notes.get(n, ()))
         rows.append(f"<tr class='{cls}' id='{_anchor(file)}-{n}'><td class='n'>{n}</td><td class='r'>{runs}</td>"
                     f"<td class='t'>{_e(text)}{note}</td></tr>")
