@@ -1,4 +1,4 @@
-"""The `rulepress` command: validate, build, test, simulate, play, replay, explain, schema."""
+"""The `rulepress` command: validate, build, test, simulate, coverage, play, replay, explain, schema."""
 from __future__ import annotations
 
 import json
@@ -194,6 +194,61 @@ def _source_lines(game: str):
             return None
         return None
     return line
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("-n", "games", default=20, show_default=True, type=click.IntRange(0, 100_000),
+              help="bot games at each player count")
+@click.option("--seed", default="0", show_default=True)
+@click.option("--players", multiple=True, type=int, help="player counts (repeat; default: every count the game allows)")
+@click.option("--agent", default="random", show_default=True,
+              help="random, first or greedy for every seat, or a mix like p1=greedy,random")
+@click.option("--html", "html_dir", default=None, metavar="DIR", help="write the HTML report here")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON (docs/coverage.md)")
+@click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="PCT",
+              help="exit 1 when a game's statement coverage is below this")
+def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
+    """Which rules the scenarios and N bot games used: statements, branches, things never moved."""
+    from .coverage import measure, render
+    from .runtime.agents import AGENTS
+    unknown = [kind for part in agent.split(",") if part.strip()
+               for kind in [part.partition("=")[2].strip() if "=" in part else part.strip()] if kind not in AGENTS]
+    if unknown:
+        click.echo(f"rulepress: unknown agent `{unknown[0]}`; agents: {', '.join(sorted(AGENTS))}", err=True)
+        sys.exit(2)
+    try:
+        folders = find_games(list(paths) or ["content"])
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    seed = int(seed) if seed.lstrip("-").isdigit() else seed  # as simulate's: 7 and "7" are one seed
+    results = []
+    for folder in folders:
+        try:
+            r = measure(folder, games, seed, players, agent)
+        except UsageError as exc:
+            click.echo(f"rulepress: {exc}", err=True)
+            sys.exit(2)
+        results.append(r)
+        if not as_json:
+            render(r)
+    if html_dir:
+        from .coverage_html import write
+        try:
+            written = write(results, html_dir)
+        except OSError as exc:
+            click.echo(f"rulepress: cannot write the HTML report to {html_dir}: {exc.strerror or exc}", err=True)
+            sys.exit(1)
+        if not as_json:
+            click.echo(f"wrote {written[-1]}")
+    if as_json:
+        from .coverage import VERSION
+        click.echo(json.dumps({"version": VERSION, "games": results}, indent=1, sort_keys=True, ensure_ascii=False))
+    low = [r["game"] for r in results if "totals" in r and fail_under is not None and r["totals"]["percent"] < fail_under]
+    if low and not as_json:
+        click.echo(f"coverage below {fail_under:g}%: {', '.join(low)}")
+    sys.exit(1 if low or any("compile_errors" in r for r in results) else 0)
 
 
 @main.command()
