@@ -266,9 +266,8 @@ def schema(editor):
 
 
 def run() -> None:
-    """The `rulepress` console script: a command, then an exit that frees nothing (see memory)."""
-    from .compiler.memory import command
-    command(main)
+    """The `rulepress` console script."""
+    main()
 
 
 if __name__ == "__main__":
