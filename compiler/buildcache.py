@@ -5,12 +5,14 @@ the game's own templates and the compiler itself. When none of those changed sin
 build of the folder, the kept outputs are the outputs: the build writes them instead of
 loading, checking and rendering again.
 
-An entry is one JSON file beside the validation cache of the same folder (`cache.cache_dir()`,
+An entry is a folder beside the validation cache of the same folder (`cache.cache_dir()`,
 with `RULEPRESS_CACHE_DIR` and `RULEPRESS_NO_CACHE=1` honoured the same way), named by the
-hash of the build's inputs and sealed with a digest of its contents (see cache._seal); only
-the latest build of a folder is kept. An entry never names where anything is written: the
-build writes the fixed output names (outputs.OUTPUT_NAMES) into a folder named by a game id
-that must look like one. Anything else is no entry.
+hash of the build's inputs: the outputs under their own names, and build.json, sealed JSON
+(see cache._sealed) with the game id, the findings and the digest of each output. Only the
+latest build of a folder is kept; an entry is made under a temporary name and renamed into
+place when complete. An entry never names where anything is written: the build writes the
+fixed output names (outputs.OUTPUT_NAMES) into a folder named by a game id that must look
+like one. An entry of any other shape, or whose outputs changed, is no entry.
 """
 from __future__ import annotations
 
@@ -20,10 +22,12 @@ import importlib.resources
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from typing import NamedTuple
 
-from .cache import _hash, _plain, _report, _save_text, _sealed, _Store, _unsealed, diagnostics_of, enabled
+from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
 from .content import SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 from .outputs import OUTPUT_NAMES
@@ -34,7 +38,7 @@ GAME_ID = re.compile(r"[a-z][a-z0-9_]*")  # as the schemas have it: safe as a fo
 
 class KeptBuild(NamedTuple):
     game_id: str
-    files: dict          # output name -> its text
+    files: dict          # output name -> its bytes
     report: Report
 
 
@@ -127,25 +131,38 @@ def _entry_root(folder: str) -> str:
     return os.path.join(_Store(folder).dir, "build")
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 def lookup(folder: str, key: str | None) -> KeptBuild | None:
     """The kept build made from exactly these inputs, or None (none, or not of our making)."""
     if key is None or not enabled():
         return None
+    entry = os.path.join(_entry_root(folder), key)
     try:
-        with open(os.path.join(_entry_root(folder), key + ".json"), encoding="utf-8") as fh:
+        with open(os.path.join(entry, "build.json"), encoding="utf-8") as fh:
             body = _unsealed(fh.read(), build_version())
         meta = json.loads(body) if body is not None else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not (isinstance(meta, dict) and meta.get("key") == key and isinstance(meta.get("game"), str)
             and GAME_ID.fullmatch(meta["game"]) and isinstance(meta.get("files"), dict)
-            and set(meta["files"]) == set(OUTPUT_NAMES)
-            and all(isinstance(text, str) for text in meta["files"].values())):
+            and set(meta["files"]) == set(OUTPUT_NAMES)):
         return None
     diags = diagnostics_of(meta.get("diags"))
     if diags is None:
         return None
-    files = {name: meta["files"][name] for name in OUTPUT_NAMES}
+    files = {}
+    for name in OUTPUT_NAMES:  # (the names are the build's own, never the entry's)
+        try:
+            with open(os.path.join(entry, name), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        if meta["files"][name] != _digest(data):  # changed since it was kept
+            return None
+        files[name] = data
     return KeptBuild(meta["game"], files, _report(diags))
 
 
@@ -156,18 +173,41 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
         return
     root = _entry_root(folder)
     try:
-        texts = {}
-        for name in OUTPUT_NAMES:
-            with open(files[name], encoding="utf-8", newline="") as fh:
-                texts[name] = fh.read()
-    except (OSError, UnicodeDecodeError):
-        return
-    meta = {"key": key, "game": gid, "files": texts, "diags": [_plain(d) for d in report.items]}
-    path = os.path.join(root, key + ".json")
-    _save_text(path, _sealed(json.dumps(meta, ensure_ascii=False), build_version()))
-    try:
+        os.makedirs(root, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=root, prefix=".new-")
+        try:
+            digests = {}
+            for name in OUTPUT_NAMES:
+                with open(files[name], "rb") as fh:
+                    data = fh.read()
+                with open(os.path.join(tmp, name), "wb") as fh:
+                    fh.write(data)
+                digests[name] = _digest(data)
+            meta = {"key": key, "game": gid, "files": digests, "diags": [_plain(d) for d in report.items]}
+            with open(os.path.join(tmp, "build.json"), "w", encoding="utf-8") as fh:
+                fh.write(_sealed(json.dumps(meta, ensure_ascii=False), build_version()))
+            final = os.path.join(root, key)
+            if os.path.isdir(final):
+                shutil.rmtree(final, ignore_errors=True)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         for name in os.listdir(root):  # only the latest build of a folder is kept
-            if name != key + ".json" and not name.endswith(".tmp"):
-                os.remove(os.path.join(root, name))
+            if name != key:
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     except OSError:
-        pass  # a cache that cannot be tidied only costs room
+        pass  # a cache that cannot be written only costs time
+
+
+def put(path: str, data: bytes) -> None:
+    """Put a kept output in place, leaving a file with the same bytes untouched."""
+    try:
+        if os.path.getsize(path) == len(data):
+            with open(path, "rb") as fh:
+                if fh.read() == data:
+                    return
+    except OSError:
+        pass
+    with open(path, "wb") as fh:
+        fh.write(data)

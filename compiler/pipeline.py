@@ -69,8 +69,8 @@ def _build(paths, out_dir: str):
         if kept is not None:  # nothing the outputs are made from changed since they were made
             target = os.path.join(out_dir, kept.game_id)
             os.makedirs(target, exist_ok=True)
-            for name, text in kept.files.items():
-                outputs.write_if_changed(os.path.join(target, name), text)
+            for name, data in kept.files.items():
+                buildcache.put(os.path.join(target, name), data)
             report.extend(kept.report)
             written += [os.path.join(target, name) for name in kept.files]
             continue

@@ -144,7 +144,7 @@ def test_the_toolchain_names_the_library_versions_importlib_names():
 
 def _entry(game):
     (name,) = os.listdir(buildcache._entry_root(game))
-    return os.path.join(buildcache._entry_root(game), name)
+    return os.path.join(buildcache._entry_root(game), name, "build.json")
 
 
 def _reseal(path, change):
@@ -166,12 +166,16 @@ def _rename_file(meta):
 
 
 def _add_file(meta):
-    meta["files"]["/tmp/planted.txt"] = "planted"
+    meta["files"]["/tmp/planted.txt"] = meta["files"]["game.json"]
+
+
+def _other_digest(meta):
+    meta["files"]["game.json"] = meta["files"]["rulebook.en.md"]
 
 
 @pytest.mark.parametrize("change", [
     _set("game", "../../escaped"), _set("game", "/tmp/escaped"), _set("game", ""), _set("game", 7),
-    _rename_file, _add_file, _set("files", ["game.json"]), _set("files", {"game.json": 1}),
+    _rename_file, _add_file, _other_digest, _set("files", ["game.json"]), _set("files", {"game.json": 1}),
     _set("diags", [["a.yaml", 1, 2, "error", "X1"]]),            # a diagnostic one field short
     _set("diags", [["a.yaml", "1", 2, "error", "X1", "m"]]),     # a line that is not a number
     _set("diags", {"a": 1}), _set("key", "0" * 40),
@@ -214,4 +218,14 @@ def test_only_the_latest_build_of_a_folder_is_kept(game, tmp_path):
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("\n# an edit\n")
     build([game], str(tmp_path / "a"))
-    assert os.listdir(buildcache._entry_root(game)) == [buildcache.inputs_key(game) + ".json"]
+    assert os.listdir(buildcache._entry_root(game)) == [buildcache.inputs_key(game)]
+
+
+def test_a_kept_output_changed_in_the_cache_is_built_again(game, tmp_path):
+    first, _ = build([game], str(tmp_path / "a"))
+    kept = os.path.join(os.path.dirname(_entry(game)), "game.json")
+    with open(kept, "a", encoding="utf-8") as fh:
+        fh.write(" ")
+    assert buildcache.lookup(game, buildcache.inputs_key(game)) is None
+    again, _ = build([game], str(tmp_path / "b"))
+    assert outputs(again) == outputs(first)
