@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.resources
 import json
 import os
 import re
@@ -28,7 +27,7 @@ import tempfile
 from typing import NamedTuple
 
 from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
-from .content import SCHEMA_DIR, shown_path, yaml_files
+from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 from .outputs import OUTPUT_NAMES
 
@@ -66,7 +65,7 @@ def build_version() -> str:
     found = _installed()
     for dist in ("Jinja2", "MarkupSafe", "lark", "PyYAML", "jsonschema"):  # parsing, loading, templates
         h.update(f"\0{dist}={found.get(_dist_key(dist)) or _version(dist)}".encode())
-    for base in (os.path.dirname(os.path.abspath(__file__)), str(importlib.resources.files("rulepress.runtime")), SCHEMA_DIR):
+    for base in (os.path.dirname(os.path.abspath(__file__)), RUNTIME_DIR, SCHEMA_DIR):
         for path in _tree_files(base):
             with open(path, "rb") as fh:
                 h.update(os.path.basename(base).encode() + os.path.relpath(path, base).encode() + b"\0" + fh.read() + b"\0")

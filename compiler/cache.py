@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.resources
 import hashlib
 import json
 import os
 import re
-import shutil
 
 from . import dsl
-from .content import SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
+from .content import RUNTIME_DIR, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection
 from .names import BUILTIN_NAMES
@@ -59,7 +57,7 @@ def checker_version() -> str:
     The checker is this module and every compiler module it imports, directly or not,
     with the grammar and the schemas; the rulebook, printing and the command line are not."""
     here = os.path.dirname(os.path.abspath(__file__))
-    runtime = str(importlib.resources.files("rulepress.runtime"))
+    runtime = RUNTIME_DIR
     todo, seen = [os.path.join(here, "cache.py")], set()
     while todo:
         path = todo.pop()
@@ -478,6 +476,7 @@ class _Store:
 
 def _prune(kept: str) -> None:
     """At most MAX_GAMES game folders in the cache folder: the least recently written go."""
+    import shutil  # (only here: its import costs every command more than this takes)
     root = os.path.dirname(kept)
     try:
         games = [e for e in os.scandir(root) if e.is_dir(follow_symlinks=False) and len(e.name) == 40]

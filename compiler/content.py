@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 import os
 from dataclasses import dataclass, field
 
-from .diagnostics import Pos, Report, did_you_mean
+from .. import runtime, schemas  # (their folders, found through the package)
 from . import source
+from .diagnostics import Pos, Report, did_you_mean
 from .source import PMap, PList, load_file, locate
 
-# Found through the package (`rulepress.schemas`, shipped as data), never a path above it.
-SCHEMA_DIR = str(importlib.resources.files(__package__.rpartition(".")[0] + ".schemas"))
+# Found through the package (`rulepress.schemas`, shipped as data), never a path above it;
+# by its module's folder rather than importlib.resources, whose import costs every command.
+SCHEMA_DIR = os.path.dirname(os.path.abspath(schemas.__file__))
+RUNTIME_DIR = os.path.dirname(os.path.abspath(runtime.__file__))  # (the checker reads a few runtime modules)
 MANIFEST = "game.yaml"
 LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
                  "procedures", "triggers", "icons")

@@ -12,7 +12,7 @@ or where its first child stands; a child in parentheses stands at its outermost 
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import os
 
 from lark import Lark, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, LarkError, VisitError
@@ -40,10 +40,11 @@ class _Indent(Indenter):
 
 @functools.lru_cache(maxsize=None)
 def parser() -> Lark:
-    """Lark's LALR parser for dsl.lark (shipped in the package). Its tables are made in each
+    """Lark's LALR parser for dsl.lark (shipped beside this module). Its tables are made in each
     process that needs them: Lark's own cache of them is a pickle, which a file planted in
     a cache folder could turn into code."""
-    text = importlib.resources.files(__package__).joinpath("dsl.lark").read_text(encoding="utf-8")
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dsl.lark"), encoding="utf-8") as fh:
+        text = fh.read()
     return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, lexer="contextual")
 
 
