@@ -37,7 +37,7 @@ GAME_ID = re.compile(r"[a-z][a-z0-9_]*")  # as the schemas have it: safe as a fo
 
 class KeptBuild(NamedTuple):
     game_id: str
-    files: dict          # output name -> its bytes
+    files: dict          # output name -> (the kept file, the digest of its bytes when kept): see put
     report: Report
 
 
@@ -152,16 +152,11 @@ def lookup(folder: str, key: str | None) -> KeptBuild | None:
     diags = diagnostics_of(meta.get("diags"))
     if diags is None:
         return None
-    files = {}
-    for name in OUTPUT_NAMES:  # (the names are the build's own, never the entry's)
-        try:
-            with open(os.path.join(entry, name), "rb") as fh:
-                data = fh.read()
-        except OSError:
-            return None
-        if meta["files"][name] != _digest(data):  # changed since it was kept
-            return None
-        files[name] = data
+    digests = meta["files"]
+    if not all(isinstance(d, str) for d in digests.values()):
+        return None
+    # (the names are the build's own, never the entry's)
+    files = {name: (os.path.join(entry, name), digests[name]) for name in OUTPUT_NAMES}
     return KeptBuild(meta["game"], files, _report(diags))
 
 
@@ -199,14 +194,27 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
         pass  # a cache that cannot be written only costs time
 
 
-def put(path: str, data: bytes) -> None:
-    """Put a kept output in place, leaving a file with the same bytes untouched."""
+def put(kept: tuple[str, str], path: str) -> bool:
+    """Put a kept output (its file and digest, from lookup) at `path`, leaving a file with the
+    same bytes untouched; False, writing nothing, where the kept file is gone or is not what
+    was kept (its digest differs). Only what is written needs the digest: a kept file equal
+    to the output in place changes nothing, and hashing tens of megabytes costs a rebuild a
+    third of its time."""
+    source, digest = kept
+    try:
+        with open(source, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
     try:
         if os.path.getsize(path) == len(data):
             with open(path, "rb") as fh:
                 if fh.read() == data:
-                    return
+                    return True
     except OSError:
         pass
+    if _digest(data) != digest:
+        return False
     with open(path, "wb") as fh:
         fh.write(data)
+    return True

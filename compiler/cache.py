@@ -12,7 +12,7 @@ that a re-check or a build parses only statements it never met.
 
 The cache is plain JSON written by this module under ~/.cache/rulepress/validate/
 (`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off), a folder per game
-folder, at most MAX_GAMES of them. Every file of it is sealed (_seal): a first line names
+folder, at most MAX_GAMES of them. Every file of it is sealed (_sealed): a first line names
 the checker that wrote it and the digest of the rest. A file that cannot be read, is not
 sealed by this checker, or holds anything but the shapes written here is ignored, and the
 game is checked in full again.

@@ -69,11 +69,11 @@ def _build(paths, out_dir: str):
         if kept is not None:  # nothing the outputs are made from changed since they were made
             target = os.path.join(out_dir, kept.game_id)
             os.makedirs(target, exist_ok=True)
-            for name, data in kept.files.items():
-                buildcache.put(os.path.join(target, name), data)
-            report.extend(kept.report)
-            written += [os.path.join(target, name) for name in kept.files]
-            continue
+            # (a kept file that is not what was kept: the game is built as usual)
+            if all(buildcache.put(source, os.path.join(target, name)) for name, source in kept.files.items()):
+                report.extend(kept.report)
+                written += [os.path.join(target, name) for name in kept.files]
+                continue
         t, gid, rep, texts = _compiled(folder)
         report.extend(rep)
         if t is None:
