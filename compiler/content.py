@@ -128,7 +128,7 @@ def yaml_files(folder: str, report: Report) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _schemas() -> dict:
     schemas = {}
     for name in os.listdir(SCHEMA_DIR):
@@ -138,7 +138,7 @@ def _schemas() -> dict:
     return schemas
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _inlined():
     """The file schema with every $ref replaced by what it names, or None if it cannot be."""
     schemas = _schemas()
@@ -148,7 +148,7 @@ def _inlined():
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _validator():
     """The validator that explains: every error with its path. Used when a file is not valid."""
     import jsonschema  # imported here: a check served from the cache never needs it
@@ -160,7 +160,7 @@ def _validator():
     return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=len(SECTIONS))  # (called only for the schema's own sections)
 def _section_check(section: str):
     """A yes/no check of one top-level section, compiled to Python code from its schema
     (fastjsonschema, in memory): fifteen times faster than interpreting the schema, and

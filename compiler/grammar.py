@@ -38,7 +38,7 @@ class _Indent(Indenter):
     tab_len = 8
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def parser() -> Lark:
     """Lark's LALR parser for dsl.lark (shipped beside this module). Its tables are made in each
     process that needs them: Lark's own cache of them is a pickle, which a file planted in
