@@ -44,22 +44,9 @@ browser:
 	  fi; \
 	fi
 
-# The schema checks as code, made here rather than in every command (compiler/schemacode.py),
-# and again when a schema changes.
-SCHEMA_CODE := compiler/_schemas/__init__.py
-$(SCHEMA_CODE): $(STAMP) $(wildcard schemas/*.json) compiler/schemacode.py
-	$(BIN)/python -m rulepress.compiler.schemacode
-	$(BIN)/python -m compileall -q compiler/_schemas >/dev/null
+setup: $(STAMP)
 
-# The built-in rulebook templates compiled, in a folder named after the toolchain (compiler/buildcache.py).
-TEMPLATE_CODE := compiler/_templates/.made
-$(TEMPLATE_CODE): $(STAMP) $(SCHEMA_CODE) $(wildcard compiler/*.py compiler/templates/* runtime/*.py schemas/*.json)
-	$(BIN)/python -m rulepress.compiler.buildcache
-	touch $(TEMPLATE_CODE)
-
-setup: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
-
-demo: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
+demo: $(STAMP)
 	$(BIN)/rulepress validate content
 	$(BIN)/rulepress build content -o build
 	@for g in $(GAMES); do \
@@ -68,17 +55,18 @@ demo: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	  fi; \
 	done
 
-test: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE) browser
+test: $(STAMP) browser
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
 
-build: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
+build: $(STAMP)
 	$(BIN)/rulepress build content -o build
 
-bench: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
+bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache compiler/_schemas compiler/_templates
+	rm -rf $(VENV) .pytest_cache dist *.egg-info
+	find . -name __pycache__ -type d -prune -not -path './.venv/*' -exec rm -rf {} +

@@ -8,7 +8,7 @@ the checker gives it, then parses them all N times in one process and prints the
 time per effect (CPU time); each pass starts with no statement parsed yet. Import and parser set-up are timed separately.
 
 --against REV parses the same texts (plus --fuzz N mutated ones, which mostly fail) with
-the parser (compiler/dsl.py, lalr.py, dsl.lark) as it is at git revision REV and reports every
+the parser (compiler/dsl.py, grammar.py or lalr.py, dsl.lark) as it is at git revision REV and reports every
 difference in IR or in error (code, position, message).
 """
 from __future__ import annotations
@@ -66,9 +66,9 @@ def load_revision(rev):
     as the package _rulepress_ref."""
     tmp = os.path.join(tempfile.mkdtemp(prefix="dsl-"), "_rulepress_ref")
     os.makedirs(tmp)
-    for name in ("__init__.py", "diagnostics.py", "dsl.py", "lalr.py", "dsl.lark"):
+    for name in ("__init__.py", "diagnostics.py", "dsl.py", "grammar.py", "lalr.py", "dsl.lark"):
         got = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:compiler/{name}"], capture_output=True)
-        if got.returncode == 0:  # (lalr.py is newer than some revisions)
+        if got.returncode == 0:  # (each revision has one of grammar.py and lalr.py, or neither)
             with open(os.path.join(tmp, name), "wb") as fh:
                 fh.write(got.stdout)
     sys.path.insert(0, os.path.dirname(tmp))
@@ -109,12 +109,11 @@ def main():
 
     setup = []
     t0 = time.perf_counter()
-    from rulepress.compiler import lalr  # Lark, loaded where a statement is new
-    setup.append(f"import rulepress.compiler.lalr: {(time.perf_counter() - t0) * 1000:.1f} ms")
-    for name in ("_quick", "parser"):  # the quick parser, the standard one
-        t0 = time.perf_counter()
-        getattr(lalr, name)()
-        setup.append(f"{name}(): {(time.perf_counter() - t0) * 1000:.1f} ms")
+    from rulepress.compiler import grammar  # Lark, loaded where a statement is new
+    setup.append(f"import rulepress.compiler.grammar: {(time.perf_counter() - t0) * 1000:.1f} ms")
+    t0 = time.perf_counter()
+    grammar.parser()
+    setup.append(f"parser(): {(time.perf_counter() - t0) * 1000:.1f} ms")
     print(f"import rulepress.compiler.dsl: {T_IMPORT * 1000:.1f} ms; " + "; ".join(setup))
 
     effects = collect(args.games)
@@ -140,6 +139,8 @@ def main():
 
     if args.against:
         ref = load_revision(args.against)
+        if hasattr(ref, "sources"):  # files named in IR positions as the checker named them here
+            ref.sources(dsl._SOURCES)
         rng = random.Random(args.seed)
         cases = list(effects)
         for _ in range(args.fuzz):

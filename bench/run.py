@@ -4,7 +4,8 @@
 
 Prints the machine and a yardstick of its speed at that moment (again at the end), then the
 median (and range) of N runs of:
-  validate, cold           `rulepress validate` with an empty cache (and with RULEPRESS_JOBS=1)
+  validate, cold           `rulepress validate` with an empty cache (and with RULEPRESS_JOBS=1, which
+                           keeps older revisions to one process)
   validate, one file edited `rulepress validate` after one number in one file changed
   validate, one file touched  the same after a write of the same bytes
   check-jsonschema         the same files against schemas/content-file.json

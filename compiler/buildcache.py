@@ -2,13 +2,17 @@
 
 A build's outputs (game.json, the rulebooks) and its findings follow from the game's files,
 the game's own templates and the compiler itself. When none of those changed since the last
-build of the folder, the kept outputs are the outputs: the build copies them instead of
+build of the folder, the kept outputs are the outputs: the build writes them instead of
 loading, checking and rendering again.
 
-The entry lives beside the validation cache of the same folder (`cache.cache_dir()`, with
-`RULEPRESS_CACHE_DIR` and `RULEPRESS_NO_CACHE=1` honoured the same way); only the latest
-build of a folder is kept. An entry is a folder made under a temporary name and renamed
-into place when complete, so a half-written entry is never read.
+An entry is a folder beside the validation cache of the same folder (`cache.cache_dir()`,
+with `RULEPRESS_CACHE_DIR` and `RULEPRESS_NO_CACHE=1` honoured the same way), named by the
+hash of the build's inputs: the outputs under their own names, and build.json, sealed JSON
+(see cache._sealed) with the game id, the findings and the digest of each output. Only the
+latest build of a folder is kept; an entry is made under a temporary name and renamed into
+place when complete. An entry never names where anything is written: the build writes the
+fixed output names (outputs.OUTPUT_NAMES) into a folder named by a game id that must look
+like one. An entry of any other shape, or whose outputs changed, is no entry.
 """
 from __future__ import annotations
 
@@ -16,22 +20,30 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
+from typing import NamedTuple
 
-from .cache import _Store, _hash, _plain, _report, cache_dir, enabled
-from .content import SCHEMA_DIR, shown_path, yaml_files
+from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
+from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
+from .outputs import OUTPUT_NAMES
 
-FORMAT = 1
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_ROOT = os.path.dirname(_HERE)
+FORMAT = 2
+GAME_ID = re.compile(r"[a-z][a-z0-9_]*")  # as the schemas have it: safe as a folder name
 
 
-def _tree_files(folder: str, skip=()) -> list[str]:
+class KeptBuild(NamedTuple):
+    game_id: str
+    files: dict          # output name -> (the kept file, the digest of its bytes when kept): see put
+    report: Report
+
+
+def _tree_files(folder: str) -> list[str]:
     """Every file below the folder, in a fixed order, following links to folders once each
-    (a template can include one through a link); folders named in `skip` are left out."""
+    (a template can include one through a link)."""
     out, seen = [], set()
     for d, dirs, files in os.walk(folder, followlinks=True):
         real = os.path.realpath(d)
@@ -39,12 +51,12 @@ def _tree_files(folder: str, skip=()) -> list[str]:
             dirs[:] = []
             continue
         seen.add(real)
-        dirs[:] = sorted(x for x in dirs if x != "__pycache__" and not (d == folder and x in skip))
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
         out += [os.path.join(d, f) for f in sorted(files) if not f.endswith((".pyc", ".pyo"))]
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def build_version() -> str:
     """Everything of the toolchain that a build's outputs can depend on: the compiler with its
     grammar and templates, the runtime modules the checker reads, the schemas, and the
@@ -53,10 +65,10 @@ def build_version() -> str:
     found = _installed()
     for dist in ("Jinja2", "MarkupSafe", "lark", "PyYAML", "jsonschema"):  # parsing, loading, templates
         h.update(f"\0{dist}={found.get(_dist_key(dist)) or _version(dist)}".encode())
-    for base in (_HERE, os.path.join(_ROOT, "runtime"), SCHEMA_DIR):
-        for path in _tree_files(base, skip=(MADE,)):  # (what is made from the rest is not hashed)
+    for base in (os.path.dirname(os.path.abspath(__file__)), RUNTIME_DIR, SCHEMA_DIR):
+        for path in _tree_files(base):
             with open(path, "rb") as fh:
-                h.update(os.path.relpath(path, _ROOT).encode() + b"\0" + fh.read() + b"\0")
+                h.update(os.path.basename(base).encode() + os.path.relpath(path, base).encode() + b"\0" + fh.read() + b"\0")
     return h.hexdigest()
 
 
@@ -118,43 +130,56 @@ def _entry_root(folder: str) -> str:
     return os.path.join(_Store(folder).dir, "build")
 
 
-def lookup(folder: str, key: str | None):
-    """(game id, {file name: path of the kept text}, report) of the kept build, or None."""
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()  # (a big game's outputs are tens of megabytes: the quickest)
+
+
+def lookup(folder: str, key: str | None) -> KeptBuild | None:
+    """The kept build made from exactly these inputs, or None (none, or not of our making)."""
     if key is None or not enabled():
         return None
     entry = os.path.join(_entry_root(folder), key)
     try:
         with open(os.path.join(entry, "build.json"), encoding="utf-8") as fh:
-            meta = json.load(fh)
-        if meta.get("format") != FORMAT or not isinstance(meta.get("game"), str):
-            return None
-        names = meta["files"]
-        paths = {n: os.path.join(entry, "out", n) for n in names}
-        if not all(isinstance(n, str) and os.path.isfile(p) for n, p in paths.items()):
-            return None
-        report = _report(tuple(d) for d in meta["diags"])
-    except (OSError, ValueError, KeyError, TypeError):
+            body = _unsealed(fh.read(), build_version())
+        meta = json.loads(body) if body is not None else None
+    except (OSError, ValueError, RecursionError):
         return None
-    return meta["game"], paths, report
+    if not (isinstance(meta, dict) and meta.get("key") == key and isinstance(meta.get("game"), str)
+            and GAME_ID.fullmatch(meta["game"]) and isinstance(meta.get("files"), dict)
+            and set(meta["files"]) == set(OUTPUT_NAMES)):
+        return None
+    diags = diagnostics_of(meta.get("diags"))
+    if diags is None:
+        return None
+    digests = meta["files"]
+    if not all(isinstance(d, str) for d in digests.values()):
+        return None
+    # (the names are the build's own, never the entry's)
+    files = {name: (os.path.join(entry, name), digests[name]) for name in OUTPUT_NAMES}
+    return KeptBuild(meta["game"], files, _report(diags))
 
 
 def store(folder: str, key: str | None, gid: str, files: dict[str, str], report: Report) -> None:
     """Keep this build's outputs as the folder's latest: `files` maps each output's name to
-    the path it was just written to, whose bytes are copied (by the kernel, much faster
-    than writing the texts a second time)."""
-    if key is None or not enabled():
+    the path it was just written to."""
+    if key is None or not enabled() or not GAME_ID.fullmatch(gid) or set(files) != set(OUTPUT_NAMES):
         return
     root = _entry_root(folder)
     try:
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(dir=root, prefix=".new-")
         try:
-            os.makedirs(os.path.join(tmp, "out"))
-            for name, path in files.items():
-                shutil.copyfile(path, os.path.join(tmp, "out", name))
-            meta = {"format": FORMAT, "game": gid, "files": list(files), "diags": [_plain(d) for d in report.items]}
+            digests = {}
+            for name in OUTPUT_NAMES:
+                with open(files[name], "rb") as fh:
+                    data = fh.read()
+                with open(os.path.join(tmp, name), "wb") as fh:
+                    fh.write(data)
+                digests[name] = _digest(data)
+            meta = {"key": key, "game": gid, "files": digests, "diags": [_plain(d) for d in report.items]}
             with open(os.path.join(tmp, "build.json"), "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(meta, ensure_ascii=False))
+                fh.write(_sealed(json.dumps(meta, ensure_ascii=False), build_version()))
             final = os.path.join(root, key)
             if os.path.isdir(final):
                 shutil.rmtree(final, ignore_errors=True)
@@ -169,96 +194,27 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
         pass  # a cache that cannot be written only costs time
 
 
-def copy_if_changed(src: str, path: str) -> None:
-    """Put a kept output in place, leaving a file with the same bytes untouched."""
+def put(kept: tuple[str, str], path: str) -> bool:
+    """Put a kept output (its file and digest, from lookup) at `path`, leaving a file with the
+    same bytes untouched; False, writing nothing, where the kept file is gone or is not what
+    was kept (its digest differs). Only what is written needs the digest: a kept file equal
+    to the output in place changes nothing, and hashing tens of megabytes costs a rebuild a
+    third of its time."""
+    source, digest = kept
     try:
-        if os.path.getsize(path) == os.path.getsize(src):
-            with open(path, "rb") as a, open(src, "rb") as b:
-                if a.read() == b.read():
-                    return
+        with open(source, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    try:
+        if os.path.getsize(path) == len(data):
+            with open(path, "rb") as fh:
+                if fh.read() == data:
+                    return True
     except OSError:
         pass
-    shutil.copyfile(src, path)
-
-
-def compiled_templates():
-    """Where Jinja keeps the templates it compiled, which saves compiling them (a tenth of a
-    second or more) on every build. The built-in ones come compiled with the toolchain
-    (`make setup` runs `made_templates`); others are kept in the cache folder, one folder
-    per toolchain: the compiled code follows from Jinja and from the options the rulebook
-    sets as well as from the template's text, and Jinja checks only the text. With the
-    cache off, only those made with the toolchain are read; None if there are none."""
-    made = _made_dir()
-    made = made if os.path.isdir(made) else None
-    toolchains = _compiled_class()(None, made) if made is not None else None
-    if not enabled():
-        return toolchains
-    root = os.path.join(cache_dir(), "templates")
-    own = os.path.join(root, build_version()[:16])
-    try:
-        if not os.path.isdir(own):
-            os.makedirs(own, exist_ok=True)
-            for name in os.listdir(root):  # those of an older toolchain
-                if os.path.join(root, name) != own:
-                    shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    except OSError:
-        return toolchains
-    return _compiled_class()(own, made)
-
-
-MADE = "_templates"  # below compiler/: the built-in templates compiled by `make setup`
-
-
-def _made_dir() -> str:
-    return os.path.join(_HERE, MADE, build_version()[:16])
-
-
-def made_templates() -> str:
-    """Compile the built-in templates into the toolchain's own folder; gives the folder."""
-    from .rulebook import environment
-    made = _made_dir()
-    os.makedirs(made, exist_ok=True)
-    root = os.path.dirname(made)
-    for name in os.listdir(root) if os.path.basename(root) == MADE else ():  # an older toolchain's
-        if name != os.path.basename(made):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    env = environment(None, compiled=_compiled_class()(made, None))
-    for name in env.list_templates():  # the rulebooks' and the card sheets', with what they include
-        env.get_template(name)
-    return made
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled_class():
-    import jinja2  # (only a build needs it)
-
-    class Compiled(jinja2.FileSystemBytecodeCache):
-        """Read from the toolchain's folder first, then from (and into) the cache folder."""
-
-        def __init__(self, directory, made):
-            self.directory, self.made, self.pattern = directory, made, "__jinja2_%s.cache"
-
-        def load_bytecode(self, bucket):
-            for folder in (self.made, self.directory):
-                if folder is None:
-                    continue
-                try:
-                    with open(os.path.join(folder, self.pattern % bucket.key), "rb") as fh:
-                        bucket.load_bytecode(fh)  # (left empty if made from another text)
-                except Exception:  # noqa: BLE001 - none, or cut short: Jinja's reading raises what it meets
-                    bucket.reset()
-                if bucket.code is not None:
-                    return
-
-        def dump_bytecode(self, bucket):
-            if self.directory is None:
-                return
-            try:
-                super().dump_bytecode(bucket)
-            except OSError:
-                pass  # a cache that cannot be written only costs time
-    return Compiled
-
-
-if __name__ == "__main__":
-    print(f"compiled templates in {made_templates()}")
+    if _digest(data) != digest:
+        return False
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return True

@@ -11,8 +11,11 @@ The cache also keeps the statements the game's effects are made of, parsed (dsl.
 that a re-check or a build parses only statements it never met.
 
 The cache is plain JSON written by this module under ~/.cache/rulepress/validate/
-(`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off). An entry that
-cannot be read, or was written by another version of the checker, is ignored.
+(`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off), a folder per game
+folder, at most MAX_GAMES of them. Every file of it is sealed (_sealed): a first line names
+the checker that wrote it and the digest of the rest. A file that cannot be read, is not
+sealed by this checker, or holds anything but the shapes written here is ignored, and the
+game is checked in full again.
 """
 from __future__ import annotations
 
@@ -20,19 +23,19 @@ import contextlib
 import functools
 import hashlib
 import json
-import marshal
 import os
 import re
 
 from . import dsl
-from .content import SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
+from .content import RUNTIME_DIR, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
-from .memory import no_collection, spare
+from .memory import no_collection
 from .names import BUILTIN_NAMES
 from .model import BUILTIN_ZONES, attr_type, build_model
 from .source import PList, PMap, PStr
 
-FORMAT = 1
+FORMAT = 2
+MAX_GAMES = 64  # game folders kept in the cache folder; the least recently checked go first
 PLAYER_TEXT = {"name", "text"}  # read by the rulebook, not by any check across files
 
 
@@ -47,14 +50,14 @@ def cache_dir() -> str:
     return os.path.join(base, "rulepress", "validate")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def checker_version() -> str:
     """A new checker or new schemas make every old entry stale.
 
     The checker is this module and every compiler module it imports, directly or not,
     with the grammar and the schemas; the rulebook, printing and the command line are not."""
     here = os.path.dirname(os.path.abspath(__file__))
-    runtime = os.path.join(os.path.dirname(here), "runtime")
+    runtime = RUNTIME_DIR
     todo, seen = [os.path.join(here, "cache.py")], set()
     while todo:
         path = todo.pop()
@@ -105,10 +108,8 @@ def _validate(folder: str) -> Report:
                 store.write_index(rec)
                 return report
     with store.pieces():
-        report, rec, summary, loaded = _full(folder, shown, hashes)
+        report, rec, summary = _full(folder, shown, hashes)
     store.write_all(rec, summary)
-    if loaded:
-        store.write_loaded(loaded, hashes)
     return report
 
 
@@ -130,24 +131,6 @@ def known_report(folder: str) -> Report | None:
     return _report(d for s in shown for d in rec["diags"][s])
 
 
-def loaded_files(folder: str) -> dict:
-    """{shown: value as source.encode gave it} of the folder's files that a full check had
-    loaded in a second process and that are still the same, byte for byte: a build that
-    follows rebuilds them from it instead of loading their YAML (content.load_game)."""
-    if not enabled():
-        return {}
-    got = _Store(folder).loaded()
-    if not got:
-        return {}
-    walk = Report()
-    out = {}
-    for f in yaml_files(folder, walk):
-        s = shown_path(f)
-        if s in got and got[s][0] == _hash(f):
-            out[s] = got[s][1]
-    return out
-
-
 def parsed_statements(folder: str):
     """Within this, statements of effects parse from the cache when the folder's effects
     had them before (see dsl.pieces); new ones are kept for next time."""
@@ -158,17 +141,15 @@ def _full(folder, shown, hashes):
     report = Report()
     src = load_game(folder, report)
     model = build_model(src, report) if src.docs else None
-    spare(src, model)
     rec = {"version": checker_version(), "stamp": os.urandom(8).hex(), "files": shown, "hash": hashes,
            "diags": {s: [] for s in shown}, "other": [], "iface": {}}
     summary = {"stamp": rec["stamp"], "stubs": {}, "uses": {}}  # each file's as JSON text
-    loaded = src.encoded
     for d in report.items:
         rec["diags"].get(d.pos.file, rec["other"]).append(_plain(d))
     if model is not None:
         for s, (stub, uses) in summaries(model).items():
             summary["stubs"][s], summary["uses"][s], rec["iface"][s] = stub, uses, _iface_of_text(stub, uses)
-    return report, rec, summary, loaded
+    return report, rec, summary
 
 
 def _incremental(folder, files, shown, changed, rec, summary, hashes):
@@ -198,12 +179,11 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
         model = build_model(src, report, only=changed_set, pooled=pooled, known=known)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError):
         return None  # rows of a summary not of our making: check everything
-    spare(src, model)
     now = summaries(model, only=changed_set)
     for s in changed:
         if (s in now) != (summary["stubs"].get(s) is not None):
             return None
-        if s in now and _iface_of_text(*now[s]) != rec["iface"][s]:
+        if s in now and _iface_of_text(*now[s]) != rec["iface"].get(s):
             return None
     for s in changed:
         rec["diags"][s] = [_plain(d) for d in report.items if d.pos.file == s]
@@ -398,16 +378,41 @@ def _plain(d: Diagnostic) -> list:
 
 
 def _report(diags) -> Report:
+    """A report of diagnostics as _plain gives them, checked already (diagnostics_of)."""
     report = Report()
     report.items = [Diagnostic(Pos(f, line, col), sev, code, msg) for f, line, col, sev, code, msg in diags]
     return report
 
 
+def _is_diagnostic(d) -> bool:
+    return (type(d) is list and len(d) == 6 and type(d[0]) is str and type(d[1]) is int and type(d[2]) is int
+            and d[3] in ("error", "warning") and type(d[4]) is str and type(d[5]) is str)
+
+
+def diagnostics_of(found) -> list | None:
+    """Diagnostics read back (a list of what _plain gives), or None where that is not what they are."""
+    if type(found) is not list or not all(_is_diagnostic(d) for d in found):
+        return None
+    return found
+
+
+def _is_index(rec) -> bool:
+    """Whether a read index has the shape write_all gives it."""
+    if not (type(rec) is dict and rec.get("version") == checker_version() and type(rec.get("stamp")) is str):
+        return False
+    files, hashes, diags, iface = rec.get("files"), rec.get("hash"), rec.get("diags"), rec.get("iface")
+    return (type(files) is list and all(type(f) is str for f in files)
+            and type(hashes) is dict and all(type(h) is str for h in hashes.values())
+            and type(diags) is dict and set(diags) == set(files)
+            and all(diagnostics_of(d) is not None for d in diags.values())
+            and diagnostics_of(rec.get("other")) is not None
+            and type(iface) is dict and all(type(v) is str for v in iface.values()))
+
+
 class _Store:
     """The cache of one game folder: an index (hashes and findings), the files' summaries,
-    the statements its effects are made of, parsed, and files loaded in a second process.
-    Only JSON written here is read back, and marshal of plain data (the loaded files: JSON
-    would take several times as long to write); whatever is read is checked before use."""
+    and the statements its effects are made of, parsed. Only sealed JSON written here is
+    read back; whatever is read is checked for shape before use."""
 
     def __init__(self, folder):
         self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
@@ -417,7 +422,7 @@ class _Store:
         """Statements parsed before by this checker at hand while parsing (dsl.add_pieces),
         and those met meanwhile kept for next time (with the known ones if `keep_known`).
         One file per game: a few hundred statements make thousands of effects."""
-        path = os.path.join(self.dir, "statements-" + checker_version()[:16] + ".json")
+        path = os.path.join(self.dir, "statements.json")
         known = _load(path) if enabled() else None
         known = known if isinstance(known, dict) else {}
         dsl.add_pieces(known)
@@ -431,57 +436,28 @@ class _Store:
             now = dsl.pieces(used | set(known) if keep_known else used)
             if enabled() and now.keys() != known.keys():
                 _save(path, now)
-                with contextlib.suppress(OSError):
-                    for name in os.listdir(self.dir):  # statements parsed by another checker
-                        if name.startswith("statements-") and os.path.join(self.dir, name) != path:
-                            os.remove(os.path.join(self.dir, name))
 
     def index(self):
         rec = _load(os.path.join(self.dir, "index.json"))
-        try:
-            ok = (rec["version"] == checker_version() and isinstance(rec["stamp"], str)
-                  and isinstance(rec["files"], list) and isinstance(rec["hash"], dict)
-                  and isinstance(rec["diags"], dict) and set(rec["diags"]) == set(rec["files"])
-                  and isinstance(rec["other"], list) and isinstance(rec["iface"], dict))
-        except (KeyError, TypeError):
-            ok = False
-        return rec if ok else None
+        return rec if _is_index(rec) else None
 
     def summaries(self, rec):
         """The summaries written with this index: each file's stub and uses as JSON text,
         read back only for the files a check needs (see write_all)."""
-        if not enabled():
+        body = _read_sealed(os.path.join(self.dir, "summaries.jsonl"))
+        if body is None:
             return None
+        lines = body.split("\n")
         try:
-            with open(os.path.join(self.dir, "summaries.jsonl"), encoding="utf-8") as fh:
-                lines = fh.read().split("\n")
             head = json.loads(lines[0])
             names = head["files"]
             ok = (head["stamp"] == rec["stamp"] and isinstance(names, list) and len(lines) == 2 * len(names) + 1
                   and all(isinstance(n, str) for n in names))
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
+        except (ValueError, KeyError, TypeError, IndexError):
             return None
         if not ok:
             return None
         return {"stamp": head["stamp"], "stubs": dict(zip(names, lines[1::2])), "uses": dict(zip(names, lines[2::2]))}
-
-    def loaded(self) -> dict | None:
-        """{shown: (hash, encoded value)} as write_loaded kept them, or None."""
-        try:
-            with open(os.path.join(self.dir, "loaded.bin"), "rb") as fh:
-                got = marshal.loads(fh.read())
-            if got["version"] != checker_version() or not isinstance(got["files"], dict):
-                return None
-            return {s: (h, v) for s, (h, v) in got["files"].items() if isinstance(s, str)}
-        except (OSError, EOFError, ValueError, TypeError, KeyError):
-            return None  # none, or not of our making
-
-    def write_loaded(self, loaded: dict, hashes: dict) -> None:
-        """Keep the files loaded by a second process, as it sent them (marshal: plain data
-        only, read back many times faster than JSON); a file that is loaded here has no
-        encoded form, and making one would slow the check that keeps them."""
-        data = {"version": checker_version(), "files": {s: (hashes[s], v) for s, v in loaded.items()}}
-        _save_bytes(os.path.join(self.dir, "loaded.bin"), marshal.dumps(data))
 
     def write_index(self, rec):
         _save(os.path.join(self.dir, "index.json"), rec)
@@ -493,31 +469,75 @@ class _Store:
         lines = [_compact({"stamp": summary["stamp"], "files": names})]
         for f in names:
             lines += [summary["stubs"][f], summary["uses"][f]]
-        _save_text(os.path.join(self.dir, "summaries.jsonl"), "\n".join(lines))
-        with contextlib.suppress(OSError):
-            os.remove(os.path.join(self.dir, "summaries.json"))  # the one-document form of before
+        _save_text(os.path.join(self.dir, "summaries.jsonl"), _sealed("\n".join(lines)))
         _save(os.path.join(self.dir, "index.json"), rec)
+        _prune(self.dir)
 
 
-def _load(path):
+def _prune(kept: str) -> None:
+    """At most MAX_GAMES game folders in the cache folder: the least recently written go."""
+    import shutil  # (only here: its import costs every command more than this takes)
+    root = os.path.dirname(kept)
+    try:
+        games = [e for e in os.scandir(root) if e.is_dir(follow_symlinks=False) and len(e.name) == 40]
+        if len(games) <= MAX_GAMES:
+            return
+        games.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime, reverse=True)
+        for e in games[MAX_GAMES:]:
+            if e.path != kept:
+                shutil.rmtree(e.path, ignore_errors=True)
+    except OSError:
+        pass  # a cache that cannot be tidied only costs room
+
+
+# ---- sealed files ----------------------------------------------------------------
+# A cache file is a first line {"version": who wrote it, "digest": sha256 of the rest},
+# then the rest. A file cut short, changed by hand, or written by another checker does not
+# match its seal and is not read. (Whoever can write the cache folder can also seal what
+# they write: the seal guards against accidents and stale files; that nothing read back is
+# ever run, or names where to write, guards against the rest.)
+
+def _sealed(body: str, version: str | None = None) -> str:
+    seal = {"version": version or checker_version(), "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()}
+    return _compact(seal) + "\n" + body
+
+
+def _unsealed(text: str, version: str | None = None) -> str | None:
+    """The body of a sealed text, or None where the seal does not match."""
+    head, nl, body = text.partition("\n")
+    try:
+        seal = json.loads(head) if nl else None
+    except ValueError:
+        return None
+    if not (type(seal) is dict and seal.get("version") == (version or checker_version())
+            and seal.get("digest") == hashlib.sha256(body.encode("utf-8")).hexdigest()):
+        return None
+    return body
+
+
+def _read_sealed(path: str, version: str | None = None) -> str | None:
     if not enabled():
         return None
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
+            return _unsealed(fh.read(), version)
+    except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
+        return None
+
+
+def _load(path):
+    body = _read_sealed(path)
+    try:
+        return json.loads(body) if body is not None else None
+    except (ValueError, RecursionError):
         return None
 
 
 def _save(path, data) -> None:
-    _save_text(path, _compact(data))
+    _save_text(path, _sealed(_compact(data)))
 
 
 def _save_text(path, text: str) -> None:
-    _save_bytes(path, text.encode("utf-8"))
-
-
-def _save_bytes(path, data: bytes) -> None:
     if not enabled():
         return
     # a name of its own (not tempfile's: its import costs more than this whole write)
@@ -525,7 +545,7 @@ def _save_bytes(path, data: bytes) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-            fh.write(data)
+            fh.write(text.encode("utf-8"))
         os.replace(tmp, path)
     except OSError:  # a cache that cannot be written only costs time
         with contextlib.suppress(OSError):

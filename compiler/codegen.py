@@ -184,7 +184,7 @@ def to_json(t: dict) -> str:
     return text_of(layout, encoded, content_hash(body_of(layout, encoded)))
 
 
-# The text is made in parts, which two processes can share out: `pieces` lays it out and
+# The text is made in parts: `pieces` lays it out and
 # lists the values encoded one by one, `encode` encodes any share of them, and `body_of`
 # and `text_of` put them together. The hashed text (the body) is the compact dump of the
 # whole; the written text shares every value below the second level with it, so each of

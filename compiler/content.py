@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 import os
 from dataclasses import dataclass, field
 
-from .diagnostics import Pos, Report, did_you_mean
+from .. import runtime, schemas  # (their folders, found through the package)
 from . import source
-from .source import PMap, PList, decode, encode, load_file, locate
+from .diagnostics import Pos, Report, did_you_mean
+from .source import PMap, PList, load_file, locate
 
-# Found through the package (`rulepress.schemas`, shipped as data), never a path above it.
-SCHEMA_DIR = str(importlib.resources.files(__package__.rpartition(".")[0] + ".schemas"))
+# Found through the package (`rulepress.schemas`, shipped as data), never a path above it;
+# by its module's folder rather than importlib.resources, whose import costs every command.
+SCHEMA_DIR = os.path.dirname(os.path.abspath(schemas.__file__))
+RUNTIME_DIR = os.path.dirname(os.path.abspath(runtime.__file__))  # (the checker reads a few runtime modules)
 MANIFEST = "game.yaml"
 LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
                  "procedures", "triggers", "icons")
@@ -53,7 +55,6 @@ class GameSource:
     folder: str
     files: list[str] = field(default_factory=list)
     docs: dict = field(default_factory=dict)          # shown path -> loaded top-level map
-    encoded: dict = field(default_factory=dict)       # shown path -> its map as source.encode gives it, where made
     single: dict = field(default_factory=dict)        # section -> PMap
     items: dict = field(default_factory=lambda: {s: [] for s in LIST_SECTIONS})
     unbracketed: set = field(default_factory=set)     # shown paths of files whose text holds no `[` nor `\\`
@@ -127,7 +128,7 @@ def yaml_files(folder: str, report: Report) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _schemas() -> dict:
     schemas = {}
     for name in os.listdir(SCHEMA_DIR):
@@ -137,7 +138,7 @@ def _schemas() -> dict:
     return schemas
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _inlined():
     """The file schema with every $ref replaced by what it names, or None if it cannot be."""
     schemas = _schemas()
@@ -147,7 +148,7 @@ def _inlined():
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1)
 def _validator():
     """The validator that explains: every error with its path. Used when a file is not valid."""
     import jsonschema  # imported here: a check served from the cache never needs it
@@ -159,49 +160,22 @@ def _validator():
     return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
 
 
-def section_schemas() -> dict:
-    """Each top-level section's schema, as its yes/no check reads it."""
-    top = _inlined()
-    return {name: _strip_notes(s) for name, s in top["properties"].items()} if top is not None else {}
-
-
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=len(SECTIONS))  # (called only for the schema's own sections)
 def _section_check(section: str):
     """A yes/no check of one top-level section, compiled to Python code from its schema
-    (fastjsonschema): fifteen times faster than interpreting the schema, and most files
-    are valid. The code made by `make setup` (compiler/schemacode.py) serves while the
-    schema is the one it was made from; otherwise the schema is compiled here, per
-    section on first use, so a file of cards compiles only the schema of cards."""
-    schema = _strip_notes(_inlined()["properties"][section])
-    made = _made_check(section, schema)
-    if made is not None:
-        check, failure = made
-    else:
-        import fastjsonschema
-        check, failure = fastjsonschema.compile(schema), fastjsonschema.JsonSchemaException
+    (fastjsonschema, in memory): fifteen times faster than interpreting the schema, and
+    most files are valid. Compiled per section on first use, so a file of cards compiles
+    only the schema of cards."""
+    import fastjsonschema
+    check = fastjsonschema.compile(_strip_notes(_inlined()["properties"][section]))
 
     def valid(value) -> bool:
         try:
             check(value)
             return True
-        except failure:
+        except fastjsonschema.JsonSchemaException:
             return False
     return valid
-
-
-def _made_check(section: str, schema):
-    """(check, the exception it raises) from the code made for this very schema, or None."""
-    import importlib
-    from . import schemacode
-    if not section.isidentifier():
-        return None
-    try:
-        mod = importlib.import_module(f"{__package__}.{schemacode.PACKAGE}.{section}")
-    except ImportError:
-        return None
-    if getattr(mod, "SCHEMA", None) != schemacode.digest(schema):
-        return None  # made from another schema: not this one's check
-    return mod.validate, mod.JsonSchemaValueException
 
 
 def _strip_notes(node):
@@ -334,129 +308,25 @@ def check_languages(node, report, langs=("en", "ru")):
 _TEXT_KEYS = frozenset(("en", "ru"))
 
 
-def load_game(folder: str, report: Report, check: bool = True, kept=None) -> GameSource:
+def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     """The game's files, loaded and checked one by one (`check`: with the schemas and the
-    rest of check_file; without, only loaded, for a game whose findings are known). `kept`:
-    files already loaded once, as source.encode gave them ({shown: value}), which are
-    rebuilt from it instead (only without `check`: nothing is found in them). The values
-    encoded meanwhile by a second process are kept in `encoded` of what is returned."""
+    rest of check_file; without, only loaded, for a game whose findings are known)."""
     src = GameSource(folder)
     one = check_file if check else _load_only
-    kept = kept if kept and not check else {}
     files = yaml_files(folder, report)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
                      f"game folder has no {MANIFEST}; it must hold the `game:` manifest")
-    # (rebuilding the kept files costs this process less than loading its share costs the child)
-    theirs, next_part = _load_ahead([f for f, s in zip(files, src.files) if s not in kept], one)
-    # this process's files and the kept ones first, the child's last (as likely as can be
-    # to be ready when asked for); then added in the files' order
     docs = {}
     for path, shown in zip(files, src.files):
-        if shown in kept:
-            doc = _rebuilt(kept[shown], shown)
-            docs[shown] = doc if doc is not None else one(path, shown, report)
-        elif path not in theirs:
-            docs[shown] = one(path, shown, report)
-            if shown in source.UNBRACKETED:
-                src.unbracketed.add(shown)
-    if theirs:
-        got = next_part()
-        got = got if isinstance(got, dict) else {}
-        for path, shown in zip(files, src.files):
-            if path in theirs:
-                docs[shown] = _received(got[shown], shown, src, report) if shown in got else one(path, shown, report)
-    for shown in src.files:
-        if docs.get(shown) is not None:
-            add_doc(src, shown, docs[shown], report)
-    if next_part is not None:  # then the statements of the child's files, parsed meanwhile
-        from . import dsl
-        dsl.add_pieces(next_part())
-        next_part.finish()
+        docs[shown] = one(path, shown, report)
+        if shown in source.UNBRACKETED:
+            src.unbracketed.add(shown)
+    for shown, doc in docs.items():  # (what spans files is found once every file is loaded)
+        if doc is not None:
+            add_doc(src, shown, doc, report)
     return src
-
-
-def _rebuilt(value, shown):
-    """A kept file's map, or None where what was kept is not of our making."""
-    try:
-        doc = decode(value, shown)
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
-        return None
-    return doc if type(doc) is PMap else None
-
-
-def _received(got, shown, src, report):
-    """A file the child loaded: its map (kept in src.encoded as sent), its findings reported."""
-    encoded, diags, unbracketed = got
-    if unbracketed:
-        src.unbracketed.add(shown)
-    if encoded is not None:
-        src.encoded[shown] = encoded
-    for file, line, col, severity, code, message in diags:
-        (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
-    return decode(encoded, shown)
-
-
-AHEAD_BYTES = 1 << 20  # a game this big is loaded by two processes
-AHEAD_SHARE = 0.45     # the child's part of the bytes: it also packs them for this process
-
-
-def _load_ahead(files, one) -> tuple[set, object]:
-    """Start a child that loads and checks a share of a big game's files (the later ones)
-    while this process loads the rest; it sends them back as plain data (source.encode),
-    which this process rebuilds far sooner than it would load them, and then the statements
-    of their effects, parsed (dsl.pieces). Gives the child's files and the function that
-    gives those two parts in turn: {shown: (encoded value or None, diagnostics)}, then the
-    statements."""
-    from . import parallel
-    try:
-        sizes = [os.path.getsize(f) for f in files]
-    except OSError:
-        return set(), None
-    if sum(sizes) < AHEAD_BYTES or len(files) < 4 or not parallel.can_fork():
-        return set(), None
-    share, budget = [], sum(sizes) * AHEAD_SHARE
-    for path, size in reversed(list(zip(files, sizes))):
-        if size > budget:
-            break
-        share.append(path)
-        budget -= size
-
-    def work():
-        from . import dsl
-        out, texts = {}, []
-        for path in share:
-            shown, mine = shown_path(path), Report()
-            doc = one(path, shown, mine)
-            out[shown] = (encode(doc) if doc is not None else None,
-                          [(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items],
-                          shown in source.UNBRACKETED)
-            if doc is not None:
-                texts += _effect_texts(doc)
-        yield out
-        # the statements of these files, parsed: the parent then sets up no parser for them
-        yield dsl.pieces(dsl.learn(texts))
-    next_part = parallel.start_parts(work)
-    return (set(share), next_part) if next_part is not None else (set(), None)
-
-
-def _effect_texts(doc) -> list:
-    """The effect texts of a loaded file as the parser gets them (an expression after
-    `return `), by their keys: a few texts too many only cost a parse."""
-    from .model import EFFECT_FIELDS, EXPR_FIELDS
-    out, stack = [], [doc]
-    while stack:
-        n = stack.pop()
-        if type(n) is PMap:
-            for k, v in n.items():
-                if type(v) is PMap or type(v) is PList:
-                    stack.append(v)
-                elif isinstance(v, str) and (k in EFFECT_FIELDS or k in EXPR_FIELDS or k == "can_pass"):
-                    out.append(v if k in EFFECT_FIELDS else "return " + v)
-        else:
-            stack += [v for v in n if type(v) is PMap or type(v) is PList]
-    return out
 
 
 def _load_only(path: str, shown: str, report: Report):

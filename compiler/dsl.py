@@ -7,7 +7,7 @@ and the renderer reads, so nothing is lost between the stages. `pos` is the
 
 A text is parsed from its statements, each parsed once per process (and kept by the
 validation cache) and copied to where it stands; a statement not met before goes to the
-LALR parser (lalr.py, which loads Lark only then).
+grammar (grammar.py, which loads Lark only then).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .diagnostics import Pos
 
 MAX_TEXT = 20_000  # one effect text; longer is surely a mistake
 MAX_NEST = 40      # parenthesis/indentation depth the parser will accept
-_DEEP = 120        # IR deeper than this goes Lark's standard way, whose recursion may refuse it (D006)
+_DEEP = 120        # a statement's IR deeper than this is parsed with its whole text, not kept alone
 
 
 class DslError(Exception):
@@ -61,8 +61,15 @@ def _parse(text: str, where, origin=None, met=None) -> list:
 
 
 def _whole(src: str, where) -> list:
-    from . import lalr  # (Lark is loaded only for a statement this process has not met)
-    return lalr.whole(src, where)
+    from . import grammar  # (Lark is loaded only for a statement this process has not met)
+
+    def place(line, col):
+        p = where(line, col)
+        return ir_pos(p) if type(p) is Pos else p  # (a piece's own positions are markers: _rel)
+    try:
+        return grammar.parse(src, place)
+    except grammar.SyntaxProblem as exc:
+        raise DslError(where(exc.line, exc.col), exc.code, exc.message) from None
 
 
 # ---- statements parsed once ------------------------------------------------------
@@ -288,7 +295,7 @@ def _piece(src: str) -> list | None:
     except DslError:
         return None
     if len(src) > _DEEP:
-        from .lalr import depth
+        from .grammar import depth
         if depth(ir) > _DEEP:
             return None
     return ir

@@ -6,7 +6,6 @@ from .diagnostics import Pos, Report, did_you_mean
 from . import dsl
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
-from .parallel import in_two
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from ..runtime.analysis import ir_nodes as _walk
 
@@ -366,12 +365,10 @@ def facts(ir, is_expr: bool) -> tuple:
 
 
 _STATEMENT_FACTS: dict[str, tuple] = {}  # statement text -> its facts (positions play no part)
-_STATEMENT_TEXT: dict[str, str] = {}  # statement text -> the same text, the first of its objects
 
 
 def _parse_one(site):
-    """("ok", IR, facts, texts) or ("error", position, code, message): plain data a worker
-    can send. `texts` lists (statement text, number of top-level statements it gave) for an
+    """("ok", IR, facts, texts) or ("error", position, code, message). `texts` lists (statement text, number of top-level statements it gave) for an
     effect made from known statements, else it is empty."""
     sec, iid, field, text, bound, is_expr, node = site
     if isinstance(text, bool) or isinstance(text, (int, float)):
@@ -387,15 +384,12 @@ def _parse_one(site):
     # from the statements the text is made of, each worked out once
     names, calls, emits, at = set(), set(), {}, 0
     body = [ir] if is_expr else ir  # (an expression is one statement, `return <expr>`)
-    for i, (piece, n) in enumerate(met):
+    for piece, n in met:
         got = _STATEMENT_FACTS.get(piece)
         if got is None:
             got = facts(body[at:at + n], False)
             if len(_STATEMENT_FACTS) < 100_000:
                 _STATEMENT_FACTS[piece] = got
-                _STATEMENT_TEXT[piece] = piece
-        # one object for each text, wherever it stands: sent once between processes
-        met[i] = (_STATEMENT_TEXT.get(piece, piece), n)
         at += n
         names |= got[0]
         calls |= got[1]
@@ -404,28 +398,12 @@ def _parse_one(site):
     return "ok", ir, (names, calls, emits), () if is_expr else met
 
 
-def _parse_batch(sites):
-    """Parse a part of the effects; also give the statements met (see dsl.USED)."""
-    results = [_parse_one(site) for site in sites]
-    return results, dsl.pieces(dsl.USED) if dsl.USED is not None else {}
-
-
-def _parse_all(m: Model, sites: list) -> list:
-    """The result of `_parse_one` for each site, on two cores where there are two."""
-    results, extras = in_two(_parse_batch, sites)
-    for met in extras[1:]:  # the child's statements, for the validation cache to keep
-        dsl.add_pieces(met)
-        if dsl.USED is not None:
-            dsl.USED.update(met)
-    return results
-
-
 def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     named = m.src.sources()
-    dsl.sources(named)  # (before the parsing processes are forked)
+    dsl.sources(named)
     m.shown_of = {name: shown for shown, name in named.items()}
     sites = m.sites = list(_effect_sites(m))
-    results = _parse_all(m, sites)
+    results = [_parse_one(site) for site in sites]
     parsed = []
     for (sec, iid, field, text, bound, is_expr, node), result in zip(sites, results):
         if result[0] == "error":
@@ -462,32 +440,16 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
         for sec, iid, field, ir, bound, is_expr in parsed:
             m.ir[(sec, iid, field)] = ir
         return
-    m.checker_known()  # (made once here, not once in each process)
-
-    def check(part):
-        """The findings of each effect of the part, as plain data; and the procedures called."""
-        found, calls, clean = [], set(m.calls), {}
-        for sec, iid, field, ir, bound, is_expr in part:
-            mine = Report()
-            ck = _Checker(m, mine, set(bound))
-            if is_expr:
-                ck.expr(ir)
-            else:
-                ck.effect(ir, bound, clean)
-            found.append([(d.pos.file, d.pos.line, d.pos.col, d.severity, d.code, d.message) for d in mine.items])
-        return found, sorted(m.calls - calls)
-    found, called = in_two(check, parsed, min_items=CHECK_IN_TWO)
-    for (sec, iid, field, ir, bound, is_expr), diags in zip(parsed, found):
-        for file, line, col, severity, code, message in diags:
-            (report.error if severity == "error" else report.warning)(Pos(file, line, col), code, message)
+    m.checker_known()
+    clean = {}  # a statement met again with the same names in scope is not checked again (_Checker.effect)
+    for sec, iid, field, ir, bound, is_expr in parsed:
+        ck = _Checker(m, report, set(bound))
+        if is_expr:
+            ck.expr(ir)
+        else:
+            ck.effect(ir, bound, clean)
         m.ir[(sec, iid, field)] = ir
-    for names in called:
-        m.calls.update(names)
     _recursion(m, report, procs)
-
-
-CHECK_IN_TWO = 25_000  # effects: below this, a second process costs more than it saves (a
-# statement met again with the same names in scope is not checked again: see _Checker.effect)
 
 
 def _recursion(m, report, procs):

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import os
 
-from . import outputs
+from . import buildcache, outputs
+from .cache import known_report, parsed_statements
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
-from .memory import no_collection, spare
+from .memory import no_collection
 from .model import build_model
 
 
@@ -32,7 +33,6 @@ def compile_tables(folder: str):
 
 def _compiled(folder: str):
     """compile_tables' three, and the statements' texts by position (Model.statements)."""
-    from .cache import known_report, loaded_files, parsed_statements
     with parsed_statements(folder):  # statements parsed by an earlier validate or build
         known = known_report(folder)  # a validate already checked exactly these files
         if known is None:
@@ -40,19 +40,18 @@ def _compiled(folder: str):
         elif known.errors:
             return None, None, known, None
         else:
-            model, report = _load_checked(folder, loaded_files(folder)), known
-    spare(model)  # (dropped with the process, not object by object: see memory)
+            model, report = _load_checked(folder), known
     if model is None or report.errors:
         return None, None, report, None
     return tables(model), model.src.game_id, report, model.statements
 
 
-def _load_checked(folder: str, kept=None):
+def _load_checked(folder: str):
     """The model of a game whose full check is known: loaded without the checks of single
     files (schema, translations, manifest), which only report; what they and the model's
-    checks find is the known report. `kept`: files as that check kept them loaded."""
+    checks find is the known report."""
     scratch = Report()
-    src = load_game(folder, scratch, check=False, kept=kept)
+    src = load_game(folder, scratch, check=False)
     return build_model(src, scratch, check=False) if src.docs else None
 
 
@@ -63,39 +62,25 @@ def build(paths, out_dir: str):
 
 
 def _build(paths, out_dir: str):
-    from . import buildcache
     report, written = Report(), []
     for folder in find_games(paths):
         key = buildcache.inputs_key(folder)
         kept = buildcache.lookup(folder, key)
         if kept is not None:  # nothing the outputs are made from changed since they were made
-            gid, kept_files, rep = kept
-            target = os.path.join(out_dir, gid)
+            target = os.path.join(out_dir, kept.game_id)
             os.makedirs(target, exist_ok=True)
-            paths_out = [os.path.join(target, name) for name in kept_files]
-            try:
-                for src, path in zip(kept_files.values(), paths_out):
-                    buildcache.copy_if_changed(src, path)
-            except OSError:
-                pass  # the entry went away meanwhile: build as usual
-            else:
-                report.extend(rep)
-                written += paths_out
+            # (a kept file that is not what was kept: the game is built as usual)
+            if all(buildcache.put(source, os.path.join(target, name)) for name, source in kept.files.items()):
+                report.extend(kept.report)
+                written += [os.path.join(target, name) for name in kept.files]
                 continue
-        compiled = buildcache.compiled_templates()
-        warmed = outputs.warm_templates(folder, compiled)
-        try:
-            t, gid, rep, texts = _compiled(folder)
-        finally:
-            if warmed is not None:
-                warmed()
+        t, gid, rep, texts = _compiled(folder)
         report.extend(rep)
         if t is None:
             continue
         target = os.path.join(out_dir, gid)
         os.makedirs(target, exist_ok=True)
-        paths = outputs.write(t, folder, target, compiled, texts)
-        spare(t)
+        paths = outputs.write(t, folder, target, texts)
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
             buildcache.store(folder, key, gid, paths, rep)

@@ -15,7 +15,6 @@ import jinja2
 from markupsafe import Markup, escape
 
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
-from .memory import spare
 from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -736,30 +735,9 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
     out = {}
     for lang in langs:
         ctx = Book(tables, lang, marks, texts).context()
-        spare(ctx)  # (a command drops it with the process: see memory)
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
     return out
-
-
-def compile_templates(env: jinja2.Environment) -> None:
-    """Load (compile, or read compiled from the env's bytecode cache) every rulebook template."""
-    for fmt in FORMATS:
-        env.get_template(f"rulebook.{fmt}.j2")
-
-
-def all_compiled(env: jinja2.Environment) -> bool:
-    """Whether the env's bytecode cache holds every rulebook template compiled from its
-    present text."""
-    cache = env.bytecode_cache
-    if cache is None:
-        return False
-    for fmt in FORMATS:
-        name = f"rulebook.{fmt}.j2"
-        source, filename, _uptodate = env.loader.get_source(env, name)
-        if cache.get_bucket(env, name, filename, source).code is None:
-            return False
-    return True
 
 
 def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:

@@ -346,56 +346,6 @@ def _leading_blank(raw: str) -> int:
     return n
 
 
-# ---- loaded values as plain data ---------------------------------------------------
-# A process that loaded some files hands them to another as plain data (marshal), which
-# rebuilds the same values several times faster than it would load the YAML.
-
-def encode(v):
-    """A loaded value as tuples, lists and plain values: (0, text, line, col, origin_line,
-    origin_col, block) for text, (1, line, col, [key, (line, col), value, (line, col) or
-    None, ...]) for a map, (2, line, col, [value, ...], [(line, col) or None, ...]) for a list."""
-    t = type(v)
-    if t is PStr:
-        return (0, str(v), v.pos[1], v.pos[2], v.origin_line, v.origin_col, v.block)
-    if t is PMap:
-        flat, key_pos, val_pos = [], v.key_pos, v.val_pos
-        for k, x in v.items():
-            p, kp = val_pos[k], key_pos[k]
-            flat += (k, (kp[1], kp[2]), encode(x), None if type(x) in _POSITIONED else (p[1], p[2]))
-        return (1, v.pos[1], v.pos[2], flat)
-    if t is PList:
-        return (2, v.pos[1], v.pos[2], [encode(x) for x in v],
-                [None if type(x) in _POSITIONED else (p[1], p[2]) for x, p in zip(v, v.item_pos)])
-    return v
-
-
-def decode(e, shown: str):
-    """The value `encode` made, back with its positions in the file `shown`."""
-    if type(e) is not tuple:
-        return e
-    kind = e[0]
-    if kind == 0:
-        s = PStr(e[1])
-        s.pos = _new_pos(Pos, (shown, e[2], e[3]))
-        s.origin_line, s.origin_col, s.block = e[4], e[5], e[6]
-        return s
-    if kind == 1:
-        out = PMap()
-        out.pos = _new_pos(Pos, (shown, e[1], e[2]))
-        key_pos, val_pos = out.key_pos, out.val_pos = {}, {}
-        flat = e[3]
-        for i in range(0, len(flat), 4):
-            key, kp, value, p = _KEYS.get(flat[i]) or str(flat[i]), flat[i + 1], decode(flat[i + 2], shown), flat[i + 3]
-            out[key] = value
-            key_pos[key] = _new_pos(Pos, (shown, kp[0], kp[1]))
-            val_pos[key] = value.pos if p is None else _new_pos(Pos, (shown, p[0], p[1]))
-        return out
-    out = PList([decode(x, shown) for x in e[3]])
-    out.pos = _new_pos(Pos, (shown, e[1], e[2]))
-    out.item_pos = [x.pos if p is None else _new_pos(Pos, (shown, p[0], p[1])) for x, p in zip(out, e[4])]
-    return out
-
-
 class _Abort(Exception):
     def __init__(self, pos, code, message):
         super().__init__(message)

@@ -8,9 +8,15 @@ maps them into this package (pyproject.toml, `package-dir`):
 - `rulepress.schemas` (`schemas/`): the JSON Schemas, shipped as package data;
 - this folder: what sits above both (the command line, the scenario runner).
 """
-from importlib import metadata as _metadata
 
-try:
-    __version__ = _metadata.version("rulepress")
-except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str):
+    """`rulepress.__version__`, read from the installed metadata when asked for: importing
+    importlib.metadata costs every command tens of milliseconds."""
+    if name != "__version__":
+        raise AttributeError(f"module 'rulepress' has no attribute {name!r}")
+    from importlib import metadata
+    try:
+        return metadata.version("rulepress")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"

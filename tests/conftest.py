@@ -1,9 +1,17 @@
 import json
 import os
+import shutil
+import tempfile
 
 import pytest
 
-from rulepress.compiler.pipeline import compile_game
+# Every cache the tests make goes to a folder of their own, never the user's: set before
+# anything is compiled (content_games compiles while tests are collected).
+CACHE_DIR = tempfile.mkdtemp(prefix="rulepress-test-cache-")
+os.environ["RULEPRESS_CACHE_DIR"] = CACHE_DIR
+os.environ.pop("RULEPRESS_NO_CACHE", None)
+
+from rulepress.compiler.pipeline import compile_game  # noqa: E402
 from rulepress.runtime.tables import Game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,8 +39,10 @@ def content_games():
     for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         folder = os.path.join(base, name)
         if os.path.isfile(os.path.join(folder, "game.yaml")):
-            text, _gid, _rep = compile_game(folder)
-            if text is not None and json.loads(text)["flow"].get("phases"):
+            text, _gid, rep = compile_game(folder)
+            if text is None:  # a content game that does not compile is a failure, never a skip
+                raise pytest.UsageError(f"content/{name} does not compile:\n" + "\n".join(d.text() for d in rep.sorted()))
+            if json.loads(text)["flow"].get("phases"):
                 out.append(name)
     return out
 
@@ -44,3 +54,7 @@ def tables(duel):
     t["procedures"] = dict(t["procedures"], helper={"params": ["p", "n"], "effect": [],
                                                       "text": {"en": "Helper: does a thing", "ru": "Помощник: делает дело"}})
     return t
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(CACHE_DIR, ignore_errors=True)

@@ -1,6 +1,7 @@
-"""A rebuild of an unchanged game copies the kept outputs: the same bytes a full build gives."""
+"""A rebuild of an unchanged game writes the kept outputs: the same bytes a full build gives."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -20,13 +21,6 @@ def game(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("RULEPRESS_NO_CACHE", raising=False)
     return generate(str(tmp_path / "synthetic"), cards=40, files=3, seed=5)
-
-
-@pytest.fixture
-def made(tmp_path, monkeypatch):
-    """The built-in templates compiled as `make setup` compiles them, here for this test."""
-    monkeypatch.setattr(buildcache, "_made_dir", lambda: str(tmp_path / buildcache.MADE / "toolchain"))
-    return buildcache.made_templates()
 
 
 def outputs(paths):
@@ -68,22 +62,6 @@ def test_an_edit_makes_a_new_build(game, tmp_path, monkeypatch):
     assert got == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
 
 
-def test_templates_compiled_by_one_build_serve_the_next(game, made, tmp_path, monkeypatch):
-    own = os.path.join(game, "templates")  # the built-in ones come compiled: see the test above
-    os.makedirs(own)
-    shutil.copy(os.path.join(ROOT, "compiler", "templates", "rulebook.md.j2"), own)
-    build([game], str(tmp_path / "a"))
-    root = tmp_path / "cache" / "templates"
-    (kept,) = os.listdir(root)
-    assert len(os.listdir(root / kept)) == 1  # the game's own rulebook in Markdown
-    path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[-1])
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("  - id: one_more\n    name: {en: One more, ru: Ещё одна}\n    deck: market\n")
-    written, _ = build([game], str(tmp_path / "a"))
-    assert os.listdir(root) == [kept]
-    assert outputs(written) == fresh(game, str(tmp_path / "c"), monkeypatch)[0]
-
-
 def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_built(game, tmp_path, monkeypatch):
     first, _ = build([game], str(tmp_path / "a"))
     for path in first:
@@ -96,36 +74,6 @@ def test_an_output_that_differs_only_in_line_ends_is_written_again_and_kept_as_b
     kept, _ = build([game], str(tmp_path / "b"))  # copied from what the last build kept
     want = fresh(game, str(tmp_path / "c"), monkeypatch)[0]
     assert outputs(again) == outputs(kept) == want
-
-
-def test_the_built_in_templates_come_compiled_with_the_toolchain(game, made, tmp_path, monkeypatch):
-    from rulepress.compiler.outputs import warm_templates
-    from rulepress.compiler.rulebook import all_compiled, environment
-    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # an empty cache folder
-    monkeypatch.setenv("RULEPRESS_NO_CACHE", "1")
-    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))  # no cache at all
-    monkeypatch.delenv("RULEPRESS_NO_CACHE")
-    assert warm_templates(game, buildcache.compiled_templates()) is None  # nothing left to compile
-    for i, name in enumerate(sorted(os.listdir(made))):  # code that is not what Jinja would make now is not used
-        with open(os.path.join(made, name), "r+b") as fh:
-            fh.truncate(10 + 5 * i)  # (cut in the magic, in the checksum, in the code)
-    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
-    written, _ = build([game], str(tmp_path / "a"))
-    assert outputs(written) == fresh(game, str(tmp_path / "b"), monkeypatch)[0]
-
-
-def test_a_build_leaves_a_games_own_templates_compiled_and_a_changed_one_is_not(game, tmp_path):
-    from rulepress.compiler.rulebook import all_compiled, environment
-    own = os.path.join(game, "templates")
-    os.makedirs(own)
-    with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
-        fh.write("# {{ title }}\n")
-    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
-    build([game], str(tmp_path / "a"))
-    assert all_compiled(environment(game, compiled=buildcache.compiled_templates()))
-    with open(os.path.join(own, "rulebook.md.j2"), "w", encoding="utf-8") as fh:
-        fh.write("# {{ title }}!\n")
-    assert not all_compiled(environment(game, compiled=buildcache.compiled_templates()))
 
 
 def test_a_games_own_template_is_part_of_what_is_kept(game, tmp_path, monkeypatch):
@@ -190,3 +138,101 @@ def test_the_toolchain_names_the_library_versions_importlib_names():
     found = buildcache._installed()
     for dist in ("Jinja2", "MarkupSafe", "lark", "PyYAML", "jsonschema"):
         assert found[buildcache._dist_key(dist)] == metadata.version(dist)
+
+
+# ---- a kept build that is not of our making ------------------------------------------------
+
+def _entry(game):
+    (name,) = os.listdir(buildcache._entry_root(game))
+    return os.path.join(buildcache._entry_root(game), name, "build.json")
+
+
+def _reseal(path, change):
+    """The entry changed by `change(meta)` and sealed again, as a forger who knows the format would."""
+    from rulepress.compiler import cache
+    with open(path, encoding="utf-8") as fh:
+        meta = json.loads(cache._unsealed(fh.read(), buildcache.build_version()))
+    change(meta)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(cache._sealed(json.dumps(meta), buildcache.build_version()))
+
+
+def _set(key, value):
+    return lambda meta: meta.__setitem__(key, value)
+
+
+def _rename_file(meta):
+    meta["files"]["../../../escaped.md"] = meta["files"].pop("rulebook.en.md")
+
+
+def _add_file(meta):
+    meta["files"]["/tmp/planted.txt"] = meta["files"]["game.json"]
+
+
+def _other_digest(meta):
+    meta["files"]["game.json"] = meta["files"]["rulebook.en.md"]
+
+
+@pytest.mark.parametrize("change", [
+    _set("game", "../../escaped"), _set("game", "/tmp/escaped"), _set("game", ""), _set("game", 7),
+    _rename_file, _add_file, _other_digest, _set("files", ["game.json"]), _set("files", {"game.json": 1}),
+    _set("diags", [["a.yaml", 1, 2, "error", "X1"]]),            # a diagnostic one field short
+    _set("diags", [["a.yaml", "1", 2, "error", "X1", "m"]]),     # a line that is not a number
+    _set("diags", {"a": 1}), _set("key", "0" * 40),
+], ids=lambda c: getattr(c, "__name__", "change"))
+def test_a_tampered_entry_is_no_entry_and_names_no_path(game, tmp_path, monkeypatch, change):
+    out = tmp_path / "out" / "deep"
+    first, _ = build([game], str(out))
+    for path in first:  # a kept output is written where the output differs
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(" ")
+    _reseal(_entry(game), change)
+    if change is not _other_digest:  # (a digest is read only where a kept output is written)
+        assert buildcache.lookup(game, buildcache.inputs_key(game)) is None
+    again, _ = build([game], str(out))
+    assert outputs(again) == fresh(game, str(tmp_path / "fresh"), monkeypatch)[0]
+    everything = [os.path.join(d, f) for d, _dirs, fs in os.walk(tmp_path) for f in fs]
+    assert not any("escaped" in p or "planted" in p for p in everything)
+    assert not os.path.exists("/tmp/escaped") and not os.path.exists("/tmp/planted.txt")
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text[: len(text) // 2],                     # cut short
+    lambda text: text.replace("rulebook", "rulebooK", 1),    # changed by hand, seal left as it was
+    lambda text: text.split("\n", 1)[1],                     # no seal
+    lambda text: "\x80\x81 not text",                        # not even UTF-8 (written as latin-1 below)
+    lambda text: "",
+], ids=["cut", "edited", "unsealed", "bytes", "empty"])
+def test_a_damaged_entry_is_built_again(game, tmp_path, monkeypatch, damage):
+    first, _ = build([game], str(tmp_path / "a"))
+    path = _entry(game)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="latin-1", errors="replace") as fh:
+        fh.write(damage(text))
+    assert buildcache.lookup(game, buildcache.inputs_key(game)) is None
+    again, report = build([game], str(tmp_path / "b"))
+    assert outputs(again) == outputs(first) and not report.errors
+    assert buildcache.lookup(game, buildcache.inputs_key(game)) is not None  # and kept again
+
+
+def test_only_the_latest_build_of_a_folder_is_kept(game, tmp_path):
+    build([game], str(tmp_path / "a"))
+    path = os.path.join(game, sorted(f for f in os.listdir(game) if f.startswith("cards_"))[0])
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("\n# an edit\n")
+    build([game], str(tmp_path / "a"))
+    assert os.listdir(buildcache._entry_root(game)) == [buildcache.inputs_key(game)]
+
+
+@pytest.mark.parametrize("name", ["game.json", "rulebook.ru.html"])
+def test_a_kept_output_changed_in_the_cache_is_never_written(game, tmp_path, name):
+    first, _ = build([game], str(tmp_path / "a"))
+    kept = os.path.join(os.path.dirname(_entry(game)), name)
+    with open(kept, "a", encoding="utf-8") as fh:
+        fh.write("planted")
+    again, _ = build([game], str(tmp_path / "b"))  # an empty folder: every kept output would be written
+    assert outputs(again) == outputs(first)
+    os.remove(kept)
+    again, _ = build([game], str(tmp_path / "c"))
+    assert outputs(again) == outputs(first)

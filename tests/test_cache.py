@@ -161,18 +161,63 @@ def test_a_corrupt_cache_is_ignored(game, tmp_path):
     root = tmp_path / "cache"
     written = [os.path.join(d, f) for d, _s, fs in os.walk(root) for f in fs]
     assert any(p.endswith("index.json") for p in written)
-    assert not any(p.endswith("loaded.bin") for p in written)  # (a game this small is loaded in one process)
-    for path in written:  # the cache holds nothing but JSON (a document a line in .jsonl)
+    for path in written:  # the cache holds nothing but sealed JSON (a document a line in .jsonl)
         with open(path, encoding="utf-8") as fh:
-            if path.endswith(".jsonl"):
-                assert all(json.loads(line) is not None for line in fh.read().split("\n"))
-            else:
-                json.load(fh)
+            body = cache._unsealed(fh.read())
+        assert body is not None, path
+        if path.endswith(".jsonl"):
+            assert all(json.loads(line) is not None for line in body.split("\n"))
+        else:
+            json.loads(body)
     for i, path in enumerate(sorted(written)):
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(['{"version": 3', "[]", '{"stamp": 1, "stubs": []}', "\x00garbage"][i % 4])
     edit(game, "cards_000.yaml", "gain 1", "gain 3")
     assert cached(game) == full(game)
+    assert cached(game) == full(game)
+
+
+def _reseal(path, change):
+    """A cache file changed by `change(body)` and sealed again, as by someone who knows the format."""
+    with open(path, encoding="utf-8") as fh:
+        body = cache._unsealed(fh.read())
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(cache._sealed(change(body)))
+
+
+def _index_with(key, value):
+    def change(body):
+        rec = json.loads(body)
+        files = rec["files"]
+        rec[key] = value(files) if callable(value) else value
+        return json.dumps(rec)
+    return change
+
+
+# an index that is sealed but not of our shape: a full check, never a traceback nor a report from it
+@pytest.mark.parametrize("change", [
+    _index_with("diags", lambda files: {f: [["a.yaml", 1, 1, "error", "X1"]] for f in files}),  # one field short
+    _index_with("diags", lambda files: {f: [["a.yaml", 1, 1, "fatal", "X1", "m"]] for f in files}),
+    _index_with("diags", lambda files: {f: [[1, 2, 3, 4, 5, 6, 7]] for f in files}),
+    _index_with("diags", lambda files: {f: "none" for f in files}),
+    _index_with("diags", {}),
+    _index_with("other", [["a"]]),
+    _index_with("files", [1, 2]),
+    _index_with("hash", {"x": 1}),
+    _index_with("iface", []),
+    _index_with("stamp", None),
+    lambda body: "[" * 100_000 + "]" * 100_000,   # deeper than the JSON reader goes
+    lambda body: "not json",
+    lambda body: "[]",
+])
+def test_an_index_of_the_wrong_shape_means_a_full_check(game, tmp_path, change):
+    expected = full(game)
+    assert cached(game) == expected
+    [path] = [os.path.join(d, f) for d, _s, fs in os.walk(tmp_path / "cache") for f in fs if f == "index.json"]
+    _reseal(path, change)
+    assert cached(game) == expected
+    edit(game, "cards_000.yaml", "gain 1", "gain 3")
+    _reseal(path, change)
     assert cached(game) == full(game)
 
 
@@ -182,11 +227,12 @@ def test_a_summary_of_the_wrong_shape_means_a_full_check(game, tmp_path, stub, p
     expected = full(game)
     assert cached(game) == expected
     [path] = [os.path.join(d, f) for d, _s, fs in os.walk(tmp_path / "cache") for f in fs if f.endswith(".jsonl")]
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().split("\n")
-    lines[1:] = [stub if i % 2 == part else line for i, line in enumerate(lines[1:])]
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines))
+
+    def change(body):
+        lines = body.split("\n")
+        lines[1:] = [stub if i % 2 == part else line for i, line in enumerate(lines[1:])]
+        return "\n".join(lines)
+    _reseal(path, change)
     edit(game, "cards_000.yaml", "gain 1", "gain 3")
     assert cached(game) == full(game)
 
@@ -235,8 +281,7 @@ def test_statements_read_back_that_are_not_ir_are_left_out():
 
 
 def test_a_changed_checker_parses_every_effect_again(game, monkeypatch):
-    from rulepress.compiler import dsl, parallel
-    monkeypatch.setattr(parallel, "cores", lambda: 1)  # count every parse in this process
+    from rulepress.compiler import dsl
     cached(game)
     parses = []
     real = dsl._parse

@@ -1,4 +1,4 @@
-"""A build's files are the same bytes whether a forked child makes some of the rulebooks or not."""
+"""A build's files: game.json reads back as its tables, and the rulebooks are those of game.json."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from rulepress.compiler import codegen, outputs, parallel, rulebook
+from rulepress.compiler import codegen, rulebook
 from rulepress.compiler.pipeline import build, compile_tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,8 +34,7 @@ def files(folder, out):
 @pytest.mark.parametrize("folder", GAMES)
 def test_game_json_put_together_from_shares_reads_back_as_the_tables_it_holds(folder):
     t, _gid, _report = compile_tables(os.path.join(ROOT, folder))
-    if t is None:
-        pytest.skip(f"{folder} does not build")
+    assert t is not None, f"{folder} does not build"
     layout, values = codegen.pieces(t)
     half = len(values) // 3
     encoded = codegen.encode(values[:half]) + codegen.encode(values[half:])
@@ -46,55 +45,6 @@ def test_game_json_put_together_from_shares_reads_back_as_the_tables_it_holds(fo
     assert read == want
     assert json.dumps(read, ensure_ascii=False) == json.dumps(want, ensure_ascii=False)  # keys in the same order
     assert rulebook.marks_in(body, read) == rulebook.read(text)[1]
-
-
-def test_a_child_makes_the_same_files_as_one_process(game, tmp_path, monkeypatch):
-    if not parallel.can_fork():
-        pytest.skip("no second core here")
-    made = []
-    start = parallel.start_parts
-
-    def counted(parts, listens=False):
-        made.append(parts)
-        return start(parts, listens)
-    monkeypatch.setattr(parallel, "start_parts", counted)
-    two = files(game, str(tmp_path / "two"))
-    assert made  # the other languages went to a child
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    assert not parallel.can_fork()
-    one = files(game, str(tmp_path / "one"))
-    assert sorted(two) == ["game.json", "rulebook.en.html", "rulebook.en.md", "rulebook.ru.html", "rulebook.ru.md"]
-    assert two == one
-
-
-def _raise(real, *args):
-    raise RuntimeError("the child breaks")
-
-
-def _die(real, *args):
-    os._exit(3)
-
-
-def _die_halfway(real, path, text):
-    real(path, text[: len(text) // 2])
-    os._exit(3)
-
-
-# where the child fails: while it makes its rulebooks, before its share of game.json,
-# halfway through writing a file
-@pytest.mark.parametrize("module, name, fail", [
-    (outputs, "books", _raise), (codegen, "encode", _die), (outputs, "write_if_changed", _die_halfway)])
-def test_a_child_that_fails_only_costs_time(game, tmp_path, monkeypatch, module, name, fail):
-    parent, real = os.getpid(), getattr(module, name)
-
-    def fragile(*args):
-        if os.getpid() != parent:
-            return fail(real, *args)
-        return real(*args)
-    monkeypatch.setattr(module, name, fragile)
-    broken = files(game, str(tmp_path / "broken"))
-    monkeypatch.setenv("RULEPRESS_JOBS", "1")
-    assert broken == files(game, str(tmp_path / "one"))
 
 
 def test_rulebooks_of_game_json_are_those_of_the_build(game, tmp_path):
@@ -122,8 +72,7 @@ def test_statements_parsed_from_one_text_are_alike_but_for_positions(folder, gam
     from rulepress.compiler.pipeline import _compiled
     from rulepress.compiler.said import shape
     t, _gid, _report, texts = _compiled(game if folder == "synthetic" else os.path.join(ROOT, folder))
-    if t is None:
-        pytest.skip(f"{folder} does not build")
+    assert t is not None, f"{folder} does not build"
     alike = {}
     for node in _nodes(json.loads(codegen.to_json(t))):
         found = texts.get(node[1])
@@ -138,8 +87,7 @@ def test_statements_parsed_from_one_text_are_alike_but_for_positions(folder, gam
 def test_rulebooks_are_the_same_with_the_statements_texts_or_without(folder):
     from rulepress.compiler.pipeline import _compiled
     t, _gid, _report, texts = _compiled(os.path.join(ROOT, folder))
-    if t is None:
-        pytest.skip(f"{folder} does not build")
+    assert t is not None, f"{folder} does not build"
     tables, marks = rulebook.read(codegen.to_json(t))
     env = rulebook.environment(os.path.join(ROOT, folder))
     assert texts

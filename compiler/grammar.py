@@ -1,0 +1,282 @@
+"""The effect language's grammar (dsl.lark) run by Lark's LALR parser, into IR lists.
+
+Loaded only when a process meets a statement it has not parsed before (see dsl.py), and
+knows nothing of files: `place(line, col)` names where a node stands in the IR, and a
+text that does not parse raises SyntaxProblem with the line and column in the text.
+
+How a text becomes IR: Lark's contextual lexer and the Indenter build a tree, and _IR
+builds the nodes from each rule's children. A node stands where its first token stands (a
+keyword that begins a node is a named terminal in dsl.lark so that its token reaches _IR),
+or where its first child stands; a child in parentheses stands at its outermost `(`.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+from lark import Lark, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, LarkError, VisitError
+from lark.indenter import Indenter
+
+from .diagnostics import did_you_mean
+
+
+class SyntaxProblem(Exception):
+    """Effect text that does not parse: where in the text (line, col), a code and a message."""
+
+    def __init__(self, line: int, col: int, code: str, message: str):
+        super().__init__(message)
+        self.line, self.col, self.code, self.message = line, col, code, message
+
+
+class _Indent(Indenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+
+@functools.lru_cache(maxsize=1)
+def parser() -> Lark:
+    """Lark's LALR parser for dsl.lark (shipped beside this module). Its tables are made in each
+    process that needs them: Lark's own cache of them is a pickle, which a file planted in
+    a cache folder could turn into code."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dsl.lark"), encoding="utf-8") as fh:
+        text = fh.read()
+    return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, lexer="contextual")
+
+
+# Words a designer recognises, for tokens the parser expected.
+_WORDS = {
+    "_NL": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block", "NAME": "a name",
+    "NUMBER": "a number", "STRING": "a quoted text", "COLON": "`:`", "LPAR": "`(`", "RPAR": "`)`",
+    "LSQB": "`[`", "RSQB": "`]`", "COMMA": "`,`", "DOT": "`.`", "EQUAL": "`=`", "COMPOP": "a comparison",
+    "ADDOP": "`+` or `-`", "MULOP": "`*`, `/` or `%`", "$END": "end of effect", "FACE": "`face up` or `face down`",
+}
+
+
+def _expected(exp) -> str:
+    words = []
+    for name in sorted(exp):
+        w = _WORDS.get(name)
+        if w is None:
+            w = f"`{name.lower()}`" if name.isupper() else name
+        if w not in words:
+            words.append(w)
+    keywords = [w for w in words if w.startswith("`")]
+    # Show the few most useful words, keywords first.
+    shown = (keywords + [w for w in words if not w.startswith("`")])[:6]
+    return ", ".join(shown)
+
+
+_TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end of block", "$END": "end of effect"}
+
+
+# Words that open a statement; anything else at the start of a line must be a call.
+_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
+             "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
+             "swap", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
+
+
+def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
+    line, col = getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text.split("\n")[line - 1][col - 1:col] if line - 1 < len(text.split("\n")) else "?"
+        if ch == '"':
+            return line, col, "unterminated text: a quoted text must close with `\"` on the same line"
+        return line, col, f"unexpected character `{ch}`"
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        exp = set(exc.expected) | set(getattr(exc, "accepts", None) or ())
+        shown = _TOKEN_SHOWN.get(tok.type, f"`{tok.value}`")
+        if tok.type == "_NL" and "COLON" in exp:
+            return tok.line or line, tok.column or col, "expected `:` at the end of this line, before its indented block"
+        if tok.type == "_NL" and tok.line:
+            # the newline token starts at the end of the unfinished line
+            return tok.line, tok.column, f"this line ends too early; expected {_expected(exp)}"
+        first = text.split("\n")[(tok.line or line) - 1].split()[:1] if tok.line else []
+        if first and first[0].isidentifier() and first[0] not in _KEYWORDS and "LPAR" in exp and tok.type != "LPAR":
+            # `jump 3 spaces`: a word the language does not know, read as a call missing its `(`
+            return tok.line, 1 + len(text.split("\n")[tok.line - 1]) - len(text.split("\n")[tok.line - 1].lstrip()), \
+                f"unknown statement `{first[0]}`: a line starts with a verb (let, gain, move, draw, ...) or calls a procedure as `name(...)`{did_you_mean(first[0], sorted(_KEYWORDS))}"
+        if tok.type in ("_INDENT",):
+            return tok.line or line, tok.column or col, "unexpected indentation: only a line ending with `:` opens a block"
+        if tok.type == "$END":
+            return line, col, f"the effect ends too early; expected {_expected(exp)}"
+        return tok.line or line, tok.column or col, f"unexpected {shown}; expected {_expected(exp)}"
+    if isinstance(exc, UnexpectedEOF):
+        return line, col, "the effect ends too early"
+    return line, col, str(exc).split("\n")[0]
+
+
+def parse(src: str, place) -> list:
+    """The IR of a text that ends with a newline; raises SyntaxProblem."""
+    try:
+        tree = parser().parse(src)
+    except UnexpectedInput as exc:
+        line, col, msg = _translate(exc, src)
+        raise SyntaxProblem(line, col, "D001", msg) from None
+    except (LarkError, RecursionError) as exc:  # the indenter raises plain errors on bad dedents
+        msg = str(exc).split("\n")[0]
+        if "dedent" in msg.lower():
+            msg = "this line's indentation matches no enclosing block"
+        raise SyntaxProblem(1, 1, "D001", msg) from None
+    try:
+        return _IR(place).transform(tree)
+    except VisitError as exc:  # Lark wraps what a transformer method raises
+        if isinstance(exc.orig_exc, SyntaxProblem):
+            raise exc.orig_exc from None
+        raise
+    except RecursionError:
+        raise SyntaxProblem(1, 1, "D006", "the effect nests too deeply") from None
+
+
+class _IR(Transformer):
+    """IR nodes from a rule's children: tokens (`.value`, `.line`, `.column`) and IR values."""
+
+    def __init__(self, place):
+        super().__init__()
+        self.place = place
+        self.paren: dict[int, str] = {}  # id(node) -> where the outermost `(` around it stands
+
+    def _at(self, tok) -> str:
+        return self.place(tok.line, tok.column)
+
+    def _from(self, node) -> str:
+        """Where a node that begins with this child node stands."""
+        if self.paren:
+            p = self.paren.get(id(node))
+            if p is not None:
+                return p
+        return node[1]
+
+    def start(self, c): return list(c)
+    def block(self, c): return list(c)
+
+    # statements: c[0] is the keyword
+    def let(self, c): return ["let", self._at(c[0]), c[1].value, c[2]]
+    def set(self, c): return ["set", self._at(c[0]), c[1], c[2]]
+    def target(self, c):
+        t = c[0]
+        return t if type(t) is list else ["name", self._at(t), t.value]
+    def gain(self, c): return ["gain", self._at(c[0]), c[1], c[2].value, c[3]]
+    def lose(self, c): return ["lose", self._at(c[0]), c[1], c[2].value, c[3]]
+    def pay(self, c): return ["pay", self._at(c[0]), c[1], c[2].value, c[3]]
+    def move(self, c): return ["move", self._at(c[0]), c[1], c[2], _face(c[3])]
+    def draw(self, c): return ["draw", self._at(c[0]), c[1], c[2], c[3], _face(c[4]), c[5].value if c[5] else None]
+    def discard(self, c): return ["discard", self._at(c[0]), c[1], bool(c[2])]
+    def shuffle(self, c): return ["shuffle", self._at(c[0]), c[1], c[2]]
+    def reveal(self, c): return ["reveal", self._at(c[0]), c[1]]
+    def show(self, c): return ["show", self._at(c[0]), c[1], c[2]]
+    def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
+    def remove(self, c): return ["remove", self._at(c[0]), c[1]]
+    def putback(self, c): return ["putback", self._at(c[0]), c[1]]
+    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, c[3].value.split()[-1] if c[3] else None]
+    def unmark(self, c): return ["unmark", self._at(c[0]), c[1], c[2].value]
+    def fail(self, c): return ["fail", self._at(c[0]), _unq(c[1]) if c[1] else None]
+    def endgame(self, c): return ["endgame", self._at(c[0])]
+    def endturn(self, c): return ["endturn", self._at(c[0])]
+    def stop(self, c): return ["stop", self._at(c[0])]
+    def log(self, c): return ["log", self._at(c[0]), c[1]]
+    def emit(self, c): return ["emit", self._at(c[0]), c[1].value, c[2] or {}]
+    def args(self, c): return {k: v for k, v in c}
+    def kwarg(self, c): return (c[0].value, c[1])
+    def perform(self, c): return ["perform", self._at(c[0]), c[1], c[2]]
+    def returnv(self, c): return ["return", self._at(c[0]), c[1]]
+    def callstmt(self, c): return ["do", c[0][1], c[0]]
+    def swap(self, c): return ["swap", self._at(c[0]), c[1], c[2]]
+
+    def ifs(self, c):
+        _, cond, body, elifs, orelse = c
+        return ["if", self._at(c[0]), [[cond, body]] + elifs, orelse]
+    def elifs(self, c): return list(c)
+    def elif_(self, c): return [c[0], c[1]]
+    def foreach(self, c): return ["for", self._at(c[0]), c[1].value, c[2], c[3], c[4]]
+    def repeat(self, c): return ["repeat", self._at(c[0]), c[1], c[2]]
+    def whiles(self, c): return ["while", self._at(c[0]), c[1], c[2]]
+    def choose(self, c):
+        _, upto, n, var, src, where, by, ornone, prompt, body, other = c
+        return ["choose", self._at(c[0]), n if upto else None, var.value, src, where, by, bool(ornone),
+                _unq(prompt) if prompt else None, body, other]
+    def may(self, c):
+        _, by, prompt, body, other = c
+        return ["may", self._at(c[0]), by, _unq(prompt) if prompt else None, body, other]
+    def secret(self, c):
+        _, pvar, players, var, src, where, body = c
+        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body]
+
+    # expressions
+    def condexpr(self, c): return ["cond", self._from(c[0]), c[1], c[0], c[2]]
+    def or_(self, c): return ["or", self._from(c[0]), c[0], c[1]]
+    def and_(self, c): return ["and", self._from(c[0]), c[0], c[1]]
+    def not_(self, c): return ["not", self._at(c[0]), c[1]]
+    def cmp(self, c): return ["op", self._from(c[0]), c[1].value, c[0], c[2]]
+    def arith(self, c): return ["op", self._from(c[0]), c[1].value, c[0], c[2]]
+    def in_(self, c): return ["in", self._from(c[0]), c[0], c[1]]
+    def notin(self, c):
+        p = self._from(c[0])
+        return ["not", p, ["in", p, c[0], c[1]]]
+    def has(self, c): return ["has", self._from(c[0]), c[0], c[1].value]
+    def hasno(self, c):
+        p = self._from(c[0])
+        return ["not", p, ["has", p, c[0], c[1].value]]
+    def neg(self, c): return ["neg", self._at(c[0]), c[1]]
+    def index(self, c): return ["index", self._from(c[0]), c[0], c[1]]
+    def expr_attr(self, c): return ["attr", self._from(c[0]), c[0], c[1].value]
+    def call(self, c):
+        name, args = c[0].value, c[1]
+        if args and args[0] == "gen":
+            return ["gen", self._at(c[0]), name, *args[1:]]
+        return ["call", self._at(c[0]), name, args or []]
+    def callargs(self, c): return list(c)
+    def gen(self, c): return ["gen", c[0], c[1].value, c[2], c[3]]
+    def number(self, c):
+        tok = c[0]
+        s = tok.value
+        # compare digits first: Python refuses to convert thousands of digits at all
+        if len(s) > 12 and (len(s.split(".")[0].lstrip("0")) > 13 or abs(float(s) if "." in s else int(s)) > 10 ** 12):
+            shown = s if len(s) <= 20 else s[:20] + "…"
+            raise SyntaxProblem(tok.line, tok.column, "D008", f"number {shown} is too large (limit 10^12)")
+        return ["num", self._at(tok), float(s) if "." in s else int(s)]
+    def string(self, c): return ["str", self._at(c[0]), _unq(c[0])]
+    def name(self, c): return ["name", self._at(c[0]), c[0].value]
+    def true(self, c): return ["num", self._at(c[0]), True]
+    def false(self, c): return ["num", self._at(c[0]), False]
+    def none(self, c): return ["none", self._at(c[0])]
+    def every(self, c): return ["every", self._at(c[0]), c[1].value]
+    def listlit(self, c): return ["list", self._at(c[0]), [x for x in c[1:] if x is not None]]
+    def listcomp(self, c): return ["comp", self._at(c[0]), c[1], c[2].value, c[3], c[4]]
+
+    def atom(self, c):
+        """`( expr )`: the expression itself; a node that begins with it stands at the `(`."""
+        node = c[1]
+        self.paren[id(node)] = self._at(c[0])
+        return node
+
+
+# `elif` is a Python keyword, so the rule's method needs an alias.
+setattr(_IR, "elif", _IR.elif_)
+
+
+def _face(tok):
+    if not tok:
+        return None
+    return "up" if tok.value.split()[-1] == "up" else "down"
+
+
+def _unq(tok) -> str:
+    return tok.value[1:-1]
+
+
+def depth(ir) -> int:
+    """How deeply the IR nests (lists and maps)."""
+    deepest, todo = 0, [(ir, 1)]
+    while todo:
+        node, d = todo.pop()
+        deepest = max(deepest, d)
+        for x in (node.values() if type(node) is dict else node):
+            if type(x) is list or type(x) is dict:
+                todo.append((x, d + 1))
+    return deepest
