@@ -30,7 +30,7 @@ from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection, spare
 from .names import BUILTIN_NAMES
 from .model import BUILTIN_ZONES, attr_type, build_model
-from .source import PList, PMap, PStr
+from .source import NotReadable, PList, PMap, PStr, read_bytes
 
 FORMAT = 1
 PLAYER_TEXT = {"name", "text"}  # read by the rulebook, not by any check across files
@@ -386,10 +386,9 @@ _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 # ---- storage -------------------------------------------------------------------
 
 def _hash(path):
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.sha1(fh.read()).hexdigest()
-    except OSError:
+    try:  # (only a regular file of a content file's size: the loader reports the others)
+        return hashlib.sha1(read_bytes(path)).hexdigest()
+    except NotReadable:
         return None
 
 

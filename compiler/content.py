@@ -74,23 +74,31 @@ def find_games(paths: list[str]) -> list[str]:
     """Game folders named by PATHs: a game folder itself, or a folder of game folders."""
     games = []
     for path in paths:
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
-        if os.path.isfile(path):
-            path = os.path.dirname(path) or "."
-        if os.path.isfile(os.path.join(path, MANIFEST)):
-            games.append(path)
-            continue
-        subs = sorted(d for d in os.listdir(path)
-                      if os.path.isfile(os.path.join(path, d, MANIFEST)))
-        if not subs:
-            # A folder with YAML but no manifest is content with an error, not a usage error.
-            if any(f.endswith((".yaml", ".yml")) for f in os.listdir(path)):
-                games.append(path)
-                continue
-            raise UsageError(f"{path}: no game here (a game folder has a {MANIFEST})")
-        games.extend(os.path.join(path, d) for d in subs)
+        try:
+            games += _games_in(path)
+        except OSError as exc:  # unreadable, a link loop, not a folder after all...
+            raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     return games
+
+
+def _games_in(path: str) -> list[str]:
+    if not os.path.exists(path):
+        why = "a link that loops" if os.path.islink(path) else "no such file or directory"
+        raise UsageError(f"{path}: {why}")
+    if os.path.isfile(path):
+        path = os.path.dirname(path) or "."
+    elif not os.path.isdir(path):
+        raise UsageError(f"{path}: not a game folder (nor a file in one)")
+    if os.path.isfile(os.path.join(path, MANIFEST)):
+        return [path]
+    names = sorted(os.listdir(path))
+    subs = [d for d in names if os.path.isfile(os.path.join(path, d, MANIFEST))]
+    if not subs:
+        # A folder with YAML but no manifest is content with an error, not a usage error.
+        if any(f.endswith((".yaml", ".yml")) for f in names):
+            return [path]
+        raise UsageError(f"{path}: no game here (a game folder has a {MANIFEST})")
+    return [os.path.join(path, d) for d in subs]
 
 
 def shown_path(path: str) -> str:
