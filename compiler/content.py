@@ -5,9 +5,10 @@ import functools
 import importlib.resources
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
-from .diagnostics import Pos, Report, did_you_mean
+from .diagnostics import Pos, Report, did_you_mean, printable
 from . import source
 from .source import PMap, PList, decode, encode, load_file, locate
 
@@ -160,11 +161,30 @@ def _validator():
     """The validator that explains: every error with its path. Used when a file is not valid."""
     import jsonschema  # imported here: a check served from the cache never needs it
     from referencing import Registry, Resource
+    from jsonschema import ValidationError
+    from jsonschema.validators import extend
+
+    def pattern(validator, patrn, instance, schema):
+        if validator.is_type(instance, "string") and not whole_pattern(patrn).search(instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+    Validator = extend(jsonschema.Draft7Validator, {"pattern": pattern})
     if _inlined() is not None:  # half the time of resolving references while checking
-        return jsonschema.Draft7Validator(_inlined())
+        # (without the sections' `$schema`, which would each check with plain Draft 7)
+        return Validator(_without(_inlined(), "$schema"))
     schemas = _schemas()
     registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
-    return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
+    return Validator(schemas["content-file.json"], registry=registry)
+
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@functools.lru_cache(maxsize=None)
+def whole_pattern(pattern: str) -> re.Pattern:
+    """A schema's pattern as JSON Schema means it (ECMA-262, where `$` is the very end of
+    the text): Python's `$` also matches before a final line break, which would let an id
+    `city\n` through. The fast checks (fastjsonschema) read `$` the same way."""
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
 
 
 def section_schemas() -> dict:
@@ -210,6 +230,14 @@ def _made_check(section: str, schema):
     if getattr(mod, "SCHEMA", None) != schemacode.digest(schema):
         return None  # made from another schema: not this one's check
     return mod.validate, mod.JsonSchemaValueException
+
+
+def _without(node, key):
+    if isinstance(node, dict):
+        return {k: _without(v, key) for k, v in node.items() if k != key}
+    if isinstance(node, list):
+        return [_without(v, key) for v in node]
+    return node
 
 
 def _strip_notes(node):
@@ -319,7 +347,7 @@ def _kind(v) -> str:
 
 def _short(v, limit=60) -> str:
     """A value as shown in a message: one line, never a whole megabyte."""
-    s = str(v).replace("\n", " ")
+    s = printable(str(v))  # (a line break shown as `\n`: an id `city\n` is not `city `)
     return s if len(s) <= limit else s[:limit] + "…"
 
 
