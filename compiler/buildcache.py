@@ -23,6 +23,7 @@ import tempfile
 from .cache import _Store, _hash, _plain, _report, cache_dir, enabled
 from .content import SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
+from .writing import put
 
 FORMAT = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -170,15 +171,10 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
 
 
 def copy_if_changed(src: str, path: str) -> None:
-    """Put a kept output in place, leaving a file with the same bytes untouched."""
-    try:
-        if os.path.getsize(path) == os.path.getsize(src):
-            with open(path, "rb") as a, open(src, "rb") as b:
-                if a.read() == b.read():
-                    return
-    except OSError:
-        pass
-    shutil.copyfile(src, path)
+    """Put a kept output in place, leaving a file with the same bytes untouched (and never
+    writing through a link found at `path`: see writing)."""
+    with open(src, "rb") as fh:
+        put(path, fh.read())
 
 
 def compiled_templates():

@@ -17,6 +17,7 @@ import os
 from . import codegen, parallel
 from .memory import spare
 from .render import LANGS
+from .writing import put_text
 from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
 
 
@@ -32,8 +33,9 @@ def write(t: dict, game_folder: str, target: str, compiled=None, texts=None) -> 
     child = parallel.start_parts(_share(split, env, theirs, paths, texts), listens=True) if split and theirs else None
     if child is None:
         text = codegen.to_json(t)
+        made = books(*read(text), env, LANGS, texts)  # (first: a game's template may refuse)
         write_if_changed(paths["game.json"], text)
-        _write(books(*read(text), env, LANGS, texts), paths)
+        _write(made, paths)
         return paths
     layout, values = split
     half = len(values) // 2
@@ -105,10 +107,5 @@ def _write(files: dict[str, str], paths: dict[str, str]) -> dict[str, str]:
 def write_if_changed(path: str, text: str) -> None:
     """Leave a file untouched when its text is the same, so rebuilds keep timestamps.
     Line ends are compared and written as they are: afterwards the file holds exactly the
-    text's bytes (the build cache copies them)."""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8", newline="") as fh:
-            if fh.read() == text:
-                return
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    text's bytes (the build cache copies them). Never through a link (see writing)."""
+    put_text(path, text)

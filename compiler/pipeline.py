@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import os
 
-from . import outputs
+from . import outputs, writing
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .memory import no_collection, spare
 from .model import build_model
+from .rulebook import TemplateRefused
 
 
 def check_game(folder: str):
@@ -58,6 +59,7 @@ def _load_checked(folder: str, kept=None):
 
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
+    writing.check_output_folder(out_dir)
     with no_collection():
         return _build(paths, out_dir)
 
@@ -70,8 +72,7 @@ def _build(paths, out_dir: str):
         kept = buildcache.lookup(folder, key)
         if kept is not None:  # nothing the outputs are made from changed since they were made
             gid, kept_files, rep = kept
-            target = os.path.join(out_dir, gid)
-            os.makedirs(target, exist_ok=True)
+            target = writing.folder_in(out_dir, gid)
             paths_out = [os.path.join(target, name) for name in kept_files]
             try:
                 for src, path in zip(kept_files.values(), paths_out):
@@ -83,7 +84,10 @@ def _build(paths, out_dir: str):
                 written += paths_out
                 continue
         compiled = buildcache.compiled_templates()
-        warmed = outputs.warm_templates(folder, compiled)
+        try:
+            warmed = outputs.warm_templates(folder, compiled)
+        except TemplateRefused:
+            warmed = None  # (the same is found, and reported, when the rulebooks are written)
         try:
             t, gid, rep, texts = _compiled(folder)
         finally:
@@ -92,9 +96,12 @@ def _build(paths, out_dir: str):
         report.extend(rep)
         if t is None:
             continue
-        target = os.path.join(out_dir, gid)
-        os.makedirs(target, exist_ok=True)
-        paths = outputs.write(t, folder, target, compiled, texts)
+        target = writing.folder_in(out_dir, gid)
+        try:
+            paths = outputs.write(t, folder, target, compiled, texts)
+        except TemplateRefused as exc:  # a game's own template: its author's error, at its line
+            report.error(exc.pos, "G007", exc.message)
+            continue
         spare(t)
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read

@@ -12,8 +12,12 @@ import os
 import re
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment, SecurityError
 from markupsafe import Markup, escape
 
+from .content import shown_path
+from .diagnostics import Pos
+from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 from .memory import spare
 from .said import Said
@@ -671,7 +675,7 @@ class MarkdownPieces:
 _DICT_ATTRS = frozenset(dir(dict))
 
 
-class _Environment(jinja2.Environment):
+class _ItemsFirst:
     def getattr(self, obj, attribute):
         """`x.key` on a plain dict: straight to the item, the way Jinja ends up anyway once
         the attribute lookup has failed (which costs an exception per lookup)."""
@@ -683,21 +687,117 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+class _Environment(_ItemsFirst, jinja2.Environment):
+    """The built-in templates, which are the toolchain's own code."""
+
+
+class _GameEnvironment(_ItemsFirst, SandboxedEnvironment):
+    """Templates that come with a game are content, as untrusted as its YAML: they render
+    in Jinja's sandbox, where no attribute that starts with `_` (the way to `__class__`,
+    `__globals__` and so on to Python itself) nor any function that changes state is
+    reachable, and ranges are bounded."""
+
+
+class TemplateRefused(Exception):
+    """A game's template that cannot be rendered (refused by the sandbox, or broken): where
+    (the template's path and line) and why, in one line."""
+
+    def __init__(self, pos: Pos, message: str):
+        super().__init__(f"{pos}: {message}")
+        self.pos, self.message = pos, message
+
+
+class _GameTemplates(jinja2.FileSystemLoader):
+    """A game's templates folder: only regular files of a content file's size are read
+    (a pipe named like a template would otherwise block the build for ever)."""
+
+    def get_source(self, environment, template):
+        for folder in self.searchpath:
+            path = os.path.join(folder, *jinja2.loaders.split_template_path(template))
+            if os.path.lexists(path):
+                break
+        else:
+            raise jinja2.TemplateNotFound(template)
+        try:
+            text = read_bytes(path).decode("utf-8")
+        except (NotReadable, UnicodeDecodeError) as exc:
+            why = str(exc) if isinstance(exc, NotReadable) else "not UTF-8"
+            raise TemplateRefused(Pos(shown_path(path), 1, 1), f"template cannot be read: {why}") from None
+        mtime = os.path.getmtime(path)
+        return text, os.path.normpath(path), lambda: os.path.isfile(path) and os.path.getmtime(path) == mtime
+
+
+class _SandboxedCode(jinja2.BytecodeCache):
+    """A bytecode cache as seen from the sandbox: its templates compile to other code (every
+    call goes through the sandbox), so they are kept under keys of their own, never
+    confused with the trusted compilation of the same file."""
+
+    def __init__(self, inner: jinja2.BytecodeCache):
+        self.inner = inner
+
+    def get_cache_key(self, name, filename=None):
+        return self.inner.get_cache_key("sandboxed:" + name, filename)
+
+    def load_bytecode(self, bucket):
+        self.inner.load_bytecode(bucket)
+
+    def dump_bytecode(self, bucket):
+        self.inner.dump_bytecode(bucket)
+
+
 def environment(game_folder: str | None = None, autoescape=True, compiled=None) -> jinja2.Environment:
     """Templates of the game first, then the built-in ones; `compiled`, a Jinja bytecode
-    cache, keeps them compiled from one run to the next."""
-    loaders = []
+    cache, keeps them compiled from one run to the next. A game with templates of its own
+    gets a sandboxed environment (for the built-in templates too: they include each other)."""
+    loaders, kind = [], _Environment
     if game_folder:
         own = os.path.join(game_folder, "templates")
         if os.path.isdir(own):
-            loaders.append(jinja2.FileSystemLoader(own))
+            loaders.append(_GameTemplates(own))
+            kind = _GameEnvironment
+            compiled = _SandboxedCode(compiled) if compiled is not None else None
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
-    env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")),
-                             bytecode_cache=compiled)
+    env = kind(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+               keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+               autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")),
+               bytecode_cache=compiled)
     env.filters["md"] = md_escape
     return env
+
+
+def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
+    """The template `name` rendered; with a game's templates, whatever goes wrong (the
+    sandbox refusing an operation, a syntax error, a missing value) is a TemplateRefused
+    naming the template and its line."""
+    if not env.sandboxed:
+        return env.get_template(name).render(ctx)
+    try:
+        return env.get_template(name).render(ctx)
+    except TemplateRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a game's template is content: any failure is its author's to fix
+        raise _refused(exc, env, name) from None
+
+
+def _refused(exc: Exception, env, name: str) -> TemplateRefused:
+    folders = [f for loader in env.loader.loaders for f in loader.searchpath]
+    where = (exc.filename, exc.lineno) if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename else None
+    tb = exc.__traceback__
+    while tb is not None:  # Jinja reports the template's lines as the lines of its frames
+        file = tb.tb_frame.f_code.co_filename
+        if any(file.startswith(os.path.join(f, "")) for f in folders):
+            where = (file, tb.tb_lineno)
+        tb = tb.tb_next
+    file, line = where or (os.path.join(folders[0], name), 1)
+    if isinstance(exc, SecurityError):
+        why = f"the template may not do this: {exc}"
+    elif isinstance(exc, jinja2.TemplateSyntaxError):
+        why = f"template syntax: {exc.message}"
+    elif isinstance(exc, jinja2.TemplateError):
+        why = f"template: {exc.message or exc}"
+    else:
+        why = f"template failed: {type(exc).__name__}: {exc}"
+    return TemplateRefused(Pos(shown_path(file), line, 1), why if len(why) <= 300 else why[:300] + "…")
 
 
 def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
@@ -708,7 +808,7 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
     else:
         ctx["icon"] = lambda s: iconize_plain(s, tables)
         ctx["m"] = MarkdownPieces(ctx["L"], ctx["icon"])
-    text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
+    text = rendered(env, f"rulebook.{fmt}.j2", ctx)
     while "\n\n\n" in text:  # every run of blank lines down to one; runs never merge
         text = text.replace("\n\n\n", "\n\n")
     return text.rstrip("\n") + "\n"
