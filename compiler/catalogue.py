@@ -273,6 +273,17 @@ CATALOGUE: dict[str, dict] = {
         "right": _MINI + _FLOW + _SCORING,
         "file": "game.yaml", "alone": True,
     },
+    "G007": {
+        "title": "game template refused",
+        "explain": "A game may bring its own rulebook and card templates (Jinja2) in templates/. They are "
+                   "content like the rest and render in Jinja's sandbox: no attribute starting with `_`, no "
+                   "call that changes anything, no range past 100,000. A template that tries one, or that "
+                   "is broken (syntax, a value that does not exist), stops `rulepress build` with this "
+                   "error at its line; `validate` does not render templates.",
+        "wrong": "# {{ title.__class__.__mro__ }}\n",
+        "right": "# {{ title }}\n",
+        "file": "templates/rulebook.md.j2", "build": True, "fence": "jinja",
+    },
     # ---- R: references between content --------------------------------------------
     "R001": {
         "title": "id used twice",
@@ -491,8 +502,8 @@ _GROUPS = [("Y", "Reading YAML files"), ("S", "The shape of content (JSON Schema
            ("R", "References between content"), ("D", "The effect language"), ("W", "Warnings")]
 
 
-def _fence(text: str) -> str:
-    return "```yaml\n" + text.rstrip("\n") + "\n```"
+def _fence(text: str, kind: str = "yaml") -> str:
+    return f"```{kind}\n" + text.rstrip("\n") + "\n```"
 
 
 def render(code: str, entry: dict) -> str:
@@ -500,10 +511,12 @@ def render(code: str, entry: dict) -> str:
     name = entry.get("file", "extra.yaml")
     where = (f"`{name}`, the only file of a new game folder" if entry.get("alone")
              else f"`{name}` added to the tutorial game {_RACE}")
+    if entry.get("build"):
+        where += ", then `rulepress build`"
     right_file = entry.get("right_file")
     lines = [f"## {code}: {entry['title']}", "", entry["explain"], "",
-             f"Wrong, as {where}:", "", _fence(entry["wrong"]), "",
-             f"Right{f', as `{right_file}`' if right_file else ''}:", "", _fence(entry["right"])]
+             f"Wrong, as {where}:", "", _fence(entry["wrong"], entry.get("fence", "yaml")), "",
+             f"Right{f', as `{right_file}`' if right_file else ''}:", "", _fence(entry["right"], entry.get("fence", "yaml"))]
     return "\n".join(lines) + "\n"
 
 
