@@ -159,7 +159,11 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         if info.st_size > limit:
             raise NotReadable(f"file is {info.st_size} bytes; content files are limited to {limit}")
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)  # (a file growing meanwhile is still read no further)
+            # (a buffer of the file's size, not of the limit; a file growing meanwhile is
+            # still read no further than the limit)
+            data = fh.read(min(info.st_size, limit) + 1)
+            if len(data) > info.st_size:
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         raise NotReadable(f"cannot read file: {exc.strerror}") from None
     finally:
@@ -356,6 +360,8 @@ def _scalar(node, shown, lines, report):
         if tag == _T + "int":
             if _OCTAL.match(raw):
                 report.warning(pos, "Y102", f"`{raw}` has a leading zero and is read as the octal number {int(raw, 8)}; quote it if you meant text")
+            if len(raw) < 16 and _DECIMAL.match(raw):  # the common case: at most 15 digits, within bounds
+                return int(raw)
             return _number(raw, pos, int)
         if tag == _T + "float":
             return _number(raw, pos, float)
