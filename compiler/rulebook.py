@@ -6,13 +6,14 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 import re
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.sandbox import SandboxedEnvironment, SecurityError, safe_range
 from markupsafe import Markup, escape
 
 from .content import shown_path
@@ -695,7 +696,65 @@ class _GameEnvironment(_ItemsFirst, SandboxedEnvironment):
     """Templates that come with a game are content, as untrusted as its YAML: they render
     in Jinja's sandbox, where no attribute that starts with `_` (the way to `__class__`,
     `__globals__` and so on to Python itself) nor any function that changes state is
-    reachable, and ranges are bounded."""
+    reachable. Nor can they build something huge from a few characters: a number passed
+    to a call or a filter, a text or list repeated by `*`, a power, and all the ranges of
+    a build together are bounded."""
+
+    intercepted_binops = frozenset(("*", "**"))
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.range_left = MAX_TEMPLATE_RANGE
+        self.globals["range"] = self._range
+        self.filters = {name: _bounded_filter(f) for name, f in self.filters.items()}
+
+    def _range(self, *args):
+        r = safe_range(*args)  # (one range: at most 100,000 items)
+        self.range_left -= len(r)
+        if self.range_left < 0:
+            raise SecurityError(f"the template's ranges go past {MAX_TEMPLATE_RANGE} items in all")
+        return r
+
+    def call(self, context, obj, /, *args, **kwargs):
+        for a in args:
+            _small(a)
+        for a in kwargs.values():
+            _small(a)
+        return super().call(context, obj, *args, **kwargs)
+
+    def call_binop(self, context, operator, left, right):
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and type(n) is int and len(seq) * n > MAX_TEMPLATE_ARG:
+                    raise SecurityError(f"repeating {len(seq)} items {n} times makes more than {MAX_TEMPLATE_ARG}")
+        elif type(left) is int and type(right) is int and abs(left) > 1 and right * abs(left).bit_length() > 4096:
+            raise SecurityError(f"a power {right} of a number of {abs(left).bit_length()} bits is too large")
+        return super().call_binop(context, operator, left, right)
+
+
+MAX_TEMPLATE_ARG = 1_000_000      # no number a template needs to pass is larger
+MAX_TEMPLATE_RANGE = 10_000_000   # range() items of all a game's templates render in one build
+
+
+def _small(value):
+    if type(value) is int and abs(value) > MAX_TEMPLATE_ARG:
+        raise SecurityError(f"the number {value} is too large for a template (at most {MAX_TEMPLATE_ARG})")
+    return value
+
+
+def _bounded_filter(f):
+    """A filter whose arguments after the value are bounded (`center(10**9)` would make a
+    gigabyte of spaces); what Jinja passes first (context, environment) is left alone."""
+    first = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+
+    @functools.wraps(f)  # (keeps Jinja's mark of what the filter is passed first)
+    def bounded(*args, **kwargs):
+        for a in args[first:]:
+            _small(a)
+        for a in kwargs.values():
+            _small(a)
+        return f(*args, **kwargs)
+    return bounded
 
 
 class TemplateRefused(Exception):
