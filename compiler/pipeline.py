@@ -101,6 +101,10 @@ def _build(paths, out_dir: str):
             paths = outputs.write(t, folder, target, compiled, texts)
         except TemplateRefused as exc:  # a game's own template: its author's error, at its line
             report.error(exc.pos, "G007", exc.message)
+            try:
+                os.rmdir(target)  # (the game's folder, made for nothing: only if still empty)
+            except OSError:
+                pass
             continue
         spare(t)
         written += paths.values()
