@@ -107,11 +107,17 @@ def shown_path(path: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
+MAX_FOLDER_DEPTH = 32  # folders inside a game folder: no game needs more, a generated tree may
+
+
 def yaml_files(folder: str, report: Report) -> list[str]:
     """Every *.yaml below the folder except scenarios, following links once each."""
     out, seen = [], set()
 
-    def walk(d):
+    def walk(d, depth=0):
+        if depth > MAX_FOLDER_DEPTH:
+            report.error(Pos(shown_path(d), 1, 1), "Y009", f"folders nest deeper than {MAX_FOLDER_DEPTH} levels; not read")
+            return
         real = os.path.realpath(d)
         if real in seen:
             report.error(Pos(shown_path(d), 1, 1), "Y012", "folder link loops back to a folder already read; remove the link")
@@ -128,7 +134,7 @@ def yaml_files(folder: str, report: Report) -> list[str]:
             if e.is_dir():
                 if e.name in ("scenarios", "templates"):
                     continue
-                walk(e.path)
+                walk(e.path, depth + 1)
             elif e.name.endswith((".yaml", ".yml")):
                 out.append(e.path)
 

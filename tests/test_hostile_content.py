@@ -164,6 +164,17 @@ def test_a_folder_link_loop_inside_a_game_is_one_error(game):
     only_error(run("validate", game), "Y012", "up", 1)
 
 
+def test_folders_nested_thousands_deep_are_one_error(game):
+    deep = str(game)
+    for _ in range(1000):  # (one by one: os.makedirs itself recurses)
+        deep = os.path.join(deep, "d")
+        os.mkdir(deep)
+    deep = game / os.path.relpath(deep, game)
+    (deep / "extra.yaml").write_text(CARD, encoding="utf-8")
+    msg = only_error(run("validate", game), "Y009", "d")
+    assert "nest deeper than 32" in msg
+
+
 # ---- YAML that expands, or holds numbers no game can use ----------------------------
 
 def test_one_long_text_aliased_hundreds_of_times_is_refused_quickly(game):
