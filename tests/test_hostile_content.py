@@ -32,6 +32,9 @@ CARD = "cards:\n  - id: turbo\n    name: {en: Turbo, ru: Турбо}\n    deck: 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    # `--no-cache` sets RULEPRESS_NO_CACHE in the process: gone again after each test
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "")
+    monkeypatch.delenv("RULEPRESS_NO_CACHE")
 
 
 @pytest.fixture

@@ -29,6 +29,9 @@ OUTPUTS = ["game.json", "rulebook.en.html", "rulebook.en.md", "rulebook.ru.html"
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    # `--no-cache` sets RULEPRESS_NO_CACHE in the process: gone again after each test
+    monkeypatch.setenv("RULEPRESS_NO_CACHE", "")
+    monkeypatch.delenv("RULEPRESS_NO_CACHE")
 
 
 @pytest.fixture
