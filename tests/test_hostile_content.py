@@ -243,6 +243,33 @@ def test_an_id_with_a_line_break_at_its_end_is_not_an_id(game, where, text, line
     assert "\\n`" in msg  # shown as an escape: `turbo\n`, not `turbo `
 
 
+def _patterns(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "pattern" and isinstance(v, str):
+                yield v
+            yield from _patterns(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _patterns(v)
+
+
+def test_every_pattern_of_the_schemas_is_anchored_and_read_whole():
+    """JSON Schema searches a pattern: one without `^...$` would accept `turbo/../x`; and
+    `$` is the end of the text only as the checks here read it (Python's `$` is not)."""
+    import json
+    from rulepress.compiler.content import SCHEMA_DIR, whole_pattern
+    found = set()
+    for name in sorted(os.listdir(SCHEMA_DIR)):
+        if name.endswith(".json"):
+            with open(os.path.join(SCHEMA_DIR, name), encoding="utf-8") as fh:
+                found |= set(_patterns(json.load(fh)))
+    assert found
+    for pattern in found:
+        assert pattern.startswith("^") and pattern.endswith("$"), pattern
+        assert re.search(pattern, "a\n") and not whole_pattern(pattern).search("a\n"), pattern
+
+
 def test_a_game_id_with_a_line_break_is_refused_and_nothing_is_built(game, tmp_path):
     text = (game / "game.yaml").read_text(encoding="utf-8")
     put(game, "game.yaml", text.replace("id: race", 'id: "race\\n"', 1))
