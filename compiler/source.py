@@ -106,6 +106,7 @@ _POSITIONED = (PMap, PList, PStr)
 class _Budget:
     def __init__(self):
         self.nodes = 0
+        self.text_bytes = 0  # (of the text an expansion of aliases makes: see _expanded_size)
 
 
 def pos_of(node, key=None) -> Pos | None:
@@ -142,6 +143,10 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
 class NotReadable(Exception):
     """A path that is not a regular file of a readable size; the message says why."""
 
+    def __init__(self, message: str, too_large: bool = False):
+        super().__init__(message)
+        self.too_large = too_large
+
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most `limit` bytes. A FIFO, device or socket is
@@ -157,7 +162,7 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise NotReadable("not a regular file (a pipe, device or socket cannot be content)")
         if info.st_size > limit:
-            raise NotReadable(f"file is {info.st_size} bytes; content files are limited to {limit}")
+            raise NotReadable(f"file is {info.st_size} bytes; content files are limited to {limit}", too_large=True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             # (a buffer of the file's size, not of the limit; a file growing meanwhile is
             # still read no further than the limit)
@@ -169,7 +174,7 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise NotReadable(f"file is over {limit} bytes; content files are limited to {limit}")
+        raise NotReadable(f"file is over {limit} bytes; content files are limited to {limit}", too_large=True)
     return data
 
 
@@ -177,7 +182,7 @@ def read_text(path: str, shown: str, report: Report) -> str | None:
     try:
         data = read_bytes(path)
     except NotReadable as exc:
-        report.error(Pos(shown, 1, 1), "Y008" if "limited to" in str(exc) else "Y009", str(exc))
+        report.error(Pos(shown, 1, 1), "Y008" if exc.too_large else "Y009", str(exc))
         return None
     try:
         text = data.decode("utf-8")
@@ -232,7 +237,7 @@ def load_yaml(path: str, shown: str, report: Report):
         report.error(Pos(shown, 1, 1), "Y003", "file is empty; remove it or give it content")
         return None
     if "*" in text:  # aliases: measure the expanded size before building anything
-        _expanded_size(nodes[0], shown, {}, 0, [0])
+        _expanded_size(nodes[0], shown, {}, 0, _Budget())
     lines = text.splitlines()
     return _convert(nodes[0], shown, lines, report, 0, _Budget(), set())
 
@@ -249,39 +254,40 @@ def _pos(node, shown) -> Pos:
     return _new_pos(Pos, (shown, m.line + 1, m.column + 1))
 
 
-def _expanded_size(node, shown, sizes, depth, text_bytes) -> int:
+def _expanded_size(node, shown, sizes, depth, budget) -> int:
     """Nodes the document has once aliases are expanded; each distinct node is measured
-    once. `text_bytes` ([n]) adds up the bytes of text the expansion makes."""
+    once (its nodes, and the bytes of text it holds). budget.text_bytes adds up the text
+    the whole expansion makes."""
     known = sizes.get(id(node), 0)
     if known is None:
         raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
     if known:
         n, size = known
-        text_bytes[0] += size
-        if text_bytes[0] > MAX_EXPANDED_BYTES:
+        budget.text_bytes += size
+        if budget.text_bytes > MAX_EXPANDED_BYTES:
             raise _Abort(_pos(node, shown), "Y005",
                          f"aliases expand to more than {MAX_EXPANDED_BYTES} bytes of text; repeat less, or repeat short values")
         return n
     if depth > MAX_DEPTH:
         raise _Abort(_pos(node, shown), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
     sizes[id(node)] = None
-    n, before = 1, text_bytes[0]
+    n, before = 1, budget.text_bytes
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            n += _expanded_size(k, shown, sizes, depth + 1, text_bytes) + _expanded_size(v, shown, sizes, depth + 1, text_bytes)
+            n += _expanded_size(k, shown, sizes, depth + 1, budget) + _expanded_size(v, shown, sizes, depth + 1, budget)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            n += _expanded_size(item, shown, sizes, depth + 1, text_bytes)
+            n += _expanded_size(item, shown, sizes, depth + 1, budget)
     else:
         value = node.value
-        text_bytes[0] += len(value) if value.isascii() else len(value.encode("utf-8", "replace"))
+        budget.text_bytes += len(value) if value.isascii() else len(value.encode("utf-8", "replace"))
     if n > MAX_NODES:
         raise _Abort(_pos(node, shown), "Y005",
                      f"aliases expand to more than {MAX_NODES} nodes; do not nest anchors inside anchors")
-    if text_bytes[0] > MAX_EXPANDED_BYTES:
+    if budget.text_bytes > MAX_EXPANDED_BYTES:
         raise _Abort(_pos(node, shown), "Y005",
                      f"aliases expand to more than {MAX_EXPANDED_BYTES} bytes of text; repeat less, or repeat short values")
-    sizes[id(node)] = (n, text_bytes[0] - before)
+    sizes[id(node)] = (n, budget.text_bytes - before)
     return n
 
 
