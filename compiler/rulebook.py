@@ -13,7 +13,7 @@ import os
 import re
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment, SecurityError, safe_range
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, safe_range
 from markupsafe import Markup, escape
 
 from .content import shown_path
@@ -692,11 +692,11 @@ class _Environment(_ItemsFirst, jinja2.Environment):
     """The built-in templates, which are the toolchain's own code."""
 
 
-class _GameEnvironment(_ItemsFirst, SandboxedEnvironment):
+class _GameEnvironment(_ItemsFirst, ImmutableSandboxedEnvironment):
     """Templates that come with a game are content, as untrusted as its YAML: they render
     in Jinja's sandbox, where no attribute that starts with `_` (the way to `__class__`,
-    `__globals__` and so on to Python itself) nor any function that changes state is
-    reachable. Nor can they build something huge from a few characters: a number passed
+    `__globals__` and so on to Python itself) is reachable, nor any method that changes
+    a list or a map (the tables are shared by every language's rulebook). Nor can they build something huge from a few characters: a number passed
     to a call or a filter, a text or list repeated by `*`, a power, and all the ranges of
     a build together are bounded."""
 
@@ -783,7 +783,13 @@ class _GameTemplates(jinja2.FileSystemLoader):
             why = str(exc) if isinstance(exc, NotReadable) else "not UTF-8"
             raise TemplateRefused(Pos(shown_path(path), 1, 1), f"template cannot be read: {why}") from None
         mtime = os.path.getmtime(path)
-        return text, os.path.normpath(path), lambda: os.path.isfile(path) and os.path.getmtime(path) == mtime
+
+        def uptodate():
+            try:
+                return os.path.getmtime(path) == mtime
+            except OSError:
+                return False
+        return text, os.path.normpath(path), uptodate
 
 
 class _SandboxedCode(jinja2.BytecodeCache):

@@ -329,6 +329,8 @@ def test_any_file_gives_diagnostics_never_a_traceback(game, data):
     "{{ m.effect.__func__.__globals__ }}",
     "{{ (m|attr('__class__')).__init__.__globals__ }}",
     "{% set x = [].append(1) %}{{ ''.format.__self__.__class__ }}",
+    "{{ actions.append(1) }}",
+    "{{ L.clear() }}",
 ])
 def test_a_template_that_reaches_for_python_is_refused_at_its_line(game, tmp_path, monkeypatch, code):
     monkeypatch.chdir(tmp_path)
