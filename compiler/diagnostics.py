@@ -39,7 +39,8 @@ class Diagnostic:
         # made printable once, here, so that every format shows the same safe text
         if not self.message.isprintable():
             object.__setattr__(self, "message", printable(self.message))
-        if type(self.pos.file) is str and not self.pos.file.isprintable():
+        file = getattr(self.pos, "file", None)
+        if type(file) is str and not file.isprintable():
             object.__setattr__(self, "pos", self.pos._replace(file=printable(self.pos.file)))
 
     def sort_key(self):
