@@ -17,7 +17,7 @@ import os
 from . import codegen, parallel
 from .memory import spare
 from .render import LANGS
-from .writing import put_text
+from .writing import path_in, put_text
 from .rulebook import FORMATS, all_compiled, books, compile_templates, environment, marks_in, read
 
 
@@ -28,7 +28,7 @@ def write(t: dict, game_folder: str, target: str, compiled=None, texts=None) -> 
     env = environment(game_folder, compiled=compiled)
     mine, theirs = LANGS[-1:], LANGS[:-1]
     names = ["game.json"] + [f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS]
-    paths = {name: os.path.join(target, name) for name in names}
+    paths = {name: path_in(target, name) for name in names}
     split = codegen.pieces(t)
     child = parallel.start_parts(_share(split, env, theirs, paths, texts), listens=True) if split and theirs else None
     if child is None:

@@ -72,13 +72,13 @@ def _build(paths, out_dir: str):
         kept = buildcache.lookup(folder, key)
         if kept is not None:  # nothing the outputs are made from changed since they were made
             gid, kept_files, rep = kept
-            target = writing.folder_in(out_dir, gid)
-            paths_out = [os.path.join(target, name) for name in kept_files]
             try:
+                target = writing.folder_in(out_dir, gid)
+                paths_out = [writing.path_in(target, name) for name in kept_files]
                 for src, path in zip(kept_files.values(), paths_out):
                     buildcache.copy_if_changed(src, path)
-            except OSError:
-                pass  # the entry went away meanwhile: build as usual
+            except (OSError, writing.UnsafeName):
+                pass  # the entry went away meanwhile, or names what no build makes: build as usual
             else:
                 report.extend(rep)
                 written += paths_out

@@ -54,6 +54,11 @@ def folder_in(out_dir: str, name: str) -> str:
     return path
 
 
+def path_in(folder: str, name: str) -> str:
+    """The path of the file `name` in `folder` (a folder folder_in made): one plain name."""
+    return os.path.join(folder, _checked(name))
+
+
 def put(path: str, data: bytes) -> None:
     """Write `data` at `path` (in a folder that folder_in made), leaving a regular file
     that already holds exactly these bytes untouched, so rebuilds keep timestamps."""
