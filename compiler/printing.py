@@ -10,7 +10,7 @@ from .cards import card_hash, card_ids, render_cards
 from .content import UsageError
 from .pipeline import compile_game
 from .rulebook import TemplateRefused, render_rulebook
-from .writing import check_output_folder, put
+from .writing import check_output_folder, make_output_folder, put
 
 
 class PrintError(Exception):
@@ -95,7 +95,7 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     check_output_folder(out_dir)
     tables = game_tables(folder)
     gid = tables["game"]["id"]
-    os.makedirs(out_dir, exist_ok=True)
+    make_output_folder(out_dir)
     try:
         return _print(folder, tables, gid, langs, paper, changed_since, out_dir)
     except TemplateRefused as exc:

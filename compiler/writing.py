@@ -36,13 +36,21 @@ def check_output_folder(out_dir: str) -> None:
         raise UsageError(f"{out_dir}: {what}; -o names the output folder")
 
 
+def make_output_folder(out_dir: str) -> None:
+    """-o made if missing (a usage error where it cannot be)."""
+    check_output_folder(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{out_dir}: cannot make the output folder: {exc.strerror or exc}") from None
+
+
 def folder_in(out_dir: str, name: str) -> str:
     """The folder `name` inside the output folder, made if missing; a link or a file in
     its place is removed first, so nothing is written through it."""
-    check_output_folder(out_dir)
+    make_output_folder(out_dir)
     path = os.path.join(out_dir, _checked(name))
     try:
-        os.makedirs(out_dir, exist_ok=True)
         info = os.lstat(path) if os.path.lexists(path) else None
         if info is not None and not stat.S_ISDIR(info.st_mode):
             os.unlink(path)  # (a link, even to a folder, or a file: the output's place)

@@ -127,6 +127,12 @@ def test_print_out_that_is_a_file_is_a_usage_error(game, tmp_path):
     usage_error(run("print", game, "-o", target), "not a folder")
 
 
+@pytest.mark.parametrize("command", ["build", "print"])
+def test_out_below_a_file_is_a_usage_error(game, tmp_path, command):
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    usage_error(run(command, game, "-o", tmp_path / "file" / "sub"), "Not a directory")
+
+
 # ---- links planted where outputs go --------------------------------------------
 
 @pytest.mark.parametrize("name", OUTPUTS)
