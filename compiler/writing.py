@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import stat
-import tempfile
 
 from .content import UsageError
 
 # names made in an output folder: a game's id, `game.json`, `rulebook.en.md`, `race.cards.ru.pdf`
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-
-
-_UMASK = os.umask(0o022)  # (read by setting it: put back at once)
-os.umask(_UMASK)
 
 
 class UnsafeName(UsageError):
@@ -80,16 +76,27 @@ def put(path: str, data: bytes) -> None:
         with open(path, "rb") as fh:  # (a regular file, not a link: lstat said so)
             if fh.read() == data:
                 return
-    fd, tmp = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.")
+    fd, tmp = _new_file(folder or ".", name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes 0600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _new_file(folder: str, name: str):
+    """(descriptor, path) of a file made anew beside `name`: with the permissions open()
+    gives (mkstemp's are the owner's only), and never one that was there before."""
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free name beside {name} in {folder}")
 
 
 def put_text(path: str, text: str) -> None:
