@@ -29,6 +29,7 @@ from typing import NamedTuple
 from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
 from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
+from . import writing
 from .outputs import OUTPUT_NAMES
 
 FORMAT = 2
@@ -215,6 +216,5 @@ def put(kept: tuple[str, str], path: str) -> bool:
         pass
     if _digest(data) != digest:
         return False
-    with open(path, "wb") as fh:
-        fh.write(data)
+    writing.put(path, data)  # (never through a link found at `path`)
     return True

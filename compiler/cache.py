@@ -32,7 +32,7 @@ from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection
 from .names import BUILTIN_NAMES
 from .model import BUILTIN_ZONES, attr_type, build_model
-from .source import PList, PMap, PStr
+from .source import NotReadable, PList, PMap, PStr, read_bytes
 
 FORMAT = 2
 MAX_GAMES = 64  # game folders kept in the cache folder; the least recently checked go first
@@ -366,10 +366,9 @@ _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 # ---- storage -------------------------------------------------------------------
 
 def _hash(path):
-    try:
-        with open(path, "rb") as fh:
-            return hashlib.sha1(fh.read()).hexdigest()
-    except OSError:
+    try:  # (only a regular file of a content file's size: the loader reports the others)
+        return hashlib.sha1(read_bytes(path)).hexdigest()
+    except NotReadable:
         return None
 
 

@@ -13,7 +13,7 @@ import json
 import re
 
 from .render import Names, Renderer, text_of
-from .rulebook import Book, environment, iconize_html
+from .rulebook import Book, environment, iconize_html, rendered
 
 CARD_W, CARD_H = 63.0, 88.0
 BLEED = 3.0
@@ -150,7 +150,7 @@ def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | 
     env = environment(game_folder)
     pw, ph = PAPER[paper]
     faces = card_faces(tables, lang, only)
-    return env.get_template("cards.html.j2").render(
+    return rendered(env, "cards.html.j2", dict(
         lang=lang, pages=sheets(faces, paper), paper_w=pw, paper_h=ph, card_w=CARD_W, card_h=CARD_H,
         bleed=BLEED, safe=SAFE, count=len(faces), title=text_of((tables.get("game") or {}).get("name"), lang, ""),
-        icon=lambda s: iconize_html(s, tables, lang))
+        icon=lambda s: iconize_html(s, tables, lang)))

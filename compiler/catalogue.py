@@ -89,7 +89,8 @@ CATALOGUE: dict[str, dict] = {
         "title": "alias expands too far",
         "explain": "An alias (`*name`) repeats the value marked with `&name`. Aliases inside aliases can grow "
                    "a small file into billions of values (the \"billion laughs\"), and an alias inside its own "
-                   "value never ends. rulepress counts values after expansion and stops past a million. "
+                   "value never ends. rulepress counts values after expansion and stops past a million, or "
+                   "past 32 MiB of text (one long text repeated a few hundred times). "
                    "Write the values out, or keep anchors to small, flat values.",
         "wrong": "icons: &all [*all]\n",
         "right": "icons:\n  - {id: coin, glyph: \"●\"}\n",
@@ -106,7 +107,7 @@ CATALOGUE: dict[str, dict] = {
         "explain": "Keys must be text. YAML reads a bare key like `12` or `~` as a number or as nothing; "
                    "quote it, or better, use a name (`speed_2`). (The words on, off, yes and no are kept as "
                    "text when they are keys.) The same code is given for `.inf` and `.nan`, which are not "
-                   "numbers a game can use.",
+                   "numbers a game can use, and for numbers more than 10^15 from zero.",
         "wrong": _CARD + "    attrs: {2: fast}\n",
         "right": _CARD + "    attrs: {speed: 2}\n",
     },
@@ -122,7 +123,8 @@ CATALOGUE: dict[str, dict] = {
     "Y009": {
         "title": "cannot read file or folder",
         "explain": "The file or folder exists in the listing but cannot be opened: a link to a file that is "
-                   "gone, or missing read permission. The message gives the system's reason.",
+                   "gone, or missing read permission (the message gives the system's reason), or not a regular "
+                   "file at all: a pipe, device or socket is never read.",
         "wrong": "# extra.yaml is a link to a file that was deleted\n",
         "right": _CARD,
         "special": "dangling",
@@ -272,6 +274,18 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _MINI + _FLOW,
         "right": _MINI + _FLOW + _SCORING,
         "file": "game.yaml", "alone": True,
+    },
+    "G007": {
+        "title": "game template refused",
+        "explain": "A game may bring its own rulebook and card templates (Jinja2) in templates/. They are "
+                   "content like the rest and render in Jinja's sandbox: no attribute starting with `_`, no "
+                   "call that changes anything, nothing huge built from a few characters (see the limits in "
+                   "docs/content.md). A template that tries one, or that "
+                   "is broken (syntax, a value that does not exist), stops `rulepress build` with this "
+                   "error at its line; `validate` does not render templates.",
+        "wrong": "# {{ title.__class__.__mro__ }}\n",
+        "right": "# {{ title }}\n",
+        "file": "templates/rulebook.md.j2", "build": True, "fence": "jinja",
     },
     # ---- R: references between content --------------------------------------------
     "R001": {
@@ -491,8 +505,8 @@ _GROUPS = [("Y", "Reading YAML files"), ("S", "The shape of content (JSON Schema
            ("R", "References between content"), ("D", "The effect language"), ("W", "Warnings")]
 
 
-def _fence(text: str) -> str:
-    return "```yaml\n" + text.rstrip("\n") + "\n```"
+def _fence(text: str, kind: str = "yaml") -> str:
+    return f"```{kind}\n" + text.rstrip("\n") + "\n```"
 
 
 def render(code: str, entry: dict) -> str:
@@ -500,10 +514,12 @@ def render(code: str, entry: dict) -> str:
     name = entry.get("file", "extra.yaml")
     where = (f"`{name}`, the only file of a new game folder" if entry.get("alone")
              else f"`{name}` added to the tutorial game {_RACE}")
+    if entry.get("build"):
+        where += ", then `rulepress build`"
     right_file = entry.get("right_file")
     lines = [f"## {code}: {entry['title']}", "", entry["explain"], "",
-             f"Wrong, as {where}:", "", _fence(entry["wrong"]), "",
-             f"Right{f', as `{right_file}`' if right_file else ''}:", "", _fence(entry["right"])]
+             f"Wrong, as {where}:", "", _fence(entry["wrong"], entry.get("fence", "yaml")), "",
+             f"Right{f', as `{right_file}`' if right_file else ''}:", "", _fence(entry["right"], entry.get("fence", "yaml"))]
     return "\n".join(lines) + "\n"
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from .. import runtime, schemas  # (their folders, found through the package)
 from . import source
-from .diagnostics import Pos, Report, did_you_mean
+from .diagnostics import Pos, Report, did_you_mean, printable
 from .source import PMap, PList, load_file, locate
 
 # Found through the package (`rulepress.schemas`, shipped as data), never a path above it;
@@ -75,23 +76,31 @@ def find_games(paths: list[str]) -> list[str]:
     """Game folders named by PATHs: a game folder itself, or a folder of game folders."""
     games = []
     for path in paths:
-        if not os.path.exists(path):
-            raise UsageError(f"{path}: no such file or directory")
-        if os.path.isfile(path):
-            path = os.path.dirname(path) or "."
-        if os.path.isfile(os.path.join(path, MANIFEST)):
-            games.append(path)
-            continue
-        subs = sorted(d for d in os.listdir(path)
-                      if os.path.isfile(os.path.join(path, d, MANIFEST)))
-        if not subs:
-            # A folder with YAML but no manifest is content with an error, not a usage error.
-            if any(f.endswith((".yaml", ".yml")) for f in os.listdir(path)):
-                games.append(path)
-                continue
-            raise UsageError(f"{path}: no game here (a game folder has a {MANIFEST})")
-        games.extend(os.path.join(path, d) for d in subs)
+        try:
+            games += _games_in(path)
+        except OSError as exc:  # unreadable, a link loop, not a folder after all...
+            raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     return games
+
+
+def _games_in(path: str) -> list[str]:
+    if not os.path.exists(path):
+        why = "a link that loops" if os.path.islink(path) else "no such file or directory"
+        raise UsageError(f"{path}: {why}")
+    if os.path.isfile(path):
+        path = os.path.dirname(path) or "."
+    elif not os.path.isdir(path):
+        raise UsageError(f"{path}: not a game folder (nor a file in one)")
+    if os.path.isfile(os.path.join(path, MANIFEST)):
+        return [path]
+    names = sorted(os.listdir(path))
+    subs = [d for d in names if os.path.isfile(os.path.join(path, d, MANIFEST))]
+    if not subs:
+        # A folder with YAML but no manifest is content with an error, not a usage error.
+        if any(f.endswith((".yaml", ".yml")) for f in names):
+            return [path]
+        raise UsageError(f"{path}: no game here (a game folder has a {MANIFEST})")
+    return [os.path.join(path, d) for d in subs]
 
 
 def shown_path(path: str) -> str:
@@ -99,11 +108,17 @@ def shown_path(path: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
+MAX_FOLDER_DEPTH = 32  # folders inside a game folder: no game needs more, a generated tree may
+
+
 def yaml_files(folder: str, report: Report) -> list[str]:
     """Every *.yaml below the folder except scenarios, following links once each."""
     out, seen = [], set()
 
-    def walk(d):
+    def walk(d, depth=0):
+        if depth > MAX_FOLDER_DEPTH:
+            report.error(Pos(shown_path(d), 1, 1), "Y009", f"folders nest deeper than {MAX_FOLDER_DEPTH} levels; not read")
+            return
         real = os.path.realpath(d)
         if real in seen:
             report.error(Pos(shown_path(d), 1, 1), "Y012", "folder link loops back to a folder already read; remove the link")
@@ -120,7 +135,7 @@ def yaml_files(folder: str, report: Report) -> list[str]:
             if e.is_dir():
                 if e.name in ("scenarios", "templates"):
                     continue
-                walk(e.path)
+                walk(e.path, depth + 1)
             elif e.name.endswith((".yaml", ".yml")):
                 out.append(e.path)
 
@@ -153,11 +168,30 @@ def _validator():
     """The validator that explains: every error with its path. Used when a file is not valid."""
     import jsonschema  # imported here: a check served from the cache never needs it
     from referencing import Registry, Resource
+    from jsonschema import ValidationError
+    from jsonschema.validators import extend
+
+    def pattern(validator, patrn, instance, schema):
+        if validator.is_type(instance, "string") and not whole_pattern(patrn).search(instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+    Validator = extend(jsonschema.Draft7Validator, {"pattern": pattern})
     if _inlined() is not None:  # half the time of resolving references while checking
-        return jsonschema.Draft7Validator(_inlined())
+        # (without the sections' `$schema`, which would each check with plain Draft 7)
+        return Validator(_without(_inlined(), "$schema"))
     schemas = _schemas()
     registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
-    return jsonschema.Draft7Validator(schemas["content-file.json"], registry=registry)
+    return Validator(schemas["content-file.json"], registry=registry)
+
+
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@functools.lru_cache(maxsize=None)
+def whole_pattern(pattern: str) -> re.Pattern:
+    """A schema's pattern as JSON Schema means it (ECMA-262, where `$` is the very end of
+    the text): Python's `$` also matches before a final line break, which would let an id
+    `city\n` through. The fast checks (fastjsonschema) read `$` the same way."""
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
 
 
 @functools.lru_cache(maxsize=len(SECTIONS))  # (called only for the schema's own sections)
@@ -176,6 +210,14 @@ def _section_check(section: str):
         except fastjsonschema.JsonSchemaException:
             return False
     return valid
+
+
+def _without(node, key):
+    if isinstance(node, dict):
+        return {k: _without(v, key) for k, v in node.items() if k != key}
+    if isinstance(node, list):
+        return [_without(v, key) for v in node]
+    return node
 
 
 def _strip_notes(node):
@@ -285,7 +327,7 @@ def _kind(v) -> str:
 
 def _short(v, limit=60) -> str:
     """A value as shown in a message: one line, never a whole megabyte."""
-    s = str(v).replace("\n", " ")
+    s = printable(str(v))  # (a line break shown as `\n`: an id `city\n` is not `city `)
     return s if len(s) <= limit else s[:limit] + "…"
 
 

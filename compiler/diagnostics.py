@@ -16,12 +16,32 @@ class Pos(NamedTuple):
         return f"{self.file}:{self.line}:{self.col}"
 
 
+def printable(text: str) -> str:
+    """Text with its control characters (and other unprintable ones) written as escapes:
+    a line break inside a key or a file name must not start a line of its own, where it
+    could pass for another diagnostic."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _ESCAPES.get(c) or f"\\u{ord(c):04x}" for c in text)
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     pos: Pos
     severity: str  # "error" | "warning"
     code: str
     message: str
+
+    def __post_init__(self):
+        # made printable once, here, so that every format shows the same safe text
+        if not self.message.isprintable():
+            object.__setattr__(self, "message", printable(self.message))
+        file = getattr(self.pos, "file", None)
+        if type(file) is str and not file.isprintable():
+            object.__setattr__(self, "pos", self.pos._replace(file=printable(self.pos.file)))
 
     def sort_key(self):
         return (self.pos.file, self.pos.line, self.pos.col, self.code, self.message)

@@ -1,11 +1,10 @@
-"""A game's files from its compiled tables: game.json and the rulebooks, written."""
+"""A game's outputs: game.json and the rulebooks, written into its output folder."""
 from __future__ import annotations
-
-import os
 
 from . import codegen
 from .render import LANGS
 from .rulebook import FORMATS, books, environment, read
+from .writing import path_in, put_text
 
 OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS)
 
@@ -13,12 +12,13 @@ OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS
 def write(t: dict, game_folder: str, target: str, texts=None) -> dict[str, str]:
     """Write game.json and every rulebook into `target`; file name -> path. `texts` are the
     statements' texts by position (Model.statements), which spare the rulebooks working
-    out which statements are alike."""
+    out which statements are alike. Nothing is written where a game's template refuses."""
     env = environment(game_folder)
-    paths = {name: os.path.join(target, name) for name in OUTPUT_NAMES}
+    paths = {name: path_in(target, name) for name in OUTPUT_NAMES}
     text = codegen.to_json(t)
+    made = books(*read(text), env, LANGS, texts)  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
-    for name, book in books(*read(text), env, LANGS, texts).items():
+    for name, book in made.items():
         write_if_changed(paths[name], book)
     return paths
 
@@ -26,10 +26,5 @@ def write(t: dict, game_folder: str, target: str, texts=None) -> dict[str, str]:
 def write_if_changed(path: str, text: str) -> None:
     """Leave a file untouched when its text is the same, so rebuilds keep timestamps.
     Line ends are compared and written as they are: afterwards the file holds exactly the
-    text's bytes (the build cache copies them)."""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8", newline="") as fh:
-            if fh.read() == text:
-                return
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    text's bytes (the build cache copies them). Never through a link (see writing)."""
+    put_text(path, text)

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import os
 
-from . import buildcache, outputs
+from . import buildcache, outputs, writing
 from .cache import known_report, parsed_statements
 from .codegen import tables, to_json
 from .content import find_games, load_game
 from .diagnostics import Report
 from .memory import no_collection
 from .model import build_model
+from .rulebook import TemplateRefused
 
 
 def check_game(folder: str):
@@ -57,6 +58,7 @@ def _load_checked(folder: str):
 
 def build(paths, out_dir: str):
     """Build every game; returns (written paths, report). Nothing is written for a game with errors."""
+    writing.check_output_folder(out_dir)
     with no_collection():
         return _build(paths, out_dir)
 
@@ -67,10 +69,13 @@ def _build(paths, out_dir: str):
         key = buildcache.inputs_key(folder)
         kept = buildcache.lookup(folder, key)
         if kept is not None:  # nothing the outputs are made from changed since they were made
-            target = os.path.join(out_dir, kept.game_id)
-            os.makedirs(target, exist_ok=True)
             # (a kept file that is not what was kept: the game is built as usual)
-            if all(buildcache.put(source, os.path.join(target, name)) for name, source in kept.files.items()):
+            try:
+                target = writing.folder_in(out_dir, kept.game_id)
+                done = all(buildcache.put(source, writing.path_in(target, name)) for name, source in kept.files.items())
+            except writing.UnsafeName:
+                done = False  # names what no build makes: built as usual
+            if done:
                 report.extend(kept.report)
                 written += [os.path.join(target, name) for name in kept.files]
                 continue
@@ -78,9 +83,16 @@ def _build(paths, out_dir: str):
         report.extend(rep)
         if t is None:
             continue
-        target = os.path.join(out_dir, gid)
-        os.makedirs(target, exist_ok=True)
-        paths = outputs.write(t, folder, target, texts)
+        target = writing.folder_in(out_dir, gid)
+        try:
+            paths = outputs.write(t, folder, target, texts)
+        except TemplateRefused as exc:  # a game's own template: its author's error, at its line
+            report.error(exc.pos, "G007", exc.message)
+            try:
+                os.rmdir(target)  # (the game's folder, made for nothing: only if still empty)
+            except OSError:
+                pass
+            continue
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
             buildcache.store(folder, key, gid, paths, rep)

@@ -9,7 +9,8 @@ import tempfile
 from .cards import card_hash, card_ids, render_cards
 from .content import UsageError
 from .pipeline import compile_game
-from .rulebook import render_rulebook
+from .rulebook import TemplateRefused, render_rulebook
+from .writing import check_output_folder, make_output_folder, put
 
 
 class PrintError(Exception):
@@ -18,8 +19,27 @@ class PrintError(Exception):
 
 def _pdf(html_text: str, base: str, path: str) -> str:
     import weasyprint  # imported here: the rest of the compiler works without the PDF libraries
-    weasyprint.HTML(string=html_text, base_url=base).write_pdf(path)
+    page = weasyprint.HTML(string=html_text, base_url=base, url_fetcher=_game_files(base))
+    put(path, page.write_pdf())  # (never through a link: see writing)
     return path
+
+
+def _game_files(folder: str):
+    """What a printed page may fetch (images, style sheets): regular files inside the game
+    folder and `data:` URLs, nothing else. A game's template is content, and must not put
+    the user's other files, or what some server answers, into a PDF."""
+    from urllib.parse import unquote, urlsplit
+    from weasyprint.urls import URLFetcher
+    top = os.path.realpath(folder)
+
+    class GameFiles(URLFetcher):
+        def fetch(self, url, headers=None):
+            if url.startswith("file:"):
+                path = os.path.realpath(unquote(urlsplit(url).path))
+                if os.path.commonpath([top, path]) != top or not os.path.isfile(path):
+                    raise ValueError(f"not a file of the game: {url}")
+            return super().fetch(url, headers)
+    return GameFiles(allowed_protocols=("file", "data"))
 
 
 def game_tables(folder: str) -> dict:
@@ -72,9 +92,17 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf; returns the paths written."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
+    check_output_folder(out_dir)
     tables = game_tables(folder)
     gid = tables["game"]["id"]
-    os.makedirs(out_dir, exist_ok=True)
+    make_output_folder(out_dir)
+    try:
+        return _print(folder, tables, gid, langs, paper, changed_since, out_dir)
+    except TemplateRefused as exc:
+        raise PrintError(f"{exc.pos}: error: G007 {exc.message}") from None
+
+
+def _print(folder, tables, gid, langs, paper, changed_since, out_dir) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     written = []
     for lang in langs:

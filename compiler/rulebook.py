@@ -6,14 +6,19 @@ a game overrides any of them with a file of the same name in content/<game>/temp
 """
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 import re
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, safe_range
 from markupsafe import Markup, escape
 
+from .content import shown_path
+from .diagnostics import Pos
+from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 from .said import Said
 
@@ -670,7 +675,7 @@ class MarkdownPieces:
 _DICT_ATTRS = frozenset(dir(dict))
 
 
-class _Environment(jinja2.Environment):
+class _ItemsFirst:
     def getattr(self, obj, attribute):
         """`x.key` on a plain dict: straight to the item, the way Jinja ends up anyway once
         the attribute lookup has failed (which costs an exception per lookup)."""
@@ -682,21 +687,160 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
-def environment(game_folder: str | None = None, autoescape=True, compiled=None) -> jinja2.Environment:
-    """Templates of the game first, then the built-in ones; `compiled`, a Jinja bytecode
-    cache, keeps them compiled from one run to the next."""
-    loaders = []
+class _Environment(_ItemsFirst, jinja2.Environment):
+    """The built-in templates, which are the toolchain's own code."""
+
+
+class _GameEnvironment(_ItemsFirst, ImmutableSandboxedEnvironment):
+    """Templates that come with a game are content, as untrusted as its YAML: they render
+    in Jinja's sandbox, where no attribute that starts with `_` (the way to `__class__`,
+    `__globals__` and so on to Python itself) is reachable, nor any method that changes
+    a list or a map (the tables are shared by every language's rulebook). Nor can they build something huge from a few characters: a number passed
+    to a call or a filter, a text or list repeated by `*`, a power, and all the ranges of
+    a build together are bounded."""
+
+    intercepted_binops = frozenset(("*", "**"))
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.range_left = MAX_TEMPLATE_RANGE
+        self.globals["range"] = self._range
+        self.filters = {name: _bounded_filter(f) for name, f in self.filters.items()}
+
+    def _range(self, *args):
+        r = safe_range(*args)  # (one range: at most 100,000 items)
+        self.range_left -= len(r)
+        if self.range_left < 0:
+            raise SecurityError(f"the template's ranges go past {MAX_TEMPLATE_RANGE} items in all")
+        return r
+
+    def call(self, context, obj, /, *args, **kwargs):
+        for a in args:
+            _small(a)
+        for a in kwargs.values():
+            _small(a)
+        return super().call(context, obj, *args, **kwargs)
+
+    def call_binop(self, context, operator, left, right):
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and type(n) is int and len(seq) * n > MAX_TEMPLATE_ARG:
+                    raise SecurityError(f"repeating {len(seq)} items {n} times makes more than {MAX_TEMPLATE_ARG}")
+        elif type(left) is int and type(right) is int and abs(left) > 1 and right * abs(left).bit_length() > 4096:
+            raise SecurityError(f"a power {right} of a number of {abs(left).bit_length()} bits is too large")
+        return super().call_binop(context, operator, left, right)
+
+
+MAX_TEMPLATE_ARG = 1_000_000      # no number a template needs to pass is larger
+MAX_TEMPLATE_RANGE = 10_000_000   # range() items of all a game's templates render in one build
+
+
+def _small(value):
+    if type(value) is int and abs(value) > MAX_TEMPLATE_ARG:
+        raise SecurityError(f"the number {value} is too large for a template (at most {MAX_TEMPLATE_ARG})")
+    return value
+
+
+def _bounded_filter(f):
+    """A filter whose arguments after the value are bounded (`center(10**9)` would make a
+    gigabyte of spaces); what Jinja passes first (context, environment) is left alone."""
+    first = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1
+
+    @functools.wraps(f)  # (keeps Jinja's mark of what the filter is passed first)
+    def bounded(*args, **kwargs):
+        for a in args[first:]:
+            _small(a)
+        for a in kwargs.values():
+            _small(a)
+        return f(*args, **kwargs)
+    return bounded
+
+
+class TemplateRefused(Exception):
+    """A game's template that cannot be rendered (refused by the sandbox, or broken): where
+    (the template's path and line) and why, in one line."""
+
+    def __init__(self, pos: Pos, message: str):
+        super().__init__(f"{pos}: {message}")
+        self.pos, self.message = pos, message
+
+
+class _GameTemplates(jinja2.FileSystemLoader):
+    """A game's templates folder: only regular files of a content file's size are read
+    (a pipe named like a template would otherwise block the build for ever)."""
+
+    def get_source(self, environment, template):
+        for folder in self.searchpath:
+            path = os.path.join(folder, *jinja2.loaders.split_template_path(template))
+            if os.path.lexists(path):
+                break
+        else:
+            raise jinja2.TemplateNotFound(template)
+        try:
+            text = read_bytes(path).decode("utf-8")
+        except (NotReadable, UnicodeDecodeError) as exc:
+            why = str(exc) if isinstance(exc, NotReadable) else "not UTF-8"
+            raise TemplateRefused(Pos(shown_path(path), 1, 1), f"template cannot be read: {why}") from None
+        mtime = os.path.getmtime(path)
+
+        def uptodate():
+            try:
+                return os.path.getmtime(path) == mtime
+            except OSError:
+                return False
+        return text, os.path.normpath(path), uptodate
+
+
+def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
+    """Templates of the game first, then the built-in ones. A game with templates of its own
+    gets a sandboxed environment (for the built-in templates too: they include each other)."""
+    loaders, kind = [], _Environment
     if game_folder:
         own = os.path.join(game_folder, "templates")
         if os.path.isdir(own):
-            loaders.append(jinja2.FileSystemLoader(own))
+            loaders.append(_GameTemplates(own))
+            kind = _GameEnvironment
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
-    env = _Environment(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                             autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")),
-                             bytecode_cache=compiled)
+    env = kind(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
+               keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+               autoescape=lambda name: bool(name) and name.endswith((".html", ".html.j2")))
     env.filters["md"] = md_escape
     return env
+
+
+def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
+    """The template `name` rendered; with a game's templates, whatever goes wrong (the
+    sandbox refusing an operation, a syntax error, a missing value) is a TemplateRefused
+    naming the template and its line."""
+    if not env.sandboxed:
+        return env.get_template(name).render(ctx)
+    try:
+        return env.get_template(name).render(ctx)
+    except TemplateRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a game's template is content: any failure is its author's to fix
+        raise _refused(exc, env, name) from None
+
+
+def _refused(exc: Exception, env, name: str) -> TemplateRefused:
+    folders = [f for loader in env.loader.loaders for f in loader.searchpath]
+    where = (exc.filename, exc.lineno) if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename else None
+    tb = exc.__traceback__
+    while tb is not None:  # Jinja reports the template's lines as the lines of its frames
+        file = tb.tb_frame.f_code.co_filename
+        if any(file.startswith(os.path.join(f, "")) for f in folders):
+            where = (file, tb.tb_lineno)
+        tb = tb.tb_next
+    file, line = where or (os.path.join(folders[0], name), 1)
+    if isinstance(exc, SecurityError):
+        why = f"the template may not do this: {exc}"
+    elif isinstance(exc, jinja2.TemplateSyntaxError):
+        why = f"template syntax: {exc.message}"
+    elif isinstance(exc, jinja2.TemplateError):
+        why = f"template: {exc.message or exc}"
+    else:
+        why = f"template failed: {type(exc).__name__}: {exc}"
+    return TemplateRefused(Pos(shown_path(file), line, 1), why if len(why) <= 300 else why[:300] + "…")
 
 
 def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
@@ -707,7 +851,7 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
     else:
         ctx["icon"] = lambda s: iconize_plain(s, tables)
         ctx["m"] = MarkdownPieces(ctx["L"], ctx["icon"])
-    text = env.get_template(f"rulebook.{fmt}.j2").render(ctx)
+    text = rendered(env, f"rulebook.{fmt}.j2", ctx)
     while "\n\n\n" in text:  # every run of blank lines down to one; runs never merge
         text = text.replace("\n\n\n", "\n\n")
     return text.rstrip("\n") + "\n"
@@ -740,6 +884,6 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
     return out
 
 
-def rulebooks(game_json: str, game_folder: str, compiled=None) -> dict[str, str]:
-    """File name -> text of every rulebook, from the text of game.json, in one process."""
-    return books(*read(game_json), environment(game_folder, compiled=compiled), LANGS)
+def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
+    """File name -> text of every rulebook, from the text of game.json."""
+    return books(*read(game_json), environment(game_folder), LANGS)

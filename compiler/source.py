@@ -6,9 +6,11 @@ YAML 1.1 surprises (`no` read as false, `012` read as octal) are reported.
 """
 from __future__ import annotations
 
+import math
 import operator
 import os
 import re
+import stat
 
 import yaml
 
@@ -54,6 +56,12 @@ _MAP_TAG, _SEQ_TAG, _STR_TAG = _BaseLoader.DEFAULT_MAPPING_TAG, _BaseLoader.DEFA
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000  # after alias expansion: stops "billion laughs" documents
 MAX_FILE_BYTES = 16 * 1024 * 1024
+# aliases may repeat text, never beyond this: one long string aliased a few hundred times
+# would otherwise fill memory, and game.json after it
+MAX_EXPANDED_BYTES = 32 * 1024 * 1024
+# every number in content is at most this far from zero: the runtime's arithmetic and
+# game.json's readers (JavaScript's doubles among them) hold such numbers exactly
+MAX_NUMBER = 10**15
 
 _T = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {_T + t for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "binary")}
@@ -98,6 +106,7 @@ _POSITIONED = (PMap, PList, PStr)
 class _Budget:
     def __init__(self):
         self.nodes = 0
+        self.text_bytes = 0  # (of the text an expansion of aliases makes: see _expanded_size)
 
 
 def pos_of(node, key=None) -> Pos | None:
@@ -131,16 +140,49 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
+class NotReadable(Exception):
+    """A path that is not a regular file of a readable size; the message says why."""
+
+    def __init__(self, message: str, too_large: bool = False):
+        super().__init__(message)
+        self.too_large = too_large
+
+
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or socket is
+    refused, never read (reading one may block for ever or never end); the check is made
+    on the file opened, so it cannot be swapped between the check and the read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise NotReadable(f"cannot read file: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable("not a regular file (a pipe, device or socket cannot be content)")
+        if info.st_size > limit:
+            raise NotReadable(f"file is {info.st_size} bytes; content files are limited to {limit}", too_large=True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            # (a buffer of the file's size, not of the limit; a file growing meanwhile is
+            # still read no further than the limit)
+            data = fh.read(min(info.st_size, limit) + 1)
+            if len(data) > info.st_size:
+                data += fh.read(limit + 1 - len(data))
+    except OSError as exc:
+        raise NotReadable(f"cannot read file: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise NotReadable(f"file is over {limit} bytes; content files are limited to {limit}", too_large=True)
+    return data
+
+
 def read_text(path: str, shown: str, report: Report) -> str | None:
     try:
-        size = os.path.getsize(path)
-        if size > MAX_FILE_BYTES:
-            report.error(Pos(shown, 1, 1), "Y008", f"file is {size} bytes; content files are limited to {MAX_FILE_BYTES}")
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        report.error(Pos(shown, 1, 1), "Y009", f"cannot read file: {exc.strerror}")
+        data = read_bytes(path)
+    except NotReadable as exc:
+        report.error(Pos(shown, 1, 1), "Y008" if exc.too_large else "Y009", str(exc))
         return None
     try:
         text = data.decode("utf-8")
@@ -191,10 +233,17 @@ def load_yaml(path: str, shown: str, report: Report):
     if len(nodes) > 1:
         report.error(Pos(shown, nodes[1].start_mark.line + 1, 1), "Y010", "a content file holds one YAML document; remove the `---` separator")
         return None
-    if nodes and "*" in text:  # aliases: measure the expanded size before building anything
-        _expanded_size(nodes[0], shown, {}, 0)
+    if not nodes or _is_null(nodes[0]):  # `~`, `null` or a lone `---`: nothing, as an empty file
+        report.error(Pos(shown, 1, 1), "Y003", "file is empty; remove it or give it content")
+        return None
+    if "*" in text:  # aliases: measure the expanded size before building anything
+        _expanded_size(nodes[0], shown, {}, 0, _Budget())
     lines = text.splitlines()
-    return _convert(nodes[0], shown, lines, report, 0, _Budget(), set()) if nodes else None
+    return _convert(nodes[0], shown, lines, report, 0, _Budget(), set())
+
+
+def _is_null(node) -> bool:
+    return type(node) is _SCALAR and node.tag == _T + "null" and node.style in (None, "")
 
 
 _new_pos = tuple.__new__  # Pos(...) without the Python-level constructor: one per node adds up
@@ -205,27 +254,40 @@ def _pos(node, shown) -> Pos:
     return _new_pos(Pos, (shown, m.line + 1, m.column + 1))
 
 
-def _expanded_size(node, shown, sizes, depth) -> int:
-    """Nodes the document has once aliases are expanded; each distinct node is measured once."""
+def _expanded_size(node, shown, sizes, depth, budget) -> int:
+    """Nodes the document has once aliases are expanded; each distinct node is measured
+    once (its nodes, and the bytes of text it holds). budget.text_bytes adds up the text
+    the whole expansion makes."""
     known = sizes.get(id(node), 0)
     if known is None:
         raise _Abort(_pos(node, shown), "Y005", "an alias refers to itself")
     if known:
-        return known
+        n, size = known
+        budget.text_bytes += size
+        if budget.text_bytes > MAX_EXPANDED_BYTES:
+            raise _Abort(_pos(node, shown), "Y005",
+                         f"aliases expand to more than {MAX_EXPANDED_BYTES} bytes of text; repeat less, or repeat short values")
+        return n
     if depth > MAX_DEPTH:
         raise _Abort(_pos(node, shown), "Y006", f"nesting is deeper than {MAX_DEPTH} levels")
     sizes[id(node)] = None
-    n = 1
+    n, before = 1, budget.text_bytes
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            n += _expanded_size(k, shown, sizes, depth + 1) + _expanded_size(v, shown, sizes, depth + 1)
+            n += _expanded_size(k, shown, sizes, depth + 1, budget) + _expanded_size(v, shown, sizes, depth + 1, budget)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            n += _expanded_size(item, shown, sizes, depth + 1)
+            n += _expanded_size(item, shown, sizes, depth + 1, budget)
+    else:
+        value = node.value
+        budget.text_bytes += len(value) if value.isascii() else len(value.encode("utf-8", "replace"))
     if n > MAX_NODES:
         raise _Abort(_pos(node, shown), "Y005",
                      f"aliases expand to more than {MAX_NODES} nodes; do not nest anchors inside anchors")
-    sizes[id(node)] = n
+    if budget.text_bytes > MAX_EXPANDED_BYTES:
+        raise _Abort(_pos(node, shown), "Y005",
+                     f"aliases expand to more than {MAX_EXPANDED_BYTES} bytes of text; repeat less, or repeat short values")
+    sizes[id(node)] = (n, budget.text_bytes - before)
     return n
 
 
@@ -304,21 +366,36 @@ def _scalar(node, shown, lines, report):
         if tag == _T + "int":
             if _OCTAL.match(raw):
                 report.warning(pos, "Y102", f"`{raw}` has a leading zero and is read as the octal number {int(raw, 8)}; quote it if you meant text")
-            if _DECIMAL.match(raw):  # the common case, without starting a YAML parser per number
+            if len(raw) < 16 and _DECIMAL.match(raw):  # the common case: at most 15 digits, within bounds
                 return int(raw)
-            try:
-                return yaml.safe_load(raw)
-            except yaml.YAMLError:
-                return raw
+            return _number(raw, pos, int)
         if tag == _T + "float":
-            if raw.lower().lstrip("+-") in (".inf", ".nan"):
-                raise _Abort(pos, "Y007", f"`{raw}` is not a usable number")
-            return float(yaml.safe_load(raw))
+            return _number(raw, pos, float)
     if tag in (_T + "int", _T + "float", _T + "bool", _T + "null") and style not in (None, ""):
         raise _Abort(pos, "Y004", f"tag `{tag.replace(_T, '!!')}` on a quoted value is not allowed")
     if tag == _T + "binary":
         raise _Abort(pos, "Y004", "tag `!!binary` is not allowed: content is plain data")
     return _text(node, raw, style, pos, lines)
+
+
+def _number(raw: str, pos: Pos, kind):
+    """A plain number as `kind` (int or float), within MAX_NUMBER; NaN and the infinities
+    are refused (no JSON can hold them, and no rule means them)."""
+    if len(raw) > 40:  # no number within bounds is written this long (and none reaches int()'s limit)
+        raise _Abort(pos, "Y007", f"`{raw[:20]}…` is not a usable number: numbers are limited to ±10^15")
+    if kind is int and _DECIMAL.match(raw):  # the common case, without starting a YAML parser per number
+        value = int(raw)
+    else:
+        try:
+            value = yaml.safe_load(raw)
+            value = value if kind is int and type(value) is int else float(value)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+            raise _Abort(pos, "Y007", f"`{raw}` is not a usable number") from None
+    if type(value) is float and not math.isfinite(value):
+        raise _Abort(pos, "Y007", f"`{raw}` is not a usable number: not-a-number and the infinities cannot be content")
+    if abs(value) > MAX_NUMBER:
+        raise _Abort(pos, "Y007", f"`{raw}` is too large: numbers are limited to ±10^15")
+    return value
 
 
 def _text(node, raw, style, pos, lines):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from rulepress.compiler.catalogue import CATALOGUE, render, render_doc
 from rulepress.cli import main
-from rulepress.compiler.pipeline import check_game
+from rulepress.compiler.pipeline import build, check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
@@ -99,23 +99,28 @@ def make_game(tmp_path, entry, which):
         (folder / "more").mkdir()
         os.symlink("..", folder / "more" / "loop")
     else:
+        path.parent.mkdir(parents=True, exist_ok=True)  # (templates/ for a game's own template)
         path.write_bytes(text.encode(entry.get("encoding", "utf-8") if which == "wrong" else "utf-8"))
     return str(folder)
 
 
-def codes_for(folder):
+def codes_for(folder, built=False):
+    if built:  # a finding only a build makes (a game's own template, rendered)
+        _written, report = build([folder], folder + "-out")
+        return {d.code for d in report.items}, report
     _m, report = check_game(folder)
     return {d.code for d in report.items}, report
 
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
-def test_the_wrong_example_gives_the_code_and_the_right_one_does_not(code, tmp_path):
+def test_the_wrong_example_gives_the_code_and_the_right_one_does_not(code, tmp_path, monkeypatch):
     entry = CATALOGUE[code]
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
     if entry.get("untested"):
         pytest.skip(entry["untested"])
-    wrong, report = codes_for(make_game(tmp_path, entry, "wrong"))
+    wrong, report = codes_for(make_game(tmp_path, entry, "wrong"), entry.get("build"))
     assert code in wrong, "\n".join(d.text() for d in report.sorted())
-    right, report = codes_for(make_game(tmp_path, entry, "right"))
+    right, report = codes_for(make_game(tmp_path, entry, "right"), entry.get("build"))
     assert code not in right, "\n".join(d.text() for d in report.sorted())
     if not code.startswith("W") and not entry.get("alone"):
         # a right example is content a designer could keep: no errors at all

@@ -1,0 +1,110 @@
+"""Writing a build's files, only ever inside the output folder.
+
+Every file is named from validated ids (a game's id, a language) and checked again here:
+a name is one plain path component, never `..`, a separator or a line break. What is found
+at a path about to be written is never followed: a link planted there (say to a file of the
+user's, outside the output folder) is replaced by the file, not written through, because
+each file is written beside its place and renamed onto it (a rename replaces a link, it
+does not follow it). The output folder itself is the user's choice, link or not.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+
+from .content import UsageError
+
+# names made in an output folder: a game's id, `game.json`, `rulebook.en.md`, `race.cards.ru.pdf`
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+
+
+class UnsafeName(UsageError):
+    """A name for an output that could lead outside the output folder (never a validated
+    id: this is the last guard, not the check)."""
+
+
+def check_output_folder(out_dir: str) -> None:
+    """-o names a folder, or a path to make one at: anything else is a usage error."""
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        what = "a link to nowhere" if os.path.islink(out_dir) else "not a folder"
+        raise UsageError(f"{out_dir}: {what}; -o names the output folder")
+
+
+def make_output_folder(out_dir: str) -> None:
+    """-o made if missing (a usage error where it cannot be)."""
+    check_output_folder(out_dir)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{out_dir}: cannot make the output folder: {exc.strerror or exc}") from None
+
+
+def folder_in(out_dir: str, name: str) -> str:
+    """The folder `name` inside the output folder, made if missing; a link or a file in
+    its place is removed first, so nothing is written through it."""
+    make_output_folder(out_dir)
+    path = os.path.join(out_dir, _checked(name))
+    try:
+        info = os.lstat(path) if os.path.lexists(path) else None
+        if info is not None and not stat.S_ISDIR(info.st_mode):
+            os.unlink(path)  # (a link, even to a folder, or a file: the output's place)
+            info = None
+        if info is None:
+            os.mkdir(path)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot make the folder: {exc.strerror or exc}") from None
+    return path
+
+
+def path_in(folder: str, name: str) -> str:
+    """The path of the file `name` in `folder` (a folder folder_in made): one plain name."""
+    return os.path.join(folder, _checked(name))
+
+
+def put(path: str, data: bytes) -> None:
+    """Write `data` at `path` (in a folder that folder_in made), leaving a regular file
+    that already holds exactly these bytes untouched, so rebuilds keep timestamps."""
+    folder, name = os.path.split(path)
+    _checked(name)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size == len(data):
+        with open(path, "rb") as fh:  # (a regular file, not a link: lstat said so)
+            if fh.read() == data:
+                return
+    fd, tmp = _new_file(folder or ".", name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _new_file(folder: str, name: str):
+    """(descriptor, path) of a file made anew beside `name`: with the permissions open()
+    gives (mkstemp's are the owner's only), and never one that was there before."""
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free name beside {name} in {folder}")
+
+
+def put_text(path: str, text: str) -> None:
+    """put() of a text, its line ends written as they are."""
+    put(path, text.encode("utf-8"))
+
+
+def _checked(name: str) -> str:
+    if not _NAME.fullmatch(name) or ".." in name:
+        raise UnsafeName(f"refusing to write an output named {name!r}: not a plain file name")
+    return name
