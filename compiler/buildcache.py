@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 from typing import NamedTuple
@@ -208,7 +209,8 @@ def put(kept: tuple[str, str], path: str) -> bool:
     except OSError:
         return False
     try:
-        if os.path.getsize(path) == len(data):
+        info = os.lstat(path)  # (a link is replaced, never read through: see writing)
+        if stat.S_ISREG(info.st_mode) and info.st_size == len(data):
             with open(path, "rb") as fh:
                 if fh.read() == data:
                     return True

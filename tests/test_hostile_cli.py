@@ -114,12 +114,12 @@ def test_the_command_with_no_arguments_shows_its_help(capsys, monkeypatch):
     assert code == 2 and err.startswith("Usage: rulepress") and "Traceback" not in err
 
 
-def test_an_output_folder_the_system_refuses_is_one_line_and_exit_1(capsys, monkeypatch, tmp_path):
+def test_an_output_folder_the_system_refuses_is_one_usage_line(capsys, monkeypatch, tmp_path):
     blocked = tmp_path / "ro"
     blocked.mkdir()
     monkeypatch.setattr(os, "makedirs", _refuse)
     code, _out, err = rulepress(capsys, monkeypatch, "build", DUEL, "-o", blocked / "out")
-    assert code == 1 and "Permission denied" in one_line(err)
+    assert code == 2 and "Permission denied" in one_line(err)
 
 
 def _refuse(path, *a, **k):

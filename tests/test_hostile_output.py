@@ -102,7 +102,7 @@ def test_out_that_is_a_regular_file_is_a_usage_error(game, tmp_path):
 
 def test_out_that_is_a_link_to_nowhere_is_a_usage_error(game, tmp_path):
     os.symlink(tmp_path / "gone", tmp_path / "build")
-    usage_error(build(game, tmp_path / "build"), "link to nowhere")
+    usage_error(build(game, tmp_path / "build"), "not a folder")
     assert not (tmp_path / "gone").exists()
 
 
@@ -130,7 +130,7 @@ def test_print_out_that_is_a_file_is_a_usage_error(game, tmp_path):
 @pytest.mark.parametrize("command", ["build", "print"])
 def test_out_below_a_file_is_a_usage_error(game, tmp_path, command):
     (tmp_path / "file").write_text("x", encoding="utf-8")
-    usage_error(run(command, game, "-o", tmp_path / "file" / "sub"), "Not a directory")
+    usage_error(run(command, game, "-o", tmp_path / "file" / "sub"), "which is not a folder")
 
 
 # ---- links planted where outputs go --------------------------------------------
@@ -247,28 +247,3 @@ def test_any_game_id_builds_inside_out_or_not_at_all(game, tmp_path, gid):
         assert os.listdir(out) == [gid] and writing._NAME.fullmatch(gid)
         assert real_files(out / gid) == OUTPUTS
     (game / "game.yaml").write_text(text, encoding="utf-8")
-
-
-@pytest.mark.parametrize("field, value", [("game", "../escape"), ("game", "/tmp/abs"), ("files", ["../../escape.json"]),
-                                          ("files", ["game.json\n"])])
-def test_a_build_cache_entry_that_names_a_path_is_not_followed(game, tmp_path, field, value):
-    assert build(game, tmp_path / "first").exit_code == 0
-    import glob
-    (meta_path,) = glob.glob(str(tmp_path / "cache" / "**" / "build.json"), recursive=True)
-    with open(meta_path, encoding="utf-8") as fh:
-        meta = json.load(fh)
-    if field == "files":  # a kept file under that name, as the entry says
-        out_dir = os.path.join(os.path.dirname(meta_path), "out")
-        os.makedirs(os.path.dirname(os.path.normpath(os.path.join(out_dir, value[0]))), exist_ok=True)
-        with open(os.path.normpath(os.path.join(out_dir, value[0])), "w", encoding="utf-8") as fh:
-            fh.write("{}")
-    meta[field] = value
-    with open(meta_path, "w", encoding="utf-8") as fh:
-        json.dump(meta, fh)
-    mine = (str(tmp_path / "cache"), str(tmp_path / "again"))
-    before = {p: v for p, v in snapshot(tmp_path).items() if not p.startswith(mine)}
-    result = build(game, tmp_path / "again")
-    assert result.exit_code == 0, result.output  # built afresh, as if nothing were kept
-    assert {p: v for p, v in snapshot(tmp_path).items() if not p.startswith(mine)} == before
-    assert os.listdir(tmp_path / "again") == ["race"]
-    assert real_files(tmp_path / "again" / "race") == OUTPUTS
