@@ -7,7 +7,9 @@ primitives: content still cannot run Python.
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
+from .analysis import changes_nothing
 from .state import Zone
 
 
@@ -79,7 +81,7 @@ def _own_zone(made, x, n):
 
 
 def _read(it, x, field):
-    """A field of a thing in play, noted when a remembered value is being worked out."""
+    """A field of a thing in play, noted when a grouping is being made."""
     v = it.st["e"][x][field]
     if it.track is not None:
         it.track[("E", x, field)] = v
@@ -347,8 +349,7 @@ def _compile(game, e):
     if op == "call":
         name, args, pos = e[2], [C(a) for a in e[3]], e[1]
         if name in game.procedures:
-            from .analysis import pure_procedures
-            return _call_closure("pure" if name in pure_procedures(game) else "plain", name, args, pos)
+            return _call_closure("procedure", name, args, pos)
         if name == "count" and len(args) == 1:
             a0 = args[0]
             return lambda it, env: it.size(a0(it, env))
@@ -365,20 +366,11 @@ def _compile(game, e):
 def _call_closure(kind, name, args, pos):
     """A call with its arguments worked out in order, without a loop for the usual few.
 
-    kind: "pure" (a procedure that may be remembered), "plain" (one that changes something,
-    never remembered, so called straight away) or "function" (a built-in function).
+    kind: "procedure" (one of the content's) or "function" (a built-in function).
     """
     n = len(args)
     a0, a1, a2 = (list(args) + [None, None, None])[:3]
-    if kind == "pure":
-        if n == 1:
-            return lambda it, env: it.call_procedure(name, [a0(it, env)], env, pos)
-        if n == 2:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env, pos)
-        if n == 3:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env, pos)
-        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
-    if kind == "plain":
+    if kind == "procedure":
         if n == 1:
             return lambda it, env: it._call(name, [a0(it, env)], env)
         if n == 2:
@@ -495,7 +487,7 @@ def _per_thing(name, var, body, src, attrs_of):
     _printed_only), as a walk over each thing's answer, worked out once per game and thing.
 
     Conditions such as "a card in hand with a move value" are checked at every decision;
-    the cards change, their printed values do not. The test reads nothing that a remembered
+    the cards change, their printed values do not. The test reads nothing that a grouping
     value would note and costs no steps, so its answer can be kept. A thing that is not one
     of the game's (no printed attributes) is tested afresh each time.
     """
@@ -712,13 +704,12 @@ def _quick_filter(game, e, where, var, C, src=None):
     order as keep would test them. Otherwise they are the source's, and keep tests all the
     conditions.
     """
-    from .analysis import pure_expression
 
     if where is None:
         return None
     conj = _conjuncts(where)
     first = conj[0]
-    settled = pure_expression(game, e)
+    settled = changes_nothing(game, e)
     if not (first[0] == "op" and first[2] == "==" and first[3][0] == "attr" and first[3][2][0] == "name"
             and first[3][2][2] == var and not _names(first[4], var)):
         # `x.a and ...`, `not x.a and ...`, `x.a != v and ...`: each condition read as below
@@ -874,6 +865,12 @@ def _pass_all(it, inner, x):
     return True
 
 
+class Grouping(NamedTuple):
+    """Things in play grouped by the value of one attribute (Interp.grouped)."""
+    groups: dict | None  # value -> the things that have it, in table order; None: a value is no key
+    reads: dict  # what grouping them read -> the value read: it holds while these do
+
+
 def group_by(it, things, read):
     """value -> the things whose `read(it, x)` is that value, in their order."""
     groups = {}
@@ -893,24 +890,24 @@ def _narrowed(it, index, v, attr, test):
     for one value after another (`x.side == p and x.location == d`, d by d) find theirs at once.
 
     Kept in the interpreter only, noting all the first grouping read too, so that a change of
-    either drops it (Interp.changed); made only where no remembered value is being worked
+    either drops it (Interp.changed); made only where no other grouping is being worked
     out, as nothing notes it as a read. None where a value cannot be grouped."""
     rd, _eq, want = test
     key = (index, v, attr)
     hit = it.index.get(key)
     if hit is None:
-        it.track = reads = dict(it.index[index][1])
+        it.track = reads = dict(it.index[index].reads)
         try:
-            groups = group_by(it, it.index[index][0].get(v, ()), rd)
+            groups = group_by(it, it.index[index].groups.get(v, ()), rd)
         except TypeError:  # a value that cannot be a key
             groups = None
         finally:
             it.track = None
-        hit = it.index[key] = (groups, reads)
-    if hit[0] is None:
+        hit = it.index[key] = Grouping(groups, reads)
+    if hit.groups is None:
         return None
     try:
-        return hit[0].get(want, ())
+        return hit.groups.get(want, ())
     except TypeError:
         return None
 

@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import cheap_first, may_stop
+from .analysis import cheap_first, event_may_stop, may_stop
 from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
 from .state import FLAT, copy_small, new_state
 
@@ -157,8 +157,7 @@ def _run(game, st, spec):
             pass
         st["steps"] += 1
         return True
-    if spec[0] == "event" and not any(may_stop(game, t["effect"]) or ("when" in t and may_stop(game, [t["when"]]))
-                                      for t in game.triggers.get(spec[1], ())):
+    if spec[0] == "event" and not event_may_stop(game, spec[1]):
         try:
             Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
         except GameOver:
@@ -291,7 +290,7 @@ class Choices(Sequence):
         if ok is None:
             if choice == "pass":
                 ph, p = self.phase, self.d["who"]
-                ok = "can_pass" not in ph or bool(self.it.ev_settled(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
+                ok = "can_pass" not in ph or bool(self.it.ev(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
                     or not self.any_action()
             elif choice not in self.d["actions"]:
                 ok = False
@@ -356,7 +355,7 @@ def _end_check(game, st):
     end = game.flow.get("end")
     if end is not None:
         it = Interp(game, st)
-        if it.ev_settled(end, {"player": st["first"]}):
+        if it.ev(end, {"player": st["first"]}):
             st["over"] = True
     return st["over"]
 
@@ -434,7 +433,7 @@ def advance(game, st):
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]
-            if "if" in ph and not Interp(game, st).ev_settled(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
                 f["ph"] += 1
                 continue
             order = Interp(game, st).order()
@@ -482,7 +481,7 @@ def advance(game, st):
             limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
             done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
             if not done and "until" in ph:
-                done = bool(Interp(game, st).ev_settled(ph["until"], {"player": p, "phase": ph["id"]}))
+                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
             if done:
                 f["stage"] = "turn_end"
                 continue

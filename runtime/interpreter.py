@@ -12,8 +12,7 @@ import math
 
 from . import rng
 from . import continuation
-from .analysis import pure_actions, pure_procedures, worth_remembering
-from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
+from .expressions import ABSENT, Absent, Grouping, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
 
@@ -100,19 +99,13 @@ class Interp:
     ai = 0  # answers used so far
     steps = 0
     depth = 0
-    peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
-    track = None  # while a remembered value is worked out: what it read -> the value read
-    _known = None  # the game's remembered values for this state's seats and options
+    track = None  # while a grouping is made: what it read -> the value read (see grouped)
     cow_e = cow_z = None  # the running task's snapshot, sharing things and zones
 
     def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
         self.answers = answers if answers is not None else []
-        self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
-        d = game.__dict__
-        self.pure = d.get("_pure") or pure_procedures(game)
-        self.pure_actions = d.get("_pure_actions") or pure_actions(game)
         self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
     def cow(self, snap):
@@ -145,8 +138,6 @@ class Interp:
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
-        if self.depth > self.peak:
-            self.peak = self.depth
         if self.depth > DEPTH_LIMIT:
             self.depth -= 1
             raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
@@ -165,19 +156,6 @@ class Interp:
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
-
-    def ev_settled(self, e, env):
-        """`ev` for an expression that changes nothing, remembered like a pure procedure's value
-        where that pays (see analysis.worth_remembering)."""
-        if worth_remembering(self.g, e):
-            key = [_EXPR, id(e)]
-            for k in sorted(env):
-                v = env[k]
-                if type(v) not in _PLAIN:
-                    return self.ev(e, env)
-                key += (k, v)
-            return self.remembered(tuple(key), self.ev, e, env)
-        return self.ev(e, env)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -297,7 +275,7 @@ class Interp:
 
     def items(self, v):
         """The things a value stands for. Callers only read the list; a zone's is a copy, so a
-        loop may move what it walks, and the same copy is what a remembered value read."""
+        loop may move what it walks, and the same copy is what a grouping read."""
         if v is None:
             return []
         if type(v) is list:
@@ -338,90 +316,6 @@ class Interp:
             return a in b
         return False
 
-    def call_procedure(self, name, args, env, pos):
-        # a procedure whose memory was judged not to pay is worked out plainly, key or not
-        reads = self.pure.get(name)
-        if reads is not None and name not in self.g.unremembered:
-            key = _memo_key(name, args, env, reads)
-            if key is not None:
-                return self.remembered(key, self._call, name, args, env)
-        return self._call(name, args, env)
-
-    def remembered(self, key, work, *args):
-        """`work(*args)` for work that changes nothing: its value, remembered with what it read.
-
-        A value read from the state is the same while those reads are the same, in this state
-        or any other of the same game and seats: the game keeps what was worked out, and a
-        later call checks the reads (a few comparisons) instead of working it out again. In
-        one interpreter a change of the state clears its own short list, so a value found
-        there needs no check.
-
-        Remembering costs the noting of every read and the checks. Each procedure (action,
-        condition) is watched on its first look-ups in the game's memory: if its values are
-        seldom found again, it is worked out plainly from then on, which gives the same
-        values. The judgement counts calls, not time, so the same games take the same paths.
-        """
-        hit = self.memo.get(key) or self._found(key)
-        if hit is _UNREMEMBERED:
-            return work(*args)
-        if hit is None or self.steps + hit[1] > STEP_BUDGET or self.depth + hit[3] > DEPTH_LIMIT:
-            # where working it out here would run past the budget or nest too deep, it is
-            # worked out (and fails) as it would without memory
-            return self._work_out(key, work, args)
-        self.steps += hit[1]  # the steps it took still count against the budget
-        if self.depth + hit[3] > self.peak:
-            self.peak = self.depth + hit[3]
-        if self.track is not None:
-            self.track.update(hit[2])
-        return hit[0]
-
-    def _found(self, key):
-        """The game's remembered value for key, if what it read still holds (else None), and
-        the judgement of its procedure's memory on its first look-ups (see remembered)."""
-        g = self.g
-        family = key[0] if type(key[0]) is str else key[1]
-        if family in g.unremembered:
-            return _UNREMEMBERED
-        known = self._known
-        if known is None:
-            known = self._known = _known(g, self.st)
-        hit = known.get(key)
-        if hit is not None:
-            if _still(self, hit[2]):
-                self.memo[key] = hit
-            else:
-                hit = None
-        tally = g.tally.get(family)
-        if tally is None:
-            tally = g.tally[family] = [0, 0]  # look-ups watched, values found again
-        if tally[0] < _TRIAL:
-            tally[0] += 1
-            tally[1] += hit is not None
-            if tally[0] == _TRIAL and tally[1] < _TRIAL * _FOUND_AGAIN:
-                g.unremembered.add(family)
-        return hit
-
-    def _work_out(self, key, work, args):
-        """`work(*args)`, noting what it reads, kept in this interpreter's memory and the game's."""
-        outer = self.track
-        self.track = reads = {}
-        s0, d0, p0 = self.steps, self.depth, self.peak
-        self.peak = d0
-        try:
-            v = work(*args)
-        finally:
-            self.track = outer
-            deepest = self.peak
-            self.peak = max(p0, deepest)
-        hit = self.memo[key] = (v, self.steps - s0, reads, deepest - d0)
-        known = self._known
-        if len(known) >= _KNOWN_LIMIT:
-            known.clear()
-        known[key] = hit
-        if outer is not None:
-            outer.update(reads)
-        return v
-
     def _call(self, name, args, env):
         body = self.g.bodies.get(name)
         if body is None:
@@ -438,16 +332,14 @@ class Interp:
         return run(self, inner)
 
     def changed(self, *touched):
-        """The state changed: values remembered from before no longer hold.
+        """The state changed: groupings made from before may no longer hold.
 
         `touched` names what changed as the reads it would upset (("C", thing, counter), ...);
         groupings that read none of it stay. Without it, everything is forgotten.
         """
-        if self.memo:
-            self.memo.clear()
         if self.index:
             if touched:
-                self.index = {k: h for k, h in self.index.items() if h[1].keys().isdisjoint(touched)}
+                self.index = {k: h for k, h in self.index.items() if h.reads.keys().isdisjoint(touched)}
             else:
                 self.index = {}
 
@@ -458,19 +350,14 @@ class Interp:
         `[x for x in every K where x.a == value ...]` walks only these. The grouping is kept
         until this interpreter changes something it read, so loops over the same kind and
         attribute share it; the game keeps the last one made, and a new interpreter checks
-        what it read (as for a remembered value) rather than making it again. A loop that uses
-        it reads the grouping itself: one read, however many things it looked at (see _still).
-        None when a value cannot be grouped (a list, a table).
-        `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
+        what it read rather than making it again. None when a value cannot be grouped (a
+        list, a table). `bulk(self, things, reads)`, where given, groups them with the same
+        reads as `read`.
         """
         hit = self.index.get(key)
         if hit is None:
-            # the game keeps the last grouping made, valid wherever what it read still holds
-            known = self._known
-            if known is None:
-                known = self._known = _known(self.g, self.st)
-            hit = known.get((_INDEX,) + key)
-            if hit is not None and _still(self, hit[1]):
+            hit = self.g.groupings.get(key)
+            if hit is not None and _still(self, hit.reads):
                 self.index[key] = hit
             else:
                 hit = None
@@ -478,25 +365,18 @@ class Interp:
             outer = self.track
             self.track = reads = {}
             try:
-                if bulk is not None:
-                    groups = bulk(self, live(self), reads)
-                else:
-                    groups = group_by(self, live(self), read)
+                groups = bulk(self, live(self), reads) if bulk is not None else group_by(self, live(self), read)
             except TypeError:  # a value that cannot be a key
                 groups = None
             finally:
                 self.track = outer
-            hit = self.index[key] = known[(_INDEX,) + key] = (groups, reads)
-        groups, reads = hit
-        if groups is None:
+            hit = self.index[key] = self.g.groupings[key] = Grouping(groups, reads)
+        if hit.groups is None:
             return None
         try:
-            group = groups.get(value, ())
+            return hit.groups.get(value, ())
         except TypeError:
             return None
-        if self.track is not None:
-            self.track[("I", key)] = hit  # one read for all the grouping read: see _still
-        return group
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
@@ -606,12 +486,6 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
-        # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
-        if aid in self.pure_actions and type(p) is str and aid not in self.g.unremembered:
-            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
-        return self._allowed(aid, p)
-
-    def _allowed(self, aid, p):
         act = self.g.actions[aid]
         env = {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
@@ -1106,15 +980,8 @@ class Interp:
         return self.run(body, env)
 
 
-_ACTION = Absent()  # heads the key of an action's remembered legality
-_EXPR = Absent()  # heads the key of a flow expression's remembered value
-_INDEX = Absent()  # heads the key of a grouping of things by an attribute (Interp.grouped)
-_UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose memory does not pay
 _FIRST = ("F",)
 _ROUND = ("R",)
-_TRIAL = 100  # look-ups of one procedure (action, condition) in the game's memory before it is judged
-_FOUND_AGAIN = 0.5  # the share of those look-ups whose value must be found again for memory to pay
-_KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
 
 
 def _body(game, block):
@@ -1130,8 +997,6 @@ def _body(game, block):
 
         def ret(it, inner):
             it.depth += 1
-            if it.depth > it.peak:
-                it.peak = it.depth
             if it.depth > DEPTH_LIMIT:
                 it.depth -= 1
                 raise GameFault(spos, deep)
@@ -1170,35 +1035,8 @@ def _copy_thing(ent):
     return new
 
 
-def _known(game, st):
-    """The game's remembered values for states with these seats and options."""
-    last = game.__dict__.get("_known_last")  # the table found last, for the same seats and options
-    if last is not None:
-        players, options = st.get("players"), st.get("options")
-        if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
-                and list(map(type, options.values())) == last[4]:
-            return last[5]
-    tables = game.__dict__.setdefault("_known", {})
-    try:
-        key = (tuple(st["players"]), repr(sorted(st["options"].items())))
-    except (KeyError, TypeError, AttributeError):
-        key = None
-    t = tables.get(key)
-    if t is None:
-        t = tables[key] = {}
-    if key is not None:
-        options = st["options"]
-        game.__dict__["_known_last"] = (st["players"], options, list(st["players"]), dict(options),
-                                        [type(v) for v in options.values()], t)
-    return t
-
-
 def _still(it, reads) -> bool:
-    """Whether interpreter it's state still holds what was read (see Interp.remembered).
-
-    A grouping (Interp.grouped) is one read, ("I", key) -> the grouping: it still holds where
-    everything it read does, checked once per interpreter while the interpreter keeps it.
-    """
+    """Whether interpreter it's state still holds what a grouping read (see Interp.grouped)."""
     st = it.st
     zones = st["zones"]
     ents = st["e"]
@@ -1236,49 +1074,12 @@ def _still(it, reads) -> bool:
         elif kind == "X":  # the things of a kind taken out of the game (see _in_play)
             if removed_of_kind(it.g, st, k[1]) != v:
                 return False
-        elif kind == "I":
-            if it.index.get(k[1]) is not v:
-                if not _still(it, v[1]):
-                    return False
-                it.index.setdefault(k[1], v)
         else:
             return False
     return True
 
 
 _ABSENT = ABSENT
-_PLAIN = {str, int, type(None), Absent}
-
-
-def _memo_key(name, args, env, reads):
-    """A key for a call of a procedure that changes nothing, or None if its arguments have none.
-
-    Values that compare equal but behave differently (True and 1, a zone and its name) get
-    their types in the key.
-    """
-    if reads[0]:
-        player = env.get("player", _ABSENT)
-        key = (name, player, env.get("this", _ABSENT), *args) if reads[1] else (name, player, *args)
-    elif reads[1]:
-        key = (name, env.get("this", _ABSENT), *args)
-    elif len(args) == 1:  # the commonest call: one argument, no name of the caller's
-        v = args[0]
-        if type(v) in _PLAIN:
-            return (name, v)
-        key = (name, v)
-    else:
-        key = (name, *args)
-    for v in key:
-        if type(v) not in _PLAIN:
-            break
-    else:
-        return key
-    key += tuple(type(v) for v in key[1:])
-    try:
-        hash(key)
-    except TypeError:  # a list or a table: not remembered
-        return None
-    return key
 
 
 def num(v):

@@ -46,8 +46,10 @@ class Game:
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
         self.offered = {}  # (type, value) -> the value as a decision's option (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
-        self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
-        self.unremembered = set()  # those whose memory was judged not to pay
+        self.stoppable = {}  # id(block) -> (block, whether it may stop): analysis.may_stop
+        self.event_stoppable = {}  # event -> whether a trigger of it may stop: analysis.event_may_stop
+        self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
+        self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}

@@ -8,7 +8,7 @@ from conftest import content_games, game_from
 from rulepress.runtime.agents import RandomAgent, step
 from rulepress.runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
 from rulepress.runtime.flow import new_game
-from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _known
+from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _still
 from rulepress.runtime.state import clone
 
 
@@ -106,23 +106,24 @@ def test_a_fixed_attribute_from_the_games_table_is_the_one_read_from_each_thing(
     assert checked > 100
 
 
-def test_a_remembered_value_reads_a_grouping_as_one_read_and_sees_it_change():
-    """A value worked out through a grouping notes the grouping, not every thing it read; a
-    change of one thing's grouped attribute still makes the value be worked out again, in the
-    interpreter that made the change and in a new one."""
+def test_a_grouping_kept_by_the_game_follows_a_change_in_a_new_interpreter():
+    """The game keeps the last grouping made; a new interpreter uses it only while what it
+    read still holds, so a change of one thing's grouped attribute is seen at once."""
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
+    loop = parse_expr("[c for c in every character where c.side == p]", lambda l, c: Pos("t", l, c))
     st = new_game(game, 2, "one-read")
-    call = ["call", "t:1:1", "on_board", [["name", "t:1:1", "p"]]]
-    mine = Interp(game, st).ev(call, {"p": "p1"})
-    reads = next(h[2] for k, h in _known(game, st).items() if k[0] == "on_board")
-    assert any(k[0] == "I" for k in reads) and not any(k[0] == "C" and k[2] == "side" for k in reads)
-    moved = mine[0]
+    mine = Interp(game, st).ev(loop, {"p": "p1"})
+    assert mine and ("character", "side") in game.groupings
+    kept = game.groupings[("character", "side")]
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == mine
+    assert game.groupings[("character", "side")] is kept  # found again, not made again
     it = Interp(game, st)
-    assert it.ev(call, {"p": "p1"}) == mine  # from memory
-    it.set_counter(moved, "side", "p2", "test")
-    assert it.ev(call, {"p": "p1"}) == mine[1:]
-    assert Interp(game, st).ev(call, {"p": "p1"}) == mine[1:]
-    assert moved in Interp(game, st).ev(call, {"p": "p2"})
+    it.set_counter(mine[0], "side", "p2", "test")
+    assert it.ev(loop, {"p": "p1"}) == mine[1:]
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == mine[1:]
+    assert mine[0] in Interp(game, st).ev(loop, {"p": "p2"})
 
 
 def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
@@ -150,31 +151,23 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
 
 
 def test_every_kind_reads_only_the_removed_things_of_its_kind():
-    """`every K` notes ("X", K), the things of kind K taken out of the game: a value that walked
-    it still holds when a thing of another kind is taken out, and not when one of K is."""
+    """`every K` notes ("X", K), the things of kind K taken out of the game: a grouping of K
+    still holds when a thing of another kind is taken out, and not when one of K is."""
     from rulepress.compiler.diagnostics import Pos
     from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
-    every = parse_expr("every character", lambda l, c: Pos("t", l, c))
+    loop = parse_expr("[c for c in every character where c.side == p]", lambda l, c: Pos("t", l, c))
     other = next(k for k in game.of_kind if k != "character")
     st = new_game(game, 2, "every-kind")
-    key = ("every-kind-test",)
-    worked = []
-
-    def walk():  # in a new interpreter, as a later task would
-        it = Interp(game, st)
-        return it.remembered(key, lambda: worked.append(1) or it.ev(every, {}))
-    first = walk()
-    assert _known(game, st)[key][2] == {("X", "character"): ()}
+    first = Interp(game, st).ev(loop, {"p": "p1"})
+    kept = game.groupings[("character", "side")]
+    assert kept.reads[("X", "character")] == ()
     it = Interp(game, st)
     it.move(game.of_kind[other][0], "removed", "up")
-    assert walk() == first and len(worked) == 1  # still holds
-    out = first[0]
-    it.move(out, "removed", "up")
-    assert it.ev(every, {}) == first[1:]
-    assert walk() == first[1:] and len(worked) == 2
-    it.move(out, "supply")
-    assert walk() == first and len(worked) == 3
+    assert _still(Interp(game, st), kept.reads)
+    it.move(first[0], "removed", "up")
+    assert not _still(Interp(game, st), kept.reads)
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == first[1:]
 
 
 @pytest.mark.parametrize("name", content_games())

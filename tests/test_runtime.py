@@ -251,46 +251,9 @@ def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
     assert waited > 10
 
 
-@pytest.mark.parametrize("folder", ["content/night-city", "content/study-in-emerald", "content/android"])
-def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch):
-    """Pure procedures and action conditions are remembered with what they read; every value
-    taken from memory must be the one a fresh evaluation gives in the same state."""
-    from tests.conftest import game_from
-    from rulepress.runtime import interpreter as I
-    game = game_from(folder)
-    real = I.Interp.remembered
-    checked = []
-
-    def fresh(it, work, args):
-        monkeypatch.setattr(I.Interp, "remembered", lambda self, key, w, *a: w(*a))
-        saved = it.memo, it._known, it.track, it.steps
-        it.memo, it._known, it.track = {}, {}, None
-        try:
-            return work(*args)
-        finally:
-            it.memo, it._known, it.track, it.steps = saved
-            monkeypatch.setattr(I.Interp, "remembered", checking)
-
-    def checking(self, key, work, *args):
-        v = real(self, key, work, *args)
-        again = fresh(self, work, args)
-        assert type(v) is type(again) and v == again, key
-        checked.append(key)
-        return v
-
-    monkeypatch.setattr(I.Interp, "remembered", checking)
-    st = new_game(game, 2, 9)
-    agents = {p: RandomAgent(f"r{p}") for p in st["players"]}
-    for _ in range(300):
-        if st["pending"] is None:
-            break
-        step(game, st, agents)
-    assert len(checked) > 100
-
-
-def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep():
-    """Memory must not change what happens: a call that would nest past the limit fails
-    even when the same call was worked out and remembered higher up."""
+def test_a_call_fails_where_it_would_nest_too_deep_though_it_worked_higher_up():
+    """A call that would nest past the limit fails, even when the same call with the same
+    arguments was worked out a moment before from higher up."""
     from rulepress.runtime.interpreter import DEPTH_LIMIT, Interp
     from tests.conftest import game_from
     game = game_from("tests/games/duel")
@@ -303,7 +266,6 @@ def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep
     st = new_game(game, 2, 1)
     it = Interp(game, st)
     assert it.ev(call, {}) == DEPTH_LIMIT - 10
-    assert it.ev(call, {}) == DEPTH_LIMIT - 10    # from memory
     it.depth = 20
     with pytest.raises(GameFault, match="nest more than"):
         it.ev(call, {})
@@ -365,21 +327,6 @@ def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path)
     interrupt(game, st, parse("gain 3 gold to p1", lambda l, c: Pos("t", l, c)), {"player": "p1"})
     apply(game, st, "yes")
     assert st["e"]["p1"]["c"]["vp"] == 5
-
-
-def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(duel):
-    """Looking a value up costs more than reading a few names: a check that reads the players'
-    counters is worked out each time; one that calls or walks the things is remembered."""
-    from rulepress.compiler.diagnostics import Pos
-    from rulepress.compiler.dsl import parse_expr
-    from rulepress.runtime.analysis import worth_remembering
-
-    def worth(text):
-        return worth_remembering(duel, parse_expr(text, lambda l, c: Pos("t", l, c)))
-    assert not worth("tension == 1 and any(p.vp >= 25 for p in players)")
-    assert not worth("all(p.gold > 0 for p in players)")
-    assert worth("any(count(p.hand) > 2 for p in players)")
-    assert worth("any(x.power > 2 for x in table)")
 
 
 def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
