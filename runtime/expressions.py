@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .analysis import changes_nothing
 from .state import Zone
+from .tables import COMPILED_LIMIT
 
 
 class Absent:
@@ -29,8 +30,11 @@ def compiled(game, e):
         f = _compile(game, e) if game.profile is None else game.profile.aside(_compile, game, e)
         if game.profile is not None and id(e) in game.profile.roots:  # a condition clocked on its own
             f = game.profile.clocked(f, *game.profile.roots[id(e)])
+        if len(cache) >= COMPILED_LIMIT:
+            cache.clear()
+            game.closure_nodes.clear()
         cache[id(e)] = f
-        game.__dict__.setdefault("_keep", []).append(e)  # ids stay valid while cached
+        game.closure_nodes.append(e)  # ids stay valid while cached
     return f
 
 
@@ -488,7 +492,7 @@ def _per_thing(name, var, body, src, attrs_of):
 
     Conditions such as "a card in hand with a move value" are checked at every decision;
     the cards change, their printed values do not. The test reads nothing that a grouping
-    value would note and costs no steps, so its answer can be kept. A thing that is not one
+    would note and costs no steps, so its answer can be kept. A thing that is not one
     of the game's (no printed attributes) is tested afresh each time.
     """
     known = {}  # thing -> whether it passes

@@ -15,6 +15,7 @@ from . import continuation
 from .expressions import ABSENT, Absent, Grouping, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
 from .state import Zone, contents, place, zone_name, zone_owner
+from .tables import KNOWN_LIMIT
 
 STEP_BUDGET = 200_000   # statements one task may execute
 DEPTH_LIMIT = 60        # nested procedure calls and triggers
@@ -80,6 +81,8 @@ def offered(game, v) -> dict:
     except TypeError:  # a list or a table offered as one option: made afresh
         return {"id": option_id(v), "label": label_of(game, v)}
     if o is None:
+        if len(game.offered) >= KNOWN_LIMIT:
+            game.offered.clear()
         o = game.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
     return o
 

@@ -9,6 +9,7 @@ the interpreter's own handler. Content still cannot run Python.
 from __future__ import annotations
 
 from .expressions import compiled, fixed_candidates, loop_filter
+from .tables import COMPILED_LIMIT
 
 _CATCH = (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError)
 
@@ -19,8 +20,11 @@ def compiled_block(game, block):
     f = cache.get(id(block))
     if f is None:
         f = _block(game, block) if game.profile is None else game.profile.aside(_block, game, block)
+        if len(cache) >= COMPILED_LIMIT:
+            cache.clear()
+            game.block_nodes.clear()
         cache[id(block)] = f
-        game.__dict__.setdefault("_keep", []).append(block)  # ids stay valid while cached
+        game.block_nodes.append(block)  # ids stay valid while cached
     return f
 
 

@@ -6,6 +6,8 @@ import json
 import math
 
 SUPPORTED_FORMAT = 1
+COMPILED_LIMIT = 200_000  # compiled nodes (and blocks) kept per game: see Game.closures
+KNOWN_LIMIT = 10_000  # answers kept per game for values met in play (options, places, distances)
 
 
 class TablesError(Exception):
@@ -41,10 +43,15 @@ class Game:
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
         self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
-        self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
-        self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
+        # Compiled IR is kept by the identity of its node, with the node itself so that the
+        # identity stays its own; the game's own IR is finitely many nodes, and past a bound
+        # (IR made afresh by a caller, such as an interruption's) the closures start afresh.
+        self.closures = {}  # id(expression node) -> its closure (runtime/expressions.py)
+        self.closure_nodes = []  # those nodes
+        self.blocks = {}  # id(statement block) -> its closure (runtime/statements.py)
+        self.block_nodes = []  # those blocks
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
-        self.offered = {}  # (type, value) -> the value as a decision's option (interpreter.offered)
+        self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
         self.stoppable = {}  # id(block) -> (block, whether it may stop): analysis.may_stop
         self.event_stoppable = {}  # event -> whether a trigger of it may stop: analysis.event_may_stop
@@ -92,6 +99,8 @@ class Game:
         for each place and distance (callers must not change the list)."""
         cache = self.__dict__.setdefault("_within", {})
         if (a, r) not in cache:
+            if len(cache) >= KNOWN_LIMIT:
+                cache.clear()
             d = self.distances_from(a)
             cache[a, r] = [l for l in self.locations if l != a and d.get(l, math.inf) <= r]
         return cache[a, r]
@@ -104,6 +113,8 @@ class Game:
         cache = self.__dict__.setdefault("_distances", {})
         if a in cache:
             return cache[a]
+        if len(cache) >= KNOWN_LIMIT:
+            cache.clear()
         locs = self.locations
         dist, todo = {a: 0}, [(0, a)]
         while todo:

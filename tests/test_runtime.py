@@ -461,3 +461,41 @@ def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
     assert wide["count"] == 12 and histogram([0, 24, 5], wide) == [1, 0, 1] + [0] * 8 + [1]
     half = score_bins([0, 11.5, 2.9])  # scores that are not whole: twelve bins of 11.5/12, not one a point
     assert half["count"] == 12 and histogram([0, 11.5, 2.9], half) == [1, 0, 0, 1] + [0] * 7 + [1]
+
+
+def _kept_sizes(game) -> dict:
+    """How many entries each table the runtime keeps with a game holds."""
+    return {k: len(v) for k, v in vars(game).items() if isinstance(v, (dict, list, set))}
+
+
+def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation():
+    """Every turn of tests/games/watch starts and ends with a conditional trigger: once the
+    rules have all been met, more games add nothing to what the game keeps (its compiled
+    closures, the answers worked out once), nor to the live tasks kept aside."""
+    from rulepress.runtime import continuation
+    game = game_from("tests/games/watch")
+    for seed in range(100):
+        _play(game, seed, players=4)
+    after_100 = _kept_sizes(game)
+    assert after_100["stoppable"] and after_100["event_stoppable"] and after_100["closures"]
+    for seed in range(100, 300):
+        _play(game, seed, players=4)
+    assert _kept_sizes(game) == after_100
+    assert len(continuation._live) <= continuation.LIMIT
+
+
+def test_answers_kept_for_blocks_made_afresh_stay_within_their_bound(duel, monkeypatch):
+    """A caller may hand the runtime IR of its own, afresh each time (an interruption's):
+    what is kept by the identity of a block is bounded, and each answer stays right."""
+    from rulepress.runtime import analysis
+    from rulepress.runtime.interpreter import Interp
+    monkeypatch.setattr(analysis, "_KNOWN_BLOCKS", 20)
+    P = "t:1:1"
+    st = new_game(duel, 2, 1)
+    for i in range(200):
+        quiet = [["log", P, ["str", P, f"line {i}"]]]
+        asks = [["may", P, None, None, [], []]]
+        assert analysis.may_stop(duel, quiet) is False and analysis.may_stop(duel, asks) is True
+        Interp(duel, st).call_block(quiet, {"player": "p1"})
+        assert len(duel.stoppable) <= 20
+    assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran
