@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .ir import EXPRESSIONS
+
 _STOPPING = {"choose", "may", "secret", "fail", "pay"}
 
 
@@ -164,8 +166,7 @@ def changes_nothing(game, e) -> bool:
     return not found.changes and found.callees <= pure_procedures(game)
 
 
-_EXPRESSIONS = {"num", "str", "none", "name", "attr", "index", "call", "gen", "list", "comp", "every",
-                "op", "and", "or", "not", "neg", "in", "has", "cond"}
+_EXPRESSIONS = EXPRESSIONS.keys()
 
 
 # A loop's body is counted as if it ran this many times; `usable` works out a window's

@@ -10,6 +10,7 @@ import operator
 from typing import NamedTuple
 
 from .analysis import changes_nothing
+from .faults import GameFault
 from .state import Zone
 from .tables import COMPILED_LIMIT
 
@@ -97,8 +98,6 @@ _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 def _compile(game, e):
-    from .interpreter import GameFault, num  # late: the interpreter imports this module
-
     op = e[0]
     C = lambda x: _compile(game, x) if x is not None else None  # noqa: E731
     if op in ("num", "str"):
@@ -349,7 +348,7 @@ def _compile(game, e):
             return out
         return comp
     if op == "gen":
-        return _gen(game, e, C, num)
+        return _gen(game, e, C)
     if op == "call":
         name, args, pos = e[2], [C(a) for a in e[3]], e[1]
         if name in game.procedures:
@@ -414,7 +413,7 @@ def _name_slow(game, n, e):
     return slow
 
 
-def _gen(game, e, C, num):
+def _gen(game, e, C):
     name, body, var, src, where, pos = e[2], C(e[3]), e[4], _source(game, e[5], C), C(e[6]), e[1]
     quick = _quick_filter(game, e, e[6], var, C, e[5])
 
@@ -1125,4 +1124,16 @@ def _attr_reader(game, n, pos):
     return lambda it, x: it.attr(x, n, pos)
 
 
-__all__ = ["compiled", "Zone"]
+def num(v):
+    if type(v) is int:
+        return v
+    if v is None:
+        return 0
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, list):
+        return len(v)
+    raise TypeError(f"`{v}` is not a number")
+

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 
 from . import continuation, rng
 from .analysis import cheap_first, event_may_stop, may_stop
-from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
+from .expressions import num
+from .faults import Fail, GameFault, GameOver, Suspend
+from .interpreter import NO_EFFECT, Interp, label_of
 from .state import FLAT, copy_small, new_state
 
 

@@ -10,43 +10,16 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import rng
-from . import continuation
-from .expressions import ABSENT, Absent, Grouping, compiled, group_by, holder as _holder, removed_of_kind
-from .statements import _CATCH, compiled_block
+from . import continuation, ir, rng
+from .expressions import ABSENT, Absent, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
+from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
+from .statements import BUILT_HERE, compiled_block, handle
 from .state import Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 
-STEP_BUDGET = 200_000   # statements one task may execute
-DEPTH_LIMIT = 60        # nested procedure calls and triggers
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
-
-
-class Suspend(Exception):
-    def __init__(self, decision):
-        self.decision = decision
-
-
-class Fail(Exception):
-    """The effect cannot be carried out (a cost cannot be paid): nothing happens."""
-
-
-class GameFault(Exception):
-    """Content did something impossible at run time; names where in the content."""
-
-    def __init__(self, pos, message):
-        super().__init__(f"{pos}: {message}")
-        self.pos, self.message = pos, message
-
-
-class GameOver(Exception):
-    """`end game`: unwinds every running effect; what they did so far stands."""
-
-
-class _Stop(Exception):
-    pass
 
 
 def label_of(game, v):
@@ -155,7 +128,7 @@ class Interp:
         try:
             f = self.g.closures.get(id(e))
             return (f or compiled(self.g, e))(self, env)
-        except (GameFault, Suspend, Fail, _Stop, GameOver):
+        except (GameFault, Suspend, Fail, LoopStop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
@@ -567,9 +540,6 @@ class Interp:
         return self.default_owner(s[3], env, s[1])
 
     # ---- statements ----
-    def s_let(self, s, env):
-        env[s[2]] = self.ev(s[3], env)
-
     def s_set(self, s, env):
         t, v = s[2], self.ev(s[3], env)
         if t[0] == "name":
@@ -783,7 +753,7 @@ class Interp:
         self.changed()
 
     def s_stop(self, s, env):
-        raise _Stop()
+        raise LoopStop()
 
     def s_log(self, s, env):
         v = self.ev(s[2], env)
@@ -834,12 +804,6 @@ class Interp:
         elif "effect" in proto:
             self.call_block(proto["effect"], env)
 
-    def s_return(self, s, env):
-        return (self.ev(s[2], env) if s[2] is not None else None,)
-
-    def s_do(self, s, env):
-        self.ev(s[2], env)
-
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
         za, zb = self.st["e"][a]["z"], self.st["e"][b]["z"]
@@ -847,26 +811,6 @@ class Interp:
         self.move(b, za)
 
     # Statements that run blocks hand a `return` inside them (a 1-tuple) back up.
-    def s_if(self, s, env):
-        for cond, body in s[2]:
-            if self.ev(cond, env):
-                return self.run(body, env)
-        if s[3]:
-            return self.run(s[3], env)
-
-    def s_for(self, s, env):
-        var, where = s[2], s[4]
-        try:
-            for x in list(self.items(self.ev(s[3], env))):
-                env[var] = x
-                if where is not None and not self.ev(where, env):
-                    continue
-                r = self.run(s[5], env)
-                if r is not None:
-                    return r
-        except _Stop:
-            pass
-
     def s_repeat(self, s, env):
         n = int(num(self.ev(s[2], env)))
         try:
@@ -874,7 +818,7 @@ class Interp:
                 r = self.run(s[3], env)
                 if r is not None:
                     return r
-        except _Stop:
+        except LoopStop:
             pass
 
     def s_while(self, s, env):
@@ -886,7 +830,7 @@ class Interp:
                 r = self.run(s[3], env)
                 if r is not None:
                     return r
-        except _Stop:
+        except LoopStop:
             pass
 
     # ---- decisions ----
@@ -1009,7 +953,7 @@ def _body(game, block):
                     raise GameFault(spos, long)
                 try:
                     return f(it, inner)
-                except _CATCH as exc:
+                except EVALUATION_ERRORS as exc:
                     raise GameFault(epos, f"cannot evaluate `{op}`: {exc}") from None
             finally:
                 it.depth -= 1
@@ -1085,15 +1029,4 @@ def _still(it, reads) -> bool:
 _ABSENT = ABSENT
 
 
-def num(v):
-    if type(v) is int:
-        return v
-    if v is None:
-        return 0
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, list):
-        return len(v)
-    raise TypeError(f"`{v}` is not a number")
+handle({op: getattr(Interp, "s_" + op) for op in ir.STATEMENTS if op not in BUILT_HERE})
