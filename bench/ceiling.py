@@ -40,10 +40,10 @@ ACTION = "claim_card"
 
 def can_claim_somewhere(game, st, p) -> bool:
     """The rule of claim_card's condition, in Python (see content/study-in-emerald)."""
-    ents, zones, attrs_of = st["e"], st["zones"], game.attrs_of
+    ents, zones, attrs_of = st["things"], st["zones"], game.attrs_of
 
     def pieces_at(q, c):  # agents and cubes of q in city c
-        return sum(1 for x in zones.get(c, ()) if ents[x]["c"].get("belongs") == q)
+        return sum(1 for x in zones.get(c, ()) if ents[x]["counters"].get("belongs") == q)
 
     for c in game.of_kind["location"]:
         stack = zones.get(f"{c}.stack")

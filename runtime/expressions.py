@@ -46,7 +46,7 @@ _FAST_BUILTINS = {
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
     "location": lambda it, x: holder(it, x, it.g.locations),
     "contents": lambda it, x: Zone(x),
-    "zone": lambda it, x: Zone(_read(it, x, "z")),
+    "zone": lambda it, x: Zone(_read(it, x, "zone")),
     "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
@@ -59,11 +59,11 @@ def holder(it, x, among):
     with the reads noted: a piece on a card on a location is at that location; a card in
     a player's zone is theirs. (Interp.holder; a plain function here, as locations are
     read far more often than anything else a thing has.)"""
-    ents = it.st["e"]
-    z = ents[x]["z"]
+    ents = it.st["things"]
+    z = ents[x]["zone"]
     t = it.track
     if t is not None:
-        t[("E", x, "z")] = z
+        t[("E", x, "zone")] = z
     if z in among:  # it lies right there: the commonest case (an id has no dot)
         return z
     for _ in range(8):
@@ -73,9 +73,9 @@ def holder(it, x, among):
         ent = ents.get(head)
         if ent is None:
             return None
-        z = ent["z"]
+        z = ent["zone"]
         if t is not None:
-            t[("E", head, "z")] = z
+            t[("E", head, "zone")] = z
     return None
 
 
@@ -87,7 +87,7 @@ def _own_zone(made, x, n):
 
 def _read(it, x, field):
     """A field of a thing in play, noted when a grouping is being made."""
-    v = it.st["e"][x][field]
+    v = it.st["things"][x][field]
     if it.track is not None:
         it.track[("E", x, field)] = v
     return v
@@ -135,9 +135,9 @@ def _compile(game, e):
                 def counter_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
                     if type(x) is str:
-                        ent = it.st["e"].get(x)
+                        ent = it.st["things"].get(x)
                         if ent is not None:
-                            c = ent["c"]
+                            c = ent["counters"]
                             if it.track is not None:
                                 it.track[("C", x, n)] = c.get(n, ABSENT)
                             if n in c:
@@ -152,7 +152,7 @@ def _compile(game, e):
 
                 def owned_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
-                    if type(x) is str and x in it.st["e"] and (
+                    if type(x) is str and x in it.st["things"] and (
                             x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
                         return made.get(x) or _own_zone(made, x, n)
                     return it.attr(x, n, pos)
@@ -175,9 +175,9 @@ def _compile(game, e):
             def counter(it, env):  # a counter where the thing has it, else a fixed attribute
                 x = sub(it, env)
                 if type(x) is str:
-                    ent = it.st["e"].get(x)
+                    ent = it.st["things"].get(x)
                     if ent is not None:
-                        c = ent["c"]
+                        c = ent["counters"]
                         if it.track is not None:
                             it.track[("C", x, n)] = c.get(n, ABSENT)
                         if n in c:
@@ -193,7 +193,7 @@ def _compile(game, e):
 
             def owned(it, env):
                 x = sub(it, env)
-                if type(x) is str and x in it.st["e"] and (
+                if type(x) is str and x in it.st["things"] and (
                         x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
                     return made.get(x) or _own_zone(made, x, n)
                 return it.attr(x, n, pos)
@@ -203,7 +203,7 @@ def _compile(game, e):
 
             def builtin(it, env):
                 x = sub(it, env)
-                if type(x) is str and x in it.st["e"]:
+                if type(x) is str and x in it.st["things"]:
                     return read(it, x)
                 return it.attr(x, n, pos)
             return builtin
@@ -293,12 +293,12 @@ def _compile(game, e):
 
         def has(it, env):
             x = a(it, env)
-            ent = it.st["e"].get(x) if isinstance(x, str) else None
+            ent = it.st["things"].get(x) if isinstance(x, str) else None
             if ent is None:
                 return False
             if it.track is not None:
-                it.track[("M", x, mark)] = mark in ent["m"]
-            return mark in ent["m"]
+                it.track[("M", x, mark)] = mark in ent["marks"]
+            return mark in ent["marks"]
         return has
     if op == "index":
         a, b = C(e[2]), C(e[3])
@@ -397,7 +397,7 @@ def _name_slow(game, n, e):
     if n not in ("players", "others", "round", "first_player", "player_count"):
         if n in game.global_counters:
             def counter(it, env):
-                v = it.st["g"].get(n)
+                v = it.st["game_counters"].get(n)
                 if it.track is not None:
                     it.track[("G", n)] = v
                 return v
@@ -999,14 +999,14 @@ def _counter_groups(game, n, pos):
     attrs_of = game.attrs_of
 
     def bulk(it, things, reads):
-        ents = it.st["e"]
+        ents = it.st["things"]
         groups = {}
         for x in things:
             ent = ents.get(x)
             if ent is None:
                 v = it.attr(x, n, pos)
             else:
-                v = ent["c"].get(n, ABSENT)
+                v = ent["counters"].get(n, ABSENT)
                 reads[("C", x, n)] = v
                 if v is ABSENT:
                     a = attrs_of.get(x)
@@ -1085,9 +1085,9 @@ def _attr_reader(game, n, pos):
     if n in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
         def counter(it, x):
             if type(x) is str:
-                ent = it.st["e"].get(x)
+                ent = it.st["things"].get(x)
                 if ent is not None:
-                    c = ent["c"]
+                    c = ent["counters"]
                     if it.track is not None:
                         it.track[("C", x, n)] = c.get(n, ABSENT)
                     if n in c:
@@ -1101,7 +1101,7 @@ def _attr_reader(game, n, pos):
         table, default = (game.proto_of, None) if n == "type" else (game.kind_of, "player")
 
         def fixed_builtin(it, x):  # the same as _FAST_BUILTINS, without the extra call
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return table.get(x, x if default is None else default)
             return it.attr(x, n, pos)
         return fixed_builtin
@@ -1109,7 +1109,7 @@ def _attr_reader(game, n, pos):
         locations = game.locations
 
         def location(it, x):
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return holder(it, x, locations)
             return it.attr(x, n, pos)
         return location
@@ -1117,7 +1117,7 @@ def _attr_reader(game, n, pos):
         read = _FAST_BUILTINS[n]
 
         def builtin(it, x):
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return read(it, x)
             return it.attr(x, n, pos)
         return builtin

@@ -110,7 +110,7 @@ def _failed(game, st, task, exc):
 _UNSAVED = ("history", "log", "task")
 
 
-_SHARED = ("e", "zones")
+_SHARED = ("things", "zones")
 
 
 def _snapshot(st) -> dict:
@@ -370,7 +370,7 @@ def _expire(st, until):
     if "timed" not in f:
         return
     timed = False
-    for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
+    for m in filter(None, map(_MARKS, st["things"].values())):  # only things with marks: most have none
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
@@ -379,7 +379,7 @@ def _expire(st, until):
         del f["timed"]
 
 
-_MARKS = operator.itemgetter("m")
+_MARKS = operator.itemgetter("marks")
 
 
 def interrupt(game, st, ir, env) -> None:

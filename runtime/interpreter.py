@@ -87,11 +87,11 @@ class Interp:
     def cow(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""
         if isinstance(snap, dict):
-            self.cow_e, self.cow_z = snap.get("e"), snap.get("zones")
+            self.cow_e, self.cow_z = snap.get("things"), snap.get("zones")
 
     def own(self, eid):
         """Thing `eid`, ready to be changed: a copy of it if the task's snapshot shares it."""
-        ents = self.st["e"]
+        ents = self.st["things"]
         ent = ents[eid]
         if self.cow_e is not None and self.cow_e.get(eid) is ent:
             ent = ents[eid] = _copy_thing(ent)
@@ -156,13 +156,13 @@ class Interp:
         if n == "player_count":
             return len(st["players"])
         if n in g.global_counters:
-            v = st["g"].get(n)
+            v = st["game_counters"].get(n)
             if self.track is not None:
                 self.track[("G", n)] = v
             return v
         if n in g.game_zones:
             return Zone(n)
-        if n in g.proto_of or n in g.protos or n in g.actions or n in st["e"]:
+        if n in g.proto_of or n in g.protos or n in g.actions or n in st["things"]:
             return n
         if n in st["options"]:
             return st["options"][n]
@@ -192,14 +192,14 @@ class Interp:
                     self.track[("Z", str(x))] = list(st["zones"].get(x, ()))
                 return len(st["zones"].get(x, ()))
             x = str(x)
-        ent = st["e"].get(x)
+        ent = st["things"].get(x)
         if ent is None:
             # a prototype named directly: its fixed attributes
             p = g.protos.get(x)
             if p is not None:
                 return p["attrs"].get(n, p.get(n) if n in ("kind", "name") else None)
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
-        c = ent["c"]
+        c = ent["counters"]
         if self.track is not None:
             self.track[("C", x, n)] = c.get(n, _ABSENT)
         if n in c:
@@ -216,8 +216,8 @@ class Interp:
             return g.name(x)
         if n == "zone":
             if self.track is not None:
-                self.track[("E", x, "z")] = ent["z"]
-            return Zone(ent["z"])
+                self.track[("E", x, "zone")] = ent["zone"]
+            return Zone(ent["zone"])
         if n == "location":
             return self.location_of(x)
         if n == "owner":
@@ -265,7 +265,7 @@ class Interp:
             return v
         if isinstance(v, dict):
             return list(v.values())
-        if isinstance(v, str) and v in self.st["e"]:
+        if isinstance(v, str) and v in self.st["things"]:
             c = contents(self.st, v)
             if self.track is not None:
                 self.track[("Z", v)] = c
@@ -279,12 +279,12 @@ class Interp:
         return len(self.items(v))
 
     def member(self, a, b):
-        if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
-            if not (isinstance(a, str) and a in self.st["e"]):
+        if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["things"]):
+            if not (isinstance(a, str) and a in self.st["things"]):
                 return False
-            z = self.st["e"][a]["z"]
+            z = self.st["things"][a]["zone"]
             if self.track is not None:
-                self.track[("E", a, "z")] = z
+                self.track[("E", a, "zone")] = z
             return z == str(b)
         if isinstance(b, (list, dict)):
             return a in b
@@ -443,7 +443,7 @@ class Interp:
     def place_of(self, x):
         if x in self.g.locations:
             return x
-        if isinstance(x, str) and x in self.st["e"]:
+        if isinstance(x, str) and x in self.st["things"]:
             return self.location_of(x)
         return x
 
@@ -490,16 +490,16 @@ class Interp:
 
     def get_counter(self, owner, c):
         if owner is None:
-            v = self.st["g"].get(c)
+            v = self.st["game_counters"].get(c)
             if self.track is not None:
                 self.track[("G", c)] = v
             return v
-        ent = self.st["e"].get(owner)
+        ent = self.st["things"].get(owner)
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
         if self.track is not None:
-            self.track[("C", owner, c)] = ent["c"].get(c, _ABSENT)
-        return ent["c"].get(c, self.g.counters[c]["initial"])
+            self.track[("C", owner, c)] = ent["counters"].get(c, _ABSENT)
+        return ent["counters"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
         d = self.g.counters.get(c)
@@ -517,10 +517,10 @@ class Interp:
                 value = int(value)
         old = self.get_counter(owner, c)
         if owner is None:
-            self.st["g"][c] = value
+            self.st["game_counters"][c] = value
             self.changed(("G", c))
         else:
-            self.own(owner)["c"][c] = value
+            self.own(owner)["counters"][c] = value
             self.changed(("C", owner, c))
         if old == value:
             return
@@ -578,37 +578,37 @@ class Interp:
     def dest_key(self, d, pos):
         if isinstance(d, Zone):
             return str(d)
-        if isinstance(d, str) and (d in self.st["e"] or d in self.g.game_zones):
+        if isinstance(d, str) and (d in self.st["things"] or d in self.g.game_zones):
             return d
         raise GameFault(pos, f"`{d}` is not a place things can be put")
 
     def move(self, eid, key, face=None, top=False):
         st = self.st
-        if eid not in st["e"]:
+        if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
         self.own(eid)
-        self.own_zone(st["e"][eid]["z"])
+        self.own_zone(st["things"][eid]["zone"])
         self.own_zone(key)
         old = place(st, eid, key, top)
         if old == "removed" or key == "removed":  # what `every K` walks changed too
-            self.changed(("E", eid, "z"), ("Z", old), ("Z", key), ("X", self.g.kind_of.get(eid, "player")))
+            self.changed(("E", eid, "zone"), ("Z", old), ("Z", key), ("X", self.g.kind_of.get(eid, "player")))
         else:
-            self.changed(("E", eid, "z"), ("Z", old), ("Z", key))
+            self.changed(("E", eid, "zone"), ("Z", old), ("Z", key))
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
-                st["e"][eid]["home"] = zone_owner(key)
+                st["things"][eid]["home"] = zone_owner(key)
         if face is not None:
-            st["e"][eid]["up"] = face == "up"
+            st["things"][eid]["up"] = face == "up"
             self.changed(("E", eid, "up"))
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
     def things(self, v):
         # one thing named by its id is that thing, not what lies on it (`move card to pile`)
-        if isinstance(v, str) and not isinstance(v, Zone) and v in self.st["e"]:
+        if isinstance(v, str) and not isinstance(v, Zone) and v in self.st["things"]:
             return [v]
-        return [x for x in self.items(v) if isinstance(x, str) and x in self.st["e"]]
+        return [x for x in self.items(v) if isinstance(x, str) and x in self.st["things"]]
 
     def s_move(self, s, env):
         key = self.dest_key(self.ev(s[3], env), s[1])
@@ -653,7 +653,7 @@ class Interp:
             self.own_zone(dkey)
             self.own_zone(key)
             place(self.st, eid, key)
-            self.st["e"][eid]["up"] = False
+            self.st["things"][eid]["up"] = False
         pile = self.own_zone(key) or []
         rng.shuffle(self.st, pile)
         self.changed()
@@ -668,7 +668,7 @@ class Interp:
         owner = None
         if d["of"] != "game":
             # the deck it was last in (a location's or a player's), else its holder's
-            owner = self.st["e"][eid].get("home") or self.owner_of(eid)
+            owner = self.st["things"][eid].get("home") or self.owner_of(eid)
             if owner is None:
                 return None, None
         return (f"{owner}.{deck}" if owner else deck), (f"{owner}.{d['discard']}" if owner else d["discard"])
@@ -698,7 +698,7 @@ class Interp:
         who = self.ev(s[3], env)
         seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         for x in self.things(self.ev(s[2], env)):
-            known = self.own(x).setdefault("k", [])
+            known = self.own(x).setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
             self.changed(("K", x))  # nothing an expression reads
 
@@ -732,12 +732,12 @@ class Interp:
         if s[4]:  # a mark that lasts until the end of the turn or round: the flow looks for it
             self.st["flow"]["timed"] = True
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["m"][s[3]] = s[4] or "ever"
+            self.own(x)["marks"][s[3]] = s[4] or "ever"
             self.changed(("M", x, s[3]))
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["m"].pop(s[3], None)
+            self.own(x)["marks"].pop(s[3], None)
             self.changed(("M", x, s[3]))
 
     def s_fail(self, s, env):
@@ -762,7 +762,7 @@ class Interp:
     def show(self, v):
         if isinstance(v, list):
             return ", ".join(self.show(x) for x in v)
-        if isinstance(v, str) and (v in self.st["e"]):
+        if isinstance(v, str) and (v in self.st["things"]):
             return label_of(self.g, v).get("en", v)
         return str(v)
 
@@ -806,7 +806,7 @@ class Interp:
 
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
-        za, zb = self.st["e"][a]["z"], self.st["e"][b]["z"]
+        za, zb = self.st["things"][a]["zone"], self.st["things"][b]["zone"]
         self.move(a, zb)
         self.move(b, za)
 
@@ -962,12 +962,12 @@ def _body(game, block):
 
 
 _SCALARS = {str, int, float, bool, type(None)}
-_PARTS = {"c", "m", "k"}  # counters, marks, who was shown it: copied below
+_PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
 
 
 def _copy_thing(ent):
     """A deep copy of a thing in play; its parts are flat but for the odd list counter."""
-    c = ent["c"]
+    c = ent["counters"]
     for v in c.values():
         if type(v) not in _SCALARS:
             return marshal.loads(marshal.dumps(ent))
@@ -975,10 +975,10 @@ def _copy_thing(ent):
         if k not in _PARTS and type(v) not in _SCALARS:
             return marshal.loads(marshal.dumps(ent))
     new = dict(ent)
-    new["c"] = dict(c)
-    new["m"] = dict(ent["m"])
-    if "k" in ent:
-        new["k"] = list(ent["k"])
+    new["counters"] = dict(c)
+    new["marks"] = dict(ent["marks"])
+    if "shown_to" in ent:
+        new["shown_to"] = list(ent["shown_to"])
     return new
 
 
@@ -986,14 +986,14 @@ def _still(it, reads) -> bool:
     """Whether interpreter it's state still holds what a grouping read (see Interp.grouped)."""
     st = it.st
     zones = st["zones"]
-    ents = st["e"]
+    ents = st["things"]
     for k, v in reads.items():
         kind = k[0]
         if kind == "C":  # counters first: most reads are theirs
             ent = ents.get(k[1])
             if ent is None:
                 return False
-            now = ent["c"].get(k[2], _ABSENT)
+            now = ent["counters"].get(k[2], _ABSENT)
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
         elif kind == "Z":
@@ -1006,10 +1006,10 @@ def _still(it, reads) -> bool:
                 return False
         elif kind == "M":
             ent = ents.get(k[1])
-            if ent is None or (k[2] in ent["m"]) != v:
+            if ent is None or (k[2] in ent["marks"]) != v:
                 return False
         elif kind == "G":
-            now = st["g"].get(k[1])
+            now = st["game_counters"].get(k[1])
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
         elif kind == "F":

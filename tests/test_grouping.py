@@ -43,7 +43,7 @@ def _agrees(it, keys):
 def _shake(it, rnd, game):
     """A random change of the state, made the way effects make it."""
     st = it.st
-    things = sorted(st["e"])
+    things = sorted(st["things"])
     x = rnd.choice(things)
     try:
         r = rnd.random()
@@ -51,7 +51,7 @@ def _shake(it, rnd, game):
             zones = sorted(st["zones"]) + sorted(game.locations)
             it.move(x, rnd.choice(zones), rnd.choice([None, "up", "down"]))
         elif r < 0.8:
-            counters = sorted(st["e"][x]["c"])
+            counters = sorted(st["things"][x]["counters"])
             if counters:
                 c = rnd.choice(counters)
                 if game.counters[c]["type"] == "number":
@@ -142,7 +142,7 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
         for p in st["players"]:
             for d in places:
                 fresh = [c for c in game.of_kind["character"] if c not in st["zones"].get("removed", ())
-                         and st["e"][c]["c"].get("side") == p and it.location_of(c) == d]
+                         and st["things"][c]["counters"].get("side") == p and it.location_of(c) == d]
                 assert it.ev(loop, {"p": p, "d": d}) == fresh, (p, d)
         _shake(it, rnd, game)
         if rnd.random() < 0.3:

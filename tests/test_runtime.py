@@ -52,7 +52,7 @@ def test_illegal_choice_is_refused_with_a_reason_and_changes_nothing(duel):
 
 def test_cost_that_cannot_be_paid_makes_the_action_illegal(duel):
     st = new_game(duel, 2, 5, first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0
+    st["things"]["p1"]["counters"]["gold"] = 0
     st["pending"] = None
     st["flow"]["stage"] = "turn_act"
     from rulepress.runtime.flow import advance
@@ -80,11 +80,11 @@ def test_threshold_fires_once_when_a_track_reaches_it(duel):
     from rulepress.runtime.interpreter import Interp
     it = Interp(duel, st)
     for _ in range(4):
-        it.set_counter(None, "tension", st["g"]["tension"] + 1, "test")
-    assert st["g"]["tension"] == 4
-    assert [st["e"][p]["c"]["vp"] for p in st["players"]] == [1, 1]
+        it.set_counter(None, "tension", st["game_counters"]["tension"] + 1, "test")
+    assert st["game_counters"]["tension"] == 4
+    assert [st["things"][p]["counters"]["vp"] for p in st["players"]] == [1, 1]
     it.set_counter(None, "tension", 99, "test")
-    assert st["g"]["tension"] == 5                      # clamped at the track's end
+    assert st["game_counters"]["tension"] == 5                      # clamped at the track's end
 
 
 def test_an_endless_loop_stops_with_an_error_naming_its_line(tmp_path):
@@ -212,7 +212,7 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
                          "      if player has hasty:\n        gain 10 vp\n")
     st = new_game(game, 2, 1, first="p1")
     apply(game, st, "arm")
-    assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
+    assert st["things"]["p1"]["counters"]["vp"] == 10 and "hasty" not in st["things"]["p1"]["marks"]
 
 
 def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
@@ -225,9 +225,9 @@ def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
     assert "timed" not in st["flow"]               # the duel makes none: turn ends walk nothing
     ir = parse("mark player as dazed until end of turn\nmark player as scarred", lambda l, c: Pos("run", l, c))
     interrupt(duel, st, ir, {"player": "p1"})
-    assert st["flow"].get("timed") and st["e"]["p1"]["m"] == {"dazed": "turn", "scarred": "ever"}
+    assert st["flow"].get("timed") and st["things"]["p1"]["marks"] == {"dazed": "turn", "scarred": "ever"}
     apply(duel, st, "arm")
-    assert st["e"]["p1"]["m"] == {"scarred": "ever"} and "timed" not in st["flow"]
+    assert st["things"]["p1"]["marks"] == {"scarred": "ever"} and "timed" not in st["flow"]
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
@@ -323,10 +323,10 @@ def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path)
                          "procedures:\n  - id: wealth\n    params: [p]\n    effect: |\n      return p.gold\n")
     st = new_game(game, 2, 1, first="p1")
     apply(game, st, "arm")
-    assert st["pending"]["kind"] == "may" and st["e"]["p1"]["c"]["gold"] == 2
+    assert st["pending"]["kind"] == "may" and st["things"]["p1"]["counters"]["gold"] == 2
     interrupt(game, st, parse("gain 3 gold to p1", lambda l, c: Pos("t", l, c)), {"player": "p1"})
     apply(game, st, "yes")
-    assert st["e"]["p1"]["c"]["vp"] == 5
+    assert st["things"]["p1"]["counters"]["vp"] == 5
 
 
 def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
@@ -359,7 +359,7 @@ def test_a_turns_options_are_worked_out_when_asked_and_a_random_pick_is_always_l
     from rulepress.runtime import rng
     from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "lazy", first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0              # dig cannot be paid for
+    st["things"]["p1"]["counters"]["gold"] = 0              # dig cannot be paid for
     before = json.dumps(st, sort_keys=True)
     opts = choices(duel, st)
     assert [o["id"] for o in opts] == _eager_options(duel, st)
@@ -424,7 +424,7 @@ def test_ranking_conditions_by_cost_counts_each_procedure_once():
 def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
     from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "vouch", first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0
+    st["things"]["p1"]["counters"]["gold"] = 0
     old = choices(duel, st)
     old.known["dig"] = True                     # what an earlier decision's options said
     st["pending"] = dict(st["pending"])         # the decision now pending is another one

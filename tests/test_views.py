@@ -17,8 +17,8 @@ def hidden_from(game, st, seat):
     for key, ids in st["zones"].items():
         name, owner = zone_name(key), zone_owner(key)
         for eid in ids:
-            up = st["e"][eid]["up"]
-            if seat in st["e"][eid].get("k", ()):
+            up = st["things"][eid]["up"]
+            if seat in st["things"][eid].get("shown_to", ()):
                 continue  # shown to this seat
             if name in game.decks or (name in game.pools and game.pools[name]["visibility"] == "hidden"):
                 out.add(eid)
