@@ -375,12 +375,12 @@ def _call_closure(kind, name, args, pos):
     a0, a1, a2 = (list(args) + [None, None, None])[:3]
     if kind == "procedure":
         if n == 1:
-            return lambda it, env: it._call(name, [a0(it, env)], env)
+            return lambda it, env: it.call_procedure(name, [a0(it, env)], env)
         if n == 2:
-            return lambda it, env: it._call(name, [a0(it, env), a1(it, env)], env)
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env)
         if n == 3:
-            return lambda it, env: it._call(name, [a0(it, env), a1(it, env), a2(it, env)], env)
-        return lambda it, env: it._call(name, [f(it, env) for f in args], env)
+            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env)
+        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env)
     if n == 1:
         return lambda it, env: it.function(name, [a0(it, env)], pos)
     if n == 2:

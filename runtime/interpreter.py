@@ -11,10 +11,10 @@ import marshal
 import math
 
 from . import continuation, ir, rng
-from .expressions import ABSENT, Absent, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
+from .expressions import ABSENT, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
 from .statements import BUILT_HERE, compiled_block, handle
-from .state import Zone, contents, place, zone_name, zone_owner
+from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
@@ -201,7 +201,7 @@ class Interp:
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
         c = ent["counters"]
         if self.track is not None:
-            self.track[("C", x, n)] = c.get(n, _ABSENT)
+            self.track[("C", x, n)] = c.get(n, ABSENT)
         if n in c:
             return c[n]
         if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
@@ -292,7 +292,7 @@ class Interp:
             return a in b
         return False
 
-    def _call(self, name, args, env):
+    def call_procedure(self, name, args, env):
         body = self.g.bodies.get(name)
         if body is None:
             proc = self.g.procedures[name]
@@ -498,7 +498,7 @@ class Interp:
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
         if self.track is not None:
-            self.track[("C", owner, c)] = ent["counters"].get(c, _ABSENT)
+            self.track[("C", owner, c)] = ent["counters"].get(c, ABSENT)
         return ent["counters"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
@@ -961,7 +961,6 @@ def _body(game, block):
     return lambda it, inner: it.call_block(block, inner)
 
 
-_SCALARS = {str, int, float, bool, type(None)}
 _PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
 
 
@@ -969,10 +968,10 @@ def _copy_thing(ent):
     """A deep copy of a thing in play; its parts are flat but for the odd list counter."""
     c = ent["counters"]
     for v in c.values():
-        if type(v) not in _SCALARS:
+        if type(v) not in FLAT:
             return marshal.loads(marshal.dumps(ent))
     for k, v in ent.items():
-        if k not in _PARTS and type(v) not in _SCALARS:
+        if k not in _PARTS and type(v) not in FLAT:
             return marshal.loads(marshal.dumps(ent))
     new = dict(ent)
     new["counters"] = dict(c)
@@ -993,7 +992,7 @@ def _still(it, reads) -> bool:
             ent = ents.get(k[1])
             if ent is None:
                 return False
-            now = ent["counters"].get(k[2], _ABSENT)
+            now = ent["counters"].get(k[2], ABSENT)
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
         elif kind == "Z":
@@ -1026,7 +1025,5 @@ def _still(it, reads) -> bool:
     return True
 
 
-_ABSENT = ABSENT
-
-
+# Every statement the compiled blocks do not build themselves runs its handler here.
 handle({op: getattr(Interp, "s_" + op) for op in ir.STATEMENTS if op not in BUILT_HERE})
