@@ -63,7 +63,7 @@ def holder(it, x, among):
     z = ents[x]["zone"]
     t = it.track
     if t is not None:
-        t[("E", x, "zone")] = z
+        t[("field", x, "zone")] = z
     if z in among:  # it lies right there: the commonest case (an id has no dot)
         return z
     for _ in range(8):
@@ -75,7 +75,7 @@ def holder(it, x, among):
             return None
         z = ent["zone"]
         if t is not None:
-            t[("E", head, "zone")] = z
+            t[("field", head, "zone")] = z
     return None
 
 
@@ -89,7 +89,7 @@ def _read(it, x, field):
     """A field of a thing in play, noted when a grouping is being made."""
     v = it.st["things"][x][field]
     if it.track is not None:
-        it.track[("E", x, field)] = v
+        it.track[("field", x, field)] = v
     return v
 
 
@@ -139,7 +139,7 @@ def _compile(game, e):
                         if ent is not None:
                             c = ent["counters"]
                             if it.track is not None:
-                                it.track[("C", x, n)] = c.get(n, ABSENT)
+                                it.track[("counter", x, n)] = c.get(n, ABSENT)
                             if n in c:
                                 return c[n]
                             a = attrs_of.get(x)
@@ -179,7 +179,7 @@ def _compile(game, e):
                     if ent is not None:
                         c = ent["counters"]
                         if it.track is not None:
-                            it.track[("C", x, n)] = c.get(n, ABSENT)
+                            it.track[("counter", x, n)] = c.get(n, ABSENT)
                         if n in c:
                             return c[n]
                         a = attrs_of.get(x)
@@ -297,7 +297,7 @@ def _compile(game, e):
             if ent is None:
                 return False
             if it.track is not None:
-                it.track[("M", x, mark)] = mark in ent["marks"]
+                it.track[("mark", x, mark)] = mark in ent["marks"]
             return mark in ent["marks"]
         return has
     if op == "index":
@@ -399,7 +399,7 @@ def _name_slow(game, n, e):
             def counter(it, env):
                 v = it.st["game_counters"].get(n)
                 if it.track is not None:
-                    it.track[("G", n)] = v
+                    it.track[("game_counter", n)] = v
                 return v
             return counter
         if n in game.game_zones:
@@ -620,7 +620,7 @@ def _in_play(game, e):
     """`every K` as the runtime reads it: the things of kind K, less those removed from the game.
 
     What lies in `removed` says which are out; while nothing does, the game's own list serves
-    (callers must not change it). The read noted is ("X", K) -> the things of kind K in
+    (callers must not change it). The read noted is ("removed", K) -> the things of kind K in
     `removed` (see removed_of_kind): taking out a thing of another kind does not upset it.
     """
     kind = e[2]
@@ -630,7 +630,7 @@ def _in_play(game, e):
     def live(it):
         key = removed_of_kind(game, it.st, kind)
         if it.track is not None:
-            it.track[("X", kind)] = key
+            it.track[("removed", kind)] = key
         if not key:
             return ids
         out = cache.get(key)
@@ -644,7 +644,7 @@ def _in_play(game, e):
 
 
 def removed_of_kind(game, st, kind):
-    """The things of kind `kind` in `removed`, in its order: the value of an ("X", kind) read.
+    """The things of kind `kind` in `removed`, in its order: the value of an ("removed", kind) read.
 
     What lies in `removed` seldom changes (the pieces a game with fewer players leaves out),
     while loops over every thing of a kind ask all the time: the game keeps the answer for
@@ -1007,7 +1007,7 @@ def _counter_groups(game, n, pos):
                 v = it.attr(x, n, pos)
             else:
                 v = ent["counters"].get(n, ABSENT)
-                reads[("C", x, n)] = v
+                reads[("counter", x, n)] = v
                 if v is ABSENT:
                     a = attrs_of.get(x)
                     v = a.get(n) if a is not None else it.attr(x, n, pos)
@@ -1089,7 +1089,7 @@ def _attr_reader(game, n, pos):
                 if ent is not None:
                     c = ent["counters"]
                     if it.track is not None:
-                        it.track[("C", x, n)] = c.get(n, ABSENT)
+                        it.track[("counter", x, n)] = c.get(n, ABSENT)
                     if n in c:
                         return c[n]
                     a = attrs_of.get(x)

@@ -158,7 +158,7 @@ class Interp:
         if n in g.global_counters:
             v = st["game_counters"].get(n)
             if self.track is not None:
-                self.track[("G", n)] = v
+                self.track[("game_counter", n)] = v
             return v
         if n in g.game_zones:
             return Zone(n)
@@ -189,7 +189,7 @@ class Interp:
         if isinstance(x, Zone):
             if n == "count":
                 if self.track is not None:
-                    self.track[("Z", str(x))] = list(st["zones"].get(x, ()))
+                    self.track[("zone", str(x))] = list(st["zones"].get(x, ()))
                 return len(st["zones"].get(x, ()))
             x = str(x)
         ent = st["things"].get(x)
@@ -201,7 +201,7 @@ class Interp:
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
         c = ent["counters"]
         if self.track is not None:
-            self.track[("C", x, n)] = c.get(n, ABSENT)
+            self.track[("counter", x, n)] = c.get(n, ABSENT)
         if n in c:
             return c[n]
         if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
@@ -216,7 +216,7 @@ class Interp:
             return g.name(x)
         if n == "zone":
             if self.track is not None:
-                self.track[("E", x, "zone")] = ent["zone"]
+                self.track[("field", x, "zone")] = ent["zone"]
             return Zone(ent["zone"])
         if n == "location":
             return self.location_of(x)
@@ -224,7 +224,7 @@ class Interp:
             return self.owner_of(x)
         if n == "face_up":
             if self.track is not None:
-                self.track[("E", x, "up")] = ent["up"]
+                self.track[("field", x, "up")] = ent["up"]
             return ent["up"]
         if n == "contents":
             return Zone(x)
@@ -259,7 +259,7 @@ class Interp:
         if isinstance(v, Zone):
             c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", str(v))] = c
+                self.track[("zone", str(v))] = c
             return c
         if isinstance(v, list):
             return v
@@ -268,7 +268,7 @@ class Interp:
         if isinstance(v, str) and v in self.st["things"]:
             c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", v)] = c
+                self.track[("zone", v)] = c
             return c
         return [v]
 
@@ -284,7 +284,7 @@ class Interp:
                 return False
             z = self.st["things"][a]["zone"]
             if self.track is not None:
-                self.track[("E", a, "zone")] = z
+                self.track[("field", a, "zone")] = z
             return z == str(b)
         if isinstance(b, (list, dict)):
             return a in b
@@ -310,7 +310,7 @@ class Interp:
     def changed(self, *touched):
         """The state changed: groupings made from before may no longer hold.
 
-        `touched` names what changed as the reads it would upset (("C", thing, counter), ...);
+        `touched` names what changed as the reads it would upset (("counter", thing, counter), ...);
         groupings that read none of it stay. Without it, everything is forgotten.
         """
         if self.index:
@@ -492,13 +492,13 @@ class Interp:
         if owner is None:
             v = self.st["game_counters"].get(c)
             if self.track is not None:
-                self.track[("G", c)] = v
+                self.track[("game_counter", c)] = v
             return v
         ent = self.st["things"].get(owner)
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
         if self.track is not None:
-            self.track[("C", owner, c)] = ent["counters"].get(c, ABSENT)
+            self.track[("counter", owner, c)] = ent["counters"].get(c, ABSENT)
         return ent["counters"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
@@ -518,10 +518,10 @@ class Interp:
         old = self.get_counter(owner, c)
         if owner is None:
             self.st["game_counters"][c] = value
-            self.changed(("G", c))
+            self.changed(("game_counter", c))
         else:
             self.own(owner)["counters"][c] = value
-            self.changed(("C", owner, c))
+            self.changed(("counter", owner, c))
         if old == value:
             return
         env = {"this": c, "owner": owner, "old": old, "new": value}
@@ -591,16 +591,16 @@ class Interp:
         self.own_zone(key)
         old = place(st, eid, key, top)
         if old == "removed" or key == "removed":  # what `every K` walks changed too
-            self.changed(("E", eid, "zone"), ("Z", old), ("Z", key), ("X", self.g.kind_of.get(eid, "player")))
+            self.changed(("field", eid, "zone"), ("zone", old), ("zone", key), ("removed", self.g.kind_of.get(eid, "player")))
         else:
-            self.changed(("E", eid, "zone"), ("Z", old), ("Z", key))
+            self.changed(("field", eid, "zone"), ("zone", old), ("zone", key))
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
                 st["things"][eid]["home"] = zone_owner(key)
         if face is not None:
             st["things"][eid]["up"] = face == "up"
-            self.changed(("E", eid, "up"))
+            self.changed(("field", eid, "up"))
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -700,17 +700,17 @@ class Interp:
         for x in self.things(self.ev(s[2], env)):
             known = self.own(x).setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
-            self.changed(("K", x))  # nothing an expression reads
+            self.changed(("shown", x))  # nothing an expression reads
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = True
-            self.changed(("E", x, "up"))
+            self.changed(("field", x, "up"))
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = False
-            self.changed(("E", x, "up"))
+            self.changed(("field", x, "up"))
 
     def s_remove(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -733,12 +733,12 @@ class Interp:
             self.st["flow"]["timed"] = True
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["marks"][s[3]] = s[4] or "ever"
-            self.changed(("M", x, s[3]))
+            self.changed(("mark", x, s[3]))
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["marks"].pop(s[3], None)
-            self.changed(("M", x, s[3]))
+            self.changed(("mark", x, s[3]))
 
     def s_fail(self, s, env):
         raise Fail(s[2] or "this cannot be done now")
@@ -927,8 +927,8 @@ class Interp:
         return self.run(body, env)
 
 
-_FIRST = ("F",)
-_ROUND = ("R",)
+_FIRST = ("first_player",)
+_ROUND = ("round",)
 
 
 def _body(game, block):
@@ -982,42 +982,47 @@ def _copy_thing(ent):
 
 
 def _still(it, reads) -> bool:
-    """Whether interpreter it's state still holds what a grouping read (see Interp.grouped)."""
+    """Whether interpreter it's state still holds what a grouping read (see Interp.grouped).
+
+    A read is (kind, ...) -> the value read: ("counter", thing, name), ("zone", key) -> its
+    list, ("field", thing, "zone" or "up"), ("mark", thing, mark) -> whether it bears it,
+    ("game_counter", name), ("first_player",), ("round",), ("removed", kind) -> the things of
+    that kind out of the game."""
     st = it.st
     zones = st["zones"]
     ents = st["things"]
     for k, v in reads.items():
         kind = k[0]
-        if kind == "C":  # counters first: most reads are theirs
+        if kind == "counter":  # counters first: most reads are theirs
             ent = ents.get(k[1])
             if ent is None:
                 return False
             now = ent["counters"].get(k[2], ABSENT)
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
-        elif kind == "Z":
+        elif kind == "zone":
             now = zones.get(k[1])
             if (now != v) if now else v:
                 return False
-        elif kind == "E":
+        elif kind == "field":
             ent = ents.get(k[1])
             if ent is None or ent[k[2]] != v:
                 return False
-        elif kind == "M":
+        elif kind == "mark":
             ent = ents.get(k[1])
             if ent is None or (k[2] in ent["marks"]) != v:
                 return False
-        elif kind == "G":
+        elif kind == "game_counter":
             now = st["game_counters"].get(k[1])
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
-        elif kind == "F":
+        elif kind == "first_player":
             if st["first"] != v:
                 return False
-        elif kind == "R":
+        elif kind == "round":
             if st["round"] != v:
                 return False
-        elif kind == "X":  # the things of a kind taken out of the game (see _in_play)
+        elif kind == "removed":  # the things of a kind taken out of the game (see _in_play)
             if removed_of_kind(it.g, st, k[1]) != v:
                 return False
         else:

@@ -151,7 +151,7 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
 
 
 def test_every_kind_reads_only_the_removed_things_of_its_kind():
-    """`every K` notes ("X", K), the things of kind K taken out of the game: a grouping of K
+    """`every K` notes ("removed", K), the things of kind K taken out of the game: a grouping of K
     still holds when a thing of another kind is taken out, and not when one of K is."""
     from rulepress.compiler.diagnostics import Pos
     from rulepress.compiler.dsl import parse_expr
@@ -161,7 +161,7 @@ def test_every_kind_reads_only_the_removed_things_of_its_kind():
     st = new_game(game, 2, "every-kind")
     first = Interp(game, st).ev(loop, {"p": "p1"})
     kept = game.groupings[("character", "side")]
-    assert kept.reads[("X", "character")] == ()
+    assert kept.reads[("removed", "character")] == ()
     it = Interp(game, st)
     it.move(game.of_kind[other][0], "removed", "up")
     assert _still(Interp(game, st), kept.reads)
