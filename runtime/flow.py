@@ -180,7 +180,7 @@ def _resume(game, st, task, fresh=False):
         if not fresh:
             _restore(st, task["snap"])
         it = Interp(game, st, task["answers"])
-        it.cow(task["snap"])
+        it.share(task["snap"])
         glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
     else:
         glet, it = live

@@ -76,7 +76,7 @@ class Interp:
     steps = 0
     depth = 0
     track = None  # while a grouping is made: what it read -> the value read (see grouped)
-    cow_e = cow_z = None  # the running task's snapshot, sharing things and zones
+    shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
 
     def __init__(self, game, st, answers=None):
         self.g = game
@@ -84,16 +84,16 @@ class Interp:
         self.answers = answers if answers is not None else []
         self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
-    def cow(self, snap):
+    def share(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""
         if isinstance(snap, dict):
-            self.cow_e, self.cow_z = snap.get("things"), snap.get("zones")
+            self.shared_things, self.shared_zones = snap.get("things"), snap.get("zones")
 
     def own(self, eid):
         """Thing `eid`, ready to be changed: a copy of it if the task's snapshot shares it."""
         ents = self.st["things"]
         ent = ents[eid]
-        if self.cow_e is not None and self.cow_e.get(eid) is ent:
+        if self.shared_things is not None and self.shared_things.get(eid) is ent:
             ent = ents[eid] = _copy_thing(ent)
         return ent
 
@@ -101,7 +101,7 @@ class Interp:
         """The list of zone `key`, ready to be changed (None if the zone is empty)."""
         zones = self.st["zones"]
         lst = zones.get(key)
-        if lst is not None and self.cow_z is not None and self.cow_z.get(key) is lst:
+        if lst is not None and self.shared_zones is not None and self.shared_zones.get(key) is lst:
             lst = zones[key] = list(lst)
         return lst
 
