@@ -116,7 +116,7 @@ _SHARED = ("things", "zones")
 def _snapshot(st) -> dict:
     """The state as a task starts, less what only grows (history, log).
 
-    The things (`e`) and zones (`zones`) are shared with the live state rather than copied:
+    The things (`things`) and zones (`zones`) are shared with the live state rather than copied:
     while the task runs, its interpreter copies a thing or a zone before it first changes
     it (see Interp.own), so the snapshot keeps the values the task started from. Everything
     else is small and copied at once. The snapshot is plain data, ready to be saved.
