@@ -359,9 +359,6 @@ def _compile(game, e):
         if name == "usable" and len(args) == 2:  # a window's actions: asked after every step in some games
             a0, a1 = args
             return lambda it, env: it.usable(a0(it, env), a1(it, env))
-        if name == "first" and len(args) == 1 and e[3][0][0] == "comp" and _steady(e[3][0][2], None) \
-                and _steady(e[3][0][5], None):
-            return _first(game, e[3][0], C)
         return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
 
@@ -447,8 +444,6 @@ def _gen(game, e, C):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
-    if where is None and name in ("any", "all", "count") and e[5][0] != "every" and _printed_only(game, e[3], var):
-        return _per_thing(name, var, body, src, game.attrs_of)
     if name == "count":
         return _count(var, body, src, where, quick, test)
     if name == "any":  # stops at the first true value
@@ -458,107 +453,6 @@ def _gen(game, e, C):
     if name == "sum":
         return lambda it, env: sum(num(v) for v in values(it, env))
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
-
-
-def _printed_only(game, e, var) -> bool:
-    """Whether expression e reads nothing but literals and attributes printed on the thing
-    named `var` (not its counters, zones or place): its value for a thing never changes."""
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        op = n[0]
-        if op in ("num", "str", "none"):
-            continue
-        if op == "attr":
-            a = n[3]
-            if n[2][0] != "name" or n[2][2] != var or a in game.counters or a in game.owned_zones \
-                    or a in _BUILTIN_ATTRS:
-                return False
-        elif op == "op" and (n[2] in _CMP or n[2] in ("==", "!=")):
-            stack += (n[3], n[4])
-        elif op in ("and", "or"):
-            stack += (n[2], n[3])
-        elif op == "not":
-            stack.append(n[2])
-        else:
-            return False
-    return True
-
-
-def _per_thing(name, var, body, src, attrs_of):
-    """`any`, `all` or `count` of a test that reads only what is printed on each thing (see
-    _printed_only), as a walk over each thing's answer, worked out once per game and thing.
-
-    Conditions such as "a card in hand with a move value" are checked at every decision;
-    the cards change, their printed values do not. The test reads nothing that a grouping
-    would note and costs no steps, so its answer can be kept. A thing that is not one
-    of the game's (no printed attributes) is tested afresh each time.
-    """
-    known = {}  # thing -> whether it passes
-
-    def test(it, env, x):  # a thing's answer not yet known
-        t = bool(body(it, {**env, var: x}))
-        if type(x) is str and x in attrs_of:
-            known[x] = t
-        return t
-
-    # the known answer is looked up in the loop itself: a call per thing would cost more
-    # than the test it saves
-    if name == "any":
-        def any_printed(it, env):
-            for x in src(it, env):
-                t = known.get(x) if type(x) is str else None
-                if t is None:
-                    t = test(it, env, x)
-                if t:
-                    return True
-            return False
-        return any_printed
-    if name == "all":
-        def all_printed(it, env):
-            for x in src(it, env):
-                t = known.get(x) if type(x) is str else None
-                if t is None:
-                    t = test(it, env, x)
-                if not t:
-                    return False
-            return True
-        return all_printed
-
-    def count_printed(it, env):
-        n = 0
-        for x in src(it, env):
-            t = known.get(x) if type(x) is str else None
-            if t is None:
-                t = test(it, env, x)
-            if t:
-                n += 1
-        return n
-    return count_printed
-
-
-def _first(game, e, C):
-    """`first([x for x in ... where ...])` as a loop that stops at the first value the list
-    would begin with. Only where the condition and the value call nothing (see _steady): then
-    the rest of the list would cost no steps and change nothing, and is not worked out."""
-    body, var, src, where = C(e[2]), e[3], _source(game, e[4], C), C(e[5])
-    quick = _quick_filter(game, e, e[5], var, C, e[4])
-
-    def first(it, env):
-        inner = dict(env)
-        if quick is not None:
-            keep, xs = quick(it, env, where, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x):
-                    return body(it, inner)
-            return None
-        for x in src(it, env):
-            inner[var] = x
-            if where is None or where(it, inner):
-                return body(it, inner)
-        return None
-    return first
 
 
 def _any(var, body, src, where, quick, test):
@@ -750,9 +644,6 @@ def _quick_filter(game, e, where, var, C, src=None):
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
     # Not for `all` (no src): there a thing that fails the test still counts.
     table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
-    # `x.a == v and x.b == w`: the things of the index grouped again by b (see _narrowed)
-    narrow = conj[1][3][3] if index is not None and rest and rest[0][0] is not None \
-        and rest[0][0][1] is _TESTS["=="] else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -821,7 +712,7 @@ def _quick_filter(game, e, where, var, C, src=None):
     static = all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest)
     if static:
         tests0 = tests_for({})  # the same for every loop: made once
-        check0, check0_rest = checker(tests0), checker(tests0[1:])
+        check0 = checker(tests0)
         if kind == "none":
             fixed = check0
         elif kind == "literal":
@@ -849,11 +740,6 @@ def _quick_filter(game, e, where, var, C, src=None):
                 value.append(rhs(it, env))
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
-                if narrow is not None and it.track is None and tests[0][0] is not None \
-                        and type(tests[0][2]) is not _Later:
-                    sub = _narrowed(it, index, value[0], narrow, tests[0])
-                    if sub is not None:
-                        return check0_rest if static else checker(tests[1:]), sub
                 return check, group
         if table is not None:
             v = value[0]
@@ -885,92 +771,6 @@ def group_by(it, things, read):
         else:
             g.append(x)
     return groups
-
-
-def _narrowed(it, index, v, attr, test):
-    """The things of the interpreter's grouping `index` (Interp.grouped) whose value is v, that
-    pass `test` (an `x.attr == want`), from a second grouping of them by attr. Loops that ask
-    for one value after another (`x.side == p and x.location == d`, d by d) find theirs at once.
-
-    Kept in the interpreter only, noting all the first grouping read too, so that a change of
-    either drops it (Interp.changed); made only where no other grouping is being worked
-    out, as nothing notes it as a read. None where a value cannot be grouped."""
-    rd, _eq, want = test
-    key = (index, v, attr)
-    hit = it.index.get(key)
-    if hit is None:
-        it.track = reads = dict(it.index[index].reads)
-        try:
-            groups = group_by(it, it.index[index].groups.get(v, ()), rd)
-        except TypeError:  # a value that cannot be a key
-            groups = None
-        finally:
-            it.track = None
-        hit = it.index[key] = Grouping(groups, reads)
-    if hit.groups is None:
-        return None
-    try:
-        return hit.groups.get(want, ())
-    except TypeError:
-        return None
-
-
-def loop_filter(game, where, var):
-    """`for each x in ... where x.a == "v" and ...`: the conditions on one attribute of `x`
-    with a literal (or none at all) read directly, the others by their closures, in order.
-
-    Only literals: the loop's body shares the names and may change the state, so nothing
-    else is known to stay the same from one thing to the next. None where the first condition
-    is not of this shape. The result is `keep(it, env, x)`.
-    """
-    conj = _conjuncts(where)
-    tests = []
-    for c in conj:
-        quick = _attr_test(game, c, var)
-        if quick is not None and (quick[2] is None or quick[2][0] in ("num", "str", "none")):
-            tests.append((quick[0], quick[1], None if quick[2] is None else _literal(quick[2])))
-        else:
-            tests.append((None, _compile(game, c), None))
-    if tests[0][0] is None:
-        return None
-
-    def keep(it, env, x):
-        for rd, test, want in tests:
-            if rd is None:
-                if not test(it, env):
-                    return False
-            elif not test(rd(it, x), want):
-                return False
-        return True
-    return keep
-
-
-def fixed_candidates(game, src, where, var):
-    """`for each x in every K where x.a == "v" and ...` with `a` printed on the things (see
-    _fixed_values): the things of K in play that have that value, in table order, as
-    `things(it)`. Those are the only ones the first condition lets through, and which they
-    are never changes, so they are picked out once. Reads what `every K` reads. None for
-    other loops."""
-    if src[0] != "every" or src[2] == "player" or where is None:
-        return None
-    first = _conjuncts(where)[0]
-    quick = _attr_test(game, first, var)
-    if quick is None or quick[1] is not _TESTS["=="] or quick[2][0] not in ("num", "str", "none"):
-        return None
-    table = _fixed_values(game, first[3][3])
-    if table is None:
-        return None
-    want, ids = _literal(quick[2]), game.of_kind.get(src[2], [])
-    picked = [x for x in ids if table.get(x) == want]
-    live = _in_play(game, src)
-
-    def things(it):
-        now = live(it)
-        if now is ids:  # nothing of K is out of the game
-            return picked
-        out = set(now)
-        return [x for x in picked if x in out]
-    return things
 
 
 def _fixed_values(game, n):

@@ -15,7 +15,7 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import cheap_first, event_may_stop, may_stop
+from .analysis import event_may_stop, may_stop
 from .expressions import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp, label_of
@@ -304,9 +304,8 @@ class Choices(Sequence):
         return ok
 
     def any_action(self) -> bool:
-        """Whether some action may be taken: any will do, so the cheapest to check go first."""
-        acts = self.d["actions"]
-        return any(self.legal(a) for a in cheap_first(self.game, self.phase) if a in acts)
+        """Whether some action may be taken now."""
+        return any(self.legal(a) for a in self.d["actions"])
 
     def sample(self, rng_state) -> str:
         """A uniform pick among the legal options, by the generator of `rng_state`."""

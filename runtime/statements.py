@@ -9,7 +9,7 @@ the interpreter's handler for their operation (see `handle`). Content still cann
 from __future__ import annotations
 
 from . import ir
-from .expressions import compiled, fixed_candidates, loop_filter
+from .expressions import compiled
 from .faults import EVALUATION_ERRORS as _CATCH, STEP_BUDGET, GameFault, LoopStop
 from .tables import COMPILED_LIMIT
 
@@ -143,26 +143,6 @@ def _statement(game, s):
         return if_
     if op == "for":
         var, src, where, body = s[2], _guarded(game, s[3]), s[4], _block(game, s[5])
-        quick = loop_filter(game, where, var) if where is not None else None
-        picked = fixed_candidates(game, s[3], where, var) if quick is not None else None
-        if quick is not None:
-            wpos, wop = where[1], where[0]
-
-            def for_quick(it, env):
-                try:
-                    for x in picked(it) if picked is not None else list(it.items(src(it, env))):
-                        env[var] = x
-                        try:
-                            if not quick(it, env, x):
-                                continue
-                        except _CATCH as exc:
-                            raise GameFault(wpos, f"cannot evaluate `{wop}`: {exc}") from None
-                        r = body(it, env)
-                        if r is not None:
-                            return r
-                except LoopStop:
-                    pass
-            return for_quick
         where = _guarded(game, where) if where is not None else None
 
         def for_(it, env):

@@ -407,20 +407,6 @@ def test_whether_a_turn_goes_on_is_found_by_checking_the_cheapest_conditions_fir
     assert "rest" in [o["id"] for o in decision(game, st)["options"]]
 
 
-def test_ranking_conditions_by_cost_counts_each_procedure_once():
-    """Forty procedures, each calling the next twice: counted call by call, that would be 2**40
-    walks; each is counted once, and a procedure that calls itself counts nothing there."""
-    from types import SimpleNamespace
-    from rulepress.runtime.analysis import cheap_first
-    at = "t:1:1"
-    call = lambda name: ["call", at, name, []]  # noqa: E731
-    procs = {f"p{i}": {"params": [], "effect": [["return", at, ["and", at, call(f"p{i + 1}"), call(f"p{i + 1}")]]]}
-             for i in range(40)}
-    procs["p40"] = {"params": [], "effect": [["return", at, call("p40")]]}
-    game = SimpleNamespace(procedures=procs, actions={"deep": {"if": call("p0")}, "plain": {"if": ["num", at, 1]}})
-    assert cheap_first(game, {"id": "main", "actions": ["deep", "plain"]}) == ["plain", "deep"]
-
-
 def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
     from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "vouch", first="p1")
