@@ -44,14 +44,20 @@ def may_stop(game, block) -> bool:
     caller) the answers start afresh."""
     known = game.stoppable
     hit = known.get(id(block))
-    if hit is not None and hit[0] is block:
-        return hit[1]
+    if hit is not None and hit.block is block:
+        return hit.may_stop
     if len(known) >= _KNOWN_BLOCKS:
         known.clear()
-    known[id(block)] = (block, True)  # assume the worst while working it out (recursion guard)
+    known[id(block)] = Stoppable(block, True)  # assume the worst while working it out (recursion guard)
     stops = _may_stop(game, block)
-    known[id(block)] = (block, stops)
+    known[id(block)] = Stoppable(block, stops)
     return stops
+
+
+class Stoppable(NamedTuple):
+    """What may_stop keeps of a block: the block itself, so that its identity stays its own."""
+    block: list
+    may_stop: bool
 
 
 def event_may_stop(game, event) -> bool:

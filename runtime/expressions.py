@@ -628,10 +628,10 @@ def _quick_filter(game, e, where, var, C, src=None):
     rest = []
     for c in conj[1:]:
         quick = _attr_test(game, c, var)
-        if quick is not None and quick[2] is not None and quick[2][0] not in ("num", "str", "none", "name") \
-                and not (settled and _steady(quick[2], var)):
+        if quick is not None and quick.value is not None and quick.value[0] not in ("num", "str", "none", "name") \
+                and not (settled and _steady(quick.value, var)):
             quick = None
-        rest.append((quick, C(c), C(quick[2]) if quick is not None and quick[2] is not None else None))
+        rest.append((quick, C(c), C(quick.value) if quick is not None and quick.value is not None else None))
     rname = rhs_ir[2] if kind == "name" else None
     # An index serves where the value can be worked out before the loop without a difference:
     # it costs no steps and reads nothing that the loop could change.
@@ -709,7 +709,7 @@ def _quick_filter(game, e, where, var, C, src=None):
     # Where nothing depends on the caller's names or waits to be worked out, the filter is
     # made once here rather than for every loop.
     fixed = None
-    static = all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest)
+    static = all(q is None or q.value is None or q.value[0] in ("num", "str", "none") for q, _g, _w in rest)
     if static:
         tests0 = tests_for({})  # the same for every loop: made once
         check0 = checker(tests0)
@@ -853,17 +853,24 @@ _TESTS = {"==": operator.eq, "!=": operator.ne,
           "attr": lambda v, want: bool(v), "not": lambda v, want: not v}
 
 
+class _AttrTest(NamedTuple):
+    """A condition on one attribute of a loop's thing, read without its closures."""
+    read: object  # read(it, x): x's attribute
+    test: object  # test(attribute, value) -> whether x passes
+    value: list | None  # the IR of the value it is compared with (None: `x.a`, `not x.a`)
+
+
 def _attr_test(game, c, var):
-    """(reader, test, value IR) for a condition on one attribute of `var`: `var.a == v`,
-    `var.a != v`, `var.a`, `not var.a`, where v does not name `var`; else None."""
+    """The _AttrTest of a condition on one attribute of `var`: `var.a == v`, `var.a != v`,
+    `var.a`, `not var.a`, where v does not name `var`; else None."""
     def own_attr(a):
         return a[0] == "attr" and a[2][0] == "name" and a[2][2] == var
     if c[0] == "op" and c[2] in ("==", "!=") and own_attr(c[3]) and not _names(c[4], var):
-        return _attr_reader(game, c[3][3], c[3][1]), _TESTS[c[2]], c[4]
+        return _AttrTest(_attr_reader(game, c[3][3], c[3][1]), _TESTS[c[2]], c[4])
     if own_attr(c):
-        return _attr_reader(game, c[3], c[1]), _TESTS["attr"], None
+        return _AttrTest(_attr_reader(game, c[3], c[1]), _TESTS["attr"], None)
     if c[0] == "not" and own_attr(c[2]):
-        return _attr_reader(game, c[2][3], c[2][1]), _TESTS["not"], None
+        return _AttrTest(_attr_reader(game, c[2][3], c[2][1]), _TESTS["not"], None)
     return None
 
 
