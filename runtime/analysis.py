@@ -1,19 +1,14 @@
-"""What an effect might do, worked out once per game from its IR.
+"""What an effect might change, worked out from its IR.
 
-A task that can neither stop for a decision nor fail needs no snapshot to roll back to.
 A loop whose conditions change nothing may work a value out once for all its things
-(see expressions._quick_filter).
-
-Every answer is kept with the game, keyed by what it is about (a procedure's or an
-event's name) or by a block of the game's own tables, which live as long as the game.
+(see expressions._quick_filter). The procedures that change nothing are worked out once
+per game and kept with it.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 from .ir import EXPRESSIONS
-
-_STOPPING = {"choose", "may", "secret", "fail", "pay"}
 
 
 def ir_nodes(block):
@@ -33,65 +28,6 @@ def ir_nodes(block):
             t = type(x)
             if t is list or t is dict:  # IR is plain JSON data: exact types suffice
                 push(x)
-
-
-def may_stop(game, block) -> bool:
-    """True unless the block surely runs to its end without a decision or a failure.
-
-    `block` is one of the game's own (a procedure's, a trigger's, the flow's): the answer is
-    kept by its identity, with the block itself so that the identity stays its own. The
-    blocks of the game's tables are finitely many; past a bound (blocks made afresh by a
-    caller) the answers start afresh."""
-    known = game.stoppable
-    hit = known.get(id(block))
-    if hit is not None and hit.block is block:
-        return hit.may_stop
-    if len(known) >= _KNOWN_BLOCKS:
-        known.clear()
-    known[id(block)] = Stoppable(block, True)  # assume the worst while working it out (recursion guard)
-    stops = _may_stop(game, block)
-    known[id(block)] = Stoppable(block, stops)
-    return stops
-
-
-class Stoppable(NamedTuple):
-    """What may_stop keeps of a block: the block itself, so that its identity stays its own."""
-    block: list
-    may_stop: bool
-
-
-def event_may_stop(game, event) -> bool:
-    """Whether some trigger of this event may stop for a decision or fail, in its condition
-    or its effect. Kept with the game by the event's name."""
-    known = game.event_stoppable
-    if event not in known:
-        known[event] = any(may_stop(game, t["effect"]) or ("when" in t and may_stop(game, t["when"]))
-                           for t in game.triggers.get(event, ()))
-    return known[event]
-
-
-_KNOWN_BLOCKS = 100_000
-
-
-def _may_stop(game, block) -> bool:
-    for n in ir_nodes(block):
-        op = n[0]
-        if op in _STOPPING or op == "perform":
-            return True
-        if op in ("call", "gen") and n[2] in game.procedures:
-            if may_stop(game, game.procedures[n[2]]["effect"]):
-                return True
-        if op == "emit" and event_may_stop(game, n[2]):
-            return True
-        if op in ("move", "draw", "swap", "shuffle", "discard", "remove", "putback") and event_may_stop(game, "enter"):
-            return True
-        if op in ("gain", "lose", "set"):
-            for c in game.counters.values():
-                if any(may_stop(game, eff) for _at, eff in c.get("thresholds", ())):
-                    return True
-                if "on_change" in c and may_stop(game, c["on_change"]):
-                    return True
-    return False
 
 
 # Statements that change nothing a later expression can read: a procedure made only of these

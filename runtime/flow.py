@@ -15,7 +15,6 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import event_may_stop, may_stop
 from .expressions import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp, label_of
@@ -152,20 +151,6 @@ def _restore(st, snap) -> None:
 
 def _run(game, st, spec):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
-    if spec[0] == "effect" and not may_stop(game, spec[1]):
-        try:
-            Interp(game, st).call_block(spec[1], dict(spec[2]))  # cannot stop: no snapshot needed
-        except GameOver:
-            pass
-        st["steps"] += 1
-        return True
-    if spec[0] == "event" and not event_may_stop(game, spec[1]):
-        try:
-            Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
-        except GameOver:
-            pass
-        st["steps"] += 1
-        return True
     task = {"spec": spec, "answers": [], "snap": _snapshot(st)}
     try:
         return _resume(game, st, task, fresh=True)

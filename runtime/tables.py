@@ -53,8 +53,6 @@ class Game:
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
         self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
-        self.stoppable = {}  # id(block) -> its analysis.Stoppable: analysis.may_stop
-        self.event_stoppable = {}  # event -> whether a trigger of it may stop: analysis.event_may_stop
         self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
         self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind

@@ -463,25 +463,25 @@ def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation()
     for seed in range(100):
         _play(game, seed, players=4)
     after_100 = _kept_sizes(game)
-    assert after_100["stoppable"] and after_100["event_stoppable"] and after_100["closures"]
+    assert after_100["closures"] and after_100["blocks"]
     for seed in range(100, 300):
         _play(game, seed, players=4)
     assert _kept_sizes(game) == after_100
     assert len(continuation._live) <= continuation.LIMIT
 
 
-def test_answers_kept_for_blocks_made_afresh_stay_within_their_bound(duel, monkeypatch):
+def test_closures_kept_for_ir_made_afresh_stay_within_their_bound(duel, monkeypatch):
     """A caller may hand the runtime IR of its own, afresh each time (an interruption's):
-    what is kept by the identity of a block is bounded, and each answer stays right."""
-    from rulepress.runtime import analysis
+    the closures kept by the identity of a block or expression are bounded, and each block
+    still runs as written."""
+    from rulepress.runtime import expressions, statements
     from rulepress.runtime.interpreter import Interp
-    monkeypatch.setattr(analysis, "_KNOWN_BLOCKS", 20)
+    monkeypatch.setattr(expressions, "COMPILED_LIMIT", 20)
+    monkeypatch.setattr(statements, "COMPILED_LIMIT", 20)
     P = "t:1:1"
     st = new_game(duel, 2, 1)
     for i in range(200):
-        quiet = [["log", P, ["str", P, f"line {i}"]]]
-        asks = [["may", P, None, None, [], []]]
-        assert analysis.may_stop(duel, quiet) is False and analysis.may_stop(duel, asks) is True
-        Interp(duel, st).call_block(quiet, {"player": "p1"})
-        assert len(duel.stoppable) <= 20
+        Interp(duel, st).call_block([["log", P, ["str", P, f"line {i}"]]], {"player": "p1"})
+        assert len(duel.blocks) <= 20 and len(duel.closures) <= 20
+        assert len(duel.block_nodes) == len(duel.blocks) and len(duel.closure_nodes) == len(duel.closures)
     assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran
