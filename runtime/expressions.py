@@ -364,24 +364,10 @@ def _compile(game, e):
 
 
 def _call_closure(kind, name, args, pos):
-    """A call with its arguments worked out in order, without a loop for the usual few.
-
-    kind: "procedure" (one of the content's) or "function" (a built-in function).
-    """
-    n = len(args)
-    a0, a1, a2 = (list(args) + [None, None, None])[:3]
+    """A call with its arguments worked out in order: of a procedure of the content
+    (kind "procedure") or of a built-in function ("function")."""
     if kind == "procedure":
-        if n == 1:
-            return lambda it, env: it.call_procedure(name, [a0(it, env)], env)
-        if n == 2:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env)
-        if n == 3:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env)
         return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env)
-    if n == 1:
-        return lambda it, env: it.function(name, [a0(it, env)], pos)
-    if n == 2:
-        return lambda it, env: it.function(name, [a0(it, env), a1(it, env)], pos)
     return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
@@ -444,70 +430,15 @@ def _gen(game, e, C):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
-    if name == "count":
-        return _count(var, body, src, where, quick, test)
+    if name == "count":  # the true values
+        return lambda it, env: sum(1 for v in values(it, env) if v)
     if name == "any":  # stops at the first true value
-        return _any(var, body, src, where, quick, test)
+        return lambda it, env: any(values(it, env))
     if name == "all":
         return lambda it, env: all(values(it, env))
     if name == "sum":
         return lambda it, env: sum(num(v) for v in values(it, env))
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
-
-
-def _any(var, body, src, where, quick, test):
-    """any() over a generator expression as a plain loop (no generator to resume per thing);
-    like the built-in, it stops at the first true value."""
-    def any_(it, env):
-        inner = dict(env)
-        if quick is not None:
-            keep, xs = quick(it, env, where, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x) and body(it, inner):
-                    return True
-            return False
-        if test is not None:
-            keep, xs = test(it, env, body, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x):
-                    return True
-            return False
-        for x in src(it, env):
-            inner[var] = x
-            if (where is None or where(it, inner)) and body(it, inner):
-                return True
-        return False
-    return any_
-
-
-def _count(var, body, src, where, quick, test):
-    """count() over a generator expression as a plain loop, as _any does: no generator to
-    resume per thing (a count of the pieces in a place is checked for each place, often)."""
-    def count_(it, env):
-        inner = dict(env)
-        n = 0
-        if quick is not None:
-            keep, xs = quick(it, env, where, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x) and body(it, inner):
-                    n += 1
-            return n
-        if test is not None:
-            keep, xs = test(it, env, body, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x):
-                    n += 1
-            return n
-        for x in src(it, env):
-            inner[var] = x
-            if (where is None or where(it, inner)) and body(it, inner):
-                n += 1
-        return n
-    return count_
 
 
 def _in_play(game, e):
