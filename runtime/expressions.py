@@ -359,6 +359,9 @@ def _compile(game, e):
         if name == "usable" and len(args) == 2:  # a window's actions: asked after every step in some games
             a0, a1 = args
             return lambda it, env: it.usable(a0(it, env), a1(it, env))
+        if name == "first" and len(args) == 1 and e[3][0][0] == "comp" and _steady(e[3][0][2], None) \
+                and _steady(e[3][0][5], None):
+            return _first(game, e[3][0], C)
         return _call_closure("function", name, args, pos)
     raise ValueError(f"unknown expression `{op}`")
 
@@ -439,6 +442,30 @@ def _gen(game, e, C):
     if name == "sum":
         return lambda it, env: sum(num(v) for v in values(it, env))
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
+
+
+def _first(game, e, C):
+    """`first([x for x in ... where ...])` as a loop that stops at the first value the list
+    would begin with. Only where the condition and the value call nothing (see _steady): then
+    the rest of the list would cost no steps and change nothing, and is not worked out."""
+    body, var, src, where = C(e[2]), e[3], _source(game, e[4], C), C(e[5])
+    quick = _quick_filter(game, e, e[5], var, C, e[4])
+
+    def first(it, env):
+        inner = dict(env)
+        if quick is not None:
+            keep, xs = quick(it, env, where, src)
+            for x in xs:
+                inner[var] = x
+                if keep(it, inner, x):
+                    return body(it, inner)
+            return None
+        for x in src(it, env):
+            inner[var] = x
+            if where is None or where(it, inner):
+                return body(it, inner)
+        return None
+    return first
 
 
 def _in_play(game, e):

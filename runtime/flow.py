@@ -289,8 +289,10 @@ class Choices(Sequence):
         return ok
 
     def any_action(self) -> bool:
-        """Whether some action may be taken now."""
-        return any(self.legal(a) for a in self.d["actions"])
+        """Whether some action may be taken now: one with neither condition nor cost always
+        may, so those are looked for before any condition is worked out."""
+        acts = self.d["actions"]
+        return any(a in self.game.free_actions for a in acts) or any(self.legal(a) for a in acts)
 
     def sample(self, rng_state) -> str:
         """A uniform pick among the legal options, by the generator of `rng_state`."""

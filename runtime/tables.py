@@ -87,6 +87,8 @@ class Game:
         self.hidden_zone_names |= {z for z, d in self.pools.items() if d["visibility"] == "hidden"}
         self.hidden_zone_names |= {z for z, d in self.zones.items() if d["visibility"] == "hidden"}
         self.owner_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "owner"}
+        # actions with neither condition nor cost: always legal (flow.Choices.any_action)
+        self.free_actions = {a for a, d in self.actions.items() if "if" not in d and not d.get("cost")}
         self.windows = {}
         for a, d in self.actions.items():
             if d.get("window"):
