@@ -3,6 +3,7 @@
 The checker accepts nothing outside these tables and the content's own declarations;
 the runtime implements exactly these (a test holds the two together).
 """
+from ..runtime.ir import STATEMENTS
 
 # Names every effect can use. Each says what it means in the rulebook's words.
 BUILTIN_NAMES = {
@@ -68,20 +69,5 @@ EVENTS = {
     "action": ("player", "action"),
 }
 
-# Statement verbs and the parameters each declares (IR slots after op and pos).
-VERBS = {
-    "let": ("name", "value"), "set": ("target", "value"),
-    "gain": ("amount", "counter", "target"), "lose": ("amount", "counter", "target"),
-    "pay": ("amount", "counter", "target"), "move": ("thing", "destination", "face"),
-    "draw": ("amount", "source", "destination", "face", "as"), "discard": ("thing", "under"),
-    "shuffle": ("pile", "into"), "reveal": ("thing",), "show": ("thing", "players"), "conceal": ("thing",), "remove": ("thing",),
-    "putback": ("thing",), "mark": ("thing", "mark", "until"), "unmark": ("thing", "mark"),
-    "fail": ("reason",), "endgame": (), "endturn": (), "stop": (), "log": ("message",),
-    "emit": ("event", "with"), "perform": ("thing", "by"), "return": ("value",), "do": ("call",),
-    "swap": ("first", "second"), "if": ("branches", "else"),
-    "for": ("name", "collection", "where", "body"), "repeat": ("times", "body"),
-    "while": ("condition", "body"),
-    "choose": ("up_to", "name", "options", "where", "by", "or_none", "prompt", "body", "otherwise"),
-    "may": ("by", "prompt", "body", "otherwise"),
-    "secret": ("chooser", "choosers", "name", "options", "where", "body"),
-}
+# Statement verbs and the parameters each declares (IR slots after op and pos): the IR's own table.
+VERBS = {op: spec.fields for op, spec in STATEMENTS.items()}

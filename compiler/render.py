@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
+from ..runtime.ir import EXPRESSIONS
+
 
 LANGS = ("en", "ru")
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
-EXPR_OPS = ("num", "str", "none", "name", "attr", "every", "call", "gen", "comp", "list",
-            "op", "and", "or", "not", "neg", "in", "has", "index", "cond")
+EXPR_OPS = tuple(EXPRESSIONS)  # every expression of the IR: each has its words (a _x_ method)
 
 
 # ---- phrases with case forms ------------------------------------------------

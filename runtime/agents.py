@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from . import rng
 from .flow import Choices, apply, choices
-from .interpreter import Interp, num
+from .expressions import num
+from .interpreter import Interp
 from .state import clone
 
 

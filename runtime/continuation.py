@@ -6,11 +6,20 @@ saved or loaded has other task objects, finds nothing here, and replays.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from greenlet import getcurrent, greenlet
 
 LIMIT = 64  # live tasks kept; the oldest is dropped (and would replay if answered later)
-_live: dict = {}  # id(task) -> (task, greenlet, interpreter), the oldest first
+_live: dict = {}  # id(task) -> its Live entry, the oldest first
 _idle: list = []  # greenlets whose last task ended, each waiting for the next
+
+
+class Live(NamedTuple):
+    """A task waiting in memory: the very task object, its greenlet and its interpreter."""
+    task: dict
+    glet: greenlet
+    interp: object
 
 
 class Waiting:
@@ -44,7 +53,7 @@ def _serve():
 
 def keep(task, glet, it) -> None:
     _live.pop(id(task), None)  # kept again: now the newest
-    _live[id(task)] = (task, glet, it)
+    _live[id(task)] = Live(task, glet, it)
     if len(_live) > LIMIT:
         del _live[next(iter(_live))]
 
@@ -52,17 +61,17 @@ def keep(task, glet, it) -> None:
 def take(task):
     """The live (greenlet, interpreter) of this very task object, if it waits for the next answer."""
     entry = _live.pop(id(task), None)
-    if entry is None or entry[0] is not task or entry[2].ai != len(task["answers"]) - 1:
+    if entry is None or entry.task is not task or entry.interp.ai != len(task["answers"]) - 1:
         return None
-    return entry[1], entry[2]
+    return entry.glet, entry.interp
 
 
 def changing(task) -> None:
     """The state is about to be changed by something other than this waiting task: what its
     interpreter has worked out from the state no longer holds when it goes on."""
     entry = _live.get(id(task))
-    if entry is not None and entry[0] is task:
-        entry[2].changed()
+    if entry is not None and entry.task is task:
+        entry.interp.changed()
 
 
 def wait(it, decision):

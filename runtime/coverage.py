@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from . import ir
 from .agents import make
 from .flow import Choices, apply, choices, new_game
-from .statements import _HANDLERS
 
-STATEMENTS = frozenset(_HANDLERS)  # the statement ops of the IR (the others are expressions)
+STATEMENTS = frozenset(ir.STATEMENTS)  # the statement ops of the IR (the others are expressions)
 _DECISIONS_LIMIT = 200_000  # as agents.play_out: a game that asks more never ends
 
 

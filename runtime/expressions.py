@@ -7,9 +7,13 @@ primitives: content still cannot run Python.
 from __future__ import annotations
 
 import operator
+from typing import NamedTuple
 
+from .analysis import changes_nothing
+from .faults import GameFault
 from .numbers import LIMIT, LIST_LIMIT, beyond
 from .state import Zone
+from .tables import COMPILED_LIMIT
 
 
 class Absent:
@@ -28,8 +32,11 @@ def compiled(game, e):
         f = _compile(game, e) if game.profile is None else game.profile.aside(_compile, game, e)
         if game.profile is not None and id(e) in game.profile.roots:  # a condition clocked on its own
             f = game.profile.clocked(f, *game.profile.roots[id(e)])
+        if len(cache) >= COMPILED_LIMIT:
+            cache.clear()
+            game.closure_nodes.clear()
         cache[id(e)] = f
-        game.__dict__.setdefault("_keep", []).append(e)  # ids stay valid while cached
+        game.closure_nodes.append(e)  # ids stay valid while cached
     return f
 
 
@@ -40,7 +47,7 @@ _FAST_BUILTINS = {
     "kind": lambda it, x: it.g.kind_of.get(x, "player"),
     "location": lambda it, x: holder(it, x, it.g.locations),
     "contents": lambda it, x: Zone(x),
-    "zone": lambda it, x: Zone(_read(it, x, "z")),
+    "zone": lambda it, x: Zone(_read(it, x, "zone")),
     "face_up": lambda it, x: _read(it, x, "up"),
     "owner": lambda it, x: it.owner_of(x),
     "id": lambda it, x: x,
@@ -53,11 +60,11 @@ def holder(it, x, among):
     with the reads noted: a piece on a card on a location is at that location; a card in
     a player's zone is theirs. (Interp.holder; a plain function here, as locations are
     read far more often than anything else a thing has.)"""
-    ents = it.st["e"]
-    z = ents[x]["z"]
+    ents = it.st["things"]
+    z = ents[x]["zone"]
     t = it.track
     if t is not None:
-        t[("E", x, "z")] = z
+        t[("field", x, "zone")] = z
     if z in among:  # it lies right there: the commonest case (an id has no dot)
         return z
     for _ in range(8):
@@ -67,9 +74,9 @@ def holder(it, x, among):
         ent = ents.get(head)
         if ent is None:
             return None
-        z = ent["z"]
+        z = ent["zone"]
         if t is not None:
-            t[("E", head, "z")] = z
+            t[("field", head, "zone")] = z
     return None
 
 
@@ -80,10 +87,10 @@ def _own_zone(made, x, n):
 
 
 def _read(it, x, field):
-    """A field of a thing in play, noted when a remembered value is being worked out."""
-    v = it.st["e"][x][field]
+    """A field of a thing in play, noted when a grouping is being made."""
+    v = it.st["things"][x][field]
     if it.track is not None:
-        it.track[("E", x, field)] = v
+        it.track[("field", x, field)] = v
     return v
 
 
@@ -92,8 +99,6 @@ _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 def _compile(game, e):
-    from .interpreter import GameFault, num  # late: the interpreter imports this module
-
     op = e[0]
     C = lambda x: _compile(game, x) if x is not None else None  # noqa: E731
     if op in ("num", "str"):
@@ -131,11 +136,11 @@ def _compile(game, e):
                 def counter_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
                     if type(x) is str:
-                        ent = it.st["e"].get(x)
+                        ent = it.st["things"].get(x)
                         if ent is not None:
-                            c = ent["c"]
+                            c = ent["counters"]
                             if it.track is not None:
-                                it.track[("C", x, n)] = c.get(n, ABSENT)
+                                it.track[("counter", x, n)] = c.get(n, ABSENT)
                             if n in c:
                                 return c[n]
                             a = attrs_of.get(x)
@@ -148,7 +153,7 @@ def _compile(game, e):
 
                 def owned_of_name(it, env):
                     x = env[v] if v in env else slow(it, env)
-                    if type(x) is str and x in it.st["e"] and (
+                    if type(x) is str and x in it.st["things"] and (
                             x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
                         return made.get(x) or _own_zone(made, x, n)
                     return it.attr(x, n, pos)
@@ -171,11 +176,11 @@ def _compile(game, e):
             def counter(it, env):  # a counter where the thing has it, else a fixed attribute
                 x = sub(it, env)
                 if type(x) is str:
-                    ent = it.st["e"].get(x)
+                    ent = it.st["things"].get(x)
                     if ent is not None:
-                        c = ent["c"]
+                        c = ent["counters"]
                         if it.track is not None:
-                            it.track[("C", x, n)] = c.get(n, ABSENT)
+                            it.track[("counter", x, n)] = c.get(n, ABSENT)
                         if n in c:
                             return c[n]
                         a = attrs_of.get(x)
@@ -189,7 +194,7 @@ def _compile(game, e):
 
             def owned(it, env):
                 x = sub(it, env)
-                if type(x) is str and x in it.st["e"] and (
+                if type(x) is str and x in it.st["things"] and (
                         x in it.st["players"] if scope == "player" else kind_of.get(x) == scope):
                     return made.get(x) or _own_zone(made, x, n)
                 return it.attr(x, n, pos)
@@ -199,7 +204,7 @@ def _compile(game, e):
 
             def builtin(it, env):
                 x = sub(it, env)
-                if type(x) is str and x in it.st["e"]:
+                if type(x) is str and x in it.st["things"]:
                     return read(it, x)
                 return it.attr(x, n, pos)
             return builtin
@@ -302,12 +307,12 @@ def _compile(game, e):
 
         def has(it, env):
             x = a(it, env)
-            ent = it.st["e"].get(x) if isinstance(x, str) else None
+            ent = it.st["things"].get(x) if isinstance(x, str) else None
             if ent is None:
                 return False
             if it.track is not None:
-                it.track[("M", x, mark)] = mark in ent["m"]
-            return mark in ent["m"]
+                it.track[("mark", x, mark)] = mark in ent["marks"]
+            return mark in ent["marks"]
         return has
     if op == "index":
         a, b = C(e[2]), C(e[3])
@@ -357,12 +362,11 @@ def _compile(game, e):
             return out
         return comp
     if op == "gen":
-        return _gen(game, e, C, num)
+        return _gen(game, e, C)
     if op == "call":
         name, args, pos = e[2], [C(a) for a in e[3]], e[1]
         if name in game.procedures:
-            from .analysis import pure_procedures
-            return _call_closure("pure" if name in pure_procedures(game) else "plain", name, args, pos)
+            return _call_closure("procedure", name, args, pos)
         if name == "count" and len(args) == 1:
             a0 = args[0]
             return lambda it, env: it.size(a0(it, env))
@@ -377,33 +381,10 @@ def _compile(game, e):
 
 
 def _call_closure(kind, name, args, pos):
-    """A call with its arguments worked out in order, without a loop for the usual few.
-
-    kind: "pure" (a procedure that may be remembered), "plain" (one that changes something,
-    never remembered, so called straight away) or "function" (a built-in function).
-    """
-    n = len(args)
-    a0, a1, a2 = (list(args) + [None, None, None])[:3]
-    if kind == "pure":
-        if n == 1:
-            return lambda it, env: it.call_procedure(name, [a0(it, env)], env, pos)
-        if n == 2:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env)], env, pos)
-        if n == 3:
-            return lambda it, env: it.call_procedure(name, [a0(it, env), a1(it, env), a2(it, env)], env, pos)
-        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env, pos)
-    if kind == "plain":
-        if n == 1:
-            return lambda it, env: it._call(name, [a0(it, env)], env)
-        if n == 2:
-            return lambda it, env: it._call(name, [a0(it, env), a1(it, env)], env)
-        if n == 3:
-            return lambda it, env: it._call(name, [a0(it, env), a1(it, env), a2(it, env)], env)
-        return lambda it, env: it._call(name, [f(it, env) for f in args], env)
-    if n == 1:
-        return lambda it, env: it.function(name, [a0(it, env)], pos)
-    if n == 2:
-        return lambda it, env: it.function(name, [a0(it, env), a1(it, env)], pos)
+    """A call with its arguments worked out in order: of a procedure of the content
+    (kind "procedure") or of a built-in function ("function")."""
+    if kind == "procedure":
+        return lambda it, env: it.call_procedure(name, [f(it, env) for f in args], env)
     return lambda it, env: it.function(name, [f(it, env) for f in args], pos)
 
 
@@ -416,9 +397,9 @@ def _name_slow(game, n, e):
     if n not in ("players", "others", "round", "first_player", "player_count"):
         if n in game.global_counters:
             def counter(it, env):
-                v = it.st["g"].get(n)
+                v = it.st["game_counters"].get(n)
                 if it.track is not None:
-                    it.track[("G", n)] = v
+                    it.track[("game_counter", n)] = v
                 return v
             return counter
         if n in game.game_zones:
@@ -432,8 +413,7 @@ def _name_slow(game, n, e):
     return slow
 
 
-def _gen(game, e, C, num):
-    from .interpreter import GameFault  # late: the interpreter imports this module
+def _gen(game, e, C):
     name, body, var, src, where, pos = e[2], C(e[3]), e[4], _source(game, e[5], C), C(e[6]), e[1]
     quick = _quick_filter(game, e, e[6], var, C, e[5])
 
@@ -467,12 +447,10 @@ def _gen(game, e, C, num):
 
     values = filtered if quick is not None else tested if test is not None else plain
 
-    if where is None and name in ("any", "all", "count") and e[5][0] != "every" and _printed_only(game, e[3], var):
-        return _per_thing(name, var, body, src, game.attrs_of)
-    if name == "count":
-        return _count(var, body, src, where, quick, test)
+    if name == "count":  # the true values
+        return lambda it, env: sum(1 for v in values(it, env) if v)
     if name == "any":  # stops at the first true value
-        return _any(var, body, src, where, quick, test)
+        return lambda it, env: any(values(it, env))
     if name == "all":
         return lambda it, env: all(values(it, env))
     if name == "sum":
@@ -483,83 +461,6 @@ def _gen(game, e, C, num):
             raise GameFault(pos, beyond(r))
         return total
     return lambda it, env: it.function(name, [list(values(it, env))], pos, aggregate=True)
-
-
-def _printed_only(game, e, var) -> bool:
-    """Whether expression e reads nothing but literals and attributes printed on the thing
-    named `var` (not its counters, zones or place): its value for a thing never changes."""
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        op = n[0]
-        if op in ("num", "str", "none"):
-            continue
-        if op == "attr":
-            a = n[3]
-            if n[2][0] != "name" or n[2][2] != var or a in game.counters or a in game.owned_zones \
-                    or a in _BUILTIN_ATTRS:
-                return False
-        elif op == "op" and (n[2] in _CMP or n[2] in ("==", "!=")):
-            stack += (n[3], n[4])
-        elif op in ("and", "or"):
-            stack += (n[2], n[3])
-        elif op == "not":
-            stack.append(n[2])
-        else:
-            return False
-    return True
-
-
-def _per_thing(name, var, body, src, attrs_of):
-    """`any`, `all` or `count` of a test that reads only what is printed on each thing (see
-    _printed_only), as a walk over each thing's answer, worked out once per game and thing.
-
-    Conditions such as "a card in hand with a move value" are checked at every decision;
-    the cards change, their printed values do not. The test reads nothing that a remembered
-    value would note and costs no steps, so its answer can be kept. A thing that is not one
-    of the game's (no printed attributes) is tested afresh each time.
-    """
-    known = {}  # thing -> whether it passes
-
-    def test(it, env, x):  # a thing's answer not yet known
-        t = bool(body(it, {**env, var: x}))
-        if type(x) is str and x in attrs_of:
-            known[x] = t
-        return t
-
-    # the known answer is looked up in the loop itself: a call per thing would cost more
-    # than the test it saves
-    if name == "any":
-        def any_printed(it, env):
-            for x in src(it, env):
-                t = known.get(x) if type(x) is str else None
-                if t is None:
-                    t = test(it, env, x)
-                if t:
-                    return True
-            return False
-        return any_printed
-    if name == "all":
-        def all_printed(it, env):
-            for x in src(it, env):
-                t = known.get(x) if type(x) is str else None
-                if t is None:
-                    t = test(it, env, x)
-                if not t:
-                    return False
-            return True
-        return all_printed
-
-    def count_printed(it, env):
-        n = 0
-        for x in src(it, env):
-            t = known.get(x) if type(x) is str else None
-            if t is None:
-                t = test(it, env, x)
-            if t:
-                n += 1
-        return n
-    return count_printed
 
 
 def _first(game, e, C):
@@ -586,66 +487,11 @@ def _first(game, e, C):
     return first
 
 
-def _any(var, body, src, where, quick, test):
-    """any() over a generator expression as a plain loop (no generator to resume per thing);
-    like the built-in, it stops at the first true value."""
-    def any_(it, env):
-        inner = dict(env)
-        if quick is not None:
-            keep, xs = quick(it, env, where, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x) and body(it, inner):
-                    return True
-            return False
-        if test is not None:
-            keep, xs = test(it, env, body, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x):
-                    return True
-            return False
-        for x in src(it, env):
-            inner[var] = x
-            if (where is None or where(it, inner)) and body(it, inner):
-                return True
-        return False
-    return any_
-
-
-def _count(var, body, src, where, quick, test):
-    """count() over a generator expression as a plain loop, as _any does: no generator to
-    resume per thing (a count of the pieces in a place is checked for each place, often)."""
-    def count_(it, env):
-        inner = dict(env)
-        n = 0
-        if quick is not None:
-            keep, xs = quick(it, env, where, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x) and body(it, inner):
-                    n += 1
-            return n
-        if test is not None:
-            keep, xs = test(it, env, body, src)
-            for x in xs:
-                inner[var] = x
-                if keep(it, inner, x):
-                    n += 1
-            return n
-        for x in src(it, env):
-            inner[var] = x
-            if (where is None or where(it, inner)) and body(it, inner):
-                n += 1
-        return n
-    return count_
-
-
 def _in_play(game, e):
     """`every K` as the runtime reads it: the things of kind K, less those removed from the game.
 
     What lies in `removed` says which are out; while nothing does, the game's own list serves
-    (callers must not change it). The read noted is ("X", K) -> the things of kind K in
+    (callers must not change it). The read noted is ("removed", K) -> the things of kind K in
     `removed` (see removed_of_kind): taking out a thing of another kind does not upset it.
     """
     kind = e[2]
@@ -655,7 +501,7 @@ def _in_play(game, e):
     def live(it):
         key = removed_of_kind(game, it.st, kind)
         if it.track is not None:
-            it.track[("X", kind)] = key
+            it.track[("removed", kind)] = key
         if not key:
             return ids
         out = cache.get(key)
@@ -669,7 +515,7 @@ def _in_play(game, e):
 
 
 def removed_of_kind(game, st, kind):
-    """The things of kind `kind` in `removed`, in its order: the value of an ("X", kind) read.
+    """The things of kind `kind` in `removed`, in its order: the value of an ("removed", kind) read.
 
     What lies in `removed` seldom changes (the pieces a game with fewer players leaves out),
     while loops over every thing of a kind ask all the time: the game keeps the answer for
@@ -732,13 +578,12 @@ def _quick_filter(game, e, where, var, C, src=None):
     order as keep would test them. Otherwise they are the source's, and keep tests all the
     conditions.
     """
-    from .analysis import pure_expression
 
     if where is None:
         return None
     conj = _conjuncts(where)
     first = conj[0]
-    settled = pure_expression(game, e)
+    settled = changes_nothing(game, e)
     if not (first[0] == "op" and first[2] == "==" and first[3][0] == "attr" and first[3][2][0] == "name"
             and first[3][2][2] == var and not _names(first[4], var)):
         # `x.a and ...`, `not x.a and ...`, `x.a != v and ...`: each condition read as below
@@ -760,10 +605,10 @@ def _quick_filter(game, e, where, var, C, src=None):
     rest = []
     for c in conj[1:]:
         quick = _attr_test(game, c, var)
-        if quick is not None and quick[2] is not None and quick[2][0] not in ("num", "str", "none", "name") \
-                and not (settled and _steady(quick[2], var)):
+        if quick is not None and quick.value is not None and quick.value[0] not in ("num", "str", "none", "name") \
+                and not (settled and _steady(quick.value, var)):
             quick = None
-        rest.append((quick, C(c), C(quick[2]) if quick is not None and quick[2] is not None else None))
+        rest.append((quick, C(c), C(quick.value) if quick is not None and quick.value is not None else None))
     rname = rhs_ir[2] if kind == "name" else None
     # An index serves where the value can be worked out before the loop without a difference:
     # it costs no steps and reads nothing that the loop could change.
@@ -776,9 +621,6 @@ def _quick_filter(game, e, where, var, C, src=None):
     bulk = _counter_groups(game, index[1], first[3][1]) if index is not None else None
     # Not for `all` (no src): there a thing that fails the test still counts.
     table = _fixed_values(game, first[3][3]) if kind in ("literal", "name") and src is not None else None
-    # `x.a == v and x.b == w`: the things of the index grouped again by b (see _narrowed)
-    narrow = conj[1][3][3] if index is not None and rest and rest[0][0] is not None \
-        and rest[0][0][1] is _TESTS["=="] else None
 
     def tests_for(env):
         """Each other condition as (reader, test, value), or (None, closure, None); a value still
@@ -844,10 +686,10 @@ def _quick_filter(game, e, where, var, C, src=None):
     # Where nothing depends on the caller's names or waits to be worked out, the filter is
     # made once here rather than for every loop.
     fixed = None
-    static = all(q is None or q[2] is None or q[2][0] in ("num", "str", "none") for q, _g, _w in rest)
+    static = all(q is None or q.value is None or q.value[0] in ("num", "str", "none") for q, _g, _w in rest)
     if static:
         tests0 = tests_for({})  # the same for every loop: made once
-        check0, check0_rest = checker(tests0), checker(tests0[1:])
+        check0 = checker(tests0)
         if kind == "none":
             fixed = check0
         elif kind == "literal":
@@ -875,11 +717,6 @@ def _quick_filter(game, e, where, var, C, src=None):
                 value.append(rhs(it, env))
             group = it.grouped(index, read, live, value[0], bulk)
             if group is not None:
-                if narrow is not None and it.track is None and tests[0][0] is not None \
-                        and type(tests[0][2]) is not _Later:
-                    sub = _narrowed(it, index, value[0], narrow, tests[0])
-                    if sub is not None:
-                        return check0_rest if static else checker(tests[1:]), sub
                 return check, group
         if table is not None:
             v = value[0]
@@ -894,6 +731,12 @@ def _pass_all(it, inner, x):
     return True
 
 
+class Grouping(NamedTuple):
+    """Things in play grouped by the value of one attribute (Interp.grouped)."""
+    groups: dict | None  # value -> the things that have it, in table order; None: a value is no key
+    reads: dict  # what grouping them read -> the value read: it holds while these do
+
+
 def group_by(it, things, read):
     """value -> the things whose `read(it, x)` is that value, in their order."""
     groups = {}
@@ -905,92 +748,6 @@ def group_by(it, things, read):
         else:
             g.append(x)
     return groups
-
-
-def _narrowed(it, index, v, attr, test):
-    """The things of the interpreter's grouping `index` (Interp.grouped) whose value is v, that
-    pass `test` (an `x.attr == want`), from a second grouping of them by attr. Loops that ask
-    for one value after another (`x.side == p and x.location == d`, d by d) find theirs at once.
-
-    Kept in the interpreter only, noting all the first grouping read too, so that a change of
-    either drops it (Interp.changed); made only where no remembered value is being worked
-    out, as nothing notes it as a read. None where a value cannot be grouped."""
-    rd, _eq, want = test
-    key = (index, v, attr)
-    hit = it.index.get(key)
-    if hit is None:
-        it.track = reads = dict(it.index[index][1])
-        try:
-            groups = group_by(it, it.index[index][0].get(v, ()), rd)
-        except TypeError:  # a value that cannot be a key
-            groups = None
-        finally:
-            it.track = None
-        hit = it.index[key] = (groups, reads)
-    if hit[0] is None:
-        return None
-    try:
-        return hit[0].get(want, ())
-    except TypeError:
-        return None
-
-
-def loop_filter(game, where, var):
-    """`for each x in ... where x.a == "v" and ...`: the conditions on one attribute of `x`
-    with a literal (or none at all) read directly, the others by their closures, in order.
-
-    Only literals: the loop's body shares the names and may change the state, so nothing
-    else is known to stay the same from one thing to the next. None where the first condition
-    is not of this shape. The result is `keep(it, env, x)`.
-    """
-    conj = _conjuncts(where)
-    tests = []
-    for c in conj:
-        quick = _attr_test(game, c, var)
-        if quick is not None and (quick[2] is None or quick[2][0] in ("num", "str", "none")):
-            tests.append((quick[0], quick[1], None if quick[2] is None else _literal(quick[2])))
-        else:
-            tests.append((None, _compile(game, c), None))
-    if tests[0][0] is None:
-        return None
-
-    def keep(it, env, x):
-        for rd, test, want in tests:
-            if rd is None:
-                if not test(it, env):
-                    return False
-            elif not test(rd(it, x), want):
-                return False
-        return True
-    return keep
-
-
-def fixed_candidates(game, src, where, var):
-    """`for each x in every K where x.a == "v" and ...` with `a` printed on the things (see
-    _fixed_values): the things of K in play that have that value, in table order, as
-    `things(it)`. Those are the only ones the first condition lets through, and which they
-    are never changes, so they are picked out once. Reads what `every K` reads. None for
-    other loops."""
-    if src[0] != "every" or src[2] == "player" or where is None:
-        return None
-    first = _conjuncts(where)[0]
-    quick = _attr_test(game, first, var)
-    if quick is None or quick[1] is not _TESTS["=="] or quick[2][0] not in ("num", "str", "none"):
-        return None
-    table = _fixed_values(game, first[3][3])
-    if table is None:
-        return None
-    want, ids = _literal(quick[2]), game.of_kind.get(src[2], [])
-    picked = [x for x in ids if table.get(x) == want]
-    live = _in_play(game, src)
-
-    def things(it):
-        now = live(it)
-        if now is ids:  # nothing of K is out of the game
-            return picked
-        out = set(now)
-        return [x for x in picked if x in out]
-    return things
 
 
 def _fixed_values(game, n):
@@ -1019,15 +776,15 @@ def _counter_groups(game, n, pos):
     attrs_of = game.attrs_of
 
     def bulk(it, things, reads):
-        ents = it.st["e"]
+        ents = it.st["things"]
         groups = {}
         for x in things:
             ent = ents.get(x)
             if ent is None:
                 v = it.attr(x, n, pos)
             else:
-                v = ent["c"].get(n, ABSENT)
-                reads[("C", x, n)] = v
+                v = ent["counters"].get(n, ABSENT)
+                reads[("counter", x, n)] = v
                 if v is ABSENT:
                     a = attrs_of.get(x)
                     v = a.get(n) if a is not None else it.attr(x, n, pos)
@@ -1073,17 +830,24 @@ _TESTS = {"==": operator.eq, "!=": operator.ne,
           "attr": lambda v, want: bool(v), "not": lambda v, want: not v}
 
 
+class _AttrTest(NamedTuple):
+    """A condition on one attribute of a loop's thing, read without its closures."""
+    read: object  # read(it, x): x's attribute
+    test: object  # test(attribute, value) -> whether x passes
+    value: list | None  # the IR of the value it is compared with (None: `x.a`, `not x.a`)
+
+
 def _attr_test(game, c, var):
-    """(reader, test, value IR) for a condition on one attribute of `var`: `var.a == v`,
-    `var.a != v`, `var.a`, `not var.a`, where v does not name `var`; else None."""
+    """The _AttrTest of a condition on one attribute of `var`: `var.a == v`, `var.a != v`,
+    `var.a`, `not var.a`, where v does not name `var`; else None."""
     def own_attr(a):
         return a[0] == "attr" and a[2][0] == "name" and a[2][2] == var
     if c[0] == "op" and c[2] in ("==", "!=") and own_attr(c[3]) and not _names(c[4], var):
-        return _attr_reader(game, c[3][3], c[3][1]), _TESTS[c[2]], c[4]
+        return _AttrTest(_attr_reader(game, c[3][3], c[3][1]), _TESTS[c[2]], c[4])
     if own_attr(c):
-        return _attr_reader(game, c[3], c[1]), _TESTS["attr"], None
+        return _AttrTest(_attr_reader(game, c[3], c[1]), _TESTS["attr"], None)
     if c[0] == "not" and own_attr(c[2]):
-        return _attr_reader(game, c[2][3], c[2][1]), _TESTS["not"], None
+        return _AttrTest(_attr_reader(game, c[2][3], c[2][1]), _TESTS["not"], None)
     return None
 
 
@@ -1105,11 +869,11 @@ def _attr_reader(game, n, pos):
     if n in game.counters and n not in game.owned_zones and n not in _BUILTIN_ATTRS:
         def counter(it, x):
             if type(x) is str:
-                ent = it.st["e"].get(x)
+                ent = it.st["things"].get(x)
                 if ent is not None:
-                    c = ent["c"]
+                    c = ent["counters"]
                     if it.track is not None:
-                        it.track[("C", x, n)] = c.get(n, ABSENT)
+                        it.track[("counter", x, n)] = c.get(n, ABSENT)
                     if n in c:
                         return c[n]
                     a = attrs_of.get(x)
@@ -1121,7 +885,7 @@ def _attr_reader(game, n, pos):
         table, default = (game.proto_of, None) if n == "type" else (game.kind_of, "player")
 
         def fixed_builtin(it, x):  # the same as _FAST_BUILTINS, without the extra call
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return table.get(x, x if default is None else default)
             return it.attr(x, n, pos)
         return fixed_builtin
@@ -1129,7 +893,7 @@ def _attr_reader(game, n, pos):
         locations = game.locations
 
         def location(it, x):
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return holder(it, x, locations)
             return it.attr(x, n, pos)
         return location
@@ -1137,11 +901,23 @@ def _attr_reader(game, n, pos):
         read = _FAST_BUILTINS[n]
 
         def builtin(it, x):
-            if type(x) is str and x in it.st["e"]:
+            if type(x) is str and x in it.st["things"]:
                 return read(it, x)
             return it.attr(x, n, pos)
         return builtin
     return lambda it, x: it.attr(x, n, pos)
 
 
-__all__ = ["compiled", "Zone"]
+def num(v):
+    if type(v) is int:
+        return v
+    if v is None:
+        return 0
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, list):
+        return len(v)
+    raise TypeError(f"`{v}` is not a number")
+

@@ -15,8 +15,9 @@ import operator
 from collections.abc import Sequence
 
 from . import continuation, rng
-from .analysis import cheap_first, may_stop
-from .interpreter import NO_EFFECT, Fail, GameFault, GameOver, Interp, Suspend, label_of, num
+from .expressions import num
+from .faults import Fail, GameFault, GameOver, Suspend
+from .interpreter import NO_EFFECT, Interp, label_of
 from .state import FLAT, copy_small, new_state
 
 
@@ -108,13 +109,13 @@ def _failed(game, st, task, exc):
 _UNSAVED = ("history", "log", "task")
 
 
-_SHARED = ("e", "zones")
+_SHARED = ("things", "zones")
 
 
 def _snapshot(st) -> dict:
     """The state as a task starts, less what only grows (history, log).
 
-    The things (`e`) and zones (`zones`) are shared with the live state rather than copied:
+    The things (`things`) and zones (`zones`) are shared with the live state rather than copied:
     while the task runs, its interpreter copies a thing or a zone before it first changes
     it (see Interp.own), so the snapshot keeps the values the task started from. Everything
     else is small and copied at once. The snapshot is plain data, ready to be saved.
@@ -150,21 +151,6 @@ def _restore(st, snap) -> None:
 
 def _run(game, st, spec):
     """Run a task from a snapshot; on a decision, park it in the state and return False."""
-    if spec[0] == "effect" and not may_stop(game, spec[1]):
-        try:
-            Interp(game, st).call_block(spec[1], dict(spec[2]))  # cannot stop: no snapshot needed
-        except GameOver:
-            pass
-        st["steps"] += 1
-        return True
-    if spec[0] == "event" and not any(may_stop(game, t["effect"]) or ("when" in t and may_stop(game, [t["when"]]))
-                                      for t in game.triggers.get(spec[1], ())):
-        try:
-            Interp(game, st).fire(spec[1], dict(spec[2]), spec[2].get("player"))
-        except GameOver:
-            pass
-        st["steps"] += 1
-        return True
     task = {"spec": spec, "answers": [], "snap": _snapshot(st)}
     try:
         return _resume(game, st, task, fresh=True)
@@ -179,7 +165,7 @@ def _resume(game, st, task, fresh=False):
         if not fresh:
             _restore(st, task["snap"])
         it = Interp(game, st, task["answers"])
-        it.cow(task["snap"])
+        it.share(task["snap"])
         glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
     else:
         glet, it = live
@@ -291,7 +277,7 @@ class Choices(Sequence):
         if ok is None:
             if choice == "pass":
                 ph, p = self.phase, self.d["who"]
-                ok = "can_pass" not in ph or bool(self.it.ev_settled(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
+                ok = "can_pass" not in ph or bool(self.it.ev(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
                     or not self.any_action()
             elif choice not in self.d["actions"]:
                 ok = False
@@ -303,9 +289,10 @@ class Choices(Sequence):
         return ok
 
     def any_action(self) -> bool:
-        """Whether some action may be taken: any will do, so the cheapest to check go first."""
+        """Whether some action may be taken now: one with neither condition nor cost always
+        may, so those are looked for before any condition is worked out."""
         acts = self.d["actions"]
-        return any(self.legal(a) for a in cheap_first(self.game, self.phase) if a in acts)
+        return any(a in self.game.free_actions for a in acts) or any(self.legal(a) for a in acts)
 
     def sample(self, rng_state) -> str:
         """A uniform pick among the legal options, by the generator of `rng_state`."""
@@ -356,7 +343,7 @@ def _end_check(game, st):
     end = game.flow.get("end")
     if end is not None:
         it = Interp(game, st)
-        if it.ev_settled(end, {"player": st["first"]}):
+        if it.ev(end, {"player": st["first"]}):
             st["over"] = True
     return st["over"]
 
@@ -369,7 +356,7 @@ def _expire(st, until):
     if "timed" not in f:
         return
     timed = False
-    for m in filter(None, map(_MARKS, st["e"].values())):  # only things with marks: most have none
+    for m in filter(None, map(_MARKS, st["things"].values())):  # only things with marks: most have none
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
@@ -378,7 +365,7 @@ def _expire(st, until):
         del f["timed"]
 
 
-_MARKS = operator.itemgetter("m")
+_MARKS = operator.itemgetter("marks")
 
 
 def interrupt(game, st, ir, env) -> None:
@@ -434,7 +421,7 @@ def advance(game, st):
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]
-            if "if" in ph and not Interp(game, st).ev_settled(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
                 f["ph"] += 1
                 continue
             order = Interp(game, st).order()
@@ -482,7 +469,7 @@ def advance(game, st):
             limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
             done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
             if not done and "until" in ph:
-                done = bool(Interp(game, st).ev_settled(ph["until"], {"player": p, "phase": ph["id"]}))
+                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
             if done:
                 f["stage"] = "turn_end"
                 continue

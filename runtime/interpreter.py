@@ -10,44 +10,17 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import rng
-from . import continuation
-from .analysis import pure_actions, pure_procedures, worth_remembering
+from . import continuation, ir, rng
+from .expressions import ABSENT, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
 from .numbers import LIMIT, beyond
-from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
-from .statements import _CATCH, compiled_block
-from .state import Zone, contents, place, zone_name, zone_owner
+from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
+from .statements import BUILT_HERE, compiled_block, handle
+from .state import FLAT, Zone, contents, place, zone_name, zone_owner
+from .tables import KNOWN_LIMIT
 
-STEP_BUDGET = 200_000   # statements one task may execute
-DEPTH_LIMIT = 60        # nested procedure calls and triggers
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
-
-
-class Suspend(Exception):
-    def __init__(self, decision):
-        self.decision = decision
-
-
-class Fail(Exception):
-    """The effect cannot be carried out (a cost cannot be paid): nothing happens."""
-
-
-class GameFault(Exception):
-    """Content did something impossible at run time; names where in the content."""
-
-    def __init__(self, pos, message):
-        super().__init__(f"{pos}: {message}")
-        self.pos, self.message = pos, message
-
-
-class GameOver(Exception):
-    """`end game`: unwinds every running effect; what they did so far stands."""
-
-
-class _Stop(Exception):
-    pass
 
 
 def label_of(game, v):
@@ -82,6 +55,8 @@ def offered(game, v) -> dict:
     except TypeError:  # a list or a table offered as one option: made afresh
         return {"id": option_id(v), "label": label_of(game, v)}
     if o is None:
+        if len(game.offered) >= KNOWN_LIMIT:
+            game.offered.clear()
         o = game.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
     return o
 
@@ -101,31 +76,25 @@ class Interp:
     ai = 0  # answers used so far
     steps = 0
     depth = 0
-    peak = 0  # the deepest nesting reached (a remembered value notes how deep it went)
-    track = None  # while a remembered value is worked out: what it read -> the value read
-    _known = None  # the game's remembered values for this state's seats and options
-    cow_e = cow_z = None  # the running task's snapshot, sharing things and zones
+    track = None  # while a grouping is made: what it read -> the value read (see grouped)
+    shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
 
     def __init__(self, game, st, answers=None):
         self.g = game
         self.st = st
         self.answers = answers if answers is not None else []
-        self.memo = {}  # key -> (value, steps, reads, nesting): see remembered
-        d = game.__dict__
-        self.pure = d.get("_pure") or pure_procedures(game)
-        self.pure_actions = d.get("_pure_actions") or pure_actions(game)
         self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
 
-    def cow(self, snap):
+    def share(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""
         if isinstance(snap, dict):
-            self.cow_e, self.cow_z = snap.get("e"), snap.get("zones")
+            self.shared_things, self.shared_zones = snap.get("things"), snap.get("zones")
 
     def own(self, eid):
         """Thing `eid`, ready to be changed: a copy of it if the task's snapshot shares it."""
-        ents = self.st["e"]
+        ents = self.st["things"]
         ent = ents[eid]
-        if self.cow_e is not None and self.cow_e.get(eid) is ent:
+        if self.shared_things is not None and self.shared_things.get(eid) is ent:
             ent = ents[eid] = _copy_thing(ent)
         return ent
 
@@ -133,7 +102,7 @@ class Interp:
         """The list of zone `key`, ready to be changed (None if the zone is empty)."""
         zones = self.st["zones"]
         lst = zones.get(key)
-        if lst is not None and self.cow_z is not None and self.cow_z.get(key) is lst:
+        if lst is not None and self.shared_zones is not None and self.shared_zones.get(key) is lst:
             lst = zones[key] = list(lst)
         return lst
 
@@ -146,8 +115,6 @@ class Interp:
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
-        if self.depth > self.peak:
-            self.peak = self.depth
         if self.depth > DEPTH_LIMIT:
             self.depth -= 1
             raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
@@ -162,23 +129,10 @@ class Interp:
         try:
             f = self.g.closures.get(id(e))
             return (f or compiled(self.g, e))(self, env)
-        except (GameFault, Suspend, Fail, _Stop, GameOver):
+        except (GameFault, Suspend, Fail, LoopStop, GameOver):
             raise
         except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
             raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
-
-    def ev_settled(self, e, env):
-        """`ev` for an expression that changes nothing, remembered like a pure procedure's value
-        where that pays (see analysis.worth_remembering)."""
-        if worth_remembering(self.g, e):
-            key = [_EXPR, id(e)]
-            for k in sorted(env):
-                v = env[k]
-                if type(v) not in _PLAIN:
-                    return self.ev(e, env)
-                key += (k, v)
-            return self.remembered(tuple(key), self.ev, e, env)
-        return self.ev(e, env)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -203,13 +157,13 @@ class Interp:
         if n == "player_count":
             return len(st["players"])
         if n in g.global_counters:
-            v = st["g"].get(n)
+            v = st["game_counters"].get(n)
             if self.track is not None:
-                self.track[("G", n)] = v
+                self.track[("game_counter", n)] = v
             return v
         if n in g.game_zones:
             return Zone(n)
-        if n in g.proto_of or n in g.protos or n in g.actions or n in st["e"]:
+        if n in g.proto_of or n in g.protos or n in g.actions or n in st["things"]:
             return n
         if n in st["options"]:
             return st["options"][n]
@@ -236,19 +190,19 @@ class Interp:
         if isinstance(x, Zone):
             if n == "count":
                 if self.track is not None:
-                    self.track[("Z", str(x))] = list(st["zones"].get(x, ()))
+                    self.track[("zone", str(x))] = list(st["zones"].get(x, ()))
                 return len(st["zones"].get(x, ()))
             x = str(x)
-        ent = st["e"].get(x)
+        ent = st["things"].get(x)
         if ent is None:
             # a prototype named directly: its fixed attributes
             p = g.protos.get(x)
             if p is not None:
                 return p["attrs"].get(n, p.get(n) if n in ("kind", "name") else None)
             raise GameFault(pos, f"`{x}` is not a thing in play, so it has no `{n}`")
-        c = ent["c"]
+        c = ent["counters"]
         if self.track is not None:
-            self.track[("C", x, n)] = c.get(n, _ABSENT)
+            self.track[("counter", x, n)] = c.get(n, ABSENT)
         if n in c:
             return c[n]
         if n in g.owned_zones and self.owns_zone(x, g.owned_zones[n]):
@@ -263,15 +217,15 @@ class Interp:
             return g.name(x)
         if n == "zone":
             if self.track is not None:
-                self.track[("E", x, "z")] = ent["z"]
-            return Zone(ent["z"])
+                self.track[("field", x, "zone")] = ent["zone"]
+            return Zone(ent["zone"])
         if n == "location":
             return self.location_of(x)
         if n == "owner":
             return self.owner_of(x)
         if n == "face_up":
             if self.track is not None:
-                self.track[("E", x, "up")] = ent["up"]
+                self.track[("field", x, "up")] = ent["up"]
             return ent["up"]
         if n == "contents":
             return Zone(x)
@@ -298,7 +252,7 @@ class Interp:
 
     def items(self, v):
         """The things a value stands for. Callers only read the list; a zone's is a copy, so a
-        loop may move what it walks, and the same copy is what a remembered value read."""
+        loop may move what it walks, and the same copy is what a grouping read."""
         if v is None:
             return []
         if type(v) is list:
@@ -306,16 +260,16 @@ class Interp:
         if isinstance(v, Zone):
             c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", str(v))] = c
+                self.track[("zone", str(v))] = c
             return c
         if isinstance(v, list):
             return v
         if isinstance(v, dict):
             return list(v.values())
-        if isinstance(v, str) and v in self.st["e"]:
+        if isinstance(v, str) and v in self.st["things"]:
             c = contents(self.st, v)
             if self.track is not None:
-                self.track[("Z", v)] = c
+                self.track[("zone", v)] = c
             return c
         return [v]
 
@@ -326,12 +280,12 @@ class Interp:
         return len(self.items(v))
 
     def member(self, a, b):
-        if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["e"]):
-            if not (isinstance(a, str) and a in self.st["e"]):
+        if isinstance(b, Zone) or (isinstance(b, str) and b in self.st["things"]):
+            if not (isinstance(a, str) and a in self.st["things"]):
                 return False
-            z = self.st["e"][a]["z"]
+            z = self.st["things"][a]["zone"]
             if self.track is not None:
-                self.track[("E", a, "z")] = z
+                self.track[("field", a, "zone")] = z
             return z == str(b)
         if isinstance(b, (list, dict)):
             return a in b
@@ -339,91 +293,7 @@ class Interp:
             return a in b
         return False
 
-    def call_procedure(self, name, args, env, pos):
-        # a procedure whose memory was judged not to pay is worked out plainly, key or not
-        reads = self.pure.get(name)
-        if reads is not None and name not in self.g.unremembered:
-            key = _memo_key(name, args, env, reads)
-            if key is not None:
-                return self.remembered(key, self._call, name, args, env)
-        return self._call(name, args, env)
-
-    def remembered(self, key, work, *args):
-        """`work(*args)` for work that changes nothing: its value, remembered with what it read.
-
-        A value read from the state is the same while those reads are the same, in this state
-        or any other of the same game and seats: the game keeps what was worked out, and a
-        later call checks the reads (a few comparisons) instead of working it out again. In
-        one interpreter a change of the state clears its own short list, so a value found
-        there needs no check.
-
-        Remembering costs the noting of every read and the checks. Each procedure (action,
-        condition) is watched on its first look-ups in the game's memory: if its values are
-        seldom found again, it is worked out plainly from then on, which gives the same
-        values. The judgement counts calls, not time, so the same games take the same paths.
-        """
-        hit = self.memo.get(key) or self._found(key)
-        if hit is _UNREMEMBERED:
-            return work(*args)
-        if hit is None or self.steps + hit[1] > STEP_BUDGET or self.depth + hit[3] > DEPTH_LIMIT:
-            # where working it out here would run past the budget or nest too deep, it is
-            # worked out (and fails) as it would without memory
-            return self._work_out(key, work, args)
-        self.steps += hit[1]  # the steps it took still count against the budget
-        if self.depth + hit[3] > self.peak:
-            self.peak = self.depth + hit[3]
-        if self.track is not None:
-            self.track.update(hit[2])
-        return hit[0]
-
-    def _found(self, key):
-        """The game's remembered value for key, if what it read still holds (else None), and
-        the judgement of its procedure's memory on its first look-ups (see remembered)."""
-        g = self.g
-        family = key[0] if type(key[0]) is str else key[1]
-        if family in g.unremembered:
-            return _UNREMEMBERED
-        known = self._known
-        if known is None:
-            known = self._known = _known(g, self.st)
-        hit = known.get(key)
-        if hit is not None:
-            if _still(self, hit[2]):
-                self.memo[key] = hit
-            else:
-                hit = None
-        tally = g.tally.get(family)
-        if tally is None:
-            tally = g.tally[family] = [0, 0]  # look-ups watched, values found again
-        if tally[0] < _TRIAL:
-            tally[0] += 1
-            tally[1] += hit is not None
-            if tally[0] == _TRIAL and tally[1] < _TRIAL * _FOUND_AGAIN:
-                g.unremembered.add(family)
-        return hit
-
-    def _work_out(self, key, work, args):
-        """`work(*args)`, noting what it reads, kept in this interpreter's memory and the game's."""
-        outer = self.track
-        self.track = reads = {}
-        s0, d0, p0 = self.steps, self.depth, self.peak
-        self.peak = d0
-        try:
-            v = work(*args)
-        finally:
-            self.track = outer
-            deepest = self.peak
-            self.peak = max(p0, deepest)
-        hit = self.memo[key] = (v, self.steps - s0, reads, deepest - d0)
-        known = self._known
-        if len(known) >= _KNOWN_LIMIT:
-            known.clear()
-        known[key] = hit
-        if outer is not None:
-            outer.update(reads)
-        return v
-
-    def _call(self, name, args, env):
+    def call_procedure(self, name, args, env):
         body = self.g.bodies.get(name)
         if body is None:
             proc = self.g.procedures[name]
@@ -439,16 +309,14 @@ class Interp:
         return run(self, inner)
 
     def changed(self, *touched):
-        """The state changed: values remembered from before no longer hold.
+        """The state changed: groupings made from before may no longer hold.
 
-        `touched` names what changed as the reads it would upset (("C", thing, counter), ...);
+        `touched` names what changed as the reads it would upset (("counter", thing, counter), ...);
         groupings that read none of it stay. Without it, everything is forgotten.
         """
-        if self.memo:
-            self.memo.clear()
         if self.index:
             if touched:
-                self.index = {k: h for k, h in self.index.items() if h[1].keys().isdisjoint(touched)}
+                self.index = {k: h for k, h in self.index.items() if h.reads.keys().isdisjoint(touched)}
             else:
                 self.index = {}
 
@@ -459,19 +327,14 @@ class Interp:
         `[x for x in every K where x.a == value ...]` walks only these. The grouping is kept
         until this interpreter changes something it read, so loops over the same kind and
         attribute share it; the game keeps the last one made, and a new interpreter checks
-        what it read (as for a remembered value) rather than making it again. A loop that uses
-        it reads the grouping itself: one read, however many things it looked at (see _still).
-        None when a value cannot be grouped (a list, a table).
-        `bulk(self, things, reads)`, where given, groups them with the same reads as `read`.
+        what it read rather than making it again. None when a value cannot be grouped (a
+        list, a table). `bulk(self, things, reads)`, where given, groups them with the same
+        reads as `read`.
         """
         hit = self.index.get(key)
         if hit is None:
-            # the game keeps the last grouping made, valid wherever what it read still holds
-            known = self._known
-            if known is None:
-                known = self._known = _known(self.g, self.st)
-            hit = known.get((_INDEX,) + key)
-            if hit is not None and _still(self, hit[1]):
+            hit = self.g.groupings.get(key)
+            if hit is not None and _still(self, hit.reads):
                 self.index[key] = hit
             else:
                 hit = None
@@ -479,25 +342,18 @@ class Interp:
             outer = self.track
             self.track = reads = {}
             try:
-                if bulk is not None:
-                    groups = bulk(self, live(self), reads)
-                else:
-                    groups = group_by(self, live(self), read)
+                groups = bulk(self, live(self), reads) if bulk is not None else group_by(self, live(self), read)
             except TypeError:  # a value that cannot be a key
                 groups = None
             finally:
                 self.track = outer
-            hit = self.index[key] = known[(_INDEX,) + key] = (groups, reads)
-        groups, reads = hit
-        if groups is None:
+            hit = self.index[key] = self.g.groupings[key] = Grouping(groups, reads)
+        if hit.groups is None:
             return None
         try:
-            group = groups.get(value, ())
+            return hit.groups.get(value, ())
         except TypeError:
             return None
-        if self.track is not None:
-            self.track[("I", key)] = hit  # one read for all the grouping read: see _still
-        return group
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
@@ -591,7 +447,7 @@ class Interp:
     def place_of(self, x):
         if x in self.g.locations:
             return x
-        if isinstance(x, str) and x in self.st["e"]:
+        if isinstance(x, str) and x in self.st["things"]:
             return self.location_of(x)
         return x
 
@@ -610,12 +466,6 @@ class Interp:
         return out
 
     def action_allowed(self, aid, p):
-        # as for a procedure (call_procedure): one whose memory does not pay is worked out plainly
-        if aid in self.pure_actions and type(p) is str and aid not in self.g.unremembered:
-            return self.remembered((_ACTION, aid, p), self._allowed, aid, p)
-        return self._allowed(aid, p)
-
-    def _allowed(self, aid, p):
         act = self.g.actions[aid]
         env = {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
@@ -644,16 +494,16 @@ class Interp:
 
     def get_counter(self, owner, c):
         if owner is None:
-            v = self.st["g"].get(c)
+            v = self.st["game_counters"].get(c)
             if self.track is not None:
-                self.track[("G", c)] = v
+                self.track[("game_counter", c)] = v
             return v
-        ent = self.st["e"].get(owner)
+        ent = self.st["things"].get(owner)
         if ent is None:
             raise GameFault("?", f"`{owner}` has no counters")
         if self.track is not None:
-            self.track[("C", owner, c)] = ent["c"].get(c, _ABSENT)
-        return ent["c"].get(c, self.g.counters[c]["initial"])
+            self.track[("counter", owner, c)] = ent["counters"].get(c, ABSENT)
+        return ent["counters"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
         d = self.g.counters.get(c)
@@ -673,11 +523,11 @@ class Interp:
                 value = int(value)
         old = self.get_counter(owner, c)
         if owner is None:
-            self.st["g"][c] = value
-            self.changed(("G", c))
+            self.st["game_counters"][c] = value
+            self.changed(("game_counter", c))
         else:
-            self.own(owner)["c"][c] = value
-            self.changed(("C", owner, c))
+            self.own(owner)["counters"][c] = value
+            self.changed(("counter", owner, c))
         if old == value:
             return
         env = {"this": c, "owner": owner, "old": old, "new": value}
@@ -696,9 +546,6 @@ class Interp:
         return self.default_owner(s[3], env, s[1])
 
     # ---- statements ----
-    def s_let(self, s, env):
-        env[s[2]] = self.ev(s[3], env)
-
     def s_set(self, s, env):
         t, v = s[2], self.ev(s[3], env)
         if t[0] == "name":
@@ -737,37 +584,37 @@ class Interp:
     def dest_key(self, d, pos):
         if isinstance(d, Zone):
             return str(d)
-        if isinstance(d, str) and (d in self.st["e"] or d in self.g.game_zones):
+        if isinstance(d, str) and (d in self.st["things"] or d in self.g.game_zones):
             return d
         raise GameFault(pos, f"`{d}` is not a place things can be put")
 
     def move(self, eid, key, face=None, top=False):
         st = self.st
-        if eid not in st["e"]:
+        if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
         self.own(eid)
-        self.own_zone(st["e"][eid]["z"])
+        self.own_zone(st["things"][eid]["zone"])
         self.own_zone(key)
         old = place(st, eid, key, top)
         if old == "removed" or key == "removed":  # what `every K` walks changed too
-            self.changed(("E", eid, "z"), ("Z", old), ("Z", key), ("X", self.g.kind_of.get(eid, "player")))
+            self.changed(("field", eid, "zone"), ("zone", old), ("zone", key), ("removed", self.g.kind_of.get(eid, "player")))
         else:
-            self.changed(("E", eid, "z"), ("Z", old), ("Z", key))
+            self.changed(("field", eid, "zone"), ("zone", old), ("zone", key))
         if "." in key:  # remember whose deck a card sits in, for discarding it later
             proto = self.g.protos.get(self.g.proto_of.get(eid, ""))
             if proto is not None and proto.get("deck") == zone_name(key):
-                st["e"][eid]["home"] = zone_owner(key)
+                st["things"][eid]["home"] = zone_owner(key)
         if face is not None:
-            st["e"][eid]["up"] = face == "up"
-            self.changed(("E", eid, "up"))
+            st["things"][eid]["up"] = face == "up"
+            self.changed(("field", eid, "up"))
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
     def things(self, v):
         # one thing named by its id is that thing, not what lies on it (`move card to pile`)
-        if isinstance(v, str) and not isinstance(v, Zone) and v in self.st["e"]:
+        if isinstance(v, str) and not isinstance(v, Zone) and v in self.st["things"]:
             return [v]
-        return [x for x in self.items(v) if isinstance(x, str) and x in self.st["e"]]
+        return [x for x in self.items(v) if isinstance(x, str) and x in self.st["things"]]
 
     def s_move(self, s, env):
         key = self.dest_key(self.ev(s[3], env), s[1])
@@ -812,7 +659,7 @@ class Interp:
             self.own_zone(dkey)
             self.own_zone(key)
             place(self.st, eid, key)
-            self.st["e"][eid]["up"] = False
+            self.st["things"][eid]["up"] = False
         pile = self.own_zone(key) or []
         rng.shuffle(self.st, pile)
         self.changed()
@@ -827,7 +674,7 @@ class Interp:
         owner = None
         if d["of"] != "game":
             # the deck it was last in (a location's or a player's), else its holder's
-            owner = self.st["e"][eid].get("home") or self.owner_of(eid)
+            owner = self.st["things"][eid].get("home") or self.owner_of(eid)
             if owner is None:
                 return None, None
         return (f"{owner}.{deck}" if owner else deck), (f"{owner}.{d['discard']}" if owner else d["discard"])
@@ -857,19 +704,19 @@ class Interp:
         who = self.ev(s[3], env)
         seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         for x in self.things(self.ev(s[2], env)):
-            known = self.own(x).setdefault("k", [])
+            known = self.own(x).setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
-            self.changed(("K", x))  # nothing an expression reads
+            self.changed(("shown", x))  # nothing an expression reads
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = True
-            self.changed(("E", x, "up"))
+            self.changed(("field", x, "up"))
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["up"] = False
-            self.changed(("E", x, "up"))
+            self.changed(("field", x, "up"))
 
     def s_remove(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -891,13 +738,13 @@ class Interp:
         if s[4]:  # a mark that lasts until the end of the turn or round: the flow looks for it
             self.st["flow"]["timed"] = True
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["m"][s[3]] = s[4] or "ever"
-            self.changed(("M", x, s[3]))
+            self.own(x)["marks"][s[3]] = s[4] or "ever"
+            self.changed(("mark", x, s[3]))
 
     def s_unmark(self, s, env):
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["m"].pop(s[3], None)
-            self.changed(("M", x, s[3]))
+            self.own(x)["marks"].pop(s[3], None)
+            self.changed(("mark", x, s[3]))
 
     def s_fail(self, s, env):
         raise Fail(s[2] or "this cannot be done now")
@@ -912,7 +759,7 @@ class Interp:
         self.changed()
 
     def s_stop(self, s, env):
-        raise _Stop()
+        raise LoopStop()
 
     def s_log(self, s, env):
         v = self.ev(s[2], env)
@@ -921,7 +768,7 @@ class Interp:
     def show(self, v):
         if isinstance(v, list):
             return ", ".join(self.show(x) for x in v)
-        if isinstance(v, str) and (v in self.st["e"]):
+        if isinstance(v, str) and (v in self.st["things"]):
             return label_of(self.g, v).get("en", v)
         return str(v)
 
@@ -963,39 +810,13 @@ class Interp:
         elif "effect" in proto:
             self.call_block(proto["effect"], env)
 
-    def s_return(self, s, env):
-        return (self.ev(s[2], env) if s[2] is not None else None,)
-
-    def s_do(self, s, env):
-        self.ev(s[2], env)
-
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
-        za, zb = self.st["e"][a]["z"], self.st["e"][b]["z"]
+        za, zb = self.st["things"][a]["zone"], self.st["things"][b]["zone"]
         self.move(a, zb)
         self.move(b, za)
 
     # Statements that run blocks hand a `return` inside them (a 1-tuple) back up.
-    def s_if(self, s, env):
-        for cond, body in s[2]:
-            if self.ev(cond, env):
-                return self.run(body, env)
-        if s[3]:
-            return self.run(s[3], env)
-
-    def s_for(self, s, env):
-        var, where = s[2], s[4]
-        try:
-            for x in list(self.items(self.ev(s[3], env))):
-                env[var] = x
-                if where is not None and not self.ev(where, env):
-                    continue
-                r = self.run(s[5], env)
-                if r is not None:
-                    return r
-        except _Stop:
-            pass
-
     def s_repeat(self, s, env):
         n = int(num(self.ev(s[2], env)))
         try:
@@ -1003,7 +824,7 @@ class Interp:
                 r = self.run(s[3], env)
                 if r is not None:
                     return r
-        except _Stop:
+        except LoopStop:
             pass
 
     def s_while(self, s, env):
@@ -1015,7 +836,7 @@ class Interp:
                 r = self.run(s[3], env)
                 if r is not None:
                     return r
-        except _Stop:
+        except LoopStop:
             pass
 
     # ---- decisions ----
@@ -1112,15 +933,8 @@ class Interp:
         return self.run(body, env)
 
 
-_ACTION = Absent()  # heads the key of an action's remembered legality
-_EXPR = Absent()  # heads the key of a flow expression's remembered value
-_INDEX = Absent()  # heads the key of a grouping of things by an attribute (Interp.grouped)
-_UNREMEMBERED = Absent()  # what the game's memory holds for a procedure whose memory does not pay
-_FIRST = ("F",)
-_ROUND = ("R",)
-_TRIAL = 100  # look-ups of one procedure (action, condition) in the game's memory before it is judged
-_FOUND_AGAIN = 0.5  # the share of those look-ups whose value must be found again for memory to pay
-_KNOWN_LIMIT = 20_000  # remembered values per game and seating; past that they start afresh
+_FIRST = ("first_player",)
+_ROUND = ("round",)
 
 
 def _body(game, block):
@@ -1136,8 +950,6 @@ def _body(game, block):
 
         def ret(it, inner):
             it.depth += 1
-            if it.depth > it.peak:
-                it.peak = it.depth
             if it.depth > DEPTH_LIMIT:
                 it.depth -= 1
                 raise GameFault(spos, deep)
@@ -1147,7 +959,7 @@ def _body(game, block):
                     raise GameFault(spos, long)
                 try:
                     return f(it, inner)
-                except _CATCH as exc:
+                except EVALUATION_ERRORS as exc:
                     raise GameFault(epos, f"cannot evaluate `{op}`: {exc}") from None
             finally:
                 it.depth -= 1
@@ -1155,147 +967,74 @@ def _body(game, block):
     return lambda it, inner: it.call_block(block, inner)
 
 
-_SCALARS = {str, int, float, bool, type(None)}
-_PARTS = {"c", "m", "k"}  # counters, marks, who was shown it: copied below
+_PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
 
 
 def _copy_thing(ent):
     """A deep copy of a thing in play; its parts are flat but for the odd list counter."""
-    c = ent["c"]
+    c = ent["counters"]
     for v in c.values():
-        if type(v) not in _SCALARS:
+        if type(v) not in FLAT:
             return marshal.loads(marshal.dumps(ent))
     for k, v in ent.items():
-        if k not in _PARTS and type(v) not in _SCALARS:
+        if k not in _PARTS and type(v) not in FLAT:
             return marshal.loads(marshal.dumps(ent))
     new = dict(ent)
-    new["c"] = dict(c)
-    new["m"] = dict(ent["m"])
-    if "k" in ent:
-        new["k"] = list(ent["k"])
+    new["counters"] = dict(c)
+    new["marks"] = dict(ent["marks"])
+    if "shown_to" in ent:
+        new["shown_to"] = list(ent["shown_to"])
     return new
 
 
-def _known(game, st):
-    """The game's remembered values for states with these seats and options."""
-    last = game.__dict__.get("_known_last")  # the table found last, for the same seats and options
-    if last is not None:
-        players, options = st.get("players"), st.get("options")
-        if players is last[0] and options is last[1] and players == last[2] and options == last[3] \
-                and list(map(type, options.values())) == last[4]:
-            return last[5]
-    tables = game.__dict__.setdefault("_known", {})
-    try:
-        key = (tuple(st["players"]), repr(sorted(st["options"].items())))
-    except (KeyError, TypeError, AttributeError):
-        key = None
-    t = tables.get(key)
-    if t is None:
-        t = tables[key] = {}
-    if key is not None:
-        options = st["options"]
-        game.__dict__["_known_last"] = (st["players"], options, list(st["players"]), dict(options),
-                                        [type(v) for v in options.values()], t)
-    return t
-
-
 def _still(it, reads) -> bool:
-    """Whether interpreter it's state still holds what was read (see Interp.remembered).
+    """Whether interpreter it's state still holds what a grouping read (see Interp.grouped).
 
-    A grouping (Interp.grouped) is one read, ("I", key) -> the grouping: it still holds where
-    everything it read does, checked once per interpreter while the interpreter keeps it.
-    """
+    A read is (kind, ...) -> the value read: ("counter", thing, name), ("zone", key) -> its
+    list, ("field", thing, "zone" or "up"), ("mark", thing, mark) -> whether it bears it,
+    ("game_counter", name), ("first_player",), ("round",), ("removed", kind) -> the things of
+    that kind out of the game."""
     st = it.st
     zones = st["zones"]
-    ents = st["e"]
+    ents = st["things"]
     for k, v in reads.items():
         kind = k[0]
-        if kind == "C":  # counters first: most reads are theirs
+        if kind == "counter":  # counters first: most reads are theirs
             ent = ents.get(k[1])
             if ent is None:
                 return False
-            now = ent["c"].get(k[2], _ABSENT)
+            now = ent["counters"].get(k[2], ABSENT)
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
-        elif kind == "Z":
+        elif kind == "zone":
             now = zones.get(k[1])
             if (now != v) if now else v:
                 return False
-        elif kind == "E":
+        elif kind == "field":
             ent = ents.get(k[1])
             if ent is None or ent[k[2]] != v:
                 return False
-        elif kind == "M":
+        elif kind == "mark":
             ent = ents.get(k[1])
-            if ent is None or (k[2] in ent["m"]) != v:
+            if ent is None or (k[2] in ent["marks"]) != v:
                 return False
-        elif kind == "G":
-            now = st["g"].get(k[1])
+        elif kind == "game_counter":
+            now = st["game_counters"].get(k[1])
             if now is not v and (type(now) is not type(v) or now != v):
                 return False
-        elif kind == "F":
+        elif kind == "first_player":
             if st["first"] != v:
                 return False
-        elif kind == "R":
+        elif kind == "round":
             if st["round"] != v:
                 return False
-        elif kind == "X":  # the things of a kind taken out of the game (see _in_play)
+        elif kind == "removed":  # the things of a kind taken out of the game (see _in_play)
             if removed_of_kind(it.g, st, k[1]) != v:
                 return False
-        elif kind == "I":
-            if it.index.get(k[1]) is not v:
-                if not _still(it, v[1]):
-                    return False
-                it.index.setdefault(k[1], v)
         else:
             return False
     return True
 
 
-_ABSENT = ABSENT
-_PLAIN = {str, int, type(None), Absent}
-
-
-def _memo_key(name, args, env, reads):
-    """A key for a call of a procedure that changes nothing, or None if its arguments have none.
-
-    Values that compare equal but behave differently (True and 1, a zone and its name) get
-    their types in the key.
-    """
-    if reads[0]:
-        player = env.get("player", _ABSENT)
-        key = (name, player, env.get("this", _ABSENT), *args) if reads[1] else (name, player, *args)
-    elif reads[1]:
-        key = (name, env.get("this", _ABSENT), *args)
-    elif len(args) == 1:  # the commonest call: one argument, no name of the caller's
-        v = args[0]
-        if type(v) in _PLAIN:
-            return (name, v)
-        key = (name, v)
-    else:
-        key = (name, *args)
-    for v in key:
-        if type(v) not in _PLAIN:
-            break
-    else:
-        return key
-    key += tuple(type(v) for v in key[1:])
-    try:
-        hash(key)
-    except TypeError:  # a list or a table: not remembered
-        return None
-    return key
-
-
-def num(v):
-    if type(v) is int:
-        return v
-    if v is None:
-        return 0
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, list):
-        return len(v)
-    raise TypeError(f"`{v}` is not a number")
+# Every statement the compiled blocks do not build themselves runs its handler here.
+handle({op: getattr(Interp, "s_" + op) for op in ir.STATEMENTS if op not in BUILT_HERE})

@@ -86,7 +86,9 @@ def attach(game) -> Profile:
     prof = Profile()
     game.profile = prof
     game.closures.clear()
+    game.closure_nodes.clear()
     game.blocks.clear()
+    game.block_nodes.clear()
     game.bodies.clear()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():

@@ -5,7 +5,7 @@ import marshal
 
 from . import rng
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2  # 2: the state's keys are words (things, zone, counters, marks, shown_to, game_counters)
 
 
 class Zone(str):
@@ -44,8 +44,8 @@ def new_state(game, players: int, seed, options=None) -> dict:
     st = {
         "format": STATE_FORMAT, "game": game.id, "content_hash": game.hash, "seed": seed,
         "rng": rng.seed_state(seed), "players": pids, "first": pids[0], "round": 0,
-        "options": dict(game.options, **(options or {})), "g": dict(g),
-        "e": {x: {"z": ent["z"], "up": ent["up"], "c": dict(ent["c"]), "m": {}} for x, ent in e.items()},
+        "options": dict(game.options, **(options or {})), "game_counters": dict(g),
+        "things": {x: {"zone": ent["zone"], "up": ent["up"], "counters": dict(ent["counters"]), "marks": {}} for x, ent in e.items()},
         "zones": {z: list(xs) for z, xs in zones.items()},
         "flow": {"stage": "init"}, "task": None, "pending": None, "over": False,
         "scores": None, "winners": None, "log": [], "history": [], "dice": [], "steps": 0,
@@ -66,11 +66,11 @@ def _start(game, players: int):
         for c in sorted(game.global_counters):
             g[c] = game.counters[c]["initial"]
         for p in (f"p{i + 1}" for i in range(players)):
-            e[p] = {"z": "players", "up": True, "c": {c: game.counters[c]["initial"] for c in sorted(game.player_counters)}}
+            e[p] = {"zone": "players", "up": True, "counters": {c: game.counters[c]["initial"] for c in sorted(game.player_counters)}}
             zones.setdefault("players", []).append(p)
         for iid, pid, zone, up in game.instances:
             kind = game.protos[pid]["kind"]
-            e[iid] = {"z": zone, "up": up, "c": {c: game.counters[c]["initial"] for c in sorted(game.kind_counters.get(kind, ()))}}
+            e[iid] = {"zone": zone, "up": up, "counters": {c: game.counters[c]["initial"] for c in sorted(game.kind_counters.get(kind, ()))}}
             zones.setdefault(zone, []).append(iid)
         made[players] = g, e, zones
     return made[players]
@@ -86,9 +86,9 @@ def zone_name(key: str) -> str:
 
 def place(st: dict, eid: str, key: str, top: bool = False) -> str:
     """Move an entity into a zone; returns the zone it left."""
-    ent = st["e"][eid]
-    old = ent["z"]
-    ent.pop("k", None)  # what was shown to some players is unknown again once it moves
+    ent = st["things"][eid]
+    old = ent["zone"]
+    ent.pop("shown_to", None)  # what was shown to some players is unknown again once it moves
     lst = st["zones"].get(old)
     if lst is not None:
         try:
@@ -97,7 +97,7 @@ def place(st: dict, eid: str, key: str, top: bool = False) -> str:
             pass
         if not lst:
             del st["zones"][old]
-    ent["z"] = key
+    ent["zone"] = key
     dest = st["zones"].setdefault(key, [])
     if top:
         dest.insert(0, eid)

@@ -4,13 +4,25 @@ Running a block used to look each statement's handler up by name at every step; 
 block is a list of ready closures. A closure returns None, or a 1-tuple holding the value of
 a `return` that ends the enclosing procedure, which every block statement hands upwards.
 The common statements (`let`, `if`, `for`, `return`, `do`) are built here; the others call
-the interpreter's own handler. Content still cannot run Python.
+the interpreter's handler for their operation (see `handle`). Content still cannot run Python.
 """
 from __future__ import annotations
 
-from .expressions import compiled, fixed_candidates, loop_filter
+from . import ir
+from .expressions import compiled
+from .faults import EVALUATION_ERRORS as _CATCH, STEP_BUDGET, GameFault, LoopStop
+from .tables import COMPILED_LIMIT
 
-_CATCH = (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError)
+BUILT_HERE = {"let", "if", "for", "return", "do"}
+_HANDLERS = {}  # every other statement's operation -> its handler, handler(interp, node, env)
+
+
+def handle(handlers: dict) -> None:
+    """The interpreter's handlers, one for each statement of the IR not built here."""
+    missing = ir.STATEMENTS.keys() - BUILT_HERE - handlers.keys()
+    if missing:
+        raise ValueError(f"no handler for the statements {sorted(missing)}")
+    _HANDLERS.update(handlers)
 
 
 def compiled_block(game, block):
@@ -19,14 +31,15 @@ def compiled_block(game, block):
     f = cache.get(id(block))
     if f is None:
         f = _block(game, block) if game.profile is None else game.profile.aside(_block, game, block)
+        if len(cache) >= COMPILED_LIMIT:
+            cache.clear()
+            game.block_nodes.clear()
         cache[id(block)] = f
-        game.__dict__.setdefault("_keep", []).append(block)  # ids stay valid while cached
+        game.block_nodes.append(block)  # ids stay valid while cached
     return f
 
 
 def _block(game, block):
-    from .interpreter import STEP_BUDGET, GameFault
-
     steps = [(_statement(game, s), s[1]) for s in block]
     if game.profile is not None:  # each statement clocked (runtime/profile.py)
         steps = [(game.profile.clocked(f, pos, s[0]), pos) for (f, pos), s in zip(steps, block)]
@@ -57,8 +70,6 @@ def _block(game, block):
 
 def _guarded(game, e):
     """An expression as the interpreter's `ev` evaluates it: Python errors become faults at `e`."""
-    from .interpreter import GameFault
-
     f = compiled(game, e)
     pos, op = e[1], e[0]
 
@@ -71,8 +82,6 @@ def _guarded(game, e):
 
 
 def _statement(game, s):
-    from .interpreter import GameFault, Interp, _Stop
-
     op = s[0]
     if op == "let":
         var, e = s[2], s[3]
@@ -134,26 +143,6 @@ def _statement(game, s):
         return if_
     if op == "for":
         var, src, where, body = s[2], _guarded(game, s[3]), s[4], _block(game, s[5])
-        quick = loop_filter(game, where, var) if where is not None else None
-        picked = fixed_candidates(game, s[3], where, var) if quick is not None else None
-        if quick is not None:
-            wpos, wop = where[1], where[0]
-
-            def for_quick(it, env):
-                try:
-                    for x in picked(it) if picked is not None else list(it.items(src(it, env))):
-                        env[var] = x
-                        try:
-                            if not quick(it, env, x):
-                                continue
-                        except _CATCH as exc:
-                            raise GameFault(wpos, f"cannot evaluate `{wop}`: {exc}") from None
-                        r = body(it, env)
-                        if r is not None:
-                            return r
-                except _Stop:
-                    pass
-            return for_quick
         where = _guarded(game, where) if where is not None else None
 
         def for_(it, env):
@@ -165,22 +154,12 @@ def _statement(game, s):
                     r = body(it, env)
                     if r is not None:
                         return r
-            except _Stop:
+            except LoopStop:
                 pass
         return for_
-    if op not in _HANDLERS:
+    handler = _HANDLERS.get(op)
+    if handler is None:
         def unknown(it, env):
             raise KeyError(op)
         return unknown
-    handler = getattr(Interp, "s_" + _HANDLERS[op])
     return lambda it, env: handler(it, s, env)
-
-
-_HANDLERS = {
-    "let": "let", "set": "set", "gain": "gain", "lose": "lose", "pay": "pay", "move": "move",
-    "draw": "draw", "discard": "discard", "shuffle": "shuffle", "reveal": "reveal", "show": "show",
-    "conceal": "conceal", "remove": "remove", "putback": "putback", "mark": "mark",
-    "unmark": "unmark", "fail": "fail", "endgame": "endgame", "endturn": "endturn", "stop": "stop",
-    "log": "log", "emit": "emit", "perform": "perform", "return": "return", "do": "do",
-    "swap": "swap", "if": "if", "for": "for", "repeat": "repeat", "while": "while",
-    "choose": "choose", "may": "may", "secret": "secret"}

@@ -6,6 +6,8 @@ import json
 import math
 
 SUPPORTED_FORMAT = 1
+COMPILED_LIMIT = 200_000  # compiled nodes (and blocks) kept per game: see Game.closures
+KNOWN_LIMIT = 10_000  # answers kept per game for values met in play (options, places, distances)
 
 
 class TablesError(Exception):
@@ -41,13 +43,18 @@ class Game:
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
         self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
-        self.closures = {}  # expression node id -> compiled closure (runtime/expressions.py)
-        self.blocks = {}  # statement block id -> compiled closure (runtime/statements.py)
+        # Compiled IR is kept by the identity of its node, with the node itself so that the
+        # identity stays its own; the game's own IR is finitely many nodes, and past a bound
+        # (IR made afresh by a caller, such as an interruption's) the closures start afresh.
+        self.closures = {}  # id(expression node) -> its closure (runtime/expressions.py)
+        self.closure_nodes = []  # those nodes
+        self.blocks = {}  # id(statement block) -> its closure (runtime/statements.py)
+        self.block_nodes = []  # those blocks
         self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
-        self.offered = {}  # (type, value) -> the value as a decision's option (interpreter.offered)
+        self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
-        self.tally = {}  # procedure (action, expression) -> [look-ups watched, found again]: Interp.remembered
-        self.unremembered = set()  # those whose memory was judged not to pay
+        self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
+        self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
@@ -80,6 +87,8 @@ class Game:
         self.hidden_zone_names |= {z for z, d in self.pools.items() if d["visibility"] == "hidden"}
         self.hidden_zone_names |= {z for z, d in self.zones.items() if d["visibility"] == "hidden"}
         self.owner_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "owner"}
+        # actions with neither condition nor cost: always legal (flow.Choices.any_action)
+        self.free_actions = {a for a, d in self.actions.items() if "if" not in d and not d.get("cost")}
         self.windows = {}
         for a, d in self.actions.items():
             if d.get("window"):
@@ -90,6 +99,8 @@ class Game:
         for each place and distance (callers must not change the list)."""
         cache = self.__dict__.setdefault("_within", {})
         if (a, r) not in cache:
+            if len(cache) >= KNOWN_LIMIT:
+                cache.clear()
             d = self.distances_from(a)
             cache[a, r] = [l for l in self.locations if l != a and d.get(l, math.inf) <= r]
         return cache[a, r]
@@ -102,6 +113,8 @@ class Game:
         cache = self.__dict__.setdefault("_distances", {})
         if a in cache:
             return cache[a]
+        if len(cache) >= KNOWN_LIMIT:
+            cache.clear()
         locs = self.locations
         dist, todo = {a: 0}, [(0, a)]
         while todo:

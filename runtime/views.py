@@ -21,10 +21,10 @@ def _zone_visible(game, key: str, seat) -> bool:
 
 
 def can_see(game, st, eid: str, seat) -> bool:
-    ent = st["e"][eid]
-    if seat is not None and seat in ent.get("k", ()):
+    ent = st["things"][eid]
+    if seat is not None and seat in ent.get("shown_to", ()):
         return True  # shown to this player (`show X to P`) since it last moved
-    key = ent["z"]
+    key = ent["zone"]
     if not _zone_visible(game, key, seat):
         return False
     name = zone_name(key)
@@ -46,21 +46,21 @@ def view(game, st, seat=None) -> dict:
                 hidden += 1
         zones[key] = {"things": shown, "hidden": hidden}
         for eid in shown:
-            ent = st["e"][eid]
+            ent = st["things"][eid]
             t = {"type": game.proto_of.get(eid, eid), "up": ent["up"]}
-            if ent["c"]:
-                t["counters"] = dict(ent["c"])
-            if ent["m"]:
-                t["marks"] = sorted(ent["m"])
+            if ent["counters"]:
+                t["counters"] = dict(ent["counters"])
+            if ent["marks"]:
+                t["marks"] = sorted(ent["marks"])
             things[eid] = t
     players = {}
     for p in st["players"]:
-        ent = st["e"][p]
-        cs = {c: v for c, v in ent["c"].items() if p == seat or not game.counters[c]["hidden"]}
-        players[p] = {"counters": cs, "marks": sorted(ent["m"])}
+        ent = st["things"][p]
+        cs = {c: v for c, v in ent["counters"].items() if p == seat or not game.counters[c]["hidden"]}
+        players[p] = {"counters": cs, "marks": sorted(ent["marks"])}
     out = {
         "game": st["game"], "seat": seat, "round": st["round"], "first_player": st["first"],
-        "players": players, "counters": {c: v for c, v in st["g"].items() if not game.counters[c]["hidden"]},
+        "players": players, "counters": {c: v for c, v in st["game_counters"].items() if not game.counters[c]["hidden"]},
         "zones": zones, "things": things, "over": st["over"], "scores": st["scores"], "winners": st["winners"],
         "log": list(st["log"][-50:]), "decision": _decision(game, st, seat),
     }

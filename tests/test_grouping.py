@@ -8,7 +8,7 @@ from conftest import content_games, game_from
 from rulepress.runtime.agents import RandomAgent, step
 from rulepress.runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
 from rulepress.runtime.flow import new_game
-from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _known
+from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _still
 from rulepress.runtime.state import clone
 
 
@@ -43,7 +43,7 @@ def _agrees(it, keys):
 def _shake(it, rnd, game):
     """A random change of the state, made the way effects make it."""
     st = it.st
-    things = sorted(st["e"])
+    things = sorted(st["things"])
     x = rnd.choice(things)
     try:
         r = rnd.random()
@@ -51,7 +51,7 @@ def _shake(it, rnd, game):
             zones = sorted(st["zones"]) + sorted(game.locations)
             it.move(x, rnd.choice(zones), rnd.choice([None, "up", "down"]))
         elif r < 0.8:
-            counters = sorted(st["e"][x]["c"])
+            counters = sorted(st["things"][x]["counters"])
             if counters:
                 c = rnd.choice(counters)
                 if game.counters[c]["type"] == "number":
@@ -106,28 +106,29 @@ def test_a_fixed_attribute_from_the_games_table_is_the_one_read_from_each_thing(
     assert checked > 100
 
 
-def test_a_remembered_value_reads_a_grouping_as_one_read_and_sees_it_change():
-    """A value worked out through a grouping notes the grouping, not every thing it read; a
-    change of one thing's grouped attribute still makes the value be worked out again, in the
-    interpreter that made the change and in a new one."""
+def test_a_grouping_kept_by_the_game_follows_a_change_in_a_new_interpreter():
+    """The game keeps the last grouping made; a new interpreter uses it only while what it
+    read still holds, so a change of one thing's grouped attribute is seen at once."""
+    from rulepress.compiler.diagnostics import Pos
+    from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
+    loop = parse_expr("[c for c in every character where c.side == p]", lambda l, c: Pos("t", l, c))
     st = new_game(game, 2, "one-read")
-    call = ["call", "t:1:1", "on_board", [["name", "t:1:1", "p"]]]
-    mine = Interp(game, st).ev(call, {"p": "p1"})
-    reads = next(h[2] for k, h in _known(game, st).items() if k[0] == "on_board")
-    assert any(k[0] == "I" for k in reads) and not any(k[0] == "C" and k[2] == "side" for k in reads)
-    moved = mine[0]
+    mine = Interp(game, st).ev(loop, {"p": "p1"})
+    assert mine and ("character", "side") in game.groupings
+    kept = game.groupings[("character", "side")]
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == mine
+    assert game.groupings[("character", "side")] is kept  # found again, not made again
     it = Interp(game, st)
-    assert it.ev(call, {"p": "p1"}) == mine  # from memory
-    it.set_counter(moved, "side", "p2", "test")
-    assert it.ev(call, {"p": "p1"}) == mine[1:]
-    assert Interp(game, st).ev(call, {"p": "p1"}) == mine[1:]
-    assert moved in Interp(game, st).ev(call, {"p": "p2"})
+    it.set_counter(mine[0], "side", "p2", "test")
+    assert it.ev(loop, {"p": "p1"}) == mine[1:]
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == mine[1:]
+    assert mine[0] in Interp(game, st).ev(loop, {"p": "p2"})
 
 
-def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
-    """`x.side == p and x.location == d`, d by d, is answered from a second grouping kept in
-    the interpreter: after any change it must give what a look at every thing gives."""
+def test_a_loop_by_two_attributes_follows_every_change():
+    """`x.side == p and x.location == d`, d by d, walks a grouping kept in the interpreter:
+    after any change it must give what a look at every thing gives."""
     from rulepress.compiler.diagnostics import Pos
     from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
@@ -141,7 +142,7 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
         for p in st["players"]:
             for d in places:
                 fresh = [c for c in game.of_kind["character"] if c not in st["zones"].get("removed", ())
-                         and st["e"][c]["c"].get("side") == p and it.location_of(c) == d]
+                         and st["things"][c]["counters"].get("side") == p and it.location_of(c) == d]
                 assert it.ev(loop, {"p": p, "d": d}) == fresh, (p, d)
         _shake(it, rnd, game)
         if rnd.random() < 0.3:
@@ -150,31 +151,23 @@ def test_a_grouping_narrowed_by_a_second_attribute_follows_every_change():
 
 
 def test_every_kind_reads_only_the_removed_things_of_its_kind():
-    """`every K` notes ("X", K), the things of kind K taken out of the game: a value that walked
-    it still holds when a thing of another kind is taken out, and not when one of K is."""
+    """`every K` notes ("removed", K), the things of kind K taken out of the game: a grouping of K
+    still holds when a thing of another kind is taken out, and not when one of K is."""
     from rulepress.compiler.diagnostics import Pos
     from rulepress.compiler.dsl import parse_expr
     game = game_from("content/night-city")
-    every = parse_expr("every character", lambda l, c: Pos("t", l, c))
+    loop = parse_expr("[c for c in every character where c.side == p]", lambda l, c: Pos("t", l, c))
     other = next(k for k in game.of_kind if k != "character")
     st = new_game(game, 2, "every-kind")
-    key = ("every-kind-test",)
-    worked = []
-
-    def walk():  # in a new interpreter, as a later task would
-        it = Interp(game, st)
-        return it.remembered(key, lambda: worked.append(1) or it.ev(every, {}))
-    first = walk()
-    assert _known(game, st)[key][2] == {("X", "character"): ()}
+    first = Interp(game, st).ev(loop, {"p": "p1"})
+    kept = game.groupings[("character", "side")]
+    assert kept.reads[("removed", "character")] == ()
     it = Interp(game, st)
     it.move(game.of_kind[other][0], "removed", "up")
-    assert walk() == first and len(worked) == 1  # still holds
-    out = first[0]
-    it.move(out, "removed", "up")
-    assert it.ev(every, {}) == first[1:]
-    assert walk() == first[1:] and len(worked) == 2
-    it.move(out, "supply")
-    assert walk() == first and len(worked) == 3
+    assert _still(Interp(game, st), kept.reads)
+    it.move(first[0], "removed", "up")
+    assert not _still(Interp(game, st), kept.reads)
+    assert Interp(game, st).ev(loop, {"p": "p1"}) == first[1:]
 
 
 @pytest.mark.parametrize("name", content_games())
@@ -202,35 +195,3 @@ def test_the_things_in_play_follow_every_move_in_and_out_of_the_removed_zone(nam
     assert moved_out > 10
 
 
-@pytest.mark.parametrize("name", content_games())
-def test_a_loop_by_a_printed_value_walks_the_things_a_look_at_each_would_let_through(name):
-    """`for each x in every K where x.a == "v" and ...` walks only the things of K whose printed
-    `a` is v, picked out once per game: they must be those a look at every thing in play finds,
-    in the same order, also while some of them lie out of the game."""
-    from rulepress.runtime.expressions import fixed_candidates
-    game = game_from(f"content/{name}")
-    rnd = random.Random(f"picked:{name}")
-    st = new_game(game, game.players_min if game.players_min > 1 else 2, f"picked:{name}")
-    it = Interp(game, st)
-    things = sorted(x for kind in game.of_kind for x in game.of_kind[kind])
-    checked = 0
-    for _round in range(4):
-        for kind in sorted(game.of_kind):
-            for a in sorted({k for x in game.of_kind[kind] for k in game.attrs_of[x]} - set(game.counters)):
-                printed = [game.attrs_of[x].get(a) for x in game.of_kind[kind]]
-                values = sorted({v for v in printed if isinstance(v, (str, int)) and not isinstance(v, bool)}, key=repr)
-                for v in values[:3]:
-                    lit = ["str" if isinstance(v, str) else "num", "t", v]
-                    where = ["and", "t", ["op", "t", "==", ["attr", "t", ["name", "t", "x"], a], lit], ["num", "t", 1]]
-                    picked = fixed_candidates(game, ["every", "t", kind], where, "x")
-                    assert picked is not None, (kind, a)
-                    live = _in_play(game, ["every", "t", kind])(it)
-                    read = _attr_reader(game, a, "test")
-                    assert list(picked(it)) == [x for x in live if read(it, x) == v], (kind, a, v)
-                    checked += 1
-        for x in rnd.sample(things, min(8, len(things))):  # some things out of the game, some back
-            try:
-                it.move(x, rnd.choice(["removed", "supply"]), "up")
-            except (Suspend, Fail, GameFault, GameOver):
-                pass
-    assert checked > 10

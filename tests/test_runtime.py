@@ -52,7 +52,7 @@ def test_illegal_choice_is_refused_with_a_reason_and_changes_nothing(duel):
 
 def test_cost_that_cannot_be_paid_makes_the_action_illegal(duel):
     st = new_game(duel, 2, 5, first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0
+    st["things"]["p1"]["counters"]["gold"] = 0
     st["pending"] = None
     st["flow"]["stage"] = "turn_act"
     from rulepress.runtime.flow import advance
@@ -80,11 +80,11 @@ def test_threshold_fires_once_when_a_track_reaches_it(duel):
     from rulepress.runtime.interpreter import Interp
     it = Interp(duel, st)
     for _ in range(4):
-        it.set_counter(None, "tension", st["g"]["tension"] + 1, "test")
-    assert st["g"]["tension"] == 4
-    assert [st["e"][p]["c"]["vp"] for p in st["players"]] == [1, 1]
+        it.set_counter(None, "tension", st["game_counters"]["tension"] + 1, "test")
+    assert st["game_counters"]["tension"] == 4
+    assert [st["things"][p]["counters"]["vp"] for p in st["players"]] == [1, 1]
     it.set_counter(None, "tension", 99, "test")
-    assert st["g"]["tension"] == 5                      # clamped at the track's end
+    assert st["game_counters"]["tension"] == 5                      # clamped at the track's end
 
 
 def test_an_endless_loop_stops_with_an_error_naming_its_line(tmp_path):
@@ -212,7 +212,7 @@ def test_marks_until_end_of_turn_are_still_there_for_turn_end_triggers(tmp_path)
                          "      if player has hasty:\n        gain 10 vp\n")
     st = new_game(game, 2, 1, first="p1")
     apply(game, st, "arm")
-    assert st["e"]["p1"]["c"]["vp"] == 10 and "hasty" not in st["e"]["p1"]["m"]
+    assert st["things"]["p1"]["counters"]["vp"] == 10 and "hasty" not in st["things"]["p1"]["marks"]
 
 
 def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
@@ -225,9 +225,9 @@ def test_turn_ends_look_for_timed_marks_only_while_one_may_be_in_play(duel):
     assert "timed" not in st["flow"]               # the duel makes none: turn ends walk nothing
     ir = parse("mark player as dazed until end of turn\nmark player as scarred", lambda l, c: Pos("run", l, c))
     interrupt(duel, st, ir, {"player": "p1"})
-    assert st["flow"].get("timed") and st["e"]["p1"]["m"] == {"dazed": "turn", "scarred": "ever"}
+    assert st["flow"].get("timed") and st["things"]["p1"]["marks"] == {"dazed": "turn", "scarred": "ever"}
     apply(duel, st, "arm")
-    assert st["e"]["p1"]["m"] == {"scarred": "ever"} and "timed" not in st["flow"]
+    assert st["things"]["p1"]["marks"] == {"scarred": "ever"} and "timed" not in st["flow"]
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
@@ -251,46 +251,9 @@ def test_a_waiting_effects_snapshot_stays_the_state_it_started_from(folder):
     assert waited > 10
 
 
-@pytest.mark.parametrize("folder", ["content/night-city", "content/study-in-emerald", "content/android"])
-def test_remembered_values_are_the_values_worked_out_afresh(folder, monkeypatch):
-    """Pure procedures and action conditions are remembered with what they read; every value
-    taken from memory must be the one a fresh evaluation gives in the same state."""
-    from tests.conftest import game_from
-    from rulepress.runtime import interpreter as I
-    game = game_from(folder)
-    real = I.Interp.remembered
-    checked = []
-
-    def fresh(it, work, args):
-        monkeypatch.setattr(I.Interp, "remembered", lambda self, key, w, *a: w(*a))
-        saved = it.memo, it._known, it.track, it.steps
-        it.memo, it._known, it.track = {}, {}, None
-        try:
-            return work(*args)
-        finally:
-            it.memo, it._known, it.track, it.steps = saved
-            monkeypatch.setattr(I.Interp, "remembered", checking)
-
-    def checking(self, key, work, *args):
-        v = real(self, key, work, *args)
-        again = fresh(self, work, args)
-        assert type(v) is type(again) and v == again, key
-        checked.append(key)
-        return v
-
-    monkeypatch.setattr(I.Interp, "remembered", checking)
-    st = new_game(game, 2, 9)
-    agents = {p: RandomAgent(f"r{p}") for p in st["players"]}
-    for _ in range(300):
-        if st["pending"] is None:
-            break
-        step(game, st, agents)
-    assert len(checked) > 100
-
-
-def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep():
-    """Memory must not change what happens: a call that would nest past the limit fails
-    even when the same call was worked out and remembered higher up."""
+def test_a_call_fails_where_it_would_nest_too_deep_though_it_worked_higher_up():
+    """A call that would nest past the limit fails, even when the same call with the same
+    arguments was worked out a moment before from higher up."""
     from rulepress.runtime.interpreter import DEPTH_LIMIT, Interp
     from tests.conftest import game_from
     game = game_from("tests/games/duel")
@@ -303,7 +266,6 @@ def test_a_remembered_value_still_fails_where_working_it_out_would_nest_too_deep
     st = new_game(game, 2, 1)
     it = Interp(game, st)
     assert it.ev(call, {}) == DEPTH_LIMIT - 10
-    assert it.ev(call, {}) == DEPTH_LIMIT - 10    # from memory
     it.depth = 20
     with pytest.raises(GameFault, match="nest more than"):
         it.ev(call, {})
@@ -361,25 +323,10 @@ def test_an_effect_waiting_in_memory_sees_what_an_interruption_changed(tmp_path)
                          "procedures:\n  - id: wealth\n    params: [p]\n    effect: |\n      return p.gold\n")
     st = new_game(game, 2, 1, first="p1")
     apply(game, st, "arm")
-    assert st["pending"]["kind"] == "may" and st["e"]["p1"]["c"]["gold"] == 2
+    assert st["pending"]["kind"] == "may" and st["things"]["p1"]["counters"]["gold"] == 2
     interrupt(game, st, parse("gain 3 gold to p1", lambda l, c: Pos("t", l, c)), {"player": "p1"})
     apply(game, st, "yes")
-    assert st["e"]["p1"]["c"]["vp"] == 5
-
-
-def test_a_flow_check_is_remembered_only_where_it_calls_or_loops_over_things(duel):
-    """Looking a value up costs more than reading a few names: a check that reads the players'
-    counters is worked out each time; one that calls or walks the things is remembered."""
-    from rulepress.compiler.diagnostics import Pos
-    from rulepress.compiler.dsl import parse_expr
-    from rulepress.runtime.analysis import worth_remembering
-
-    def worth(text):
-        return worth_remembering(duel, parse_expr(text, lambda l, c: Pos("t", l, c)))
-    assert not worth("tension == 1 and any(p.vp >= 25 for p in players)")
-    assert not worth("all(p.gold > 0 for p in players)")
-    assert worth("any(count(p.hand) > 2 for p in players)")
-    assert worth("any(x.power > 2 for x in table)")
+    assert st["things"]["p1"]["counters"]["vp"] == 5
 
 
 def test_within_lists_the_other_locations_no_farther_than_the_distance_each_time_anew():
@@ -412,7 +359,7 @@ def test_a_turns_options_are_worked_out_when_asked_and_a_random_pick_is_always_l
     from rulepress.runtime import rng
     from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "lazy", first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0              # dig cannot be paid for
+    st["things"]["p1"]["counters"]["gold"] = 0              # dig cannot be paid for
     before = json.dumps(st, sort_keys=True)
     opts = choices(duel, st)
     assert [o["id"] for o in opts] == _eager_options(duel, st)
@@ -460,24 +407,10 @@ def test_whether_a_turn_goes_on_is_found_by_checking_the_cheapest_conditions_fir
     assert "rest" in [o["id"] for o in decision(game, st)["options"]]
 
 
-def test_ranking_conditions_by_cost_counts_each_procedure_once():
-    """Forty procedures, each calling the next twice: counted call by call, that would be 2**40
-    walks; each is counted once, and a procedure that calls itself counts nothing there."""
-    from types import SimpleNamespace
-    from rulepress.runtime.analysis import cheap_first
-    at = "t:1:1"
-    call = lambda name: ["call", at, name, []]  # noqa: E731
-    procs = {f"p{i}": {"params": [], "effect": [["return", at, ["and", at, call(f"p{i + 1}"), call(f"p{i + 1}")]]]}
-             for i in range(40)}
-    procs["p40"] = {"params": [], "effect": [["return", at, call("p40")]]}
-    game = SimpleNamespace(procedures=procs, actions={"deep": {"if": call("p0")}, "plain": {"if": ["num", at, 1]}})
-    assert cheap_first(game, {"id": "main", "actions": ["deep", "plain"]}) == ["plain", "deep"]
-
-
 def test_options_of_another_decision_do_not_vouch_for_a_choice(duel):
     from rulepress.runtime.flow import choices
     st = new_game(duel, 2, "vouch", first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0
+    st["things"]["p1"]["counters"]["gold"] = 0
     old = choices(duel, st)
     old.known["dig"] = True                     # what an earlier decision's options said
     st["pending"] = dict(st["pending"])         # the decision now pending is another one
@@ -514,3 +447,41 @@ def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
     assert wide["count"] == 12 and histogram([0, 24, 5], wide) == [1, 0, 1] + [0] * 8 + [1]
     half = score_bins([0, 11.5, 2.9])  # scores that are not whole: twelve bins of 11.5/12, not one a point
     assert half["count"] == 12 and histogram([0, 11.5, 2.9], half) == [1, 0, 0, 1] + [0] * 7 + [1]
+
+
+def _kept_sizes(game) -> dict:
+    """How many entries each table the runtime keeps with a game holds."""
+    return {k: len(v) for k, v in vars(game).items() if isinstance(v, (dict, list, set))}
+
+
+def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation():
+    """Every turn of tests/games/watch starts and ends with a conditional trigger: once the
+    rules have all been met, more games add nothing to what the game keeps (its compiled
+    closures, the answers worked out once), nor to the live tasks kept aside."""
+    from rulepress.runtime import continuation
+    game = game_from("tests/games/watch")
+    for seed in range(100):
+        _play(game, seed, players=4)
+    after_100 = _kept_sizes(game)
+    assert after_100["closures"] and after_100["blocks"]
+    for seed in range(100, 300):
+        _play(game, seed, players=4)
+    assert _kept_sizes(game) == after_100
+    assert len(continuation._live) <= continuation.LIMIT
+
+
+def test_closures_kept_for_ir_made_afresh_stay_within_their_bound(duel, monkeypatch):
+    """A caller may hand the runtime IR of its own, afresh each time (an interruption's):
+    the closures kept by the identity of a block or expression are bounded, and each block
+    still runs as written."""
+    from rulepress.runtime import expressions, statements
+    from rulepress.runtime.interpreter import Interp
+    monkeypatch.setattr(expressions, "COMPILED_LIMIT", 20)
+    monkeypatch.setattr(statements, "COMPILED_LIMIT", 20)
+    P = "t:1:1"
+    st = new_game(duel, 2, 1)
+    for i in range(200):
+        Interp(duel, st).call_block([["log", P, ["str", P, f"line {i}"]]], {"player": "p1"})
+        assert len(duel.blocks) <= 20 and len(duel.closures) <= 20
+        assert len(duel.block_nodes) == len(duel.blocks) and len(duel.closure_nodes) == len(duel.closures)
+    assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran

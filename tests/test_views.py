@@ -17,8 +17,8 @@ def hidden_from(game, st, seat):
     for key, ids in st["zones"].items():
         name, owner = zone_name(key), zone_owner(key)
         for eid in ids:
-            up = st["e"][eid]["up"]
-            if seat in st["e"][eid].get("k", ()):
+            up = st["things"][eid]["up"]
+            if seat in st["things"][eid].get("shown_to", ()):
                 continue  # shown to this seat
             if name in game.decks or (name in game.pools and game.pools[name]["visibility"] == "hidden"):
                 out.add(eid)
@@ -33,7 +33,9 @@ def hidden_from(game, st, seat):
 
 
 def _check_game(game, seeds, players):
-    checked = 0
+    """(hidden things checked absent, visible things checked present) over the views of
+    every seat and a spectator at every step of some random games."""
+    hidden = shown = 0
     for seed in seeds:
         st = new_game(game, players, seed)
         agents = {p: RandomAgent(f"{seed}{p}") for p in st["players"]}
@@ -42,21 +44,27 @@ def _check_game(game, seeds, players):
             steps += 1
             for seat in st["players"] + [None]:
                 text = json.dumps(view(game, st, seat))
-                for eid in hidden_from(game, st, seat):
+                secret = hidden_from(game, st, seat)
+                for eid in secret:
                     assert f'"{eid}"' not in text, f"{eid} leaks into the view of {seat}"
-                    checked += 1
+                    hidden += 1
+                for eid in (x for ids in st["zones"].values() for x in ids if x not in secret):
+                    assert f'"{eid}"' in text, f"{eid} is missing from the view of {seat}"
+                    shown += 1
             step(game, st, agents)
-    return checked
+    return hidden, shown
 
 
 def test_views_of_the_test_game_hide_hands_decks_and_face_down_tokens(duel):
-    assert _check_game(duel, range(3), 3) > 0
+    hidden, shown = _check_game(duel, range(3), 3)
+    assert hidden > 100 and shown > 100
 
 
 @pytest.mark.parametrize("name", content_games())
 def test_views_of_every_content_game_hide_what_they_must(name):
     game = game_from(os.path.join("content", name))
-    _check_game(game, range(2), game.players_min)
+    hidden, shown = _check_game(game, range(2), game.players_min)
+    assert hidden > 100 and shown > 100
 
 
 def test_hidden_counters_show_only_to_their_owner(duel):
