@@ -65,8 +65,8 @@ class Recording:
         """Note the things not yet seen moving that are no longer where they began, and the
         locations not yet entered that something moved into: both sets only shrink, so this
         costs less as games go on."""
-        ents, first, still, empty = st["e"], self.first, self.still, self.empty
-        gone = [x for x in still if x in ents and ents[x]["z"] != first[x]]
+        ents, first, still, empty = st["things"], self.first, self.still, self.empty
+        gone = [x for x in still if x in ents and ents[x]["zone"] != first[x]]
         if gone:
             still.difference_update(gone)
         zones = st["zones"]

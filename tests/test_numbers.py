@@ -47,4 +47,4 @@ def test_a_result_beyond_the_bound_stops_the_game_where_it_is_made(tmp_path, lin
 
 def test_the_bound_itself_is_a_number_a_game_holds(tmp_path):
     st = arm_does(tmp_path, "let x = 999999999999\nset vp to x * 1000 + 1000 - x * 1000")  # 10^15 on the way
-    assert st["e"]["p1"]["c"]["vp"] == 1000 and LIMIT == 10**15
+    assert st["things"]["p1"]["counters"]["vp"] == 1000 and LIMIT == 10**15
