@@ -1,0 +1,247 @@
+"""Rules that find dead or impossible content: names that hide the language's own, marks
+set and never tested (or tested and never set), options named by what names nothing,
+comparisons no thing can pass, and statements the language accepts but would ignore.
+
+Reads the model that model.build_model made; runs once its effects are parsed and checked.
+Marks are the one finding that needs every file's effects: each file's marks are kept by
+the validation cache beside the names its effects use (Model.marks_by_file), so a check of
+changed files alone knows the others' (Model.pooled["m"]).
+"""
+from __future__ import annotations
+
+from .content import RowBlock
+from .diagnostics import Pos, Report, did_you_mean
+from .names import BUILTIN_ATTRS, BUILTIN_NAMES
+
+_THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
+_BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
+_SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
+
+
+def lint(m, report: Report, only=None) -> None:
+    values = _attr_values(m)
+    _shadowed_declarations(m, report, only)
+    walker = _Walker(m, report, values, only)
+    for (sec, iid, field), ir in m.ir.items():
+        if not ir:
+            continue  # known by its facts only (see build_model's `known`)
+        walker.in_procedure = sec == "procedures"
+        if field in ("if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass") \
+                or field.endswith(".if"):
+            walker.expr(ir, {})
+        else:
+            walker.block(ir, {})
+    _marks(m, report, walker, only)
+
+
+# ---- names that hide the language's own -------------------------------------------
+
+def _shadowed_declarations(m, report, only) -> None:
+    """An attribute, or a counter or zone things have, named like a built-in attribute: the
+    built-in is read first (runtime interpreter.attr), so the content's value never is."""
+    def warn(pos, what, name):
+        if only is None or pos.file in only:
+            report.warning(pos, "W010", f"{what} `{name}` has the name of a built-in: `x.{name}` is {BUILTIN_ATTRS[name]}, "
+                                        f"so this {what.split()[-1]} can never be read; rename it")
+    for sec in _THINGS:
+        for d in (m.by_section.get(sec) or {}).values():
+            attrs = d.get("attrs")
+            if not attrs or not hasattr(attrs, "key_pos"):
+                continue
+            for k in attrs:
+                if k in BUILTIN_ATTRS:
+                    warn(attrs.key_pos.get(k, d.pos), "attribute", k)
+    for sec, scopes in (("counters", m.counters_of), ("zones", m.zones_of), ("decks", m.zones_of)):
+        for cid, d in m.by_section[sec].items():
+            if cid in BUILTIN_ATTRS and scopes.get(cid) != "game":
+                warn(d.val_pos.get("id", d.pos) if hasattr(d, "val_pos") else d.pos, sec[:-1], cid)
+
+
+# ---- the values things have --------------------------------------------------------
+
+class _Values:
+    """Which text values an attribute can have, by kind: None where any value can be (an
+    attribute of entries given as rows, whose values the model does not keep)."""
+
+    def __init__(self):
+        self.of = {}  # (kind, attribute) -> set of values
+        self.any_value = set()  # attributes whose values are not all known
+
+    def can_be(self, kinds, attr, value) -> bool:
+        if attr in self.any_value:
+            return True
+        return any(value in self.of.get((k, attr), ()) for k in kinds)
+
+    def known_kinds(self, attr):
+        return [k for (k, a) in self.of if a == attr]
+
+
+def _attr_values(m) -> _Values:
+    v = _Values()
+    for block in m.src.items.get("cards", ()) + m.src.items.get("pieces", ()) + m.src.items.get("locations", ()):
+        if type(block.data) is RowBlock:
+            v.any_value.update(block.data.types[0::2])
+    def add(kind, iid, attrs):
+        v.of.setdefault((kind, "type"), set()).add(iid)
+        v.of.setdefault((kind, "kind"), set()).add(kind)
+        for k, val in (attrs or {}).items():
+            if k in BUILTIN_ATTRS:
+                continue  # never read: the built-in is (W010)
+            if isinstance(val, list):
+                v.any_value.add(k)  # (lists compare as lists: not judged here)
+            else:
+                v.of.setdefault((kind, k), set()).add(str(val) if isinstance(val, str) else val)
+    for sec, default in _THINGS.items():
+        if sec == "tokens":
+            continue
+        for iid, d in (m.by_section.get(sec) or {}).items():
+            add(d.get("kind") or default, iid, d.get("attrs"))
+    for pool in m.by_section["pools"].values():  # a pool's tokens are of its kind
+        for tok in pool.get("tokens") or ():
+            if hasattr(tok, "get") and isinstance(tok.get("id"), str):
+                add(pool.get("kind") or "token", tok["id"], tok.get("attrs"))
+    # copies are `id#n`; players are p1, p2, ... and have kind `player`
+    v.any_value.add("id")
+    return v
+
+
+# ---- effects -----------------------------------------------------------------------
+
+class _Walker:
+    """Walks an effect's IR knowing, for each name a loop or choice gives, the kind of thing
+    it stands for where the loop runs over `every KIND`."""
+
+    def __init__(self, m, report, values, only):
+        self.m, self.report, self.values, self.only = m, report, values, only
+        self.options = set((m.game.get("options") or {}).keys())
+        self.in_procedure = False
+        self.marks = {}  # "+name"/"?name" -> first position (shown path), in these files
+
+    def pos(self, node) -> Pos:
+        f, l, c = node[1].rsplit(":", 2)
+        return Pos(self.m.shown_of.get(f, f), int(l), int(c))
+
+    def say(self, node, severity, code, msg):
+        p = self.pos(node)
+        if self.only is None or p.file in self.only:
+            (self.report.error if severity == "error" else self.report.warning)(p, code, msg)
+
+    def block(self, stmts, kinds):
+        for s in stmts or ():
+            self.stmt(s, kinds)
+
+    def stmt(self, s, kinds):
+        op = s[0]
+        if op == "return" and not self.in_procedure:
+            self.say(s, "error", "D031", "`return` outside a procedure: only a procedure gives back a value; "
+                                         "to end this effect early, put the rest under `if`")
+        elif op == "mark":
+            self._mark(s, _SET, s[3])
+        if op in _BINDERS:
+            kinds = self._bind(s, kinds)
+        for x in s[2:]:
+            self._any(x, kinds)
+
+    def _any(self, x, kinds):
+        if type(x) is list and x:
+            if type(x[0]) is str:
+                if x[0] in _STATEMENTS:
+                    self.stmt(x, kinds)
+                else:
+                    self.expr(x, kinds)
+            else:
+                for y in x:
+                    self._any(y, kinds)
+        elif type(x) is dict:
+            for y in x.values():
+                self._any(y, kinds)
+        elif type(x) is tuple:
+            for y in x:
+                self._any(y, kinds)
+
+    def _bind(self, node, kinds):
+        name_at, coll_at = _BINDERS[node[0]]
+        coll = node[coll_at]
+        if type(coll) is list and coll and coll[0] == "every" and coll[2] != "player":
+            return {**kinds, node[name_at]: coll[2]}
+        if node[name_at] in kinds:
+            return {k: v for k, v in kinds.items() if k != node[name_at]}
+        return kinds
+
+    def expr(self, e, kinds):
+        op = e[0]
+        if op == "has":
+            self._mark(e, _TESTED, e[3])
+        elif op == "op" and e[2] in ("==", "!="):
+            self._comparison(e, kinds)
+        elif op == "call" and e[2] == "option":
+            self._option(e)
+        if op in _BINDERS:
+            kinds = self._bind(e, kinds)
+        for x in e[2:]:
+            self._any(x, kinds)
+
+    def _mark(self, node, use, name):
+        self.marks.setdefault((use + name, self.pos(node).file), node)  # the first in each file
+
+    def _option(self, e):
+        if len(e[3]) != 1:
+            return
+        arg = e[3][0]
+        if arg[0] == "name" and arg[2] in self.options:
+            self.say(arg, "error", "D030", f"option `{arg[2]}` is named without quotes, so it is read as a name "
+                                           f"(which has no value); write option(\"{arg[2]}\")")
+        elif arg[0] == "str" and arg[2] not in self.options:
+            known = ", ".join(sorted(self.options)) or "none"
+            self.say(arg, "error", "D030", f"option \"{arg[2]}\" names no option of the game (game: options: {known})"
+                                           f"{did_you_mean(arg[2], self.options)}")
+
+    def _comparison(self, e, kinds):
+        a, b = e[3], e[4]
+        if a[0] == "str":
+            a, b = b, a
+        if a[0] != "attr" or b[0] != "str" or a[2][0] != "name":
+            return
+        attr, value, var = a[3], b[2], a[2][2]
+        m, values = self.m, self.values
+        if attr in m.counters_of or attr in m.zones_of or attr in values.any_value or attr in _UNJUDGED:
+            return  # values only play gives them
+        kind = kinds.get(var)
+        having = values.known_kinds(attr)
+        if not having:
+            return  # no thing has it: a player's, or unknown (the checker's own D014)
+        among = [kind] if kind else having
+        if values.can_be(among, attr, value):
+            return
+        if not kind and attr == "type" and value[:1] == "p" and value[1:].isdigit():
+            return  # a player's type is its seat id
+        whose = f"no {kind}" if kind else "no thing"
+        what = "the comparison never holds" if e[2] == "==" else "the comparison always holds"
+        hint = f" (`x.{attr}` is the built-in: {BUILTIN_ATTRS[attr]})" if attr in BUILTIN_ATTRS else ""
+        have = sorted(str(v) for k in among for v in values.of.get((k, attr), ()))
+        self.say(e, "warning", "W013", f"`{var}.{attr} {e[2]} \"{value}\"`: {whose} has `{attr}` \"{value}\"{hint}, so "
+                                       f"{what}{did_you_mean(value, have)}")
+
+
+_UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
+_STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show",
+               "conceal", "remove", "putback", "mark", "unmark", "fail", "endgame", "endturn", "stop", "log",
+               "emit", "perform", "return", "do", "swap", "if", "for", "repeat", "while", "choose", "may", "secret"}
+
+
+def _marks(m, report, walker, only) -> None:
+    """A mark tested and never set is never there; one set and never tested changes nothing."""
+    m.marks_by_file = by_file = {}
+    for key, file in walker.marks:
+        by_file.setdefault(file, set()).add(key)
+    everywhere = {key for key, _f in walker.marks} | set((m.pooled or {}).get("m", ()))
+    for (key, _f), node in walker.marks.items():
+        use, name = key[0], key[1:]
+        if use == _TESTED and _SET + name not in everywhere:
+            set_ones = [k[1:] for k in everywhere if k[0] == _SET]
+            walker.say(node, "warning", "W011", f"mark `{name}` is tested but no effect sets it (`mark ... as {name}`), "
+                                                f"so the test never passes{did_you_mean(name, set_ones)}")
+        elif use == _SET and _TESTED + name not in everywhere:
+            tested = [k[1:] for k in everywhere if k[0] == _TESTED]
+            walker.say(node, "warning", "W012", f"mark `{name}` is set but no effect tests it (`x has {name}`), "
+                                                f"so setting it changes nothing{did_you_mean(name, tested)}")
