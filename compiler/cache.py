@@ -80,8 +80,12 @@ def checker_version() -> str:
 
 def validate_game(folder: str) -> Report:
     """The report a full check of the game folder gives, from the cache where it still holds."""
+    from .scenarios import check_folder
     with no_collection():
-        return _validate(folder)
+        report = _validate(folder)
+    if not report.errors:  # scenarios are read against a game that compiles
+        report.extend(check_folder(folder))
+    return report
 
 
 def _validate(folder: str) -> Report:

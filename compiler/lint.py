@@ -26,8 +26,7 @@ def lint(m, report: Report, only=None) -> None:
         if not ir:
             continue  # known by its facts only (see build_model's `known`)
         walker.in_procedure = sec == "procedures"
-        if field in ("if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass") \
-                or field.endswith(".if"):
+        if field in _EXPR_FIELDS or field.endswith(".if"):
             walker.expr(ir, {})
         else:
             walker.block(ir, {})
@@ -245,3 +244,54 @@ def _marks(m, report, walker, only) -> None:
             tested = [k[1:] for k in everywhere if k[0] == _TESTED]
             walker.say(node, "warning", "W012", f"mark `{name}` is set but no effect tests it (`x has {name}`), "
                                                 f"so setting it changes nothing{did_you_mean(name, tested)}")
+
+
+# ---- scenarios (see scenarios.py) --------------------------------------------------
+
+def marks_set(m) -> set:
+    """The marks the game's effects set."""
+    walker = _Walker(m, Report(), _Values(), None)
+    for (sec, iid, field), ir in m.ir.items():
+        if ir and field not in _EXPR_FIELDS and not field.endswith(".if"):
+            walker.block(ir, {})
+    return {key[1:] for key, _f in walker.marks if key[0] == _SET}
+
+
+_EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
+
+
+def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> None:
+    """A scenario's text: the same rules as an effect's, and a mark it tests must be one the
+    game or the scenario sets; a copy named in quotes (`"zombie#2"`) must exist. `marks`
+    gains what the text sets."""
+    walker = _Walker(m, report, _attr_values(m), None)
+    if statements:
+        walker.block(ir, {})
+    else:
+        walker.expr(ir, {})
+    for (key, _f), node in walker.marks.items():
+        if key[0] == _SET:
+            marks.add(key[1:])
+    for (key, _f), node in walker.marks.items():
+        if key[0] == _TESTED and key[1:] not in marks:
+            walker.say(node, "error", "D033", f"mark `{key[1:]}` is tested but neither the game nor the scenario sets it"
+                                              f"{did_you_mean(key[1:], marks)}")
+    for node in _strings(ir):
+        text = node[2]
+        if "#" in text and text not in copies and text.split("#")[0] in m.ids:
+            base = text.split("#")[0]
+            walker.say(node, "error", "D032", f"no copy `{text}`: the copies of `{base}` are "
+                                              f"{', '.join(sorted((c for c in copies if c.startswith(base + '#')), key=len)[:5]) or 'just ' + base}")
+
+
+def _strings(node):
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if type(x) is list and x:
+            if x[0] == "str" and len(x) == 3 and isinstance(x[2], str):
+                yield x
+            else:
+                stack.extend(y for y in x if type(y) in (list, dict))
+        elif type(x) is dict:
+            stack.extend(x.values())
