@@ -51,6 +51,14 @@ def _proc(effect: str, extra: str = "") -> str:
             + "actions:\n  - id: do_push\n    name: {en: Push, ru: Толчок}\n    effect: push()\n")
 
 
+def _scenario(body: str) -> str:
+    """A scenario file of the tutorial game with these lines under `scenario:`."""
+    return "scenario:\n  name: Nitro moves the racer\n  players: 2\n" + "".join(f"  {line}\n" for line in body.splitlines())
+
+
+_SCEN = "scenarios/nitro.yaml"
+
+
 CATALOGUE: dict[str, dict] = {
     # ---- Y: reading the YAML file ------------------------------------------------
     "Y001": {
@@ -218,6 +226,22 @@ CATALOGUE: dict[str, dict] = {
                    "list or map has fewer entries than it must.",
         "wrong": _CARD + "    count: 0\n",
         "right": _CARD + "    count: 1\n",
+    },
+    "S010": {
+        "title": "not a scenario file",
+        "explain": "A file of a game's scenarios/ folder holds one map, `scenario:`, with the scenario's keys "
+                   "under it (docs/scenarios.md). This one does not, so it could not be run.",
+        "file": _SCEN,
+        "wrong": "name: Nitro moves the racer\nsetup: |\n  move \"nitro#1\" to p1.hand\n",
+        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+    },
+    "S011": {
+        "title": "scenario sets an unknown option",
+        "explain": "A scenario's `options:` names options of the game (`game: options:`). An unknown one "
+                   "would be set and never read, so the scenario would test the default instead.",
+        "file": _SCEN,
+        "wrong": _scenario("options: {short_race: true}\nexpect:\n  - p1.position == 0"),
+        "right": _scenario("expect:\n  - p1.position == 0"),
     },
     "S101": {
         "title": "translation missing",
@@ -446,6 +470,44 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _proc("gain \"three\" position"),
         "right": _proc("gain 3 position"),
     },
+    "D030": {
+        "title": "option named by what names nothing",
+        "explain": "`option(\"name\")` reads a game option, named in quotes; the name must be one of "
+                   "`game: options:`. Without quotes the name is read as a name of the game, which has "
+                   "no value, so `option(...)` gives nothing and the rule silently never applies.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if option(short):\n          log "short game"') + _SCORING,
+        "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if option("short"):\n          log "short game"') + _SCORING,
+    },
+    "D031": {
+        "title": "`return` outside a procedure",
+        "explain": "Only a procedure gives back a value. Elsewhere `return` is accepted by the grammar "
+                   "but means nothing the rules could say; to end an effect early, put the rest of it "
+                   "under `if`.",
+        "wrong": "actions:\n  - id: rest\n    name: {en: Rest, ru: Отдых}\n    effect: |\n"
+                 "      if player.position > 5:\n        return\n      gain 1 position\n",
+        "right": "actions:\n  - id: rest\n    name: {en: Rest, ru: Отдых}\n    effect: |\n"
+                 "      if player.position <= 5:\n        gain 1 position\n",
+    },
+    "D032": {
+        "title": "one copy named without quotes",
+        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`. In an effect or a scenario, "
+                   "`#` starts a comment, so `nitro#2` is read as `nitro` (the card, not a copy) and the "
+                   "rest of the line is lost. Name one copy in quotes: `\"nitro#2\"`. In a quoted name, the "
+                   "copy must exist.",
+        "file": _SCEN,
+        "wrong": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+    },
+    "D033": {
+        "title": "scenario tests a mark nothing sets",
+        "explain": "A scenario tests `x has MARK`, but neither the game's effects nor the scenario set that "
+                   "mark: a misspelling, and the expectation could never tell the rule works.",
+        "file": _SCEN,
+        "wrong": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has bosted"),
+        "right": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has boosted"),
+    },
     "D020": {
         "title": "procedure calls itself",
         "explain": "A procedure calls itself, directly or through others. Effects must always finish, so "
@@ -484,6 +546,41 @@ CATALOGUE: dict[str, dict] = {
                  + _CARD + "    attrs: {wear: 2}\n",
         "right": "counters:\n  - id: wear\n    name: {en: Wear, ru: Износ}\n    of: card\n"
                  + _CARD + "    attrs: {grip: 2}\n",
+    },
+    "W010": {
+        "title": "name hides a built-in",
+        "explain": "An attribute (or a counter or zone things have) has the name of a built-in attribute of "
+                   "the language: `type` (the card or piece a thing is a copy of), `id`, `kind`, `name`, "
+                   "`zone`, `location`, `owner`, `face_up`, `contents`, `seat`. `x.type` reads the built-in, "
+                   "so the content's value can never be read, and a test like `c.type == \"headline\"` "
+                   "is never true. Rename the attribute (`category`, say).",
+        "wrong": _CARD + "    attrs: {type: fast}\n",
+        "right": _CARD + "    attrs: {style: fast}\n",
+    },
+    "W011": {
+        "title": "mark tested but never set",
+        "explain": "An effect tests `x has MARK` but no effect marks anything with it (`mark x as MARK`), "
+                   "so the test never passes: usually a misspelling on one side.",
+        "wrong": _proc("if player has shielded:\n  gain 1 position")
+                 + "  - id: shield\n    name: {en: Shield, ru: Щит}\n    effect: mark player as sheilded\n",
+        "right": _proc("if player has shielded:\n  gain 1 position")
+                 + "  - id: shield\n    name: {en: Shield, ru: Щит}\n    effect: mark player as shielded\n",
+    },
+    "W012": {
+        "title": "mark set but never tested",
+        "explain": "An effect marks things with a mark that no effect tests (`x has MARK`), so setting it "
+                   "changes nothing: a misspelling, or a rule not yet written.",
+        "wrong": _proc("mark player as shielded"),
+        "right": _proc("mark player as shielded\nif player has shielded:\n  gain 1 position"),
+    },
+    "W013": {
+        "title": "comparison no thing can pass",
+        "explain": "`x.attr == \"value\"` where no thing (of the kind x runs over, for `every KIND`) has "
+                   "that value for the attribute: the comparison never holds (`!=`: always holds), so a "
+                   "`where` filter with it lets nothing through. For the built-in `type` the values are "
+                   "the ids of cards, pieces, tokens and locations.",
+        "wrong": _proc("let n = count(c for c in every card where c.type == \"fast\")\ngain n position"),
+        "right": _proc("let n = count(c for c in every card where c.type == \"nitro\")\ngain n position"),
     },
 }
 

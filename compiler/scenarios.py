@@ -142,7 +142,8 @@ class _Texts:
         except DslError as exc:
             self.report.error(exc.pos, exc.code, exc.message)
             return
-        bound = {"player"} | self.seats() | (set() if statements else set(_EXPECT_NAMES))
+        added = {v["add"] for v in self.sc.get("variants") or () if isinstance(v, PMap) and isinstance(v.get("add"), str)}
+        bound = {"player"} | self.seats() | added | (set() if statements else set(_EXPECT_NAMES))
         ck = _Checker(self.m, self.report, bound)
         if statements:
             ck.block(ir, bound)
@@ -179,6 +180,10 @@ class _Texts:
         for v in variants:
             if not isinstance(v, PMap):
                 continue
+            if ("thing" in v) == ("add" in v) or ("add" in v) != ("like" in v) or ("at" in v and "add" not in v):
+                self.report.error(v.pos, "S002", "a variant is `{thing: ID, attrs: {...}}` (other attributes on a thing) "
+                                                 "or `{add: NEW_ID, like: ID, attrs: {...}, at: PLACE}` (one thing more)")
+                continue
             for key in ("thing", "like"):
                 iid = v.get(key)
                 if isinstance(iid, str) and iid not in things:
@@ -187,7 +192,8 @@ class _Texts:
             if isinstance(new, str) and new in m.ids:
                 self.report.error(v.val_pos.get("add", v.pos), "R001", f"id `{new}` is already used by the game: an added thing needs an id of its own")
             at = v.get("at")
-            if isinstance(at, str) and at not in m.zones_of and at not in ("supply", "removed") and at not in (m.by_section.get("locations") or {}):
+            zone = at.split(".", 1)[1] if isinstance(at, str) and re.match(r"p\d+\.", at) else at  # p1.hand: a seat's
+            if isinstance(at, str) and zone not in m.zones_of and at not in ("supply", "removed") and at not in (m.by_section.get("locations") or {}):
                 places = list(m.zones_of) + list(m.by_section.get("locations") or {})
                 self.report.error(v.val_pos.get("at", v.pos), "R002", f"unknown place `{at}`{did_you_mean(at, places)}")
             attrs = v.get("attrs")
