@@ -193,8 +193,8 @@ class _Texts:
                 self.report.error(v.val_pos.get("add", v.pos), "R001", f"id `{new}` is already used by the game: an added thing needs an id of its own")
             at = v.get("at")
             zone = at.split(".", 1)[1] if isinstance(at, str) and re.match(r"p\d+\.", at) else at  # p1.hand: a seat's
-            if isinstance(at, str) and zone not in m.zones_of and at not in ("supply", "removed") and at not in (m.by_section.get("locations") or {}):
-                places = list(m.zones_of) + list(m.by_section.get("locations") or {})
+            places = set(m.zones_of) | set(m.by_section.get("locations") or {}) | set(m.by_section["pools"]) | {"supply", "removed"}
+            if isinstance(at, str) and zone not in places:
                 self.report.error(v.val_pos.get("at", v.pos), "R002", f"unknown place `{at}`{did_you_mean(at, places)}")
             attrs = v.get("attrs")
             if isinstance(attrs, PMap):
