@@ -13,23 +13,50 @@ from .content import RowBlock
 from .diagnostics import Pos, Report, did_you_mean
 from .names import BUILTIN_ATTRS, BUILTIN_NAMES
 
+_BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
 _THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
 _BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
+
+
+def _may_matter(text: str) -> bool:
+    return "=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
+
+
 _SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
 
 
 def lint(m, report: Report, only=None) -> None:
-    values = _attr_values(m)
     _shadowed_declarations(m, report, only)
-    walker = _Walker(m, report, values, only)
+    walker = _Walker(m, report, _LazyValues(m), only)
+    texts, clean = m.statements, {}
+    # what no rule here reads is not walked: a text with none of these words has nothing to find
+    wanted = {(sec, iid, field) for sec, iid, field, text, _b, _e, _n in m.sites
+              if not isinstance(text, str) or _may_matter(text)}
     for (sec, iid, field), ir in m.ir.items():
-        if not ir:
-            continue  # known by its facts only (see build_model's `known`)
+        if not ir or (sec, iid, field) not in wanted:
+            continue  # (an empty one is known by its facts only: see build_model's `known`)
         walker.in_procedure = sec == "procedures"
         if field in _EXPR_FIELDS or field.endswith(".if"):
             walker.expr(ir, {})
-        else:
-            walker.block(ir, {})
+            continue
+        for s in ir:
+            # effects repeat their statements: one found clean is not walked again (its
+            # findings follow from its text, the model and whether it is in a procedure)
+            text = texts.get(s[1]) if type(s[1]) is str else None
+            if text is None or text[0] != s[0]:
+                walker.stmt(s, {})
+                continue
+            key = (text[1], text[2], walker.in_procedure)
+            marks = clean.get(key)
+            if marks is not None:
+                for mark in marks:
+                    walker.marks.setdefault((mark, walker.pos(s).file), s)
+                continue
+            findings, walker.met = len(report.items), set()
+            walker.stmt(s, {})
+            if len(report.items) == findings:
+                clean[key] = walker.met
+            walker.met = None
     _marks(m, report, walker, only)
 
 
@@ -45,7 +72,7 @@ def _shadowed_declarations(m, report, only) -> None:
     for sec in _THINGS:
         for d in (m.by_section.get(sec) or {}).values():
             attrs = d.get("attrs")
-            if not attrs or not hasattr(attrs, "key_pos"):
+            if not attrs or _BUILTIN_ATTR_NAMES.isdisjoint(attrs) or not hasattr(attrs, "key_pos"):
                 continue
             for k in attrs:
                 if k in BUILTIN_ATTRS:
@@ -73,6 +100,19 @@ class _Values:
 
     def known_kinds(self, attr):
         return [k for (k, a) in self.of if a == attr]
+
+
+class _LazyValues:
+    """_attr_values, made when a comparison first needs them: a check of one changed file
+    with no comparison never reads every thing's attributes."""
+
+    def __init__(self, m):
+        self.m, self.made = m, None
+
+    def __getattr__(self, name):
+        if self.made is None:
+            self.made = _attr_values(self.m)
+        return getattr(self.made, name)
 
 
 def _attr_values(m) -> _Values:
@@ -114,6 +154,7 @@ class _Walker:
         self.m, self.report, self.values, self.only = m, report, values, only
         self.options = set((m.game.get("options") or {}).keys())
         self.in_procedure = False
+        self.met = None  # the marks the statement being walked uses, where wanted (see lint)
         self.marks = {}  # "+name"/"?name" -> first position (shown path), in these files
 
     def pos(self, node) -> Pos:
@@ -182,6 +223,8 @@ class _Walker:
 
     def _mark(self, node, use, name):
         self.marks.setdefault((use + name, self.pos(node).file), node)  # the first in each file
+        if self.met is not None:
+            self.met.add(use + name)
 
     def _option(self, e):
         if len(e[3]) != 1:
