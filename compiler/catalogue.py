@@ -471,10 +471,12 @@ CATALOGUE: dict[str, dict] = {
         "right": _proc("gain 3 position"),
     },
     "D030": {
-        "title": "option named by what names nothing",
+        "title": "option or window named by what names nothing",
         "explain": "`option(\"name\")` reads a game option, named in quotes; the name must be one of "
                    "`game: options:`. Without quotes the name is read as a name of the game, which has "
-                   "no value, so `option(...)` gives nothing and the rule silently never applies.",
+                   "no value, so `option(...)` gives nothing and the rule silently never applies. In the "
+                   "same way `usable(\"window\", p)` names a window some action has (`window:`); "
+                   "any other text gives an empty list, always.",
         "alone": True,
         "file": "game.yaml",
         "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if option(short):\n          log "short game"') + _SCORING,

@@ -19,7 +19,10 @@ _BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # o
 
 
 def _may_matter(text: str) -> bool:
-    return "=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
+    """Whether the text holds a word some rule here reads (a comparison, a mark, `option`,
+    `usable`, `return`): a rule added to the walker adds its word here."""
+    return ("=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
+            or "usable" in text)
 
 
 _SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
@@ -216,6 +219,8 @@ class _Walker:
             self._comparison(e, kinds)
         elif op == "call" and e[2] == "option":
             self._option(e)
+        elif op == "call" and e[2] == "usable" and e[3] and e[3][0][0] == "str":
+            self._window(e[3][0])
         if op in _BINDERS:
             kinds = self._bind(e, kinds)
         for x in e[2:]:
@@ -237,6 +242,13 @@ class _Walker:
             known = ", ".join(sorted(self.options)) or "none"
             self.say(arg, "error", "D030", f"option \"{arg[2]}\" names no option of the game (game: options: {known})"
                                            f"{did_you_mean(arg[2], self.options)}")
+
+    def _window(self, arg):
+        """`usable("window", p)`: the window must be one some action is taken in."""
+        windows = {a.get("window") for a in self.m.by_section["actions"].values() if isinstance(a.get("window"), str)}
+        if arg[2] not in windows:
+            self.say(arg, "error", "D030", f"window \"{arg[2]}\" names no window: no action has `window: {arg[2]}`"
+                                           f"{did_you_mean(arg[2], windows)}")
 
     def _comparison(self, e, kinds):
         a, b = e[3], e[4]

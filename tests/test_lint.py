@@ -125,3 +125,13 @@ def test_marks_across_files_are_known_to_a_check_of_one_changed_file(tmp_path, m
 def test_the_games_have_no_errors_from_these_rules(game):
     _m, report = check_game(os.path.join(ROOT, "content", game))
     assert not [d.text() for d in report.errors if d.code in ("D030", "D031")]
+
+
+def test_a_window_named_by_a_string_must_be_one_an_action_has(tmp_path):
+    folder = race_with(tmp_path, "actions:\n  - id: brake\n    name: {en: Brake, ru: Тормоз}\n    window: before_roll\n"
+                                 "    effect: lose 1 position\n"
+                                 "  - id: react\n    name: {en: React, ru: Реакция}\n    effect: |\n"
+                                 "      for each a in usable(\"before_rol\", player):\n        perform a by player\n"
+                                 "      for each a in usable(\"before_roll\", player):\n        perform a by player\n")
+    found = [f for f in findings(folder) if "D030" in f]
+    assert len(found) == 1 and 'window "before_rol" names no window' in found[0] and "did you mean `before_roll`" in found[0], found
