@@ -510,6 +510,15 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has bosted"),
         "right": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has boosted"),
     },
+    "D034": {
+        "title": "a value thrown away",
+        "explain": "A built-in function that only gives a value (`count`, `max`, `option`, ...) stands "
+                   "alone as a statement: its value is thrown away and nothing changes. Use the value "
+                   "(`let`, `set`, `if`, `gain`) or remove the line. (`roll` and `random` draw dice, so "
+                   "they may stand alone.)",
+        "wrong": _proc("max(player.position, 3)"),
+        "right": _proc("set player.position to max(player.position, 3)"),
+    },
     "D020": {
         "title": "procedure calls itself",
         "explain": "A procedure calls itself, directly or through others. Effects must always finish, so "
@@ -574,6 +583,15 @@ CATALOGUE: dict[str, dict] = {
                    "changes nothing: a misspelling, or a rule not yet written.",
         "wrong": _proc("mark player as shielded"),
         "right": _proc("mark player as shielded\nif player has shielded:\n  gain 1 position"),
+    },
+    "W014": {
+        "title": "event no trigger hears",
+        "explain": "`emit EVENT` runs the triggers with `on: EVENT`. No trigger has it, so the statement "
+                   "does nothing: a misspelling on one side, or a trigger not yet written.",
+        "wrong": _proc("emit pushed")
+                 + "triggers:\n  - id: after_push\n    on: pushd\n    effect: gain 1 score\n",
+        "right": _proc("emit pushed")
+                 + "triggers:\n  - id: after_push\n    on: pushed\n    effect: gain 1 score\n",
     },
     "W013": {
         "title": "comparison no thing can pass",

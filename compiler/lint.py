@@ -1,6 +1,7 @@
 """Rules that find dead or impossible content: names that hide the language's own, marks
-set and never tested (or tested and never set), options named by what names nothing,
-comparisons no thing can pass, and statements the language accepts but would ignore.
+set and never tested (or tested and never set), options and windows named by what names
+nothing, comparisons no thing can pass, and statements the language accepts but would
+ignore (`return` outside a procedure, `emit` that no trigger hears, a value thrown away).
 
 Reads the model that model.build_model made; runs once its effects are parsed and checked.
 Marks are the one finding that needs every file's effects: each file's marks are kept by
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 from .content import RowBlock
 from .diagnostics import Pos, Report, did_you_mean
-from .names import BUILTIN_ATTRS, BUILTIN_NAMES
+from .names import BUILTIN_ATTRS, FUNCTIONS
 
 _BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
+_VALUES_ONLY = frozenset(FUNCTIONS) - {"roll", "random"}  # functions that change nothing (these two draw dice)
 _THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
 _BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
 
@@ -22,7 +24,7 @@ def _may_matter(text: str) -> bool:
     """Whether the text holds a word some rule here reads (a comparison, a mark, `option`,
     `usable`, `return`): a rule added to the walker adds its word here."""
     return ("=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
-            or "usable" in text)
+            or "usable" in text or "emit" in text or "(" in text)
 
 
 _SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
@@ -157,6 +159,7 @@ class _Walker:
         self.m, self.report, self.values, self.only = m, report, values, only
         self.options = set((m.game.get("options") or {}).keys())
         self.in_procedure = False
+        self.listened = {t.get("on") for t in m.by_section["triggers"].values() if isinstance(t.get("on"), str)}
         self.met = None  # the marks the statement being walked uses, where wanted (see lint)
         self.marks = {}  # "+name"/"?name" -> first position (shown path), in these files
 
@@ -180,6 +183,12 @@ class _Walker:
                                          "to end this effect early, put the rest under `if`")
         elif op == "mark":
             self._mark(s, _SET, s[3])
+        elif op == "emit" and s[2] not in self.listened:
+            self.say(s, "warning", "W014", f"no trigger has `on: {s[2]}`, so `emit {s[2]}` does nothing"
+                                           f"{did_you_mean(s[2], self.listened)}")
+        elif op == "do" and s[2][0] == "call" and s[2][2] in _VALUES_ONLY and s[2][2] not in self.m.by_section["procedures"]:
+            self.say(s, "error", "D034", f"`{s[2][2]}(...)` gives a value and does nothing else, so as a statement it is "
+                                         f"thrown away: use it (`let x = {s[2][2]}(...)`, `if ...`) or remove it")
         if op in _BINDERS:
             kinds = self._bind(s, kinds)
         for x in s[2:]:
