@@ -473,8 +473,9 @@ CATALOGUE: dict[str, dict] = {
     "D030": {
         "title": "option or window named by what names nothing",
         "explain": "`option(\"name\")` reads a game option, named in quotes; the name must be one of "
-                   "`game: options:`. Without quotes the name is read as a name of the game, which has "
-                   "no value, so `option(...)` gives nothing and the rule silently never applies. In the "
+                   "`game: options:`. Without quotes, `name` alone is already the option's value, and "
+                   "`option(...)` of that value names no option: it gives nothing and the rule silently "
+                   "never applies. In the "
                    "same way `usable(\"window\", p)` names a window some action has (`window:`); "
                    "any other text gives an empty list, always.",
         "alone": True,

@@ -245,8 +245,9 @@ class _Walker:
             return
         arg = e[3][0]
         if arg[0] == "name" and arg[2] in self.options:
-            self.say(arg, "error", "D030", f"option `{arg[2]}` is named without quotes, so it is read as a name "
-                                           f"(which has no value); write option(\"{arg[2]}\")")
+            self.say(arg, "error", "D030", f"option `{arg[2]}` is named without quotes: `{arg[2]}` alone is the option's "
+                                           f"value, and option(...) of that value names no option; write "
+                                           f"option(\"{arg[2]}\") or just `{arg[2]}`")
         elif arg[0] == "str" and arg[2] not in self.options:
             known = ", ".join(sorted(self.options)) or "none"
             self.say(arg, "error", "D030", f"option \"{arg[2]}\" names no option of the game (game: options: {known})"
