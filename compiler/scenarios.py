@@ -188,11 +188,18 @@ class _Texts:
                 iid = v.get(key)
                 if isinstance(iid, str) and iid not in things:
                     self.report.error(v.val_pos.get(key, v.pos), "R002", f"unknown thing `{iid}`{did_you_mean(iid, things)}")
+                elif key == "like" and isinstance(iid, str) and iid in (m.by_section.get("locations") or {}):
+                    self.report.error(v.val_pos.get(key, v.pos), "R002", f"`{iid}` is a location: an added thing is made like "
+                                                                         "a card, piece or token (the map is the game's)")
             new = v.get("add")
             if isinstance(new, str) and new in m.ids:
                 self.report.error(v.val_pos.get("add", v.pos), "R001", f"id `{new}` is already used by the game: an added thing needs an id of its own")
             at = v.get("at")
-            zone = at.split(".", 1)[1] if isinstance(at, str) and re.match(r"p\d+\.", at) else at  # p1.hand: a seat's
+            seat = re.match(r"p(\d+)\.", at) if isinstance(at, str) else None
+            zone = at.split(".", 1)[1] if seat else at  # p1.hand: a seat's
+            if seat and f"p{seat.group(1)}" not in self.seats():
+                self.report.error(v.val_pos.get("at", v.pos), "R002", f"no seat `p{seat.group(1)}` in this game")
+                continue
             places = set(m.zones_of) | set(m.by_section.get("locations") or {}) | set(m.by_section["pools"]) | {"supply", "removed"}
             if isinstance(at, str) and zone not in places:
                 self.report.error(v.val_pos.get("at", v.pos), "R002", f"unknown place `{at}`{did_you_mean(at, places)}")

@@ -207,6 +207,8 @@ def _step(game, st, steps, n):
         if len(step) != 1:
             raise ScenarioFailure(f"step {n}: write one `seat: choice` per step")
         seat, step = next(iter(step.items()))
+        if seat not in st["players"]:
+            raise ScenarioFailure(f"step {n}: no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
     step = str(step)
     opts = list(choices(game, st, seat))
     ids = [o["id"] for o in opts]
@@ -228,6 +230,8 @@ def _by_label(opts, text):
 def _refused(game, st, step, n):
     """`refused: X`: X is not offered now (to `seat`, or to whoever the decision waits for)."""
     d, seat = st["pending"], step.get("seat")
+    if seat is not None and seat not in st["players"]:
+        raise ScenarioFailure(f"step {n}: no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
     who = [str(seat)] if seat is not None else ([d["who"]] if isinstance(d["who"], str) else list(d["who"]))
     wanted = step["refused"] if isinstance(step["refused"], list) else [step["refused"]]
     for w in who:

@@ -83,6 +83,8 @@ def test_variants_print_other_numbers_and_add_a_thing_without_touching_the_conte
     ("{add: x}", "a variant is `{thing: ID, attrs: {...}}`"),
     ("{thing: nitro, add: x, like: nitro}", "a variant is"),
     ("nitro", "should be"),
+    ("{add: x, like: nitro, at: p9.hand}", "no seat `p9` in this game"),
+    ("{add: x, like: nitro, attrs: {speed: {deep: [1]}}}", "should be text or a number"),
 ])
 def test_a_wrong_variant_fails_the_scenario_with_its_error(race, variant, message):
     scenario(race, "bad_variant", f"variants:\n  - {variant}\nexpect:\n  - p1.position == 0")
@@ -139,6 +141,9 @@ def test_hostile_scenario_files_fail_cleanly(race):
     (race / "scenarios" / "steps.yaml").write_text("scenario:\n  name: x\n  steps:\n    - {refused: [[1]]}\n    - {p1: roll, p2: roll}\n"
                                                    "    - {expect: 3}\n", encoding="utf-8")
     (race / "scenarios" / "setup.yaml").write_text("scenario:\n  name: y\n  setup: \"let x = (\"\n", encoding="utf-8")
+    scenario(race, "seat_refused", "steps:\n  - {refused: roll, seat: p9}")
+    scenario(race, "seat_step", "steps:\n  - {p9: roll}")
     result = run(race)
     assert result.exit_code == 1
-    assert "0 passed, 3 failed" in result.output
+    assert "0 passed, 5 failed" in result.output
+    assert result.output.count("no seat `p9` in a game of 2: the seats are p1, p2") == 2
