@@ -314,12 +314,16 @@ def _marks(m, report, walker, only) -> None:
 # ---- scenarios (see scenarios.py) --------------------------------------------------
 
 def marks_set(m) -> set:
-    """The marks the game's effects set."""
+    """The marks the game's effects set (worked out once for a model)."""
+    made = m.__dict__.get("_marks_set")
+    if made is not None:
+        return set(made)
     walker = _Walker(m, Report(), _Values(), None)
     for (sec, iid, field), ir in m.ir.items():
         if ir and field not in _EXPR_FIELDS and not field.endswith(".if"):
             walker.block(ir, {})
-    return {key[1:] for key, _f in walker.marks if key[0] == _SET}
+    m._marks_set = frozenset(key[1:] for key, _f in walker.marks if key[0] == _SET)
+    return set(m._marks_set)
 
 
 _EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
@@ -329,7 +333,10 @@ def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> No
     """A scenario's text: the same rules as an effect's, and a mark it tests must be one the
     game or the scenario sets; a copy named in quotes (`"zombie#2"`) must exist. `marks`
     gains what the text sets."""
-    walker = _Walker(m, report, _attr_values(m), None)
+    values = m.__dict__.get("_lint_values")
+    if values is None:
+        values = m._lint_values = _LazyValues(m)  # (one for all the scenarios of a game)
+    walker = _Walker(m, report, values, None)
     if statements:
         walker.block(ir, {})
     else:

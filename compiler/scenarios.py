@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import hashlib
 import json
 import os
 import re
@@ -35,18 +36,74 @@ def _validator():
 
 
 def check_folder(game_folder: str, model=None, scenarios_dir=None) -> Report:
-    """Every scenario file of a game (its scenarios/ folder, or `scenarios_dir`) checked."""
+    """Every scenario file of a game (its scenarios/ folder, or `scenarios_dir`) checked;
+    the findings are kept (see _kept) while the game's files and the scenarios stay the same."""
     report = Report()
     files = scenario_files(scenarios_dir or os.path.join(game_folder, "scenarios"))
     if not files:
         return report
+    key = _inputs_key(game_folder, files) if model is None else None
+    kept = _kept(game_folder, key)
+    if kept is not None:
+        return kept
     if model is None:
         model = checked_model(game_folder)
         if model is None:
             return report  # the game's own errors say why
     for f in files:
         check_file(model, f, report)
+    _keep(game_folder, key, report)
     return report
+
+
+def _inputs_key(game_folder, files):
+    """What the findings follow from: the checker, the game's files and the scenarios, byte
+    for byte, and the folder they are shown from. None when the cache is off."""
+    from .cache import _hash, checker_version, enabled
+    from .content import yaml_files
+    if not enabled():
+        return None
+    walk = Report()
+    h = hashlib.sha1(f"{checker_version()}\n{os.getcwd()}\n".encode())
+    for path in yaml_files(game_folder, walk) + ["--"] + files:
+        h.update(f"{path}\0{_hash(path) if path != '--' else ''}\n".encode())
+    return None if walk.items else h.hexdigest()
+
+
+def _kept_path(game_folder):
+    from .cache import cache_dir
+    name = hashlib.sha1(os.path.abspath(game_folder).encode()).hexdigest()
+    return os.path.join(cache_dir(), "scenarios", name + ".json")
+
+
+def _kept(game_folder, key):
+    """The findings kept for exactly these inputs, or None."""
+    if key is None:
+        return None
+    from .cache import _report
+    try:
+        with open(_kept_path(game_folder), encoding="utf-8") as fh:
+            got = json.load(fh)
+        if got.get("key") != key:
+            return None
+        return _report(tuple(d) for d in got["diags"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None  # none kept, or not of our making: check again
+
+
+def _keep(game_folder, key, report):
+    if key is None:
+        return
+    from .cache import _plain
+    path = _kept_path(game_folder)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"key": key, "diags": [_plain(d) for d in report.items]}, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
 
 
 def checked_model(game_folder: str):

@@ -147,3 +147,21 @@ def test_hostile_scenario_files_fail_cleanly(race):
     assert result.exit_code == 1
     assert "0 passed, 5 failed" in result.output
     assert result.output.count("no seat `p9` in a game of 2: the seats are p1, p2") == 2
+
+
+def test_validate_keeps_scenario_findings_only_while_nothing_changed(race, tmp_path, monkeypatch):
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RULEPRESS_NO_CACHE", raising=False)
+    path = scenario(race, "kept", "expect:\n  - p1.position == 0")
+    assert not validate_game(str(race)).errors
+    assert not validate_game(str(race)).errors  # (from what was kept)
+    path.write_text(path.read_text(encoding="utf-8").replace("position", "postion"), encoding="utf-8")
+    assert [d.code for d in validate_game(str(race)).errors] == ["D014"]
+    game = race / "game.yaml"  # a change to the game is a change to what the scenarios are read against
+    game.write_text(game.read_text(encoding="utf-8").replace("id: position", "id: postion").replace(
+        "gain sum(dice) position", "gain sum(dice) postion").replace("gain c.speed position", "gain c.speed postion").replace(
+        "p.position >= 20", "p.postion >= 20").replace("score: player.position", "score: player.postion"), encoding="utf-8")
+    assert [d.text() for d in validate_game(str(race)).errors] == []
+    for kept in (tmp_path / "cache" / "scenarios").iterdir():  # a kept file not of our making
+        kept.write_text('{"key": 1, "diags": [[1]]', encoding="utf-8")
+    assert [d.text() for d in validate_game(str(race)).errors] == []
