@@ -91,8 +91,8 @@ def _shadowed_declarations(m, report, only) -> None:
 # ---- the values things have --------------------------------------------------------
 
 class _Values:
-    """Which text values an attribute can have, by kind: None where any value can be (an
-    attribute of entries given as rows, whose values the model does not keep)."""
+    """The values an attribute has, by kind of thing; `any_value` names the attributes whose
+    values are not all known here (those of entries given as rows, lists, `id` with its copies)."""
 
     def __init__(self):
         self.of = {}  # (kind, attribute) -> set of values
@@ -353,7 +353,7 @@ def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> No
         if "#" in text and text not in copies and text.split("#")[0] in m.ids:
             base = text.split("#")[0]
             walker.say(node, "error", "D032", f"no copy `{text}`: the copies of `{base}` are "
-                                              f"{', '.join(sorted((c for c in copies if c.startswith(base + '#')), key=len)[:5]) or 'just ' + base}")
+                                              f"{', '.join(sorted((c for c in copies if c.startswith(base + '#')), key=lambda c: (len(c), c))[:5]) or 'just ' + base}")
 
 
 def _strings(node):
