@@ -565,7 +565,11 @@ CATALOGUE: dict[str, dict] = {
                    "the language: `type` (the card or piece a thing is a copy of), `id`, `kind`, `name`, "
                    "`zone`, `location`, `owner`, `face_up`, `contents`, `seat`. `x.type` reads the built-in, "
                    "so the content's value can never be read, and a test like `c.type == \"headline\"` "
-                   "is never true. Rename the attribute (`category`, say).",
+                   "is never true. Rename the attribute (`category`, say). The same holds for an option "
+                   "named like a built-in name, an id, a counter or a zone (the bare name reads those "
+                   "first), a procedure named like a built-in function (calls reach the procedure), and "
+                   "a name an effect gives (`let others = ...`, a parameter, a loop's name) that hides a "
+                   "built-in name such as `others` or `round` from there on.",
         "wrong": _CARD + "    attrs: {type: fast}\n",
         "right": _CARD + "    attrs: {style: fast}\n",
     },

@@ -12,19 +12,23 @@ from __future__ import annotations
 
 from .content import RowBlock
 from .diagnostics import Pos, Report, did_you_mean
-from .names import BUILTIN_ATTRS, FUNCTIONS
+from .names import BUILTIN_ATTRS, BUILTIN_NAMES, FUNCTIONS
 
 _BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
 _VALUES_ONLY = frozenset(FUNCTIONS) - {"roll", "random"}  # functions that change nothing (these two draw dice)
+_SECTION_WORD = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token", "actions": "action",
+                 "procedures": "procedure", "triggers": "trigger", "pools": "pool", "decks": "deck", "zones": "zone"}
 _THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
+_GIVES_NAME = {"let": 2, "for": 2, "choose": 3, "comp": 3, "gen": 4}  # op -> the slot of the name it gives
 _BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
 
 
 def _may_matter(text: str) -> bool:
     """Whether the text holds a word some rule here reads (a comparison, a mark, `option`,
-    `usable`, `return`): a rule added to the walker adds its word here."""
+    `usable`, `return`, `emit`, a call, a loop's `in`; `let` has its `=`): a rule added to
+    the walker adds its word here."""
     return ("=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
-            or "usable" in text or "emit" in text or "(" in text)
+            or "usable" in text or "emit" in text or "(" in text or " in " in text)
 
 
 _SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
@@ -86,6 +90,28 @@ def _shadowed_declarations(m, report, only) -> None:
         for cid, d in m.by_section[sec].items():
             if cid in BUILTIN_ATTRS and scopes.get(cid) != "game":
                 warn(d.val_pos.get("id", d.pos) if hasattr(d, "val_pos") else d.pos, sec[:-1], cid)
+    for pid, d in m.by_section["procedures"].items():
+        # a call reaches the procedure first (the checker's _call, the runtime's call)
+        pos = d.val_pos.get("id", d.pos) if hasattr(d, "val_pos") else d.pos
+        for name in d.get("params") or ():
+            # (`player` as a parameter is the usual way to say whose turn a procedure is about)
+            if name in BUILTIN_NAMES and name != "player" and (only is None or pos.file in only):
+                report.warning(d.val_pos.get("params", pos) if hasattr(d, "val_pos") else pos, "W010",
+                               f"parameter `{name}` of `{pid}` hides the built-in `{name}` ({BUILTIN_NAMES[name]}); choose another name")
+        if pid in FUNCTIONS and (only is None or pos.file in only):
+            report.warning(pos, "W010", f"procedure `{pid}` has the name of a built-in function: `{pid}(...)` is "
+                                        f"{FUNCTIONS[pid][2]}, but every call reaches the procedure; rename it")
+    options = m.game.get("options")
+    if hasattr(options, "key_pos"):
+        for name in options:
+            pos = options.key_pos.get(name, options.pos)
+            hidden = (f"`{name}` is {BUILTIN_NAMES[name]}" if name in BUILTIN_NAMES
+                      else f"`{name}` is the {_SECTION_WORD.get(m.ids[name][0], 'thing')} of that id" if name in m.ids
+                      else f"`{name}` is the counter of that name" if name in m.counters_of
+                      else f"`{name}` is the zone of that name" if name in m.zones_of else None)
+            if hidden and (only is None or pos.file in only):
+                report.warning(pos, "W010", f"option `{name}` has the name of something read first: {hidden}, so "
+                                            f"`{name}` alone never reads the option (only option(\"{name}\") does); rename it")
 
 
 # ---- the values things have --------------------------------------------------------
@@ -189,10 +215,18 @@ class _Walker:
         elif op == "do" and s[2][0] == "call" and s[2][2] in _VALUES_ONLY and s[2][2] not in self.m.by_section["procedures"]:
             self.say(s, "error", "D034", f"`{s[2][2]}(...)` gives a value and does nothing else, so as a statement it is "
                                          f"thrown away: use it (`let x = {s[2][2]}(...)`, `if ...`) or remove it")
+        if op in _GIVES_NAME:
+            self._local(s, s[_GIVES_NAME[op]])
         if op in _BINDERS:
             kinds = self._bind(s, kinds)
         for x in s[2:]:
             self._any(x, kinds)
+
+    def _local(self, node, name):
+        """A name an effect gives (`let`, a loop's, a choice's) that hides a built-in one."""
+        if name in BUILTIN_NAMES:
+            self.say(node, "warning", "W010", f"`{name}` is given a value here, which hides the built-in `{name}` "
+                                              f"({BUILTIN_NAMES[name]}) from here on; choose another name")
 
     def _any(self, x, kinds):
         if type(x) is list and x:
@@ -230,6 +264,8 @@ class _Walker:
             self._option(e)
         elif op == "call" and e[2] == "usable" and e[3] and e[3][0][0] == "str":
             self._window(e[3][0])
+        if op in _GIVES_NAME:
+            self._local(e, e[_GIVES_NAME[op]])
         if op in _BINDERS:
             kinds = self._bind(e, kinds)
         for x in e[2:]:

@@ -135,3 +135,25 @@ def test_a_window_named_by_a_string_must_be_one_an_action_has(tmp_path):
                                  "      for each a in usable(\"before_roll\", player):\n        perform a by player\n")
     found = [f for f in findings(folder) if "D030" in f]
     assert len(found) == 1 and 'window "before_rol" names no window' in found[0] and "did you mean `before_roll`" in found[0], found
+
+
+def test_names_that_hide_built_ins(tmp_path):
+    folder = tmp_path / "g"
+    shutil.copytree(RACE, folder, ignore=shutil.ignore_patterns("scenarios"))
+    game = folder / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace(
+        "  players: {min: 2, max: 4}\n", "  players: {min: 2, max: 4}\n  options:\n    round: {default: 5}\n    boosts: {default: 1}\n"),
+        encoding="utf-8")
+    (folder / "extra.yaml").write_text(
+        "procedures:\n  - id: max\n    params: [round, player]\n    effect: return round\n"
+        "actions:\n  - id: rest\n    name: {en: Rest, ru: Отдых}\n    effect: |\n"
+        "      let others = [p for p in players where p.position > 3]\n      gain max(1, player) position\n"
+        "      gain count(player for player in players) position\n", encoding="utf-8")
+    found = [f.split(": warning: ")[1] for f in findings(folder) if "W010" in f]
+    assert any(f.startswith("W010 option `round` has the name of something read first: `round` is the number of the current round") for f in found), found
+    assert any(f.startswith("W010 option `boosts` has the name of something read first: `boosts` is the deck of that id") for f in found), found
+    assert any(f.startswith("W010 procedure `max` has the name of a built-in function") for f in found), found
+    assert any(f.startswith("W010 parameter `round` of `max` hides the built-in `round`") for f in found), found
+    assert not any("parameter `player`" in f for f in found), found
+    assert any(f.startswith("W010 `others` is given a value here, which hides the built-in `others`") for f in found), found
+    assert any(f.startswith("W010 `player` is given a value here") for f in found), found
