@@ -598,6 +598,15 @@ CATALOGUE: dict[str, dict] = {
         "right": _proc("emit pushed")
                  + "triggers:\n  - id: after_push\n    on: pushed\n    effect: gain 1 score\n",
     },
+    "W015": {
+        "title": "option never read",
+        "explain": "The game declares an option (`game: options:`) that no effect reads, by its name or "
+                   "as `option(\"name\")`: choosing it at the table changes nothing.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW + _SCORING,
+        "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if short:\n          log "short game"') + _SCORING,
+    },
     "W013": {
         "title": "comparison no thing can pass",
         "explain": "`x.attr == \"value\"` where no thing (of the kind x runs over, for `every KIND`) has "

@@ -23,15 +23,16 @@ _GIVES_NAME = {"let": 2, "for": 2, "choose": 3, "comp": 3, "gen": 4}  # op -> th
 _BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
 
 
-def _may_matter(text: str) -> bool:
+def _may_matter(text: str, options=()) -> bool:
     """Whether the text holds a word some rule here reads (a comparison, a mark, `option`,
-    `usable`, `return`, `emit`, a call, a loop's `in`; `let` has its `=`): a rule added to
-    the walker adds its word here."""
+    `usable`, `return`, `emit`, a call, a loop's `in`, an option's name; `let` has its `=`):
+    a rule added to the walker adds its word here."""
     return ("=" in text or "mark" in text or "has" in text or "option" in text or "return" in text
-            or "usable" in text or "emit" in text or "(" in text or " in " in text)
+            or "usable" in text or "emit" in text or "(" in text or " in " in text
+            or any(o in text for o in options))
 
 
-_SET, _TESTED = "+", "?"  # a mark's two uses, as kept per file: "+name", "?name"
+_SET, _TESTED, _READ = "+", "?", "="  # a mark's two uses and an option read, as kept per file: "+name", "?name", "=name"
 
 
 def lint(m, report: Report, only=None) -> None:
@@ -39,8 +40,9 @@ def lint(m, report: Report, only=None) -> None:
     walker = _Walker(m, report, _LazyValues(m), only)
     texts, clean = m.statements, {}
     # what no rule here reads is not walked: a text with none of these words has nothing to find
+    options = tuple(walker.options)
     wanted = {(sec, iid, field) for sec, iid, field, text, _b, _e, _n in m.sites
-              if not isinstance(text, str) or _may_matter(text)}
+              if not isinstance(text, str) or _may_matter(text, options)}
     for (sec, iid, field), ir in m.ir.items():
         if not ir or (sec, iid, field) not in wanted:
             continue  # (an empty one is known by its facts only: see build_model's `known`)
@@ -258,6 +260,8 @@ class _Walker:
         op = e[0]
         if op == "has":
             self._mark(e, _TESTED, e[3])
+        elif op == "name" and e[2] in self.options:
+            self._mark(e, _READ, e[2])
         elif op == "op" and e[2] in ("==", "!="):
             self._comparison(e, kinds)
         elif op == "call" and e[2] == "option":
@@ -284,7 +288,9 @@ class _Walker:
             self.say(arg, "error", "D030", f"option `{arg[2]}` is named without quotes: `{arg[2]}` alone is the option's "
                                            f"value, and option(...) of that value names no option; write "
                                            f"option(\"{arg[2]}\") or just `{arg[2]}`")
-        elif arg[0] == "str" and arg[2] not in self.options:
+        elif arg[0] == "str" and arg[2] in self.options:
+            self._mark(arg, _READ, arg[2])
+        elif arg[0] == "str":
             known = ", ".join(sorted(self.options)) or "none"
             self.say(arg, "error", "D030", f"option \"{arg[2]}\" names no option of the game (game: options: {known})"
                                            f"{did_you_mean(arg[2], self.options)}")
@@ -330,11 +336,19 @@ _STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "
 
 
 def _marks(m, report, walker, only) -> None:
-    """A mark tested and never set is never there; one set and never tested changes nothing."""
+    """A mark tested and never set is never there; one set and never tested changes nothing;
+    an option no effect reads changes nothing."""
     m.marks_by_file = by_file = {}
     for key, file in walker.marks:
         by_file.setdefault(file, set()).add(key)
     everywhere = {key for key, _f in walker.marks} | set((m.pooled or {}).get("m", ()))
+    options = m.game.get("options")
+    if hasattr(options, "key_pos"):
+        for name in options:
+            pos = options.key_pos.get(name, options.pos)
+            if _READ + name not in everywhere and (only is None or pos.file in only):
+                report.warning(pos, "W015", f"option `{name}` is never read: no effect names it (`{name}` or "
+                                            f"option(\"{name}\")), so choosing it changes nothing")
     for (key, _f), node in walker.marks.items():
         use, name = key[0], key[1:]
         if use == _TESTED and _SET + name not in everywhere:

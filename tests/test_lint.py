@@ -119,6 +119,16 @@ def test_marks_across_files_are_known_to_a_check_of_one_changed_file(tmp_path, m
     extra = folder / "extra.yaml"
     extra.write_text(extra.read_text(encoding="utf-8").replace("as shielded", "as sheilded"), encoding="utf-8")
     assert {"W011", "W012"} <= both()
+    # an option is declared in game.yaml and read in another file: the same holds for it
+    game = folder / "game.yaml"
+    game.write_text(game.read_text(encoding="utf-8").replace(
+        "  players: {min: 2, max: 4}\n", "  players: {min: 2, max: 4}\n  options:\n    bonus: {default: 1}\n"), encoding="utf-8")
+    more.write_text(more.read_text(encoding="utf-8").replace("gain 2 position", "gain bonus position"), encoding="utf-8")
+    assert "W015" not in both()
+    more.write_text(more.read_text(encoding="utf-8").replace("gain bonus position", "gain 3 position"), encoding="utf-8")
+    assert "W015" in both()
+    game.write_text(game.read_text(encoding="utf-8").replace("max: 4}", "max: 3}"), encoding="utf-8")
+    assert "W015" in both()
 
 
 @pytest.mark.parametrize("game", ["android", "arkham-horror", "night-city", "study-in-emerald"])
