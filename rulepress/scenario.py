@@ -22,7 +22,7 @@ from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Pos, Report
 from .compiler.dsl import DslError, parse, parse_expr
 from .compiler.pipeline import compile_game
-from .compiler.scenarios import check_file, checked_model, scenario_files
+from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, settle
@@ -56,8 +56,8 @@ def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
         if not files:
             continue
         text, gid, report = compile_game(folder)
-        model = checked_model(folder) if text is not None else None
-        if model is None:
+        checked = check_folder(folder, scenarios_dir=scenarios_dir) if text is not None else None
+        if checked is None:
             for d in report.sorted():
                 if d.severity == "error":
                     echo(d.text())
@@ -66,8 +66,11 @@ def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
             continue
         tables = json.loads(text)
         game = Game(tables)
+        found = {}
+        for d in checked.errors:
+            found.setdefault(d.pos.file, []).append(d)
         for f in files:
-            ok, name, msg = run_file(game, f, select, model=model, tables=tables)
+            ok, name, msg = run_file(game, f, select, errors=found.get(os.path.relpath(f), []), tables=tables)
             if ok is None:
                 continue
             if ok:
@@ -81,22 +84,20 @@ def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
     return failed == 0
 
 
-def run_file(game, path, select=None, model=None, tables=None):
-    """(True/False/None if deselected, name, message). With the game's `model`, the file is
-    checked first (see compiler/scenarios.py) and not run if it has errors; `tables` (the
-    game's, as game.json holds them) are what variant components are made from."""
+def run_file(game, path, select=None, errors=(), tables=None):
+    """(True/False/None if deselected, name, message). `errors`: what checking the file found
+    (compiler/scenarios.py): a file with errors fails with them and is not run. `tables`
+    (the game's, as game.json holds them) are what variant components are made from."""
     shown = os.path.relpath(path)
     report = Report()
-    if model is not None:
-        sc = check_file(model, path, report)
-    else:
-        doc = load_file(path, shown, report)
-        sc = doc.get("scenario") if isinstance(doc, PMap) else None
+    doc = load_file(path, shown, report)
+    sc = doc.get("scenario") if isinstance(doc, PMap) else None
     name = str(sc.get("name", os.path.basename(path))) if isinstance(sc, PMap) else os.path.basename(path)
     if select and select.lower() not in name.lower() and select.lower() not in os.path.basename(path).lower():
         return None, name, ""
-    if report.errors or not isinstance(sc, PMap):
-        msg = "\n       ".join(d.text() for d in sorted(set(report.errors), key=lambda d: d.sort_key()))
+    errors = list(errors) + report.errors
+    if errors or not isinstance(sc, PMap):
+        msg = "\n       ".join(d.text() for d in sorted(set(errors), key=lambda d: d.sort_key()))
         return False, name, msg or f"{shown}: a scenario file has a `scenario:` map"
     try:
         if sc.get("variants"):
