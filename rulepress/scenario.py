@@ -11,6 +11,10 @@
         let r = skill_check(p1, 2, 1)
       expect:
         - p1.clues == 0
+
+The whole format (refused choices, checkpoints, variant components, one copy among several)
+is docs/scenarios.md. Each file is checked as content first (compiler/scenarios.py): one
+with errors fails with them and does not run.
 """
 from __future__ import annotations
 
