@@ -125,6 +125,7 @@ class _Values:
     def __init__(self):
         self.of = {}  # (kind, attribute) -> set of values
         self.any_value = set()  # attributes whose values are not all known
+        self.hidden = {}  # built-in attribute -> values things give an attribute of that name (W010)
 
     def can_be(self, kinds, attr, value) -> bool:
         if attr in self.any_value:
@@ -157,8 +158,9 @@ def _attr_values(m) -> _Values:
         v.of.setdefault((kind, "type"), set()).add(iid)
         v.of.setdefault((kind, "kind"), set()).add(kind)
         for k, val in (attrs or {}).items():
-            if k in BUILTIN_ATTRS:
-                continue  # never read: the built-in is (W010)
+            if k in BUILTIN_ATTRS:  # never read: the built-in is (W010)
+                v.hidden.setdefault(k, set()).add(str(val) if isinstance(val, str) else val)
+                continue
             if isinstance(val, list):
                 v.any_value.add(k)  # (lists compare as lists: not judged here)
             else:
@@ -324,9 +326,12 @@ class _Walker:
         whose = f"no {kind}" if kind else "no thing"
         what = "the comparison never holds" if e[2] == "==" else "the comparison always holds"
         hint = f" (`x.{attr}` is the built-in: {BUILTIN_ATTRS[attr]})" if attr in BUILTIN_ATTRS else ""
-        have = sorted(str(v) for k in among for v in values.of.get((k, attr), ()))
+        if value in values.hidden.get(attr, ()):  # the Mythos mistake: say what was meant
+            after = f"; the attribute `{attr}: {value}` that things have is never read (W010): rename it and compare that"
+        else:
+            after = did_you_mean(value, sorted(str(v) for k in among for v in values.of.get((k, attr), ())))
         self.say(e, "warning", "W013", f"`{var}.{attr} {e[2]} \"{value}\"`: {whose} has `{attr}` \"{value}\"{hint}, so "
-                                       f"{what}{did_you_mean(value, have)}")
+                                       f"{what}{after}")
 
 
 _UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
