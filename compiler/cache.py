@@ -83,8 +83,12 @@ def checker_version() -> str:
 
 def validate_game(folder: str) -> Report:
     """The report a full check of the game folder gives, from the cache where it still holds."""
+    from .scenarios import check_folder
     with no_collection():
-        return _validate(folder)
+        report = _validate(folder)
+    if not report.errors:  # scenarios are read against a game that compiles
+        report.extend(check_folder(folder))
+    return report
 
 
 def _validate(folder: str) -> Report:
@@ -166,6 +170,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
             try:
                 doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])
                 pooled["n"].update(uses["n"])
+                pooled.setdefault("m", set()).update(uses.get("m", ()))
                 for ev, names in uses["e"].items():
                     pooled["e"].setdefault(ev, set()).update(names)
             except (ValueError, TypeError, KeyError, AttributeError):
@@ -223,7 +228,8 @@ def summaries(model, only=None) -> dict:
             continue
         u = uses.get(file, {"n": set(), "e": {}})
         out[file] = (_compact(_encode(docs[file], subst, drop, 0, ids)),
-                     _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())}}))
+                     _compact({"n": sorted(u["n"]), "e": {k: sorted(v) for k, v in sorted(u["e"].items())},
+                               "m": sorted(model.marks_by_file.get(file, ()))}))  # see lint
     return out
 
 

@@ -51,6 +51,14 @@ def _proc(effect: str, extra: str = "") -> str:
             + "actions:\n  - id: do_push\n    name: {en: Push, ru: Толчок}\n    effect: push()\n")
 
 
+def _scenario(body: str) -> str:
+    """A scenario file of the tutorial game with these lines under `scenario:`."""
+    return "scenario:\n  name: Nitro moves the racer\n  players: 2\n" + "".join(f"  {line}\n" for line in body.splitlines())
+
+
+_SCEN = "scenarios/nitro.yaml"
+
+
 CATALOGUE: dict[str, dict] = {
     # ---- Y: reading the YAML file ------------------------------------------------
     "Y001": {
@@ -220,6 +228,22 @@ CATALOGUE: dict[str, dict] = {
                    "list or map has fewer entries than it must.",
         "wrong": _CARD + "    count: 0\n",
         "right": _CARD + "    count: 1\n",
+    },
+    "S010": {
+        "title": "not a scenario file",
+        "explain": "A file of a game's scenarios/ folder holds one map, `scenario:`, with the scenario's keys "
+                   "under it (docs/scenarios.md). This one does not, so it could not be run.",
+        "file": _SCEN,
+        "wrong": "name: Nitro moves the racer\nsetup: |\n  move \"nitro#1\" to p1.hand\n",
+        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+    },
+    "S011": {
+        "title": "scenario sets an unknown option",
+        "explain": "A scenario's `options:` names options of the game (`game: options:`). An unknown one "
+                   "would be set and never read, so the scenario would test the default instead.",
+        "file": _SCEN,
+        "wrong": _scenario("options: {short_race: true}\nexpect:\n  - p1.position == 0"),
+        "right": _scenario("expect:\n  - p1.position == 0"),
     },
     "S101": {
         "title": "translation missing",
@@ -460,6 +484,56 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _proc("gain \"three\" position"),
         "right": _proc("gain 3 position"),
     },
+    "D030": {
+        "title": "option or window named by what names nothing",
+        "explain": "`option(\"name\")` reads a game option, named in quotes; the name must be one of "
+                   "`game: options:`. Without quotes, `name` alone is already the option's value, and "
+                   "`option(...)` of that value names no option: it gives nothing and the rule silently "
+                   "never applies. In the "
+                   "same way `usable(\"window\", p)` names a window some action has (`window:`); "
+                   "any other text gives an empty list, always.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if option(short):\n          log "short game"') + _SCORING,
+        "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if option("short"):\n          log "short game"') + _SCORING,
+    },
+    "D031": {
+        "title": "`return` outside a procedure",
+        "explain": "Only a procedure gives back a value. Elsewhere `return` is accepted by the grammar "
+                   "but means nothing the rules could say; to end an effect early, put the rest of it "
+                   "under `if`.",
+        "wrong": "actions:\n  - id: rest\n    name: {en: Rest, ru: Отдых}\n    effect: |\n"
+                 "      if player.position > 5:\n        return\n      gain 1 position\n",
+        "right": "actions:\n  - id: rest\n    name: {en: Rest, ru: Отдых}\n    effect: |\n"
+                 "      if player.position <= 5:\n        gain 1 position\n",
+    },
+    "D032": {
+        "title": "one copy named without quotes",
+        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`. In an effect or a scenario, "
+                   "`#` starts a comment, so `nitro#2` is read as `nitro` (the card, not a copy) and the "
+                   "rest of the line is lost. Name one copy in quotes: `\"nitro#2\"`. In a quoted name, the "
+                   "copy must exist.",
+        "file": _SCEN,
+        "wrong": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+    },
+    "D033": {
+        "title": "scenario tests a mark nothing sets",
+        "explain": "A scenario tests `x has MARK`, but neither the game's effects nor the scenario set that "
+                   "mark: a misspelling, and the expectation could never tell the rule works.",
+        "file": _SCEN,
+        "wrong": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has bosted"),
+        "right": _scenario("setup: |\n  mark p1 as boosted\nexpect:\n  - p1 has boosted"),
+    },
+    "D034": {
+        "title": "a value thrown away",
+        "explain": "A built-in function that only gives a value (`count`, `max`, `option`, ...) stands "
+                   "alone as a statement: its value is thrown away and nothing changes. Use the value "
+                   "(`let`, `set`, `if`, `gain`) or remove the line. (`roll` and `random` draw dice, so "
+                   "they may stand alone.)",
+        "wrong": _proc("max(player.position, 3)"),
+        "right": _proc("set player.position to max(player.position, 3)"),
+    },
     "D020": {
         "title": "procedure calls itself",
         "explain": "A procedure calls itself, directly or through others. Effects must always finish, so "
@@ -498,6 +572,63 @@ CATALOGUE: dict[str, dict] = {
                  + _CARD + "    attrs: {wear: 2}\n",
         "right": "counters:\n  - id: wear\n    name: {en: Wear, ru: Износ}\n    of: card\n"
                  + _CARD + "    attrs: {grip: 2}\n",
+    },
+    "W010": {
+        "title": "name hides a built-in",
+        "explain": "An attribute (or a counter or zone things have) has the name of a built-in attribute of "
+                   "the language: `type` (the card or piece a thing is a copy of), `id`, `kind`, `name`, "
+                   "`zone`, `location`, `owner`, `face_up`, `contents`, `seat`. `x.type` reads the built-in, "
+                   "so the content's value can never be read, and a test like `c.type == \"headline\"` "
+                   "is never true. Rename the attribute (`category`, say). The same holds for an option "
+                   "named like a built-in name, an id, a counter or a zone (the bare name reads those "
+                   "first), a procedure named like a built-in function (calls reach the procedure), and "
+                   "a name an effect gives (`let others = ...`, a parameter, a loop's name) that hides a "
+                   "built-in name such as `others` or `round` from there on.",
+        "wrong": _CARD + "    attrs: {type: fast}\n",
+        "right": _CARD + "    attrs: {style: fast}\n",
+    },
+    "W011": {
+        "title": "mark tested but never set",
+        "explain": "An effect tests `x has MARK` but no effect marks anything with it (`mark x as MARK`), "
+                   "so the test never passes: usually a misspelling on one side.",
+        "wrong": _proc("if player has shielded:\n  gain 1 position")
+                 + "  - id: shield\n    name: {en: Shield, ru: Щит}\n    effect: mark player as sheilded\n",
+        "right": _proc("if player has shielded:\n  gain 1 position")
+                 + "  - id: shield\n    name: {en: Shield, ru: Щит}\n    effect: mark player as shielded\n",
+    },
+    "W012": {
+        "title": "mark set but never tested",
+        "explain": "An effect marks things with a mark that no effect tests (`x has MARK`), so setting it "
+                   "changes nothing: a misspelling, or a rule not yet written.",
+        "wrong": _proc("mark player as shielded"),
+        "right": _proc("mark player as shielded\nif player has shielded:\n  gain 1 position"),
+    },
+    "W014": {
+        "title": "event no trigger hears",
+        "explain": "`emit EVENT` runs the triggers with `on: EVENT`. No trigger has it, so the statement "
+                   "does nothing: a misspelling on one side, or a trigger not yet written.",
+        "wrong": _proc("emit pushed")
+                 + "triggers:\n  - id: after_push\n    on: pushd\n    effect: gain 1 score\n",
+        "right": _proc("emit pushed")
+                 + "triggers:\n  - id: after_push\n    on: pushed\n    effect: gain 1 score\n",
+    },
+    "W015": {
+        "title": "option never read",
+        "explain": "The game declares an option (`game: options:`) that no effect reads, by its name or "
+                   "as `option(\"name\")`: choosing it at the table changes nothing.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW + _SCORING,
+        "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if short:\n          log "short game"') + _SCORING,
+    },
+    "W013": {
+        "title": "comparison no thing can pass",
+        "explain": "`x.attr == \"value\"` where no thing (of the kind x runs over, for `every KIND`) has "
+                   "that value for the attribute: the comparison never holds (`!=`: always holds), so a "
+                   "`where` filter with it lets nothing through. For the built-in `type` the values are "
+                   "the ids of cards, pieces, tokens and locations.",
+        "wrong": _proc("let n = count(c for c in every card where c.type == \"fast\")\ngain n position"),
+        "right": _proc("let n = count(c for c in every card where c.type == \"nitro\")\ngain n position"),
     },
 }
 

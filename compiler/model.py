@@ -6,6 +6,7 @@ from .diagnostics import Pos, Report, did_you_mean
 from . import dsl
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
+from .lint import lint
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from ..runtime.analysis import ir_nodes as _walk
 
@@ -50,6 +51,7 @@ class Model:
         self.pooled: dict | None = None                   # see build_model
         self.known: dict | None = None                    # see build_model
         self._known: set | None = None
+        self.marks_by_file: dict = {}                     # file -> marks its effects set or test: see lint
 
     def checker_known(self) -> set:
         """Every name any effect may use (once the effects' events are known): made once."""
@@ -75,6 +77,7 @@ def build_model(src: GameSource, report: Report, only=None, check=True, pooled=N
     _parse_effects(m, report, check)
     if check:
         _unused(m, report)
+        lint(m, report, only)
         check_icons(m.src, m.by_section["icons"], report, only)
     return m
 

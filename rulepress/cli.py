@@ -125,13 +125,14 @@ def _load_game(game: str):
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("-k", "select", default=None, help="only scenarios whose name contains this")
+@click.option("-k", "select", default=None, help="only scenarios whose name or file name contains this")
+@click.option("--scenarios", "scenarios_dir", default=None, help="run the scenarios of this folder (for one game) instead of its own")
 @click.option("-v", "--verbose", is_flag=True)
-def test(paths, select, verbose):
-    """Run scenario tests: content/<game>/scenarios/*.yaml."""
+def test(paths, select, scenarios_dir, verbose):
+    """Run scenario tests: content/<game>/scenarios/*.yaml (see docs/scenarios.md)."""
     from .scenario import run_paths
     try:
-        ok = run_paths(list(paths) or ["content"], select, verbose, click.echo)
+        ok = run_paths(list(paths) or ["content"], select, verbose, click.echo, scenarios_dir)
     except UsageError as exc:
         _usage(exc)
     sys.exit(0 if ok else 1)

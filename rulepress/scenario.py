@@ -11,17 +11,22 @@
         let r = skill_check(p1, 2, 1)
       expect:
         - p1.clues == 0
+
+The whole format (refused choices, checkpoints, variant components, one copy among several)
+is docs/scenarios.md. Each file is checked as content first (compiler/scenarios.py): one
+with errors fails with them and does not run.
 """
 from __future__ import annotations
 
-import glob
+import copy
 import json
 import os
 
-from .compiler.content import find_games
+from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Pos, Report
 from .compiler.dsl import DslError, parse, parse_expr
 from .compiler.pipeline import compile_game
+from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, settle
@@ -40,27 +45,36 @@ def _where(text, node, key):
     return lambda l, c: Pos(p.file, p.line, p.col + c - 1)
 
 
-def _scenario_files(folder):
-    return sorted(glob.glob(os.path.join(folder, "scenarios", "*.yaml")))
-
-
-def run_paths(paths, select, verbose, echo) -> bool:
+def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
+    """Run the scenarios of each game (its scenarios/ folder, or `scenarios_dir` for the one
+    game given); `select` keeps those whose name or file name holds it."""
     passed = failed = 0
-    for folder in find_games(paths):
-        files = _scenario_files(folder)
+    games = find_games(paths)
+    if scenarios_dir is not None:
+        if len(games) != 1:
+            raise UsageError(f"--scenarios needs exactly one game, not {len(games)}")
+        if not os.path.isdir(scenarios_dir):
+            raise UsageError(f"--scenarios {scenarios_dir}: not a folder")
+    for folder in games:
+        files = scenario_files(scenarios_dir or os.path.join(folder, "scenarios"))
         if not files:
             continue
         text, gid, report = compile_game(folder)
-        if text is None:
+        checked = check_folder(folder, scenarios_dir=scenarios_dir) if text is not None else None
+        if checked is None:
             for d in report.sorted():
                 if d.severity == "error":
                     echo(d.text())
             echo(f"FAILED {folder}: the game does not compile, so none of its {len(files)} scenarios ran")
             failed += len(files)
             continue
-        game = Game(json.loads(text))
+        tables = json.loads(text)
+        game = Game(tables)
+        found = {}
+        for d in checked.errors:
+            found.setdefault(d.pos.file, []).append(d)
         for f in files:
-            ok, name, msg = run_file(game, f, select)
+            ok, name, msg = run_file(game, f, select, errors=found.get(os.path.relpath(f), []), tables=tables)
             if ok is None:
                 continue
             if ok:
@@ -74,19 +88,24 @@ def run_paths(paths, select, verbose, echo) -> bool:
     return failed == 0
 
 
-def run_file(game, path, select=None):
-    """(True/False/None if deselected, name, message)."""
+def run_file(game, path, select=None, errors=(), tables=None):
+    """(True/False/None if deselected, name, message). `errors`: what checking the file found
+    (compiler/scenarios.py): a file with errors fails with them and is not run. `tables`
+    (the game's, as game.json holds them) are what variant components are made from."""
     shown = os.path.relpath(path)
     report = Report()
     doc = load_file(path, shown, report)
-    if doc is None or not isinstance(doc, PMap) or "scenario" not in doc:
-        msg = "; ".join(d.text() for d in report.errors) or f"{shown}: a scenario file has a `scenario:` map"
-        return False, os.path.basename(path), msg
-    sc = doc["scenario"]
-    name = str(sc.get("name", os.path.basename(path)))
-    if select and select.lower() not in name.lower() and select.lower() not in shown.lower():
+    sc = doc.get("scenario") if isinstance(doc, PMap) else None
+    name = str(sc.get("name", os.path.basename(path))) if isinstance(sc, PMap) else os.path.basename(path)
+    if select and select.lower() not in name.lower() and select.lower() not in os.path.basename(path).lower():
         return None, name, ""
+    errors = list(errors) + report.errors
+    if errors or not isinstance(sc, PMap):
+        msg = "\n       ".join(d.text() for d in sorted(set(errors), key=lambda d: d.sort_key()))
+        return False, name, msg or f"{shown}: a scenario file has a `scenario:` map"
     try:
+        if sc.get("variants"):
+            game = Game(with_variants(tables if tables is not None else game.data, sc["variants"]))
         run_scenario(game, sc)
     except ScenarioFailure as exc:
         return False, name, str(exc)
@@ -97,6 +116,38 @@ def run_file(game, path, select=None):
     except IllegalChoice as exc:
         return False, name, f"illegal choice: {exc}"
     return True, name, ""
+
+
+def with_variants(tables: dict, variants) -> dict:
+    """The game's tables with this scenario's components: other printed attributes on a
+    thing (every copy of it), or one more thing made like another. The game's are untouched."""
+    data = dict(tables)
+    protos = data["protos"] = dict(data["protos"])
+    instances = data["instances"] = list(data["instances"])
+    for v in variants:
+        attrs = _plain(v.get("attrs") or {})
+        if "thing" in v:
+            p = protos[str(v["thing"])] = dict(protos[str(v["thing"])])
+            p["attrs"] = {**p["attrs"], **attrs}
+        else:
+            like, new = str(v["like"]), str(v["add"])
+            p = protos[new] = copy.deepcopy(protos[like])
+            p["attrs"] = {**p["attrs"], **attrs}
+            p["count"] = 1
+            zone, up = next(((z, u) for _i, pid, z, u in tables["instances"] if pid == like), ("supply", True))
+            instances.append([new, new, str(v.get("at") or zone), up])
+    return data
+
+
+def _plain(v):
+    """A value read from YAML as plain data (the state is copied with marshal)."""
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
 
 
 def run_scenario(game, sc):
@@ -117,8 +168,8 @@ def run_scenario(game, sc):
         ir = parse(sc["run"], _where(sc["run"], sc, "run"))
         # the waiting decision comes back once the run (and its own decisions) are done
         interrupt(game, st, ir, {"player": str(sc.get("as", st["first"]))})
-    for i, step in enumerate(steps):
-        _step(game, st, step, i + 1)
+    for i in range(len(steps)):
+        _step(game, st, steps, i + 1)
     if st.get("interrupted"):
         d = st["pending"] or {}
         raise ScenarioFailure(f"the run still waits for a decision after the last step ({d.get('prompt') or d.get('kind')}"
@@ -139,24 +190,34 @@ def _direct(game, st, ir):
         raise ScenarioFailure(f"setup failed: {exc}")
 
 
-def _step(game, st, step, n):
+def _step(game, st, steps, n):
+    """Step n (from 1): a choice made, a choice that must not be offered, or a checkpoint."""
+    step = steps[n - 1]
+    if isinstance(step, dict) and "expect" in step:
+        texts = step["expect"]
+        if isinstance(texts, list):
+            for j, text in enumerate(texts):
+                _expect(game, st, text, texts, j, f"step {n}: ")
+        else:
+            _expect(game, st, texts, step, "expect", f"step {n}: ")
+        return
     d = st["pending"]
     if d is None:
         raise ScenarioFailure(f"step {n} `{step}`: no decision is pending (the game is over)")
+    if isinstance(step, dict) and "refused" in step:
+        _refused(game, st, step, n)
+        return
     seat = None
     if isinstance(step, dict):
         if len(step) != 1:
             raise ScenarioFailure(f"step {n}: write one `seat: choice` per step")
         seat, step = next(iter(step.items()))
+        if seat not in st["players"]:
+            raise ScenarioFailure(f"step {n}: no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
     step = str(step)
     opts = list(choices(game, st, seat))
     ids = [o["id"] for o in opts]
-    choice = step if step in ids else None
-    if choice is None:
-        for o in opts:
-            if step.lower() in (str(o["label"].get("en", "")).lower(), str(o["label"].get("ru", "")).lower()):
-                choice = o["id"]
-                break
+    choice = step if step in ids else _by_label(opts, step)
     if choice is None:
         who = seat or (d["who"] if isinstance(d["who"], str) else ", ".join(d["who"]))
         raise ScenarioFailure(f"step {n}: `{step}` is not a choice for {who} now; the choices are: {', '.join(ids)}"
@@ -164,11 +225,39 @@ def _step(game, st, step, n):
     apply(game, st, choice, seat)
 
 
-def _expect(game, st, text, node, j):
-    where = node.item_pos[j] if hasattr(node, "item_pos") else Pos("?", 0, 0)
+def _by_label(opts, text):
+    for o in opts:
+        if text.lower() in (str(o["label"].get("en", "")).lower(), str(o["label"].get("ru", "")).lower()):
+            return o["id"]
+    return None
+
+
+def _refused(game, st, step, n):
+    """`refused: X`: X is not offered now (to `seat`, or to whoever the decision waits for)."""
+    d, seat = st["pending"], step.get("seat")
+    if seat is not None and seat not in st["players"]:
+        raise ScenarioFailure(f"step {n}: no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
+    who = [str(seat)] if seat is not None else ([d["who"]] if isinstance(d["who"], str) else list(d["who"]))
+    wanted = step["refused"] if isinstance(step["refused"], list) else [step["refused"]]
+    for w in who:
+        opts = list(choices(game, st, w))
+        for x in wanted:
+            x = str(x)
+            if any(o["id"] == x for o in opts) or _by_label(opts, x) is not None:
+                raise ScenarioFailure(f"step {n}: `{x}` is offered to {w}, but the scenario says it is refused here; "
+                                      f"the choices are: {', '.join(o['id'] for o in opts)}"
+                                      + (f" (asked at {d.get('at')})" if d.get("at") else ""))
+
+
+def _expect(game, st, text, node, key, when=""):
+    """One expectation, `node[key]`, evaluated now; a failure shows what each side was."""
+    if isinstance(key, int):
+        where = node.item_pos[key] if hasattr(node, "item_pos") else Pos("?", 0, 0)
+    else:
+        where = node.val_pos.get(key, node.pos) if hasattr(node, "val_pos") else Pos("?", 0, 0)
     w = text.at if isinstance(text, PStr) else (lambda l, c: Pos(where.file, where.line, where.col + c - 1))
     if isinstance(text, bool):
-        raise ScenarioFailure(f"{where}: an expectation is an expression in quotes, not {text}")
+        raise ScenarioFailure(f"{where}: {when}an expectation is an expression in quotes, not {text}")
     e = parse_expr(str(text), w)
     it = Interp(game, st)
     env = {"player": st["first"]}
@@ -178,13 +267,15 @@ def _expect(game, st, text, node, j):
     try:
         ok = it.ev(e, env)
     except GameFault as exc:
-        raise ScenarioFailure(f"{where}: `{text}` could not be evaluated: {exc.message}")
+        raise ScenarioFailure(f"{where}: {when}`{text}` could not be evaluated: {exc.message}")
     if not ok:
         detail = ""
-        if e[0] == "op":
-            left, right = it.ev(e[3], env), it.ev(e[4], env)
-            detail = f": left side is {_show(left)}, right side is {_show(right)}"
-        raise ScenarioFailure(f"{where}: expected `{text}`{detail}")
+        if e[0] in ("op", "in", "and", "or"):
+            left, right = (e[3], e[4]) if e[0] == "op" else (e[2], e[3])
+            detail = f": left side is {_show(it.ev(left, env))}, right side is {_show(it.ev(right, env))}"
+        elif e[0] == "not" and e[2][0] == "in":
+            detail = f": {_show(it.ev(e[2][2], env))} is in {_show(it.ev(e[2][3], env))}"
+        raise ScenarioFailure(f"{where}: {when}expected `{text}`{detail}")
 
 
 def _show(v):

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from rulepress.compiler.catalogue import CATALOGUE, render, render_doc
 from rulepress.cli import main
 from rulepress.compiler.pipeline import build, check_game
+from rulepress.compiler.scenarios import check_folder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
@@ -85,6 +86,7 @@ def make_game(tmp_path, entry, which):
     text = entry[which]
     special = entry.get("special") if which == "wrong" else None
     path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)  # (scenarios/...)
     if special == "huge":
         line = "  - {id: c%07d, name: {en: C, ru: C}, deck: boosts}\n"
         with open(path, "w", encoding="utf-8") as fh:
@@ -108,7 +110,9 @@ def codes_for(folder, built=False):
     if built:  # a finding only a build makes (a game's own template, rendered)
         _written, report = build([folder], folder + "-out")
         return {d.code for d in report.items}, report
-    _m, report = check_game(folder)
+    model, report = check_game(folder)
+    if model is not None and not report.errors:  # scenarios are content too, read against the game
+        report.extend(check_folder(folder))
     return {d.code for d in report.items}, report
 
 
