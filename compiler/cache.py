@@ -82,13 +82,10 @@ def checker_version() -> str:
 
 
 def validate_game(folder: str) -> Report:
-    """The report a full check of the game folder gives, from the cache where it still holds."""
-    from .scenarios import check_folder
+    """The report a full check of the game's content gives, from the cache where it still
+    holds (its scenarios are checked by pipeline.validate_game, against the game)."""
     with no_collection():
-        report = _validate(folder)
-    if not report.errors:  # scenarios are read against a game that compiles
-        report.extend(check_folder(folder))
-    return report
+        return _validate(folder)
 
 
 def _validate(folder: str) -> Report:
