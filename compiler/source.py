@@ -6,6 +6,7 @@ YAML 1.1 surprises (`no` read as false, `012` read as octal) are reported.
 """
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import re
@@ -131,7 +132,29 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
+# Texts that stand in for files on disk, by absolute path: an editor's unsaved buffers,
+# checked as they are typed (rulepress/lsp.py). Empty everywhere else.
+OVERRIDES: dict[str, str] = {}
+
+
+@contextlib.contextmanager
+def overridden(texts: dict[str, str]):
+    """Within this, a file whose absolute path is in `texts` reads as that text."""
+    OVERRIDES.update(texts)
+    try:
+        yield
+    finally:
+        OVERRIDES.clear()
+
+
 def read_text(path: str, shown: str, report: Report) -> str | None:
+    if OVERRIDES:
+        text = OVERRIDES.get(os.path.abspath(path))
+        if text is not None:
+            if len(text) > MAX_FILE_BYTES:
+                report.error(Pos(shown, 1, 1), "Y008", f"file is over {MAX_FILE_BYTES} bytes; content files are limited to {MAX_FILE_BYTES}")
+                return None
+            return text[1:] if text.startswith("\ufeff") else text
     try:
         size = os.path.getsize(path)
         if size > MAX_FILE_BYTES:

@@ -1,0 +1,383 @@
+"""`rulepress lsp`: a language server over stdio for any LSP editor.
+
+It checks a game with the compiler's own loader and checker (compiler.pipeline.check_game),
+with the editor's unsaved buffers standing in for their files (source.overridden), so its
+diagnostics are `rulepress validate`'s: the same codes at the same places. Ids are found
+with rulepress/symbols.py, built-ins are explained from compiler/names.py.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from .compiler.content import LIST_SECTIONS, MANIFEST, SECTIONS, UsageError, _inlined
+from .compiler.diagnostics import Pos, Report
+from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
+from .compiler.source import overridden
+from .symbols import DSL_FIELDS, WORD, Symbols, index
+
+MAX_UP = 16  # folders walked up from a file to find its game's manifest
+ID = re.compile(r"^[a-z][a-z0-9_]*$")  # as schemas/common.json has it
+_BLOCK_WORDS = {"else", "otherwise"}  # lines of an effect that read like YAML keys
+KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?([A-Za-z_][\w]*|\"[^\"]*\")\s*:(.*)$")
+
+
+@dataclass
+class Checked:
+    """The last check of one game folder."""
+    folder: str
+    report: Report
+    model: object = None
+    symbols: Symbols = field(default_factory=Symbols)
+    files: list = field(default_factory=list)   # absolute paths of the game's content files
+    _tables: object = None
+
+    def tables(self):
+        """The game's tables, for rendering rules text; None while the game has errors."""
+        if self._tables is None and self.model is not None and not self.report.errors:
+            from .compiler.codegen import tables
+            try:
+                self._tables = tables(self.model)
+            except Exception:  # a half-made game: hover then shows the source text
+                self._tables = False
+        return self._tables or None
+
+
+class RulepressServer(LanguageServer):
+    def __init__(self):
+        from importlib.metadata import version
+        super().__init__("rulepress", version("rulepress"))
+        self.games: dict[str, Checked] = {}
+        self.published: dict[str, set] = {}  # game folder -> uris given diagnostics last time
+
+
+server = RulepressServer()
+
+
+# ---- checking ------------------------------------------------------------------
+
+def game_folder(path: str) -> str | None:
+    """The folder of the game a content file belongs to (the nearest with a manifest)."""
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(MAX_UP):
+        if os.path.isfile(os.path.join(d, MANIFEST)):
+            return d
+        up = os.path.dirname(d)
+        if up == d:
+            return None
+        d = up
+    return None
+
+
+def check(ls: RulepressServer, folder: str) -> Checked:
+    """Check a game with the open buffers as they are now, and publish what is found."""
+    from .compiler.memory import no_collection
+    from .compiler.pipeline import check_game
+    from .symbols import index
+    texts = {}
+    for uri, doc in list(ls.workspace.text_documents.items()):
+        path = to_fs_path(uri)
+        if path and os.path.abspath(path).startswith(folder + os.sep):
+            texts[os.path.abspath(path)] = doc.source
+    shown = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
+    with overridden(texts), no_collection():
+        try:
+            model, report = check_game(shown)
+        except UsageError as exc:
+            model, report = None, Report()
+            report.error(Pos(os.path.join(shown, MANIFEST), 1, 1), "G000", str(exc))
+    done = Checked(folder, report, model)
+    if model is not None:
+        done.symbols = index(model)
+        done.files = [os.path.abspath(f) for f in model.src.files]
+    ls.games[folder] = done
+    publish(ls, done)
+    return done
+
+
+def publish(ls: RulepressServer, done: Checked) -> None:
+    by_uri: dict[str, list] = {}
+    for d in done.report.sorted():
+        path = os.path.abspath(d.pos.file)
+        if not os.path.isfile(path):
+            path = os.path.join(done.folder, MANIFEST)
+        by_uri.setdefault(from_fs_path(path), []).append(d)
+    before = ls.published.get(done.folder, set())
+    for uri in before - by_uri.keys():
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    for uri, diags in by_uri.items():
+        lines = _lines(ls, uri)
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[_diagnostic(d, lines) for d in diags]))
+    ls.published[done.folder] = set(by_uri)
+
+
+def _lines(ls: RulepressServer, uri: str) -> list[str]:
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is not None:
+        return doc.lines
+    try:
+        with open(to_fs_path(uri), encoding="utf-8", errors="replace") as fh:
+            return fh.read(16 * 1024 * 1024).splitlines()
+    except OSError:
+        return []
+
+
+def _diagnostic(d, lines) -> lsp.Diagnostic:
+    line, col = max(d.pos.line - 1, 0), max(d.pos.col - 1, 0)
+    text = lines[line] if line < len(lines) else ""
+    m = WORD.match(text, col)
+    end = m.end() if m else min(col + 1, max(len(text), col + 1))
+    return lsp.Diagnostic(
+        range=lsp.Range(lsp.Position(line, col), lsp.Position(line, end)),
+        message=d.message, code=d.code, source="rulepress",
+        severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning)
+
+
+def _checked(ls: RulepressServer, uri: str) -> Checked | None:
+    path = to_fs_path(uri)
+    folder = game_folder(path) if path else None
+    if folder is None:
+        return None
+    return ls.games.get(folder) or check(ls, folder)
+
+
+def _on_edit(ls: RulepressServer, uri: str) -> None:
+    path = to_fs_path(uri)
+    folder = game_folder(path) if path and path.endswith((".yaml", ".yml")) else None
+    if folder is not None and os.sep + "scenarios" + os.sep not in path[len(folder):]:
+        check(ls, folder)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RulepressServer, params: lsp.DidOpenTextDocumentParams):
+    _on_edit(ls, params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RulepressServer, params: lsp.DidChangeTextDocumentParams):
+    _on_edit(ls, params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: RulepressServer, params: lsp.DidSaveTextDocumentParams):
+    _on_edit(ls, params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RulepressServer, params: lsp.DidCloseTextDocumentParams):
+    _on_edit(ls, params.text_document.uri)  # the file on disk counts again
+
+
+# ---- finding ids ---------------------------------------------------------------
+
+def _span_at(ls, uri, position):
+    done = _checked(ls, uri)
+    if done is None:
+        return None, None
+    shown = os.path.relpath(to_fs_path(uri))
+    return done, done.symbols.at(shown, position.line + 1, position.character + 1)
+
+
+def _location(pos: Pos, length: int) -> lsp.Location:
+    start = lsp.Position(pos.line - 1, pos.col - 1)
+    return lsp.Location(uri=from_fs_path(os.path.abspath(pos.file)),
+                        range=lsp.Range(start, lsp.Position(start.line, start.character + length)))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: RulepressServer, params: lsp.DefinitionParams):
+    done, span = _span_at(ls, params.text_document.uri, params.position)
+    if span is None or span.id not in done.symbols.decls:
+        return None
+    decl = done.symbols.decls[span.id]
+    return _location(decl.pos, len(span.id))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+def references(ls: RulepressServer, params: lsp.ReferenceParams):
+    done, span = _span_at(ls, params.text_document.uri, params.position)
+    if span is None:
+        return None
+    decl = done.symbols.decls.get(span.id)
+    out = []
+    for s in done.symbols.uses.get(span.id, ()):
+        if not params.context.include_declaration and decl is not None and (s.pos.file, s.pos.line) == (decl.pos.file, decl.pos.line):
+            continue
+        out.append(_location(s.pos, s.length))
+    return out
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RENAME)
+def rename(ls: RulepressServer, params: lsp.RenameParams):
+    done, span = _span_at(ls, params.text_document.uri, params.position)
+    if span is None:
+        return None
+    new = params.new_name
+    if not ID.match(new):
+        raise ValueError(f"`{new}` is not an id: use lower-case letters, digits and _ (like `city_hall`)")
+    if new in done.symbols.decls or new in BUILTIN_NAMES or new in FUNCTIONS:
+        raise ValueError(f"`{new}` is already a name of this game")
+    changes: dict[str, list] = {}
+    for s in done.symbols.uses.get(span.id, ()):
+        loc = _location(s.pos, s.length)
+        changes.setdefault(loc.uri, []).append(lsp.TextEdit(range=loc.range, new_text=new))
+    return lsp.WorkspaceEdit(changes=changes)
+
+
+# ---- hover -----------------------------------------------------------------------
+
+def builtin_doc(word: str) -> str | None:
+    """What a built-in word of the effect language means, in a line or two."""
+    if word in BUILTIN_NAMES:
+        return f"`{word}` (built-in name): {BUILTIN_NAMES[word]}"
+    if word in FUNCTIONS:
+        lo, hi, what = FUNCTIONS[word]
+        args = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}): {what}"
+    if word in BUILTIN_ATTRS:
+        return f"`x.{word}` (attribute of every thing): {BUILTIN_ATTRS[word]}"
+    if word in EVENTS:
+        names = ", ".join(EVENTS[word]) or "no names"
+        return f"`{word}` (event; a trigger `on: {word}` is given {names})"
+    if word in VERBS:
+        return f"`{word}` (statement): takes {', '.join(VERBS[word]) or 'nothing'}; see docs/dsl.md"
+    return None
+
+
+def _en(v) -> str:
+    if isinstance(v, dict):
+        return str(v.get("en") or next(iter(v.values()), ""))
+    return "" if v is None else str(v)
+
+
+def describe(done: Checked, iid: str) -> str:
+    """An id's hover: what it is, its name, its rules text, and its effect in the rulebook's words."""
+    decl = done.symbols.decls[iid]
+    node = decl.node if isinstance(decl.node, dict) else {}
+    kind = decl.section[:-1] if decl.section.endswith("s") else decl.section
+    out = [f"**{_en(node.get('name')) or iid}** ({kind} `{iid}`, {decl.pos})"]
+    if node.get("text"):
+        out.append(_en(node["text"]))
+    tables = done.tables()
+    for key in sorted(k for k in (done.model.ir if done.model else {}) if k[0] == decl.section and k[1] == iid):
+        words = None
+        if tables is not None:
+            from .compiler.render import effect_text, expr_text
+            try:
+                ir = done.model.ir[key]
+                words = (expr_text if key[2] in ("if", "when", "until") else effect_text)(ir, tables, "en", decl.section)
+            except Exception:  # rendering is a courtesy here; the source text follows instead
+                words = None
+        if words is None and isinstance(node.get(key[2]), str):
+            words = "```\n" + node[key[2]].rstrip() + "\n```"
+        if words:
+            out.append(f"*{key[2]}:* {words}")
+    return "\n\n".join(out)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: RulepressServer, params: lsp.HoverParams):
+    done, span = _span_at(ls, params.text_document.uri, params.position)
+    if done is None:
+        return None
+    if span is not None and span.id in done.symbols.decls:
+        text = describe(done, span.id)
+    else:
+        word = _word_at(ls, params.text_document.uri, params.position)
+        text = builtin_doc(word) if word else None
+    if not text:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
+
+
+def _word_at(ls, uri, position) -> str | None:
+    lines = _lines(ls, uri)
+    if position.line >= len(lines):
+        return None
+    for m in WORD.finditer(lines[position.line]):
+        if m.start() <= position.character <= m.end():
+            return m.group()
+    return None
+
+
+# ---- completion ------------------------------------------------------------------
+
+def context_key(lines: list[str], line: int, col: int) -> tuple[str | None, str | None]:
+    """(the key whose value the cursor is in, or None; the top-level section) at a place in
+    a file: the key on the cursor's line before it, else the nearest less indented key above
+    (the key of a block such as `effect: |`)."""
+    here = lines[line][:col] if line < len(lines) else ""
+    m = KEY_LINE.match(here)
+    key = m.group(2) if m and m.group(2) not in _BLOCK_WORDS else None
+    indent = len(here) - len(here.lstrip())
+    section = m.group(2) if m and not m.group(1) and not here.startswith("-") else None
+    for i in range(min(line, len(lines)) - 1, -1, -1):
+        text = lines[i]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        mi = KEY_LINE.match(text)
+        ind = len(text) - len(text.lstrip())
+        if mi and key is None and ind < indent and mi.group(2) not in _BLOCK_WORDS:
+            key = mi.group(2)
+        if mi and ind == 0 and not text.startswith("-"):
+            section = section or mi.group(2)
+            break
+    return key, section
+
+
+def _item(label, kind, detail) -> lsp.CompletionItem:
+    return lsp.CompletionItem(label=label, kind=kind, detail=detail)
+
+
+def _keys_of(section: str | None) -> list[str]:
+    top = _inlined() or {}
+    s = (top.get("properties") or {}).get(section) or {}
+    s = s.get("items", s) if isinstance(s, dict) else {}
+    return sorted((s.get("properties") or {}).keys()) if isinstance(s, dict) else []
+
+
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
+def completion(ls: RulepressServer, params: lsp.CompletionParams):
+    uri, pos = params.text_document.uri, params.position
+    done = _checked(ls, uri)
+    if done is None:
+        return None
+    lines = _lines(ls, uri)
+    here = lines[pos.line][:pos.character] if pos.line < len(lines) else ""
+    K = lsp.CompletionItemKind
+    ids = [_item(i, K.Reference, d.section[:-1] if d.section.endswith("s") else d.section)
+           for i, d in sorted(done.symbols.decls.items())]
+    if re.search(r"\.\w*$", here):  # after `x.`: attributes, counters and zones of things
+        attrs = set(done.model.attrs if done.model else ()) | set(BUILTIN_ATTRS)
+        return lsp.CompletionList(is_incomplete=False, items=[_item(a, K.Field, "attribute") for a in sorted(attrs)])
+    key, section = context_key(lines, pos.line, pos.character)
+    if re.fullmatch(r"\s*(-\s+)?\w*", here):  # where a key is written
+        if not here.strip() or (here[0] not in " -" and key is None):
+            words = [_item(s, K.Module, "section") for s in SECTIONS]
+        else:
+            words = [_item(k, K.Property, f"{section} key") for k in _keys_of(section)]
+        if key not in DSL_FIELDS:
+            return lsp.CompletionList(is_incomplete=False, items=words)
+    if key in DSL_FIELDS:
+        events = set(EVENTS) | set((done.model.emitted if done.model else {}).keys())
+        opts = ((done.model.game.get("options") or {}) if done.model else {})
+        items = ids + [_item(n, K.Variable, BUILTIN_NAMES[n]) for n in sorted(BUILTIN_NAMES)]
+        items += [_item(f, K.Function, FUNCTIONS[f][2]) for f in sorted(FUNCTIONS)]
+        items += [_item(v, K.Keyword, "statement") for v in sorted(VERBS)]
+        items += [_item(e, K.Event, "event") for e in sorted(events) if e != "__all__"]
+        items += [_item(str(o), K.Constant, "game option") for o in sorted(opts, key=str)]
+        return lsp.CompletionList(is_incomplete=False, items=items)
+    return lsp.CompletionList(is_incomplete=False, items=ids)
+
+
+def serve() -> None:
+    server.start_io()
+
+
+__all__ = ["serve", "server", "check", "describe", "builtin_doc", "LIST_SECTIONS"]
