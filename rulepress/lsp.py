@@ -107,6 +107,8 @@ def publish(ls: RulepressServer, done: Checked) -> None:
         if not os.path.isfile(path):
             path = os.path.join(done.folder, MANIFEST)
         by_uri.setdefault(from_fs_path(path), []).append(d)
+    for path in done.files:  # every file of the game: a clean one loses what it had
+        by_uri.setdefault(from_fs_path(path), [])
     before = ls.published.get(done.folder, set())
     for uri in before - by_uri.keys():
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -20,10 +20,11 @@ class Stamp(NamedTuple):
     size: int
 
 
-def snapshot(folder: str) -> dict[str, Stamp]:
-    """Every file a build reads (content, scenarios, templates), by path, up to MAX_FILES."""
+def snapshot(folder: str, skip=()) -> dict[str, Stamp]:
+    """Every file a build reads (content, scenarios, templates), by path, up to MAX_FILES;
+    not those below the folders `skip` (where the build writes: it would wake itself)."""
     out: dict[str, Stamp] = {}
-    stack, seen = [folder], set()
+    stack, seen = [folder], {os.path.realpath(s) for s in skip}
     while stack and len(out) < MAX_FILES:
         d = stack.pop()
         real = os.path.realpath(d)
@@ -93,7 +94,8 @@ def status(folder: str, r: Round) -> str:
 def watch(folder: str, out: str, print_out: str | None, interval: float,
           echo: Callable[[str], None], rounds: int | None = None) -> None:
     """Run `once` now and after every change to the folder's files; `rounds` bounds it (tests)."""
-    seen = snapshot(folder)
+    skip = [out] + ([print_out] if print_out else [])
+    seen = snapshot(folder, skip)
     done = 0
     while True:
         once(folder, out, print_out, echo)
@@ -102,8 +104,8 @@ def watch(folder: str, out: str, print_out: str | None, interval: float,
             return
         while True:
             time.sleep(interval)
-            now = snapshot(folder)
+            now = snapshot(folder, skip)
             if now != seen:
                 time.sleep(SETTLE)
-                seen = snapshot(folder)
+                seen = snapshot(folder, skip)
                 break
