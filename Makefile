@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system build check-build bench clean
+.PHONY: demo test setup system build check-build bench clean vscode
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -45,7 +45,30 @@ $(TEMPLATE_CODE): $(STAMP) $(SCHEMA_CODE) $(wildcard compiler/*.py compiler/temp
 	$(BIN)/python -m rulepress.compiler.buildcache
 	touch $(TEMPLATE_CODE)
 
-setup: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
+# The VS Code extension (editors/vscode): `npm install` and a packaging check, once, stamped.
+# Node and npm are installed when missing (as root with apt-get). `make setup` builds it when
+# it can and says why not when it cannot (the Python toolchain does not need it);
+# `make vscode` insists.
+VSCODE := editors/vscode
+VSCODE_STAMP := $(VSCODE)/.built
+VSCODE_STRICT ?= 0
+$(VSCODE_STAMP): $(VSCODE)/package.json $(VSCODE)/extension.js
+	@if ! command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update && apt-get install -y nodejs npm; \
+	fi
+	@if command -v npm >/dev/null 2>&1 && (cd $(VSCODE) && npm install --no-audit --no-fund --loglevel=error && npm run --silent check); then \
+	  touch $(VSCODE_STAMP); \
+	elif [ "$(VSCODE_STRICT)" = 1 ]; then \
+	  echo "the VS Code extension needs node and npm (apt-get install -y nodejs npm) and the npm registry" >&2; exit 1; \
+	else \
+	  echo "note: VS Code extension not built (needs node, npm and the npm registry; \`make vscode\` retries)" >&2; \
+	fi
+
+vscode:
+	@rm -f $(VSCODE_STAMP)
+	@$(MAKE) --no-print-directory VSCODE_STRICT=1 $(VSCODE_STAMP)
+
+setup: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE) $(VSCODE_STAMP)
 
 demo: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress validate content
@@ -69,4 +92,4 @@ bench: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache compiler/_schemas compiler/_templates
+	rm -rf $(VENV) .pytest_cache compiler/_schemas compiler/_templates $(VSCODE)/node_modules $(VSCODE_STAMP)
