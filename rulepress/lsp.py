@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from .compiler.content import LIST_SECTIONS, MANIFEST, SECTIONS, UsageError, _inlined
+from .compiler.content import MANIFEST, SECTIONS, UsageError, _inlined
 from .compiler.diagnostics import Pos, Report
 from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
 from .compiler.source import overridden
@@ -78,7 +78,6 @@ def check(ls: RulepressServer, folder: str) -> Checked:
     """Check a game with the open buffers as they are now, and publish what is found."""
     from .compiler.memory import no_collection
     from .compiler.pipeline import check_game
-    from .symbols import index
     texts = {}
     for uri, doc in list(ls.workspace.text_documents.items()):
         path = to_fs_path(uri)
@@ -381,5 +380,3 @@ def completion(ls: RulepressServer, params: lsp.CompletionParams):
 def serve() -> None:
     server.start_io()
 
-
-__all__ = ["serve", "server", "check", "describe", "builtin_doc", "LIST_SECTIONS"]

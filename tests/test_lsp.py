@@ -195,3 +195,33 @@ def test_a_file_outside_any_game_is_left_alone(server, tmp_path):
     got = server.request("textDocument/hover", {"textDocument": {"uri": stray.as_uri()}, "position": {"line": 0, "character": 0}})
     assert got.get("result") is None and "error" not in got
     assert server.close() == 0
+
+
+def test_hostile_buffers_and_requests_get_answers_not_crashes(server):
+    """Text typed into an editor is untrusted content: each gets a diagnostic at its place,
+    odd requests get empty answers, and the server keeps serving."""
+    opened(server)
+    cases = (("a: " + "[" * 5000 + "\n", {"Y001", "Y006"}),
+             ("game: {id: duel}\n" + "# " + "x" * (16 * 1024 * 1024) + "\n", {"Y008"}),
+             ("a: &a [*a]\n", {"Y001", "Y005"}),
+             ("x: \"\\ud800\"\n" + server.text, {"S001", "Y001"}),
+             ("\0\0\0", {"Y001"}))
+    for version, (text, codes) in enumerate(cases, 2):
+        diags = change(server, text, version)
+        assert codes & {d["code"] for d in diags}, (text[:40], diags)
+    change(server, server.text, 10)
+    uri = {"uri": server.uri}
+    for method, extra in (("textDocument/hover", {"position": {"line": 9999, "character": 9999}}),
+                          ("textDocument/definition", {"position": {"line": 0, "character": 500}}),
+                          ("textDocument/completion", {"position": {"line": 9999, "character": 0}}),
+                          ("textDocument/references", {"position": {"line": 9999, "character": 0}, "context": {"includeDeclaration": True}})):
+        got = server.request(method, dict(textDocument=uri, **extra))
+        assert "error" not in got, (method, got)
+    for name in ("gold", "player", "count"):  # already the name of something: refused
+        got = server.request("textDocument/rename", {"textDocument": uri, "newName": name,
+                                                     "position": at(server.text, "id: blades", 4)})
+        assert "error" in got
+    untitled = {"uri": "untitled:Untitled-1"}
+    server.notify("textDocument/didOpen", {"textDocument": dict(untitled, languageId="yaml", version=1, text="cards: [")})
+    assert "error" not in server.request("textDocument/completion", {"textDocument": untitled, "position": {"line": 0, "character": 1}})
+    assert server.close() == 0
