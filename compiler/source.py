@@ -425,8 +425,36 @@ class _Abort(Exception):
         self.pos, self.code, self.message = pos, code, message
 
 
+# While texts are overridden (an editor checks the game at every keystroke), each file as
+# last loaded, by what it was loaded from: all files but the edited one are as they were.
+_REMEMBERED: dict = {}  # (path, shown) -> (its text or its file's stamp, value, diagnostics)
+MAX_REMEMBERED = 10_000
+
+
 def load_file(path: str, shown: str, report: Report):
     """Load a content file; every problem becomes a diagnostic, never an exception."""
+    if not OVERRIDES:
+        return _load_file(path, shown, report)
+    version = OVERRIDES.get(os.path.abspath(path))
+    if version is None:
+        try:
+            st = os.stat(path)
+            version = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            return _load_file(path, shown, report)
+    kept = _REMEMBERED.get((path, shown))
+    if kept is not None and kept[0] == version:
+        report.items.extend(kept[2])
+        return kept[1]
+    mine = Report()
+    doc = _load_file(path, shown, mine)
+    report.extend(mine)
+    if len(_REMEMBERED) < MAX_REMEMBERED or (path, shown) in _REMEMBERED:
+        _REMEMBERED[(path, shown)] = (version, doc, mine.items)
+    return doc
+
+
+def _load_file(path: str, shown: str, report: Report):
     try:
         return load_yaml(path, shown, report)
     except _Abort as exc:

@@ -225,3 +225,32 @@ def test_hostile_buffers_and_requests_get_answers_not_crashes(server):
     server.notify("textDocument/didOpen", {"textDocument": dict(untitled, languageId="yaml", version=1, text="cards: [")})
     assert "error" not in server.request("textDocument/completion", {"textDocument": untitled, "position": {"line": 0, "character": 1}})
     assert server.close() == 0
+
+
+def test_files_not_edited_keep_their_findings_and_changes_on_disk_are_seen(server):
+    """Only the edited buffer is loaded again at a keystroke; a file saved by another program
+    is loaded again too, and every finding stays until its cause is gone."""
+    cards_at = server.text.index("cards:\n")
+    cards_end = server.text.index("actions:\n")
+    cards = server.text[cards_at:cards_end]
+    server.text = server.text[:cards_at] + server.text[cards_end:]
+    server.game.write_text(server.text, encoding="utf-8")
+    other = server.game.parent / "cards.yaml"
+    other.write_text(cards.replace("attrs: {power: 1}", "attrs: {power: 1"), encoding="utf-8")  # a YAML error there
+    opened(server)
+    other_uri = other.as_uri()
+    for version in (2, 3):  # typing in game.yaml: the other file's error stays
+        server.notify("textDocument/didChange", {"textDocument": {"uri": server.uri, "version": version},
+                                                 "contentChanges": [{"text": server.text + f"# {version}\n"}]})
+        assert [d["code"] for d in server.diagnostics(other_uri)] == ["Y001"]
+    other.write_text(cards.replace("deck: blades, count: 6, attrs: {power: 3}", "deck: bladez, count: 6, attrs: {power: 3}"), encoding="utf-8")
+    server.drain()
+    server.notify("textDocument/didChange", {"textDocument": {"uri": server.uri, "version": 4},
+                                             "contentChanges": [{"text": server.text}]})
+    assert [d["code"] for d in server.diagnostics(other_uri)] == ["R002"]
+    other.write_text(cards, encoding="utf-8")
+    server.drain()
+    server.notify("textDocument/didChange", {"textDocument": {"uri": server.uri, "version": 5},
+                                             "contentChanges": [{"text": server.text + "\n"}]})
+    assert server.diagnostics(other_uri) == []
+    assert server.close() == 0
