@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from .compiler.content import MANIFEST, SECTIONS, UsageError, _inlined
+from .compiler.content import MANIFEST, SECTIONS, section_schemas
 from .compiler.diagnostics import Pos, Report
 from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
 from .compiler.source import overridden
@@ -85,11 +85,7 @@ def check(ls: RulepressServer, folder: str) -> Checked:
             texts[os.path.abspath(path)] = doc.source
     shown = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
     with overridden(texts), no_collection():
-        try:
-            model, report = check_game(shown)
-        except UsageError as exc:
-            model, report = None, Report()
-            report.error(Pos(os.path.join(shown, MANIFEST), 1, 1), "G000", str(exc))
+        model, report = check_game(shown)
     done = Checked(folder, report, model)
     if model is not None:
         done.symbols = index(model)
@@ -337,8 +333,7 @@ def _item(label, kind, detail) -> lsp.CompletionItem:
 
 
 def _keys_of(section: str | None) -> list[str]:
-    top = _inlined() or {}
-    s = (top.get("properties") or {}).get(section) or {}
+    s = section_schemas().get(section) or {}
     s = s.get("items", s) if isinstance(s, dict) else {}
     return sorted((s.get("properties") or {}).keys()) if isinstance(s, dict) else []
 
