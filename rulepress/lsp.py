@@ -7,6 +7,7 @@ with rulepress/symbols.py, built-ins are explained from compiler/names.py.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VER
 from .compiler.source import overridden
 from .symbols import DSL_FIELDS, WORD, Symbols, index
 
+SETTLE = 0.015  # seconds without a change before a check: a burst of keys is checked once
 MAX_UP = 16  # folders walked up from a file to find its game's manifest
 ID = re.compile(r"^[a-z][a-z0-9_]*$")  # as schemas/common.json has it
 _BLOCK_WORDS = {"else", "otherwise"}  # lines of an effect that read like YAML keys
@@ -54,6 +56,7 @@ class RulepressServer(LanguageServer):
         super().__init__("rulepress", version("rulepress"))
         self.games: dict[str, Checked] = {}
         self.published: dict[str, set] = {}  # game folder -> uris given diagnostics last time
+        self.pending: dict = {}  # game folder -> its check waiting for the typing to pause
 
 
 server = RulepressServer()
@@ -141,14 +144,35 @@ def _checked(ls: RulepressServer, uri: str) -> Checked | None:
     folder = game_folder(path) if path else None
     if folder is None:
         return None
+    pending = ls.pending.pop(folder, None)
+    if pending is not None:  # a request answers from the text as it is now
+        pending.cancel()
+        return check(ls, folder)
     return ls.games.get(folder) or check(ls, folder)
 
 
-def _on_edit(ls: RulepressServer, uri: str) -> None:
+def _on_edit(ls: RulepressServer, uri: str, typing: bool = False) -> None:
+    """Check the game of an edited file: at once, or while `typing` once the keys pause
+    for SETTLE seconds (a burst of changes is checked once, in its final state)."""
     path = to_fs_path(uri)
     folder = game_folder(path) if path and path.endswith((".yaml", ".yml")) else None
-    if folder is not None and os.sep + "scenarios" + os.sep not in path[len(folder):]:
-        check(ls, folder)
+    if folder is None or os.sep + "scenarios" + os.sep in path[len(folder):]:
+        return
+    pending = ls.pending.pop(folder, None)
+    if pending is not None:
+        pending.cancel()
+    if typing:
+        try:
+            ls.pending[folder] = asyncio.get_running_loop().call_later(SETTLE, _settled, ls, folder)
+            return
+        except RuntimeError:  # no loop to wait in: check now
+            pass
+    check(ls, folder)
+
+
+def _settled(ls: RulepressServer, folder: str) -> None:
+    ls.pending.pop(folder, None)
+    check(ls, folder)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -158,7 +182,7 @@ def did_open(ls: RulepressServer, params: lsp.DidOpenTextDocumentParams):
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: RulepressServer, params: lsp.DidChangeTextDocumentParams):
-    _on_edit(ls, params.text_document.uri)
+    _on_edit(ls, params.text_document.uri, typing=True)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)

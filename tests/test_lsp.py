@@ -254,3 +254,26 @@ def test_files_not_edited_keep_their_findings_and_changes_on_disk_are_seen(serve
                                              "contentChanges": [{"text": server.text + "\n"}]})
     assert server.diagnostics(other_uri) == []
     assert server.close() == 0
+
+
+def test_a_burst_of_keys_is_checked_in_its_final_state(server):
+    opened(server)
+    word = "blades"
+    for version in range(2, 14):  # typing `bladez` over `blades`, a key at a time, and back
+        typed = word[:max(0, 8 - version)] if version < 8 else word[:version - 8]
+        text = server.text.replace("draw 1 from blades", f"draw 1 from {typed}")
+        server.notify("textDocument/didChange", {"textDocument": {"uri": server.uri, "version": version},
+                                                 "contentChanges": [{"text": text}]})
+    server.notify("textDocument/didChange", {"textDocument": {"uri": server.uri, "version": 14},
+                                             "contentChanges": [{"text": server.text.replace("draw 1 from blades", "draw 1 from bladez")}]})
+    final = server.request("textDocument/hover", {"textDocument": {"uri": server.uri}, "position": {"line": 0, "character": 0}})
+    assert "error" not in final
+    published = []
+    while True:
+        try:
+            published.append(server.diagnostics(server.uri, timeout=1.0))
+        except Exception:
+            break
+    assert [(d["code"], d["message"]) for d in published[-1]] == [("D013", "unknown name `bladez`; did you mean `blades`?")]
+    assert len(published) < 13  # not one check per key
+    server.close()
