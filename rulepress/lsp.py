@@ -113,8 +113,20 @@ def publish(ls: RulepressServer, done: Checked) -> None:
     for uri, diags in by_uri.items():
         lines = _lines(ls, uri)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[_diagnostic(d, lines) for d in diags]))
+            uri=uri, diagnostics=[_diagnostic(d, lines, ls.workspace.position_codec) for d in diags]))
     ls.published[done.folder] = set(by_uri)
+
+
+def _client_range(codec, lines, line: int, start: int, end: int) -> lsp.Range:
+    """A range on one line, from columns counted in characters (as the compiler counts them)
+    to the editor's units (UTF-16 unless it asked otherwise)."""
+    return lsp.Range(codec.position_to_client_units(lines, lsp.Position(line, start)),
+                     codec.position_to_client_units(lines, lsp.Position(line, end)))
+
+
+def _here(ls: RulepressServer, uri: str, position: lsp.Position) -> lsp.Position:
+    """The editor's position, in characters."""
+    return ls.workspace.position_codec.position_from_client_units(_lines(ls, uri), position)
 
 
 def _lines(ls: RulepressServer, uri: str) -> list[str]:
@@ -128,13 +140,13 @@ def _lines(ls: RulepressServer, uri: str) -> list[str]:
         return []
 
 
-def _diagnostic(d, lines) -> lsp.Diagnostic:
+def _diagnostic(d, lines, codec) -> lsp.Diagnostic:
     line, col = max(d.pos.line - 1, 0), max(d.pos.col - 1, 0)
     text = lines[line] if line < len(lines) else ""
     m = WORD.match(text, col)
-    end = m.end() if m else min(col + 1, max(len(text), col + 1))
+    end = m.end() if m else col + 1
     return lsp.Diagnostic(
-        range=lsp.Range(lsp.Position(line, col), lsp.Position(line, end)),
+        range=_client_range(codec, lines, line, col, end),
         message=d.message, code=d.code, source="rulepress",
         severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning)
 
@@ -202,13 +214,18 @@ def _span_at(ls, uri, position):
     if done is None:
         return None, None
     shown = os.path.relpath(to_fs_path(uri))
-    return done, done.symbols.at(shown, position.line + 1, position.character + 1)
+    here = _here(ls, uri, position)
+    return done, done.symbols.at(shown, here.line + 1, here.character + 1)
 
 
-def _location(pos: Pos, length: int) -> lsp.Location:
-    start = lsp.Position(pos.line - 1, pos.col - 1)
-    return lsp.Location(uri=from_fs_path(os.path.abspath(pos.file)),
-                        range=lsp.Range(start, lsp.Position(start.line, start.character + length)))
+def _location(ls: RulepressServer, pos: Pos, length: int, seen: dict | None = None) -> lsp.Location:
+    """Where a mention stands, for the editor; `seen`: files' lines read for earlier ones."""
+    uri = from_fs_path(os.path.abspath(pos.file))
+    seen = {} if seen is None else seen
+    if uri not in seen:
+        seen[uri] = _lines(ls, uri)
+    col = pos.col - 1
+    return lsp.Location(uri=uri, range=_client_range(ls.workspace.position_codec, seen[uri], pos.line - 1, col, col + length))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -217,7 +234,7 @@ def definition(ls: RulepressServer, params: lsp.DefinitionParams):
     if span is None or span.id not in done.symbols.decls:
         return None
     decl = done.symbols.decls[span.id]
-    return _location(decl.pos, len(span.id))
+    return _location(ls, decl.pos, len(span.id))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
@@ -226,11 +243,11 @@ def references(ls: RulepressServer, params: lsp.ReferenceParams):
     if span is None:
         return None
     decl = done.symbols.decls.get(span.id)
-    out = []
+    out, seen = [], {}
     for s in done.symbols.uses.get(span.id, ()):
         if not params.context.include_declaration and decl is not None and (s.pos.file, s.pos.line) == (decl.pos.file, decl.pos.line):
             continue
-        out.append(_location(s.pos, s.length))
+        out.append(_location(ls, s.pos, s.length, seen))
     return out
 
 
@@ -245,8 +262,9 @@ def rename(ls: RulepressServer, params: lsp.RenameParams):
     if new in done.symbols.decls or new in BUILTIN_NAMES or new in FUNCTIONS:
         raise ValueError(f"`{new}` is already a name of this game")
     changes: dict[str, list] = {}
+    seen: dict = {}
     for s in done.symbols.uses.get(span.id, ()):
-        loc = _location(s.pos, s.length)
+        loc = _location(ls, s.pos, s.length, seen)
         changes.setdefault(loc.uri, []).append(lsp.TextEdit(range=loc.range, new_text=new))
     return lsp.WorkspaceEdit(changes=changes)
 
@@ -319,6 +337,7 @@ def hover(ls: RulepressServer, params: lsp.HoverParams):
 
 def _word_at(ls, uri, position) -> str | None:
     lines = _lines(ls, uri)
+    position = _here(ls, uri, position)
     if position.line >= len(lines):
         return None
     for m in WORD.finditer(lines[position.line]):
@@ -364,7 +383,8 @@ def _keys_of(section: str | None) -> list[str]:
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
 def completion(ls: RulepressServer, params: lsp.CompletionParams):
-    uri, pos = params.text_document.uri, params.position
+    uri = params.text_document.uri
+    pos = _here(ls, uri, params.position)
     done = _checked(ls, uri)
     if done is None:
         return None

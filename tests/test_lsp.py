@@ -277,3 +277,22 @@ def test_a_burst_of_keys_is_checked_in_its_final_state(server):
     assert [(d["code"], d["message"]) for d in published[-1]] == [("D013", "unknown name `bladez`; did you mean `blades`?")]
     assert len(published) < 13  # not one check per key
     server.close()
+
+
+def test_columns_are_in_the_editors_units_past_characters_outside_the_bmp(server):
+    """LSP counts columns in UTF-16 units; the compiler in characters. A sword before a deck's
+    name moves the name by two units, not one."""
+    opened(server)
+    text = server.text.replace("name: {en: Sabre, ru: Сабля}, deck: blades", "name: {en: \"\U0001F5E1 Sabre\", ru: Сабля}, deck: bladez")
+    diags = change(server, text)
+    line = text.split("\n")[at(text, "bladez")["line"]]
+    utf16 = len(line[:line.index("bladez")].encode("utf-16-le")) // 2
+    assert [d["code"] for d in diags] == ["R002"]
+    assert diags[0]["range"]["start"] == {"line": at(text, "bladez")["line"], "character": utf16}
+    assert diags[0]["range"]["end"]["character"] == utf16 + len("bladez")
+    fixed = text.replace("deck: bladez", "deck: blades")
+    assert change(server, fixed, 3) == []
+    pos = {"line": at(fixed, "deck: blades")["line"], "character": utf16 + 1}
+    got = server.request("textDocument/definition", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
+    assert got["range"]["start"] == at(fixed, "- id: blades", len("- id: "))
+    server.close()
