@@ -64,6 +64,12 @@ def index(model: Model) -> Symbols:
     for pid, ph in (getattr(model, "phases", None) or {}).items():
         if pid not in out.decls:
             out.decls[pid] = Decl("phases", ph.val_pos.get("id") or ph.pos, ph)
+    options = model.src.single.get("game", {}).get("options")
+    if type(options) is PMap:  # a game option is declared by its key
+        for name, pos in options.key_pos.items():
+            if name not in out.decls:
+                out.decls[name] = Decl("options", pos, options[name])
+                out._add(Span(pos, len(name), name))
     known = out.decls.keys()
     for doc in model.src.docs.values():
         _walk(doc, None, known, out, 0)
