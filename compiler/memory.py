@@ -37,6 +37,15 @@ def spare(*things) -> None:
         _SPARED.extend(things)
 
 
+def serving() -> None:
+    """For a command that runs until it is stopped (a language server, a watch): what each
+    round makes is freed as usual, and the collector runs between rounds."""
+    global _SPARING
+    _SPARING = False
+    _SPARED.clear()
+    gc.enable()
+
+
 def command(main) -> None:
     """Run a command-line entry point, then end the process without freeing what it made:
     its output flushed, its exit code kept (what sys.exit was given)."""

@@ -276,6 +276,8 @@ def lsp():
     except ImportError:
         click.echo("rulepress: the language server needs pygls: pip install 'rulepress[lsp]'", err=True)
         sys.exit(1)
+    from .compiler.memory import serving
+    serving()
     serve()
 
 
@@ -291,6 +293,8 @@ def watch(game, out, print_out, interval):
     if not os.path.isdir(folder):
         click.echo(f"rulepress: no game `{game}`: not a folder or a game in content/", err=True)
         sys.exit(2)
+    from .compiler.memory import serving
+    serving()
     try:
         do_watch(folder, out, print_out, interval, click.echo)
     except KeyboardInterrupt:

@@ -87,3 +87,21 @@ def test_its_own_output_inside_the_game_does_not_wake_it(game):
 def test_no_such_game_is_a_usage_error(game):
     out = subprocess.run([sys.executable, "-m", "rulepress", "watch", "nowhere"], cwd=game, capture_output=True, text=True)
     assert out.returncode == 2 and "no game `nowhere`" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_command_that_runs_until_stopped_frees_what_each_round_made():
+    """Within a command, what a check made is kept for the process's end (compiler/memory.py);
+    watch and lsp run for hours, so they keep nothing and let the collector run."""
+    import gc
+    from rulepress.compiler import memory
+    was = memory._SPARING, gc.isenabled()
+    try:
+        memory._SPARING = True  # as within a command
+        memory.serving()
+        memory.spare(object())
+        with memory.no_collection():
+            assert not gc.isenabled()
+        assert memory._SPARED == [] and gc.isenabled()
+    finally:
+        memory._SPARING = was[0]
+        (gc.enable if was[1] else gc.disable)()
