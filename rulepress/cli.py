@@ -16,7 +16,7 @@ JSON_VERSION = 1  # of `validate --format json`
 def _print_report(report: Report, fmt: str, checked: int) -> None:
     items = report.sorted()
     if fmt == "json":
-        # the shape is schemas/diagnostics-output.json; `version` changes when it does
+        # the shape is docs/diagnostics-output.schema.json; `version` changes when it does
         click.echo(json.dumps({"version": JSON_VERSION, "errors": len(report.errors), "warnings": len(report.warnings),
                                "diagnostics": [d.as_json() for d in items]}, ensure_ascii=False, indent=1))
         return

@@ -80,7 +80,7 @@ def context_key(lines: list[str], line: int, col: int) -> tuple[str | None, str 
         if mi and ind == 0 and not text.startswith("-"):
             section = section or mi.group(2)
             break
-    return key, section
+    return (key.strip('"') if key else key), section
 
 
 def keys_of(section: str | None) -> list[str]:

@@ -325,15 +325,15 @@ def completion(ls: RulepressServer, params: lsp.CompletionParams):
             words = [_item(k, K.Property, f"{section} key") for k in keys_of(section)]
         if key not in DSL_FIELDS:
             return lsp.CompletionList(is_incomplete=False, items=words)
+    events = [_item(e, K.Event, "event") for e in sorted(set(EVENTS) | set(done.model.emitted if done.model else ()))
+              if e != "__all__"]
+    if key == "on":  # a trigger's event
+        return lsp.CompletionList(is_incomplete=False, items=events)
     if key in DSL_FIELDS:
-        events = set(EVENTS) | set((done.model.emitted if done.model else {}).keys())
-        opts = ((done.model.game.get("options") or {}) if done.model else {})
         items = ids + [_item(n, K.Variable, BUILTIN_NAMES[n]) for n in sorted(BUILTIN_NAMES)]
         items += [_item(f, K.Function, FUNCTIONS[f][2]) for f in sorted(FUNCTIONS)]
         items += [_item(v, K.Keyword, "statement") for v in sorted(VERBS)]
-        items += [_item(e, K.Event, "event") for e in sorted(events) if e != "__all__"]
-        items += [_item(str(o), K.Constant, "game option") for o in sorted(opts, key=str)]
-        return lsp.CompletionList(is_incomplete=False, items=items)
+        return lsp.CompletionList(is_incomplete=False, items=items + events)
     return lsp.CompletionList(is_incomplete=False, items=ids)
 
 

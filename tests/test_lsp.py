@@ -296,3 +296,14 @@ def test_columns_are_in_the_editors_units_past_characters_outside_the_bmp(server
     got = server.request("textDocument/definition", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
     assert got["range"]["start"] == at(fixed, "- id: blades", len("- id: "))
     server.close()
+
+
+def test_completion_of_a_triggers_event(server):
+    opened(server)
+    text = server.text.replace("flow:\n", "triggers:\n  - id: greet\n    \"on\": turn_\n    effect: |\n      emit greeted\n\nflow:\n")
+    change(server, text)
+    pos = at(text, "\"on\": turn_", len("\"on\": turn_"))
+    got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
+    labels = {i["label"] for i in got["items"]}
+    assert {"turn_start", "turn_end", "round_start", "greeted"} <= labels and "sabre" not in labels
+    server.close()
