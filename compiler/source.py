@@ -132,24 +132,35 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-# Texts that stand in for files on disk, by absolute path: an editor's unsaved buffers,
-# checked as they are typed (rulepress/lsp.py). Empty everywhere else.
-OVERRIDES: dict[str, str] = {}
+class Buffers:
+    """An editor's view of a game's files (rulepress/lsp.py owns one per game): the texts of
+    its unsaved buffers, which stand in for their files, by absolute path; and each file as
+    last loaded, by what it was loaded from, since at a keystroke all files but the edited
+    one are as they were."""
+    MAX_LOADED = 10_000
+
+    def __init__(self):
+        self.texts: dict[str, str] = {}
+        self.loaded: dict = {}  # (path, shown) -> (its text or its file's stamp, value, diagnostics)
+
+
+_BUFFERS: Buffers | None = None  # the editor's view, while a check reads through it
 
 
 @contextlib.contextmanager
-def overridden(texts: dict[str, str]):
-    """Within this, a file whose absolute path is in `texts` reads as that text."""
-    OVERRIDES.update(texts)
+def reading(buffers: Buffers):
+    """Within this, files are read through `buffers`."""
+    global _BUFFERS
+    _BUFFERS = buffers
     try:
         yield
     finally:
-        OVERRIDES.clear()
+        _BUFFERS = None
 
 
 def read_text(path: str, shown: str, report: Report) -> str | None:
-    if OVERRIDES:
-        text = OVERRIDES.get(os.path.abspath(path))
+    if _BUFFERS is not None:
+        text = _BUFFERS.texts.get(os.path.abspath(path))
         if text is not None:
             if len(text) > MAX_FILE_BYTES:
                 report.error(Pos(shown, 1, 1), "Y008", f"file is over {MAX_FILE_BYTES} bytes; content files are limited to {MAX_FILE_BYTES}")
@@ -425,32 +436,27 @@ class _Abort(Exception):
         self.pos, self.code, self.message = pos, code, message
 
 
-# While texts are overridden (an editor checks the game at every keystroke), each file as
-# last loaded, by what it was loaded from: all files but the edited one are as they were.
-_REMEMBERED: dict = {}  # (path, shown) -> (its text or its file's stamp, value, diagnostics)
-MAX_REMEMBERED = 10_000
-
-
 def load_file(path: str, shown: str, report: Report):
     """Load a content file; every problem becomes a diagnostic, never an exception."""
-    if not OVERRIDES:
+    buffers = _BUFFERS
+    if buffers is None:
         return _load_file(path, shown, report)
-    version = OVERRIDES.get(os.path.abspath(path))
+    version = buffers.texts.get(os.path.abspath(path))
     if version is None:
         try:
             st = os.stat(path)
             version = (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
             return _load_file(path, shown, report)
-    kept = _REMEMBERED.get((path, shown))
+    kept = buffers.loaded.get((path, shown))
     if kept is not None and kept[0] == version:
         report.items.extend(kept[2])
         return kept[1]
     mine = Report()
     doc = _load_file(path, shown, mine)
     report.extend(mine)
-    if len(_REMEMBERED) < MAX_REMEMBERED or (path, shown) in _REMEMBERED:
-        _REMEMBERED[(path, shown)] = (version, doc, mine.items)
+    if len(buffers.loaded) < buffers.MAX_LOADED or (path, shown) in buffers.loaded:
+        buffers.loaded[(path, shown)] = (version, doc, mine.items)
     return doc
 
 

@@ -1,7 +1,7 @@
 """`rulepress lsp`: a language server over stdio for any LSP editor.
 
 It checks a game with the compiler's own loader and checker (compiler.pipeline.check_game),
-with the editor's unsaved buffers standing in for their files (source.overridden), so its
+with the editor's unsaved buffers standing in for their files (source.Buffers), so its
 diagnostics are `rulepress validate`'s: the same codes at the same places. Ids are found
 with rulepress/symbols.py, built-ins are explained from compiler/names.py.
 """
@@ -20,7 +20,7 @@ from .compiler.content import MANIFEST, SECTIONS
 from .compiler.diagnostics import Pos, Report
 from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
 from .hints import builtin_doc, context_key, describe, keys_of
-from .compiler.source import overridden
+from .compiler.source import Buffers, reading
 from .symbols import DSL_FIELDS, WORD, Symbols, index
 
 SETTLE = 0.015  # seconds without a change before a check: a burst of keys is checked once
@@ -56,6 +56,7 @@ class RulepressServer(LanguageServer):
         self.games: dict[str, Checked] = {}
         self.published: dict[str, set] = {}  # game folder -> uris given diagnostics last time
         self.pending: dict = {}  # game folder -> its check waiting for the typing to pause
+        self.buffers: dict[str, Buffers] = {}  # game folder -> the files as this editor has them
 
 
 server = RulepressServer()
@@ -80,13 +81,14 @@ def check(ls: RulepressServer, folder: str) -> Checked:
     """Check a game with the open buffers as they are now, and publish what is found."""
     from .compiler.memory import no_collection
     from .compiler.pipeline import check_game
-    texts = {}
+    buffers = ls.buffers.setdefault(folder, Buffers())
+    buffers.texts = {}
     for uri, doc in list(ls.workspace.text_documents.items()):
         path = to_fs_path(uri)
         if path and os.path.abspath(path).startswith(folder + os.sep):
-            texts[os.path.abspath(path)] = doc.source
+            buffers.texts[os.path.abspath(path)] = doc.source
     shown = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
-    with overridden(texts), no_collection():
+    with reading(buffers), no_collection():
         model, report = check_game(shown)
     done = Checked(folder, report, model)
     if model is not None:
