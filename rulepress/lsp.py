@@ -91,9 +91,12 @@ def check(ls: RulepressServer, folder: str) -> Checked:
     with reading(buffers), no_collection():
         model, report = check_game(shown)
     done = Checked(folder, report, model)
+    before = ls.games.get(folder)
     if model is not None:
         done.symbols = index(model)
         done.files = [os.path.abspath(f) for f in model.src.files]
+    elif before is not None:  # no file could be read (a YAML error mid-typing): the ids known last serve
+        done.model, done.symbols, done.files = before.model, before.symbols, before.files
     ls.games[folder] = done
     publish(ls, done)
     return done

@@ -307,3 +307,13 @@ def test_completion_of_a_triggers_event(server):
     labels = {i["label"] for i in got["items"]}
     assert {"turn_start", "turn_end", "round_start", "greeted"} <= labels and "sabre" not in labels
     server.close()
+
+
+def test_ids_are_still_offered_while_the_only_file_cannot_be_read(server):
+    opened(server)
+    broken = server.text.replace("      gain 1 tension\n", "      gain 1 \n  - [\n")
+    assert "Y001" in [d["code"] for d in change(server, broken)]
+    pos = at(broken, "      gain 1 \n", len("      gain 1 "))
+    got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
+    assert {"tension", "gold", "count"} <= {i["label"] for i in got["items"]}
+    server.close()
