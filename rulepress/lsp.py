@@ -88,8 +88,14 @@ def check(ls: RulepressServer, folder: str) -> Checked:
         if path and os.path.abspath(path).startswith(folder + os.sep):
             buffers.texts[os.path.abspath(path)] = doc.source
     shown = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
-    with reading(buffers), no_collection():
-        model, report = check_game(shown)
+    # the collector waits until what is found is published: a keystroke's answer first
+    with no_collection():
+        with reading(buffers):
+            model, report = check_game(shown)
+        return _publish_check(ls, folder, model, report)
+
+
+def _publish_check(ls: RulepressServer, folder: str, model, report: Report) -> Checked:
     done = Checked(folder, report, model)
     before = ls.games.get(folder)
     if model is not None:
