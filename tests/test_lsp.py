@@ -103,8 +103,8 @@ def test_yaml_and_schema_errors(server, tmp_path):
                                (4, server.text.replace("  tie: no_winner", "  tie: !!python/object:os.system no_winner"), "Y004")):
         diags = change(server, bad, version)
         assert code in [d["code"] for d in diags], (code, diags)
-    assert server.request("textDocument/hover", {"textDocument": {"uri": server.uri}, "position": {"line": 0, "character": 0}})["result"] is None \
-        or True  # answers at all after hostile text
+    got = server.request("textDocument/hover", {"textDocument": {"uri": server.uri}, "position": {"line": 0, "character": 0}})
+    assert "error" not in got  # still serving
     server.close()
 
 
@@ -130,7 +130,7 @@ def test_completion_after_a_dot_offers_attributes(server):
 
 def test_completion_of_keys(server):
     opened(server)
-    text = server.text.replace("    max_actions: 1\n", "    max_actions: 1\n") .replace("  - id: dig\n", "  - id: dig\n    ef\n")
+    text = server.text.replace("  - id: dig\n", "  - id: dig\n    ef\n")
     pos = at(text, "    ef\n", len("    ef"))
     change(server, text)
     got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
