@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system browser build check-build bench clean
+.PHONY: demo test setup system browser build check-build bench clean vscode
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -44,7 +44,30 @@ browser:
 	  fi; \
 	fi
 
-setup: $(STAMP)
+# The VS Code extension (editors/vscode): `npm install` and a packaging check, once, stamped.
+# Node and npm are installed when missing (as root with apt-get). `make setup` builds it when
+# it can and says why not when it cannot (the Python toolchain does not need it);
+# `make vscode` insists.
+VSCODE := editors/vscode
+VSCODE_STAMP := $(VSCODE)/.built
+VSCODE_STRICT ?= 0
+$(VSCODE_STAMP): $(VSCODE)/package.json $(VSCODE)/extension.js
+	@if ! command -v npm >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update && apt-get install -y nodejs npm; \
+	fi
+	@if command -v npm >/dev/null 2>&1 && (cd $(VSCODE) && npm install --no-audit --no-fund --loglevel=error && npm run --silent check); then \
+	  touch $(VSCODE_STAMP); \
+	elif [ "$(VSCODE_STRICT)" = 1 ]; then \
+	  echo "the VS Code extension needs node and npm (apt-get install -y nodejs npm) and the npm registry" >&2; exit 1; \
+	else \
+	  echo "note: VS Code extension not built (needs node, npm and the npm registry; \`make vscode\` retries)" >&2; \
+	fi
+
+vscode:
+	@rm -f $(VSCODE_STAMP)
+	@$(MAKE) --no-print-directory VSCODE_STRICT=1 $(VSCODE_STAMP)
+
+setup: $(STAMP) $(VSCODE_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/rulepress validate content
@@ -55,7 +78,7 @@ demo: $(STAMP)
 	  fi; \
 	done
 
-test: $(STAMP) browser
+test: $(STAMP) $(VSCODE_STAMP) browser
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
@@ -68,5 +91,5 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache dist *.egg-info
+	rm -rf $(VENV) .pytest_cache dist *.egg-info $(VSCODE)/node_modules $(VSCODE_STAMP)
 	find . -name __pycache__ -type d -prune -not -path './.venv/*' -exec rm -rf {} +

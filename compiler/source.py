@@ -6,6 +6,7 @@ YAML 1.1 surprises (`no` read as false, `012` read as octal) are reported.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 import os
@@ -178,7 +179,40 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
+class Buffers:
+    """An editor's view of a game's files (rulepress/lsp.py owns one per game): the texts of
+    its unsaved buffers, which stand in for their files, by absolute path; and each file as
+    last loaded, by what it was loaded from, since at a keystroke all files but the edited
+    one are as they were."""
+    MAX_LOADED = 10_000
+
+    def __init__(self):
+        self.texts: dict[str, str] = {}
+        self.loaded: dict = {}  # (path, shown) -> (its text or its file's stamp, value, diagnostics)
+
+
+_BUFFERS: Buffers | None = None  # the editor's view, while a check reads through it
+
+
+@contextlib.contextmanager
+def reading(buffers: Buffers):
+    """Within this, files are read through `buffers`."""
+    global _BUFFERS
+    _BUFFERS = buffers
+    try:
+        yield
+    finally:
+        _BUFFERS = None
+
+
 def read_text(path: str, shown: str, report: Report) -> str | None:
+    if _BUFFERS is not None:
+        text = _BUFFERS.texts.get(os.path.abspath(path))
+        if text is not None:
+            if len(text) > MAX_FILE_BYTES:
+                report.error(Pos(shown, 1, 1), "Y008", f"file is over {MAX_FILE_BYTES} bytes; content files are limited to {MAX_FILE_BYTES}")
+                return None
+            return text[1:] if text.startswith("\ufeff") else text
     try:
         data = read_bytes(path)
     except NotReadable as exc:
@@ -431,6 +465,29 @@ class _Abort(Exception):
 
 def load_file(path: str, shown: str, report: Report):
     """Load a content file; every problem becomes a diagnostic, never an exception."""
+    buffers = _BUFFERS
+    if buffers is None:
+        return _load_file(path, shown, report)
+    version = buffers.texts.get(os.path.abspath(path))
+    if version is None:
+        try:
+            st = os.stat(path)
+            version = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            return _load_file(path, shown, report)
+    kept = buffers.loaded.get((path, shown))
+    if kept is not None and kept[0] == version:
+        report.items.extend(kept[2])
+        return kept[1]
+    mine = Report()
+    doc = _load_file(path, shown, mine)
+    report.extend(mine)
+    if len(buffers.loaded) < buffers.MAX_LOADED or (path, shown) in buffers.loaded:
+        buffers.loaded[(path, shown)] = (version, doc, mine.items)
+    return doc
+
+
+def _load_file(path: str, shown: str, report: Report):
     try:
         return load_yaml(path, shown, report)
     except _Abort as exc:

@@ -12,6 +12,8 @@ from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, che
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
+JSON_VERSION = 1  # of `validate --format json`
+
 
 def _line(message) -> str:
     """A message as one line, whatever a path in it holds."""
@@ -37,7 +39,8 @@ def _gh_property(text) -> str:
 def _print_report(report: Report, fmt: str, checked: int) -> None:
     items = report.sorted()
     if fmt == "json":
-        click.echo(json.dumps({"errors": len(report.errors), "warnings": len(report.warnings),
+        # the shape is docs/diagnostics-output.schema.json; `version` changes when it does
+        click.echo(json.dumps({"version": JSON_VERSION, "errors": len(report.errors), "warnings": len(report.warnings),
                                "diagnostics": [d.as_json() for d in items]}, ensure_ascii=False, indent=1))
         return
     if fmt == "github":
@@ -381,6 +384,35 @@ def _one_line_usage(exc: click.ClickException) -> None:
     where = f" (rulepress {ctx.info_name} -h)" if ctx is not None and ctx.parent is not None else " (rulepress -h)"
     message = " ".join(exc.format_message().split())
     click.echo(_line(f"{message}{where if isinstance(exc, click.UsageError) else ''}"), err=True)
+
+
+@main.command()
+def lsp():
+    """Language server over stdio, for editors: diagnostics, completion, hover, go to definition."""
+    try:
+        from .lsp import serve
+    except ImportError:
+        click.echo("rulepress: the language server needs pygls: pip install 'rulepress[lsp]'", err=True)
+        sys.exit(1)
+    serve()
+
+
+@main.command()
+@click.argument("game")
+@click.option("-o", "--out", default="build", show_default=True, help="output folder of the build")
+@click.option("--print", "print_out", default=None, metavar="FOLDER", help="also print the PDFs into FOLDER")
+@click.option("--interval", default=0.5, show_default=True, type=click.FloatRange(0.05, 60), help="seconds between looks at the files")
+def watch(game, out, print_out, interval):
+    """Validate and build a game again on every save, with a one-line status."""
+    from .watch import watch as do_watch
+    folder = game if os.path.isdir(game) else os.path.join("content", game)
+    if not os.path.isdir(folder):
+        click.echo(f"rulepress: no game `{game}`: not a folder or a game in content/", err=True)
+        sys.exit(2)
+    try:
+        do_watch(folder, out, print_out, interval, click.echo)
+    except KeyboardInterrupt:
+        sys.exit(130)
 
 
 def run() -> None:

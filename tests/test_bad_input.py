@@ -229,7 +229,11 @@ def test_json_format_has_the_same_items(game):
     result = validate(game, "--format", "json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
-    assert data["errors"] == 3 and data["warnings"] == 0
+    assert data["version"] == 1 and data["errors"] == 3 and data["warnings"] == 0
+    import jsonschema  # the output is what docs/diagnostics-output.schema.json documents
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "docs", "diagnostics-output.schema.json"), encoding="utf-8") as fh:
+        jsonschema.Draft7Validator(json.load(fh)).validate(data)
     as_lines = [f"{d['file']}:{d['line']}:{d['col']}: {d['severity']}: {d['code']} {d['message']}"
                 for d in data["diagnostics"]]
     assert as_lines == [m.group(0) for m in LINE.finditer(text.stdout)]

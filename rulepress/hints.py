@@ -1,0 +1,89 @@
+"""What an editor shows beside the text of a game: what a thing or a built-in word is, and
+where in a file the cursor stands (rulepress/lsp.py says it in LSP)."""
+from __future__ import annotations
+
+import re
+
+from .compiler.content import section_schemas
+from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
+from .symbols import Decl
+
+_BLOCK_WORDS = {"else", "otherwise"}  # lines of an effect that read like YAML keys
+KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?([A-Za-z_][\w]*|\"[^\"]*\")\s*:(.*)$")
+
+
+def builtin_doc(word: str) -> str | None:
+    """What a built-in word of the effect language means, in a line or two."""
+    if word in BUILTIN_NAMES:
+        return f"`{word}` (built-in name): {BUILTIN_NAMES[word]}"
+    if word in FUNCTIONS:
+        lo, hi, what = FUNCTIONS[word]
+        args = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}): {what}"
+    if word in BUILTIN_ATTRS:
+        return f"`x.{word}` (attribute of every thing): {BUILTIN_ATTRS[word]}"
+    if word in EVENTS:
+        names = ", ".join(EVENTS[word]) or "no names"
+        return f"`{word}` (event; a trigger `on: {word}` is given {names})"
+    if word in VERBS:
+        return f"`{word}` (statement): takes {', '.join(VERBS[word]) or 'nothing'}; see docs/dsl.md"
+    return None
+
+
+def _en(v) -> str:
+    if isinstance(v, dict):
+        return str(v.get("en") or next(iter(v.values()), ""))
+    return "" if v is None else str(v)
+
+
+def describe(decl: Decl, iid: str, model, tables) -> str:
+    """An id's hover: what it is, its name, its rules text, and its effects in the rulebook's
+    words (`tables`: the game's, or None while it has errors: then as written)."""
+    node = decl.node if isinstance(decl.node, dict) else {}
+    kind = decl.section[:-1] if decl.section.endswith("s") else decl.section
+    out = [f"**{_en(node.get('name')) or iid}** ({kind} `{iid}`, {decl.pos})"]
+    if node.get("text"):
+        out.append(_en(node["text"]))
+    for key in sorted(k for k in (model.ir if model else {}) if k[0] == decl.section and k[1] == iid):
+        words = None
+        if tables is not None:
+            from .compiler.render import effect_text, expr_text
+            try:
+                ir = model.ir[key]
+                words = (expr_text if key[2] in ("if", "when", "until") else effect_text)(ir, tables, "en", decl.section)
+            except Exception:  # rendering is a courtesy here; the source text follows instead
+                words = None
+        if words is None and isinstance(node.get(key[2]), str):
+            words = "```\n" + node[key[2]].rstrip() + "\n```"
+        if words:
+            out.append(f"*{key[2]}:* {words}")
+    return "\n\n".join(out)
+
+
+def context_key(lines: list[str], line: int, col: int) -> tuple[str | None, str | None]:
+    """(the key whose value the cursor is in, or None; the top-level section) at a place in
+    a file: the key on the cursor's line before it, else the nearest less indented key above
+    (the key of a block such as `effect: |`)."""
+    here = lines[line][:col] if line < len(lines) else ""
+    m = KEY_LINE.match(here)
+    key = m.group(2) if m and m.group(2) not in _BLOCK_WORDS else None
+    indent = len(here) - len(here.lstrip())
+    section = m.group(2) if m and not m.group(1) and not here.startswith("-") else None
+    for i in range(min(line, len(lines)) - 1, -1, -1):
+        text = lines[i]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        mi = KEY_LINE.match(text)
+        ind = len(text) - len(text.lstrip())
+        if mi and key is None and ind < indent and mi.group(2) not in _BLOCK_WORDS:
+            key = mi.group(2)
+        if mi and ind == 0 and not text.startswith("-"):
+            section = section or mi.group(2)
+            break
+    return (key.strip('"') if key else key), section
+
+
+def keys_of(section: str | None) -> list[str]:
+    s = section_schemas().get(section) or {}
+    s = s.get("items", s) if isinstance(s, dict) else {}
+    return sorted((s.get("properties") or {}).keys()) if isinstance(s, dict) else []
