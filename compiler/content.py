@@ -220,6 +220,12 @@ def _without(node, key):
     return node
 
 
+def section_schemas() -> dict:
+    """Each top-level section's schema (keys and what they take), as editors complete them."""
+    top = _inlined()
+    return dict(top["properties"]) if top is not None else {}
+
+
 def _strip_notes(node):
     if isinstance(node, dict):
         return {k: _strip_notes(v) for k, v in node.items() if k not in ("description", "$schema", "$id")}

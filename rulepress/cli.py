@@ -391,7 +391,9 @@ def lsp():
     """Language server over stdio, for editors: diagnostics, completion, hover, go to definition."""
     try:
         from .lsp import serve
-    except ImportError:
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
         click.echo("rulepress: the language server needs pygls: pip install 'rulepress[lsp]'", err=True)
         sys.exit(1)
     serve()
