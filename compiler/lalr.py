@@ -226,7 +226,7 @@ class _IR(Transformer):
     def endgame(self, c): return ["endgame", self._at(c[0])]
     def endturn(self, c): return ["endturn", self._at(c[0])]
     def stop(self, c): return ["stop", self._at(c[0])]
-    def log(self, c): return ["log", self._at(c[0]), c[1]]
+    def log(self, c): return ["log", self._at(c[0]), c[1]] + ([c[2]] if len(c) > 2 and c[2] is not None else [])
     def emit(self, c): return ["emit", self._at(c[0]), c[1].value, c[2] or {}]
     def args(self, c): return {k: v for k, v in c}
     def kwarg(self, c): return (c[0].value, c[1])

@@ -599,6 +599,8 @@ class _Checker:
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
             if s[2] is not None:
                 E(s[2])
+            if op == "log" and len(s) > 3:  # `log X to P`: a line only P reads
+                E(s[3])
         elif op == "shuffle":
             E(s[2])
             if s[3] is not None:

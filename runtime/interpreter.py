@@ -11,7 +11,7 @@ import marshal
 import math
 
 from . import rng
-from . import continuation
+from . import continuation, secrets
 from .analysis import pure_actions, pure_procedures, worth_remembering
 from .expressions import ABSENT, Absent, compiled, group_by, holder as _holder, removed_of_kind
 from .statements import _CATCH, compiled_block
@@ -909,13 +909,24 @@ class Interp:
         raise _Stop()
 
     def s_log(self, s, env):
+        """A log line; one that names hidden things is read unnamed by those it is hidden
+        from, and `log X to P` is read by P alone (runtime/secrets.py)."""
         v = self.ev(s[2], env)
-        self.st["log"].append({"r": self.st["round"], "text": self.show(v)})
+        to = None
+        if len(s) > 3 and s[3] is not None:
+            who = self.ev(s[3], env)
+            to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+        things = secrets.named(self.st, v)
+        text = self.show(v)
+        unnamed = self.show(v, unnamed=True) if things else None
+        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed))
 
-    def show(self, v):
+    def show(self, v, unnamed=False):
         if isinstance(v, list):
-            return ", ".join(self.show(x) for x in v)
+            return ", ".join(self.show(x, unnamed) for x in v)
         if isinstance(v, str) and (v in self.st["e"]):
+            if unnamed and v not in self.st["players"]:
+                return "a " + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get("en", v)
         return str(v)
 
