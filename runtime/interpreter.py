@@ -919,7 +919,7 @@ class Interp:
         things = secrets.named(self.st, v)
         text = self.show(v)
         unnamed = self.show(v, unnamed=True) if things else None
-        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed))
+        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1]))
 
     def show(self, v, unnamed=False):
         if isinstance(v, list):

@@ -136,7 +136,7 @@ def named(st, v) -> list:
     return []
 
 
-def log_entry(game, st, text: str, things, to=None, unnamed=None) -> dict:
+def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None) -> dict:
     """A log line. Where it names things hidden from some seat it carries, for those seats,
     the same line with the things unnamed (`unnamed`), and the seats (and "*" for a
     spectator) that may read it as written. A line `to` some players is theirs alone."""
@@ -150,6 +150,8 @@ def log_entry(game, st, text: str, things, to=None, unnamed=None) -> dict:
         if len(seen) <= len(st["players"]):  # someone may not read it as written
             entry["seen"] = seen
             entry["unnamed"] = unnamed if unnamed is not None else text
+    if at is not None and ("seen" in entry or "to" in entry):
+        entry["at"] = at  # the content line, for `rulepress secrets` to name
     return entry
 
 
@@ -161,7 +163,7 @@ def log_for(st, seat, last=50) -> list:
         if "to" in entry and (seat is None or seat not in entry["to"]):
             continue
         if "seen" in entry and me not in entry["seen"]:
-            out.append({"r": entry["r"], "text": entry["unnamed"]})
+            out.append({"r": entry["r"], "text": entry["unnamed"]})  # its position stays the server's
         else:
             out.append({"r": entry["r"], "text": entry["text"]})
     return out
