@@ -15,7 +15,7 @@ from typing import NamedTuple
 from .agents import RandomAgent, step
 from .flow import choices, new_game
 from .interpreter import GameFault
-from .secrets import counter_visible, hidden_from, seat_options
+from .secrets import counter_visible, hidden_from, log_lines, seat_options
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
@@ -105,13 +105,15 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
             for n in _names_of(game, eid) - seen_names:
                 names.setdefault(n, eid)
         word = re.compile("|".join(r"\b" + re.escape(n) + r"\b" for n in sorted(names, key=len, reverse=True))) if names else None
+        lines = log_lines(st, seat)  # where in the state's log each line of the view is
         log = v.get("log") or [] if isinstance(v, dict) else []
-        first_new = max(0, log_from - (len(st["log"]) - len(log)))  # the view shows the last lines
+        if len(log) != len(lines):  # a view that does not hand out lines as log_for does
+            lines = list(range(len(st["log"]) - len(log), len(st["log"])))
         for base, payload in payloads:
             for path, s in _walk(payload, base):
                 m = _LOG_LINE.search(path)
-                if m and int(m.group(1)) < first_new:
-                    continue
+                if m and (lines[int(m.group(1))] < log_from or log[int(m.group(1))].get("private")):
+                    continue  # scanned when written, or told to this seat on purpose (`log X to P`)
                 thing = ids.get(s) or names.get(s)
                 if thing is None and path.endswith((".type", ".id", ".label.en", ".label.ru")):
                     thing = protos.get(s)  # a prototype's id where a thing's would be
@@ -122,7 +124,7 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
                     if found and names[found.group(0)] in was_hidden:
                         thing, s = names[found.group(0)], found.group(0)
                 if thing is not None:
-                    return Leak(who, path, s, thing, _made_at(st, path), st["seed"], len(st["history"]))
+                    return Leak(who, path, s, thing, _made_at(st, path, lines), st["seed"], len(st["history"]))
         leak = _counter_leak(game, st, v, seat, who)
         if leak is not None:
             return leak
@@ -145,17 +147,14 @@ def _counter_leak(game, st, v, seat, who):
     return None
 
 
-def _made_at(st, path):
+def _made_at(st, path, lines):
     """The content line behind a leaking value: the pending decision's, or the log line's."""
     if ".decision." in path or path.startswith("options("):
         d = st["pending"]
         return d.get("at") if d else None
     m = _LOG_LINE.search(path)
-    if m:
-        tail = st["log"][-50:]
-        i = int(m.group(1))
-        if i < len(tail):
-            return tail[i].get("at")
+    if m and int(m.group(1)) < len(lines):
+        return st["log"][lines[int(m.group(1))]].get("at")
     return None
 
 

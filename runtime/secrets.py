@@ -7,8 +7,8 @@ a bot's look-ahead) goes through this module:
 
 - options that name a hidden thing become handles ("card 2 of Player 2's Hand"): the
   handle names a place, never the thing, and maps back to the thing only here;
-- counters marked `hidden` show only to their owner (the player, or the owner of the zone
-  that holds the thing they are on);
+- counters marked `hidden` show only to their owner (the player, or the player whose zone
+  holds the thing they are on; nobody for the game's own);
 - a log line that names a hidden thing is written for that seat with the thing unnamed, and
   a line written `to` some players is read only by them;
 - a bot looks ahead on a sample: the things hidden from it dealt again at random among the
@@ -66,7 +66,7 @@ def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
     ent = st["e"].get(owner)
     if ent is None or owner in st["players"]:
         return False
-    return zone_name(ent["z"]) in game.owner_zone_names and zone_owner(ent["z"]) == seat
+    return zone_owner(ent["z"]) == seat  # a thing's owner: the player whose zone holds it
 
 
 # ---- options: hidden things offered as handles ----------------------------------
@@ -142,28 +142,36 @@ def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None) -> di
     spectator) that may read it as written. A line `to` some players is theirs alone."""
     entry = {"r": st["round"], "text": text}
     if to is not None:
-        entry["to"] = list(to)
-    if things:
+        entry["to"] = list(to)  # told on purpose: they read it as written, whatever it names
+    elif things:
         seen = [p for p in st["players"] if all(can_see(game, st, x, p) for x in things)]
         if all(can_see(game, st, x, None) for x in things):
             seen.append("*")
         if len(seen) <= len(st["players"]):  # someone may not read it as written
             entry["seen"] = seen
             entry["unnamed"] = unnamed if unnamed is not None else text
-    if at is not None and ("seen" in entry or "to" in entry):
+    if at is not None:
         entry["at"] = at  # the content line, for `rulepress secrets` to name
     return entry
+
+
+def log_lines(st, seat, last=50) -> list:
+    """Where in the state's log the lines `log_for` hands `seat` are."""
+    start = max(0, len(st["log"]) - last)
+    return [i for i in range(start, len(st["log"]))
+            if "to" not in st["log"][i] or (seat is not None and seat in st["log"][i]["to"])]
 
 
 def log_for(st, seat, last=50) -> list:
     """The last log lines as `seat` (None: a spectator) may read them."""
     me = "*" if seat is None else seat
     out = []
-    for entry in st["log"][-last:]:
-        if "to" in entry and (seat is None or seat not in entry["to"]):
-            continue
+    for i in log_lines(st, seat, last):
+        entry = st["log"][i]
         if "seen" in entry and me not in entry["seen"]:
             out.append({"r": entry["r"], "text": entry["unnamed"]})  # its position stays the server's
+        elif "to" in entry:
+            out.append({"r": entry["r"], "text": entry["text"], "private": True})
         else:
             out.append({"r": entry["r"], "text": entry["text"]})
     return out
