@@ -158,7 +158,7 @@ def _made_at(st, path, lines):
     return None
 
 
-def scan(game, n=20, seed=0, players=None, view_fn=view):
+def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS):
     """Play `n` random games and scan every decision; the first leak, or None.
     Returns (leak, decisions scanned)."""
     players = players or game.players_min
@@ -170,7 +170,7 @@ def scan(game, n=20, seed=0, players=None, view_fn=view):
         agents = {p: RandomAgent(f"{s}:{p}") for p in st["players"]}
         k = logged = 0
         before = {}
-        while st["pending"] is not None and k < MAX_DECISIONS:
+        while st["pending"] is not None and k < max_decisions:
             k += 1
             scanned += 1
             leak = scan_state(game, st, view_fn, static, logged, before)
