@@ -551,7 +551,9 @@ class Interp:
             sides = int(num(args[1])) if len(args) > 1 else 6
             if n > 1000:
                 raise GameFault(pos, f"cannot roll {n} dice")
-            return [self.die(sides) for _ in range(max(0, n))]
+            rolled = [self.die(sides) for _ in range(max(0, n))]
+            st["rolled"] = [st.get("rolled", [0])[0] + 1] + rolled  # the last roll, numbered, for the table to show
+            return rolled
         if name == "faces":
             return list(self.items(args[0]))
         if name == "distance":

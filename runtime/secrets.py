@@ -71,7 +71,7 @@ def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
 
 # ---- options: hidden things offered as handles ----------------------------------
 
-def _place_label(game, key: str) -> dict:
+def place_label(game, key: str) -> dict:
     name = zone_name(key)
     table = game.zones.get(name) or game.decks.get(name) or game.pools.get(name) or {}
     lab = table.get("name") or {}
@@ -90,7 +90,7 @@ def handle_of(game, st, eid: str) -> dict:
     key = st["e"][eid]["z"]
     i = st["zones"][key].index(eid)
     kind = game.kind_of.get(eid, "thing")
-    place = _place_label(game, key)
+    place = place_label(game, key)
     return {"id": f"{HANDLE}{key}#{i + 1}",
             "label": {"en": f"{kind} {i + 1} of {place['en']}", "ru": f"{_KIND_RU.get(kind, kind)} {i + 1}: {place['ru']}"}}
 
