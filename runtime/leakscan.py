@@ -9,6 +9,7 @@ path through the view and the content line that wrote it.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import NamedTuple
 
@@ -110,6 +111,10 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
         if len(log) != len(lines):  # a view that does not hand out lines as log_for does
             lines = list(range(len(st["log"]) - len(log), len(st["log"])))
         for base, payload in payloads:
+            strings = set(_QUOTED.findall(json.dumps(payload, ensure_ascii=False)))
+            if strings.isdisjoint(ids) and strings.isdisjoint(protos) and strings.isdisjoint(names) \
+                    and (word is None or not any(map(word.search, strings))):
+                continue  # nothing to find: the walk below says where, and costs more
             for path, s in _walk(payload, base):
                 m = _LOG_LINE.search(path)
                 if m and (lines[int(m.group(1))] < log_from or log[int(m.group(1))].get("private")):
@@ -132,6 +137,7 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
 
 
 _LOG_LINE = re.compile(r"\.log\[(\d+)\]")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')  # every string of a JSON text
 
 
 def _counter_leak(game, st, v, seat, who):
