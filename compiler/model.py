@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .content import GameSource, LIST_SECTIONS, RowBlock
 from .diagnostics import Pos, Report, did_you_mean
-from . import dsl
+from . import dsl, secrecy
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .parallel import in_two
@@ -484,6 +484,7 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     for names in called:
         m.calls.update(names)
     _recursion(m, report, procs)
+    secrecy.check(m, report, parsed)
 
 
 CHECK_IN_TWO = 25_000  # effects: below this, a second process costs more than it saves (a
@@ -599,7 +600,7 @@ class _Checker:
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
             if s[2] is not None:
                 E(s[2])
-            if op == "log" and len(s) > 3:  # `log X to P`: a line only P reads
+            if op == "log" and len(s) > 3 and s[3] is not None:  # `log X to P`: a line only P reads
                 E(s[3])
         elif op == "shuffle":
             E(s[2])

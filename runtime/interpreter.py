@@ -1107,7 +1107,10 @@ class Interp:
             inner = dict(env)
             inner[pvar] = p
             per[p] = self.options(self.ev(src, inner), var, where, inner)
-        ask = {p: o for p, o in per.items() if o}
+        if len(s) > 8 and s[8]:  # `or none`: all are asked alike, so being asked tells nothing
+            ask = {p: o + [None] for p, o in per.items()}
+        else:
+            ask = {p: o for p, o in per.items() if o}
         result = {p: None for p in choosers}
         if ask:
             a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,

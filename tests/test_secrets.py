@@ -259,3 +259,38 @@ def test_step_and_play_out_apply_the_thing_a_handle_stands_for(bait):
             break
         step(game, st, agents)
     assert all(not c.startswith(secrets.HANDLE) for _w, c in st["history"])
+
+
+# ---- decisions that do not reveal, and the checker's warnings -------------------------
+
+def test_or_none_asks_every_player_alike_and_those_without_an_answer_get_only_nothing():
+    game = game_from("tests/games/leak-decision")
+    for seed in range(8):
+        st = new_game(game, 3, seed)
+        me = st["pending"]["who"]
+        apply(game, st, "show_all", me)
+        d = st["pending"]
+        assert d["kind"] == "secret" and sorted(d["who"]) == st["players"]
+        for p in st["players"]:
+            holds = [e for e in st["zones"][f"{p}.hand"] if game.proto_of[e] == "nitro"]
+            assert [o["id"] for o in d["options"][p]] == holds + ["none"]
+        for p in st["players"]:
+            apply(game, st, "none", p)
+        assert st["pending"] is None or st["pending"]["kind"] == "action"
+
+
+def _validate(folder):
+    return subprocess.run([sys.executable, "-m", "rulepress", "validate", "--no-cache", folder],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
+def test_the_checker_warns_when_being_asked_depends_on_a_hidden_card_but_not_when_all_are_asked():
+    out = _validate("tests/games/leak-decision").stdout
+    assert "leak-decision/game.yaml:38:11: warning: W011" in out
+    assert out.count("W011") == 1  # `show_all` asks every player alike: no warning
+
+
+def test_the_checker_warns_when_a_public_log_line_names_a_drawn_card_but_not_a_private_one():
+    out = _validate("tests/games/leak-log").stdout
+    assert "leak-log/game.yaml:28:7: warning: W010" in out
+    assert out.count("W010") == 1  # `log ... to player` (line 33) is the player's alone
