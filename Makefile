@@ -60,6 +60,10 @@ test: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
+	@# the leak check, one random game at each player count (the leak-bait games are in pytest)
+	@for g in $(GAMES); do \
+	  if [ -f content/$$g/game.yaml ]; then $(BIN)/rulepress secrets $$g -n 1 || exit 1; fi; \
+	done
 
 build: $(STAMP) $(SCHEMA_CODE) $(TEMPLATE_CODE)
 	$(BIN)/rulepress build content -o build
