@@ -100,7 +100,7 @@ def seat_options(game, st, seat, options):
 
     A turn's options (actions, pass) are never secret and come back as they are, so a bot
     that picks by position picks the same option it would among the real ones."""
-    if not options or type(options) is not list:
+    if type(options) is not list or not options:  # (a turn's Choices: not worked out here)
         return options
     e = st["e"]
     out = None
