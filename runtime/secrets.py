@@ -222,6 +222,9 @@ def _forget(game, st, copy, seat, rng_state) -> None:
     hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]
     if not hidden_counters:
         return
+    for c in hidden_counters:
+        if c in copy["g"]:  # a hidden counter of the game: nobody reads it
+            copy["g"][c] = game.counters[c]["initial"]
     for eid, ent in copy["e"].items():
         for c in hidden_counters:
             if c in ent["c"] and not counter_visible(game, st, eid, c, seat):
