@@ -294,3 +294,11 @@ def test_the_checker_warns_when_a_public_log_line_names_a_drawn_card_but_not_a_p
     out = _validate("tests/games/leak-log").stdout
     assert "leak-log/game.yaml:28:7: warning: W010" in out
     assert out.count("W010") == 1  # `log ... to player` (line 33) is the player's alone
+
+
+def test_a_bots_sample_does_not_carry_other_players_hidden_counters(duel):
+    st = new_game(duel, 2, 1, first="p1")
+    assert st["e"]["p2"]["c"]["loyalty"] == 2  # set in setup to the seat number
+    world = secrets.sample(duel, st, "p1", {"rng": secrets.rng.seed_state("t")})
+    assert world["e"]["p2"]["c"]["loyalty"] == duel.counters["loyalty"]["initial"]
+    assert world["e"]["p1"]["c"]["loyalty"] == st["e"]["p1"]["c"]["loyalty"]  # its own it knows

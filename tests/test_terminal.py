@@ -60,3 +60,18 @@ def test_two_options_never_share_a_label_and_identical_things_are_counted():
             {"id": "b", "label": {"en": "Bank"}}]
     assert labels(opts, "en") == ["Agent (1)", "Agent (2)", "Bank"]
     assert _collapsed(["Green agent"] * 4 + ["Red agent"]) == "Green agent x4, Red agent"
+
+
+def test_the_table_shows_the_last_dice_rolled(pick):
+    from rulepress.runtime.flow import new_game
+    from rulepress.runtime.terminal import table_lines
+    st = new_game(pick, 2, 1)
+    st["rolled"] = [3, 6, 2]
+    assert "dice: 6 2  (roll 3)" in table_lines(pick, st, "p1", "en")
+
+
+def test_a_roll_is_kept_for_the_table_to_show(race):
+    from rulepress.runtime.flow import apply, new_game
+    st = new_game(race, 2, 1)
+    apply(race, st, "roll", st["pending"]["who"])
+    assert st["rolled"][0] == 1 and len(st["rolled"]) == 3 and all(1 <= d <= 6 for d in st["rolled"][1:])
