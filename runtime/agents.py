@@ -110,7 +110,7 @@ class GreedyAgent(Agent):
         if len(options) == 1:
             return options[0]["id"]
         totals = {}
-        for _ in range(self.samples if seen.hides() else 1):
+        for k in range(self.samples if seen.hides() else 1):
             world = seen.sample(self.dealer)
             for o in options:
                 trial = clone(world)
@@ -119,6 +119,8 @@ class GreedyAgent(Agent):
                 except Exception:
                     continue
                 totals[o["id"]] = totals.get(o["id"], 0) + self.score(game, trial, seat)
+            if k == 0 and len(set(totals.values())) <= 1:
+                break  # a first deal that separates no option is taken to mean the heuristic does not care here
         best = max(totals.values(), default=None)
         best_ids = [o for o in options if o["id"] in totals and totals[o["id"]] == best]
         return self.tiebreak.choose(game, seen, seat, best_ids or options)
