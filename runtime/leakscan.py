@@ -185,7 +185,7 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
             logged = len(st["log"])
             try:
                 step(game, st, agents)
-            except GameFault:
+            except (GameFault, RuntimeError):
                 break  # a content fault is `rulepress simulate`'s to report, not a leak
         if st["pending"] is None:
             scanned += 1
