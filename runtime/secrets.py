@@ -182,16 +182,19 @@ def log_for(st, seat, last=50) -> list:
 def sample(game, st, seat, rng_state) -> dict:
     """A copy of the state in which the things hidden from `seat` are dealt again at random
     among the places they could be: each hidden thing takes the place of another hidden
-    thing of the same kind (a card for a card, a token for a token). What the seat sees is
-    the same as in the real state; what it does not is a guess.
+    thing of the same kind and deck or pool (a combat card for a combat card, a token of a
+    bag for a token of that bag). What the seat sees is the same as in the real state; what
+    it does not is a guess. (What the seat saw earlier and saw hidden again is not
+    remembered: such a thing is dealt like any other.)
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
     """
     hidden = sorted(hidden_from(game, st, seat))
     by_kind: dict = {}
-    for eid in hidden:
-        by_kind.setdefault(game.kind_of.get(eid, ""), []).append(eid)
+    for eid in hidden:  # a card of one deck only ever stands in for a card of the same deck
+        proto = game.protos.get(game.proto_of.get(eid, ""), {})
+        by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
     rename = {}
     for ids in by_kind.values():
         dealt = list(ids)
