@@ -630,6 +630,33 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _proc("let n = count(c for c in every card where c.type == \"fast\")\ngain n position"),
         "right": _proc("let n = count(c for c in every card where c.type == \"nitro\")\ngain n position"),
     },
+    "W016": {
+        "title": "public log line names a hidden thing",
+        "explain": "A `log` line every player reads names or reads a thing hidden from some of them (a card "
+                   "drawn into a hand, a thing chosen from a deck). Those players read the line with the thing "
+                   "unnamed, but what the rest of the line says about it still reaches them. Say it to the "
+                   "player who may know it with `log ... to P`, or log it once it is face up for all.",
+        "wrong": "actions:\n  - id: peek\n    name: {en: Peek, ru: Подсмотреть}\n    effect: |\n"
+                 "      draw 1 from boosts as got\n      log [player, \"draws a boost of speed\", got.speed]\n",
+        "right": "actions:\n  - id: peek\n    name: {en: Peek, ru: Подсмотреть}\n    effect: |\n"
+                 "      draw 1 from boosts as got\n      log [\"you draw a boost of speed\", got.speed] to player\n",
+    },
+    "W017": {
+        "title": "whether a decision is asked depends on a hidden value",
+        "explain": "Every seat sees who is deciding. A `choose` or `may` asked only when a hidden thing allows "
+                   "it (under an `if` that reads a hand, or a `choose` among hidden things filtered by `where`, "
+                   "which is taken without asking when one option is left) tells everyone what the hidden "
+                   "things are. Ask every player alike: `each p in players secretly chooses x from LIST where C "
+                   "or none:` asks all of them, and one without a legal answer answers only `none` "
+                   "(docs/dsl.md, \"Decisions that do not reveal\").",
+        "wrong": "actions:\n  - id: flash\n    name: {en: Flash, ru: Вспышка}\n    effect: |\n"
+                 "      for each p in players:\n        if count([c for c in p.hand where c.speed > 2]) > 0:\n"
+                 "          may by p \"Flash your fast boost?\":\n            gain 1 score to p\n",
+        "right": "actions:\n  - id: flash\n    name: {en: Flash, ru: Вспышка}\n    effect: |\n"
+                 "      each p in players secretly chooses c from p.hand where c.speed > 2 or none:\n"
+                 "        log \"everyone has answered\"\n      for each p in players where c[p] != none:\n"
+                 "        show c[p] to players\n        gain 1 score to p\n",
+    },
 }
 
 _GROUPS = [("Y", "Reading YAML files"), ("S", "The shape of content (JSON Schema)"), ("G", "The game folder"),

@@ -179,7 +179,7 @@ class _IR(Transformer):
     def endgame(self, c): return ["endgame", self._at(c[0])]
     def endturn(self, c): return ["endturn", self._at(c[0])]
     def stop(self, c): return ["stop", self._at(c[0])]
-    def log(self, c): return ["log", self._at(c[0]), c[1]]
+    def log(self, c): return ["log", self._at(c[0]), c[1], c[2]]
     def emit(self, c): return ["emit", self._at(c[0]), c[1].value, c[2] or {}]
     def args(self, c): return {k: v for k, v in c}
     def kwarg(self, c): return (c[0].value, c[1])
@@ -204,8 +204,9 @@ class _IR(Transformer):
         _, by, prompt, body, other = c
         return ["may", self._at(c[0]), by, _unq(prompt) if prompt else None, body, other]
     def secret(self, c):
-        _, pvar, players, var, src, where, body = c
-        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body]
+        _, pvar, players, var, src, where, ornone, body = c
+        # `or none`: every player is asked, and may answer nothing (the only answer of one who has no other)
+        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone)]
 
     # expressions
     def condexpr(self, c): return ["cond", self._from(c[0]), c[1], c[0], c[2]]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .content import GameSource, LIST_SECTIONS, RowBlock
 from .diagnostics import Pos, Report, did_you_mean
-from . import dsl
+from . import dsl, secrecy
 from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .lint import lint
@@ -453,6 +453,7 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
             ck.effect(ir, bound, clean)
         m.ir[(sec, iid, field)] = ir
     _recursion(m, report, procs)
+    secrecy.check(m, report, parsed)
 
 
 def _recursion(m, report, procs):
@@ -564,6 +565,8 @@ class _Checker:
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
             if s[2] is not None:
                 E(s[2])
+            if op == "log" and len(s) > 3 and s[3] is not None:  # `log X to P`: a line only P reads
+                E(s[3])
         elif op == "shuffle":
             E(s[2])
             if s[3] is not None:

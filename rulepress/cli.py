@@ -258,7 +258,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
 @main.command()
 @click.argument("game")
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
-@click.option("--seed", default=0)
+@click.option("--seed", default=None, help="default: a random one, printed so that the game can be played again")
 @click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy")
 @click.option("--lang", type=click.Choice(["en", "ru"]), default="en")
 @click.option("--log", "log_path", default=None, help="write the game log here when it ends")
@@ -294,6 +294,34 @@ def _game_for_log(gid: str, given):
     if os.path.isfile(built):
         return _load_game(built)
     raise ReplayError(f"this log is of `{gid}`, which is neither in content/ nor in build/: name it with --game")
+
+
+@main.command()
+@click.argument("game")
+@click.option("-n", "games", default=10, show_default=True, type=click.IntRange(1, 100_000), help="games per player count")
+@click.option("--seed", default="0", show_default=True)
+@click.option("--players", default=None, type=int, help="only this player count (default: every one the game allows)")
+def secrets(game, games, seed, players):
+    """Leak check: play random games and scan what every seat is handed for hidden things."""
+    from .runtime.leakscan import scan
+    try:
+        g = _load_game(game)
+        counts = range(g.players_min, g.players_max + 1) if players is None else [players]
+        if players is not None and not g.players_min <= players <= g.players_max:
+            raise UsageError(f"{g.id} is for {g.players_min} to {g.players_max} players, not {players}")
+    except UsageError as exc:
+        click.echo(f"rulepress: {exc}", err=True)
+        sys.exit(2)
+    source = _source_lines(game)
+    total = 0
+    for n in counts:
+        leak, scanned = scan(g, games, seed, n)
+        total += scanned
+        if leak is not None:
+            line = source(leak.at) if source and leak.at else None
+            click.echo(f"{g.id}, {n} players: {leak.text()}" + (f"\n  {leak.at}: {line}" if line else ""))
+            sys.exit(1)
+    click.echo(f"{g.id}: no leak in {total} decisions ({games} games at each of {len(counts)} player counts)")
 
 
 @main.command()

@@ -1,21 +1,48 @@
-"""Bots. An agent is anything with `choose(game, state, seat, options) -> option id`.
+"""Bots. An agent is anything with `choose(game, seen, seat, options) -> option id`.
 
-`options` is a sequence of {"id", "label"}; for a turn's decision it is a `flow.Choices`,
-which works each option out as it is read.
+An agent is handed only what its seat may know: `seen` (a `Seen`: the seat's view, and
+samples of the state consistent with it) and the options as the seat may know them (a
+hidden thing offered is a handle, runtime/secrets.py). `options` is a sequence of
+{"id", "label"}; for a turn's decision it is a `flow.Choices`, which works each option out
+as it is read.
 """
 from __future__ import annotations
 
-from . import rng
+from . import rng, secrets
 from .flow import Choices, apply, choices
 from .expressions import num
 from .interpreter import Interp
 from .state import clone
+from .views import view
+
+
+class Seen:
+    """What a seat knows of the game, and nothing more: the state itself stays out of reach
+    of the agent (it is held in a closure, read only through the seat's filter)."""
+    __slots__ = ("seat", "view", "sample", "hides")
+
+    def __init__(self, game, st, seat):
+        self.seat = seat
+        self.view = lambda: view(game, st, seat)
+        self.sample = lambda rng_state: secrets.sample(game, st, seat, rng_state)
+        self.hides = lambda: bool(secrets.hidden_from(game, st, seat)) or _others_hide(game, st, seat)
+
+
+def _others_hide(game, st, seat) -> bool:
+    d = st["pending"]
+    return d is not None and d["kind"] == "secret" and any(p != seat for p in d["collected"])
+
+
+def ask(game, st, agent, seat, options):
+    """The agent's choice among `options`, as the thing or option it stands for."""
+    offered = secrets.seat_options(game, st, seat, options)
+    return secrets.resolve(st, agent.choose(game, Seen(game, st, seat), seat, offered))
 
 
 class Agent:
     name = "agent"
 
-    def choose(self, game, st, seat, options) -> str:  # pragma: no cover - interface
+    def choose(self, game, seen, seat, options) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -26,7 +53,7 @@ class RandomAgent(Agent):
     def __init__(self, seed=0):
         self.st = {"rng": rng.seed_state(f"agent:{seed}")}
 
-    def choose(self, game, st, seat, options):
+    def choose(self, game, seen, seat, options):
         if type(options) is Choices:  # a turn's options: only as many checked as the pick needs
             return options.sample(self.st)
         return options[rng.below(self.st, len(options))]["id"]
@@ -35,7 +62,7 @@ class RandomAgent(Agent):
 class FirstLegalAgent(Agent):
     name = "first"
 
-    def choose(self, game, st, seat, options):
+    def choose(self, game, seen, seat, options):
         return options[0]["id"]
 
 
@@ -47,25 +74,29 @@ class ScriptedAgent(Agent):
         self.script = list(script)
         self.fallback = fallback or FirstLegalAgent()
 
-    def choose(self, game, st, seat, options):
+    def choose(self, game, seen, seat, options):
         ids = [o["id"] for o in options]
         while self.script:
             c = self.script.pop(0)
             if c in ids:
                 return c
-        return self.fallback.choose(game, st, seat, options)
+        return self.fallback.choose(game, seen, seat, options)
 
 
 class GreedyAgent(Agent):
-    """Tries each choice on a copy and keeps the one the content's heuristic likes best.
+    """Tries each choice and keeps the one the content's heuristic likes best on average.
 
-    The heuristic is `game.heuristic` (an expression with `player` bound to the seat);
-    without one it falls back to the final-score expression.
+    It never tries them on the real state: where something is hidden from its seat it tries
+    them on `samples` states dealt at random consistently with what it sees (`Seen.sample`)
+    and averages. The heuristic is `game.heuristic` (an expression with `player` bound to the
+    seat); without one it falls back to the final-score expression.
     """
     name = "greedy"
+    samples = 8
 
     def __init__(self, seed=0):
         self.tiebreak = RandomAgent(seed)
+        self.dealer = {"rng": rng.seed_state(f"deal:{seed}")}
 
     def score(self, game, st, seat):
         expr = game.heuristic or game.scoring.get("score")
@@ -76,22 +107,24 @@ class GreedyAgent(Agent):
         except Exception:  # a heuristic that cannot be evaluated here says nothing
             return 0
 
-    def choose(self, game, st, seat, options):
+    def choose(self, game, seen, seat, options):
         if len(options) == 1:
             return options[0]["id"]
-        best, best_ids = None, []
-        for o in options:
-            trial = clone(st)
-            try:
-                apply(game, trial, o["id"], seat)
-            except Exception:
-                continue
-            v = self.score(game, trial, seat)
-            if best is None or v > best:
-                best, best_ids = v, [o]
-            elif v == best:
-                best_ids.append(o)
-        return self.tiebreak.choose(game, st, seat, best_ids or options)
+        totals = {}
+        for k in range(self.samples if seen.hides() else 1):
+            world = seen.sample(self.dealer)
+            for o in options:
+                trial = clone(world)
+                try:
+                    apply(game, trial, secrets.resolve(trial, o["id"]), seat)
+                except Exception:
+                    continue
+                totals[o["id"]] = totals.get(o["id"], 0) + self.score(game, trial, seat)
+            if k == 0 and len(set(totals.values())) <= 1:
+                break  # a first deal that separates no option is taken to mean the heuristic does not care here
+        best = max(totals.values(), default=None)
+        best_ids = [o for o in options if o["id"] in totals and totals[o["id"]] == best]
+        return self.tiebreak.choose(game, seen, seat, best_ids or options)
 
 
 AGENTS = {"random": RandomAgent, "first": lambda seed=0: FirstLegalAgent(),
@@ -109,9 +142,9 @@ def step(game, st, agents: dict) -> None:
     d = st["pending"]
     if d["kind"] == "secret":
         p = next(x for x in d["who"] if x not in d["collected"])
-        apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+        apply(game, st, ask(game, st, agents[p], p, d["options"][p]), p)
     else:
-        apply(game, st, agents[d["who"]].choose(game, st, d["who"], choices(game, st)), d["who"])
+        apply(game, st, ask(game, st, agents[d["who"]], d["who"], choices(game, st)), d["who"])
 
 
 def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
@@ -126,10 +159,10 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
         if d["kind"] == "secret":
             for p in list(d["who"]):
                 if p not in d["collected"] and st["pending"] is d:
-                    apply(game, st, agents[p].choose(game, st, p, d["options"][p]), p)
+                    apply(game, st, ask(game, st, agents[p], p, d["options"][p]), p)
             opts = None
         else:
             if type(opts) is not Choices or opts.d is not d:
                 opts = choices(game, st)
-            opts = apply(game, st, agents[d["who"]].choose(game, st, d["who"], opts), d["who"], opts)
+            opts = apply(game, st, ask(game, st, agents[d["who"]], d["who"], opts), d["who"], opts)
     return n

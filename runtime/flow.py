@@ -101,7 +101,9 @@ def _failed(game, st, task, exc):
     spec = task["spec"]
     if spec[0] == "action":
         st["flow"].setdefault("failed", []).append(spec[1])
-        st["log"].append({"r": st["round"], "text": f"{_pname(spec[2])}: {label_of(game, spec[1]).get('en')} cannot be done ({exc})"})
+        # the reason is the actor's alone: it may speak of what only they hold
+        done = f"{_pname(spec[2])}: {label_of(game, spec[1]).get('en')} cannot be done"
+        st["log"].append({"r": st["round"], "text": f"{done} ({exc})", "seen": [spec[2]], "unnamed": done})
 
 
 # ---- tasks: effects that may stop for decisions ------------------------------

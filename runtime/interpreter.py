@@ -10,7 +10,7 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import continuation, ir, rng
+from . import continuation, ir, rng, secrets
 from .expressions import ABSENT, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
 from .numbers import LIMIT, beyond
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
@@ -411,7 +411,9 @@ class Interp:
             sides = int(num(args[1])) if len(args) > 1 else 6
             if n > 1000:
                 raise GameFault(pos, f"cannot roll {n} dice")
-            return [self.die(sides) for _ in range(max(0, n))]
+            rolled = [self.die(sides) for _ in range(max(0, n))]
+            st["rolled"] = [st.get("rolled", [0])[0] + 1] + rolled  # the last roll, numbered, for the table to show
+            return rolled
         if name == "faces":
             return list(self.items(args[0]))
         if name == "distance":
@@ -762,13 +764,24 @@ class Interp:
         raise LoopStop()
 
     def s_log(self, s, env):
+        """A log line; one that names hidden things is read unnamed by those it is hidden
+        from, and `log X to P` is read by P alone (runtime/secrets.py)."""
         v = self.ev(s[2], env)
-        self.st["log"].append({"r": self.st["round"], "text": self.show(v)})
+        to = None
+        if len(s) > 3 and s[3] is not None:
+            who = self.ev(s[3], env)
+            to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+        things = secrets.named(self.st, v)
+        text = self.show(v)
+        unnamed = self.show(v, unnamed=True) if things else None
+        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1]))
 
-    def show(self, v):
+    def show(self, v, unnamed=False):
         if isinstance(v, list):
-            return ", ".join(self.show(x) for x in v)
+            return ", ".join(self.show(x, unnamed) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
+            if unnamed and v not in self.st["players"]:
+                return "a " + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get("en", v)
         return str(v)
 
@@ -921,7 +934,10 @@ class Interp:
             inner = dict(env)
             inner[pvar] = p
             per[p] = self.options(self.ev(src, inner), var, where, inner)
-        ask = {p: o for p, o in per.items() if o}
+        if len(s) > 8 and s[8]:  # `or none`: all are asked alike, so being asked tells nothing
+            ask = {p: o + [None] for p, o in per.items()}
+        else:
+            ask = {p: o for p, o in per.items() if o}
         result = {p: None for p in choosers}
         if ask:
             a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,

@@ -37,7 +37,7 @@ STATEMENTS = {
     "endgame": Op((), "ends the game at once"),
     "endturn": Op((), "ends the turn once the effect is done"),
     "stop": Op((), "leaves the innermost loop"),
-    "log": Op(("message",), "writes a line in the game's log"),
+    "log": Op(("message", "to"), "writes a line in the game's log (`to`: the line of those players alone)"),
     "emit": Op(("event", "with"), "fires an event's triggers"),
     "perform": Op(("thing", "by"), "carries out an action or a card's activation"),
     "return": Op(("value",), "ends a procedure with a value"),
@@ -50,7 +50,7 @@ STATEMENTS = {
     "choose": Op(("up_to", "name", "options", "where", "by", "or_none", "prompt", "body", "otherwise"),
                  "asks a player to pick among options"),
     "may": Op(("by", "prompt", "body", "otherwise"), "asks a player yes or no"),
-    "secret": Op(("chooser", "choosers", "name", "options", "where", "body"),
+    "secret": Op(("chooser", "choosers", "name", "options", "where", "body", "or_none"),
                  "asks several players to pick at once, each unseen by the others"),
 }
 

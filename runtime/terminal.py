@@ -1,14 +1,24 @@
-"""`rulepress play`: a terminal table for people and bots in any mix."""
+"""`rulepress play`: a terminal table for people and bots in any mix.
+
+The screen shows one seat only what that seat may see (runtime/views.py): a bot's secret
+pick is never printed (only that it has chosen; the pick shows when the game reveals it),
+what a bot does is printed as the people at the table may know it, and in hot-seat play
+a 'pass to Player N' screen clears what the last person saw. Each seat is shown what
+changed since its last look; `s` shows the whole table again.
+"""
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
-from .agents import make
+from .agents import Seen, make
 from .flow import IllegalChoice, apply, choices, new_game
 from .replay import make_log
+from .secrets import can_see, handle_of, log_lines, place_label, resolve, seat_options
 from .views import view
 
 
@@ -25,61 +35,165 @@ def _label(o, lang):
     return lab.get(lang) or lab.get("en") or o["id"]
 
 
-def show(con, game, st, seat, lang):
+def labels(options, lang) -> list:
+    """The options' labels, made distinct: two options never read the same."""
+    texts = [_label(o, lang) for o in options]
+    seen = Counter(texts)
+    n = Counter()
+    out = []
+    for t in texts:
+        if seen[t] > 1:
+            n[t] += 1
+            t = f"{t} ({n[t]})"
+        out.append(t)
+    return out
+
+
+def _pname(p, lang):
+    return (f"Игрок {p[1:]}" if lang == "ru" else f"Player {p[1:]}") if p and p[1:].isdigit() else str(p)
+
+
+def _collapsed(names) -> str:
+    """'Green agent x4, Red agent' for a list of names: identical things counted once."""
+    counts = Counter(names)
+    return ", ".join(n if c == 1 else f"{n} x{c}" for n, c in counts.items())
+
+
+def table_lines(game, st, seat, lang) -> list:
+    """The table as `seat` sees it, one line per player, counter line and zone."""
     v = view(game, st, seat)
-    con.rule(f"{game.id} · {v['seat']} · round {v['round']} · first player {v['first_player']}")
-    t = Table("player", "counters", "marks")
+    lines = [f"round {v['round']} · first player {_pname(v['first_player'], lang)}"]
     for p, d in v["players"].items():
-        t.add_row(p, ", ".join(f"{k} {val}" for k, val in d["counters"].items()), ", ".join(d["marks"]))
-    con.print(t)
+        cs = ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in d["counters"].items())
+        marks = f" [{', '.join(d['marks'])}]" if d["marks"] else ""
+        lines.append(f"{_pname(p, lang)}{' (you)' if p == seat else ''}: {cs}{marks}")
     if v["counters"]:
-        con.print("game: " + ", ".join(f"{k} {val}" for k, val in v["counters"].items()))
+        lines.append("game: " + ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in v["counters"].items()))
     for key, z in v["zones"].items():
-        if key in ("players",) or (not z["things"] and not z["hidden"]):
+        if key == "players" or (not z["things"] and not z["hidden"]):
             continue
-        names = [game.name(e, lang) for e in z["things"]]
-        hidden = f" + {z['hidden']} hidden" if z["hidden"] else ""
-        con.print(f"[dim]{key}[/dim]: {', '.join(names)}{hidden}")
-    for entry in v["log"][-8:]:
-        con.print(f"[dim]· {entry['text']}[/dim]")
+        names = _collapsed(game.name(e, lang) for e in z["things"])
+        hidden = f"{' + ' if names else ''}{z['hidden']} hidden" if z["hidden"] else ""
+        lines.append(f"{_zone_label(game, key, lang)}: {names}{hidden}")
+    rolled = st.get("rolled")
+    if rolled:
+        lines.append("dice: " + " ".join(str(x) for x in rolled[1:]) + f"  (roll {rolled[0]})")
+    return lines
 
 
-def play(game, players, seed, bots, lang, log_path, input_fn=input):
-    con = Console()
+def _counter_name(game, c, lang):
+    n = game.counters.get(c, {}).get("name") or {}
+    return n.get(lang) or n.get("en") or c
+
+
+def _zone_label(game, key, lang):
+    return place_label(game, key).get(lang) or key
+
+
+class Table:
+    """What has been printed to each seat, so the next look shows only what changed."""
+
+    def __init__(self, con, game, st, lang):
+        self.con, self.game, self.st, self.lang = con, game, st, lang
+        self.shown = {}  # seat -> the lines it saw last
+        self.logged = {}  # seat -> how many log lines it has read
+
+    def look(self, seat, everything=False):
+        lines = table_lines(self.game, self.st, seat, self.lang)
+        before = set() if everything else set(self.shown.get(seat, ()))
+        self.con.rule(f"{self.game.id} · {_pname(seat, self.lang)}")
+        changed = [ln for ln in lines if ln not in before]
+        for ln in changed:
+            self.con.print(escape(ln))
+        if before and len(changed) < len(lines):
+            self.con.print(f"[dim]({len(lines) - len(changed)} lines as before; s shows them)[/dim]")
+        self.shown[seat] = lines
+        read = self.logged.get(seat, 0)
+        log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
+        new = [entry for i, entry in zip(log_lines(self.st, seat), log) if i >= read]
+        for entry in new[-12:]:
+            self.con.print(f"[dim]· {escape(entry['text'])}[/dim]")
+        self.logged[seat] = len(self.st["log"])
+
+
+def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
+    """What the people at the table may know of a bot's choice."""
+    who = f"{_pname(seat, lang)} (bot)"
+    if kind == "secret":
+        return f"{who} has made a secret choice"
+    if choice in st["things"] and choice not in st["players"] and not can_see(game, st, choice, watcher):
+        return f"{who} chooses {_label(handle_of(game, st, choice), lang)}"
+    opts = seat_options(game, st, watcher, choices(game, st, seat))
+    for o, text in zip(opts, labels(opts, lang)):
+        if o["id"] == choice:
+            return f"{who} chooses {text}"
+    return f"{who} has chosen"
+
+
+def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
+    """Play at the terminal; returns the final state (or the state when someone quit)."""
+    con = con or Console()
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    con.print(f"seed {seed} (rulepress play {game.id} --seed {seed} plays this game again)")
     st = new_game(game, players, seed)
     agents = _bots(bots, seed)
+    people = [p for p in st["players"] if p not in agents]
+    watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
+    table = Table(con, game, st, lang)
+    last = None
     while st["pending"] is not None:
         d = st["pending"]
-        seat = next(p for p in d["who"] if p not in d["collected"]) if d["kind"] == "secret" else d["who"]
+        if d["kind"] == "secret":  # bots pick first: nothing they pick is printed
+            waiting = [p for p in d["who"] if p not in d["collected"]]
+            seat = next((p for p in waiting if p in agents), waiting[0])
+        else:
+            seat = d["who"]
         opts = choices(game, st, seat)
         if seat in agents:
-            choice = agents[seat].choose(game, st, seat, opts)
-            con.print(f"[cyan]{seat} (bot) chooses {next(_label(o, lang) for o in opts if o['id'] == choice)}[/cyan]")
+            offered = seat_options(game, st, seat, opts)
+            choice = resolve(st, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
+            con.print(f"[cyan]{escape(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
         else:
-            show(con, game, st, seat, lang)
+            if len(people) > 1 and seat != last:
+                con.clear()
+                con.rule(f"pass to {_pname(seat, lang)}")
+                try:
+                    input_fn(f"{_pname(seat, lang)}: press Enter ")
+                except EOFError:
+                    return st
+                con.clear()
+            last = seat
+            table.look(seat)
+            offered = seat_options(game, st, seat, opts)
             asked = d.get("prompt") or {}
             fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
             prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
-            con.print(f"[bold]{seat}: {prompt}[/bold]")
-            for i, o in enumerate(opts, 1):
-                con.print(f"  {i}. {_label(o, lang)}")
+            con.print(f"[bold]{_pname(seat, lang)}: {escape(prompt)}[/bold]")
+            for i, text in enumerate(labels(offered, lang), 1):
+                con.print(f"  {i}. {escape(text)}")
             try:
                 raw = input_fn("> ").strip()
             except EOFError:
-                return
+                return st
             if raw in ("q", "quit"):
-                return
-            if not raw.isdigit() or not 1 <= int(raw) <= len(opts):
-                con.print("[red]type the number of a choice (q to quit)[/red]")
+                return st
+            if raw == "s":
+                table.look(seat, everything=True)
                 continue
-            choice = opts[int(raw) - 1]["id"]
+            if not raw.isdigit() or not 1 <= int(raw) <= len(offered):
+                con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
+                continue
+            choice = resolve(st, offered[int(raw) - 1]["id"])
         try:
             apply(game, st, choice, seat)
         except IllegalChoice as exc:
-            con.print(f"[red]{exc}[/red]")
+            con.print(f"[red]{escape(str(exc))}[/red]")
     con.rule("game over")
+    for entry in view(game, st, watcher)["log"][-3:]:
+        con.print(f"[dim]· {escape(entry['text'])}[/dim]")
     for p in st["players"]:
-        con.print(f"{p}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
+        con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
     if not st["winners"]:
         con.print("no winner")
     if log_path:
@@ -90,5 +204,6 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input):
         except OSError as exc:  # checked before the game, yet gone since: the game is not lost
             con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
             print(log)
-            return
+            return st
         con.print(f"log written to {log_path}", markup=False)
+    return st

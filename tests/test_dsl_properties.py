@@ -54,7 +54,7 @@ SAMPLES = {
     "fail": ["fail", 'fail "not now"'],
     "endgame": ["end game"], "endturn": ["end turn"],
     "stop": ["repeat 2 times:\n  stop"],
-    "log": ['log "hello"'],
+    "log": ['log "hello"', 'log ["you see", top(pile)] to player'],
     "emit": ["emit boosted", "emit boosted with a = 1, b = 2"],
     "perform": ["perform roll", "perform roll by player"],
     "return": ["return 3"],
@@ -68,7 +68,8 @@ SAMPLES = {
                'choose up to 2 c from player.hand where c.speed > 1 by player or none "Which?":\n  reveal c\notherwise:\n  stop'],
     "may": ['may:\n  stop', 'may by player "Boost?":\n  stop\notherwise:\n  stop'],
     "secret": ["each p in players secretly chooses w from p.hand:\n  reveal w",
-               "each p in players secretly chooses w from p.hand where w.speed > 0:\n  reveal w"],
+               "each p in players secretly chooses w from p.hand where w.speed > 0:\n  reveal w",
+               "each p in players secretly chooses w from p.hand where w.speed > 0 or none:\n  reveal w"],
 }
 
 

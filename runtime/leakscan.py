@@ -1,0 +1,195 @@
+"""`rulepress secrets`: a canary scan for secrets that leave their seat.
+
+Random bots play; at every decision every seat's view (its options and log lines
+included), the options its bot is handed, and the spectator's view are searched for
+anything of a thing hidden from that seat: its id, its prototype, its name (unless a thing
+of the same name is in sight, or the name is also that of a rule, place or counter), and
+counters marked hidden that the seat may not read. The first leak is reported with its
+path through the view and the content line that wrote it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import NamedTuple
+
+from .agents import RandomAgent, step
+from .flow import choices, new_game
+from .interpreter import GameFault
+from .secrets import counter_visible, hidden_from, log_lines, seat_options
+from .views import view
+
+MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
+
+
+class Leak(NamedTuple):
+    seat: str            # the seat that learns too much ("spectator" for a spectator)
+    path: str            # where in what it is handed, e.g. view(p2).decision.options[0].id
+    what: str            # the id, name or counter that leaked
+    thing: str           # the hidden thing (or counter owner) it belongs to
+    at: str | None       # the content line that made the leaking value, where known
+    seed: str            # the game's seed: `rulepress play GAME --seed` replays it
+    decision: int        # how many decisions into the game
+
+    def text(self) -> str:
+        where = f" (made at {self.at})" if self.at else ""
+        return (f"leak: {self.what!r} of hidden {self.thing} reaches {self.seat} at {self.path}{where}; "
+                f"seed {self.seed}, decision {self.decision}")
+
+
+def _static_names(game) -> set:
+    """Words the rules themselves print: a hidden card may share its name with them."""
+    out = set()
+    for table in (game.actions, game.zones, game.decks, game.pools, game.counters):
+        for d in table.values():
+            out.update(v for v in (d.get("name") or {}).values() if v)
+    out.update(table for table in game.counters)
+    return out
+
+
+def _names_of(game, eid) -> set:
+    p = game.protos.get(game.proto_of.get(eid, ""), {})
+    return {v for v in (p.get("name") or {}).values() if v}
+
+
+def _walk(v, path):
+    """Every string in a payload (keys included) with its path."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield f"{path}.{k}[key]", k
+            yield from _walk(x, f"{path}.{k}")
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from _walk(x, f"{path}[{i}]")
+    elif isinstance(v, str):
+        yield path, v
+
+
+def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
+    """The first leak in what each seat and the spectator are handed now, or None.
+
+    Log lines before `log_from` (an index into the state's log) were scanned when they were
+    written: what was public then may be hidden now, and a past line is not a leak. A new
+    line leaks a thing hidden from the seat now and at the last decision (`before`: seat ->
+    the ids hidden then, filled in for the next call): a card claimed from the open market
+    and logged on its way to a hand was seen by all."""
+    before = {} if before is None else before
+    static = _static_names(game) if static is None else static
+    d = st["pending"]
+    for seat in list(st["players"]) + [None]:
+        who = seat or "spectator"
+        hidden = hidden_from(game, st, seat)
+        was_hidden = before.get(who, hidden)
+        before[who] = hidden
+        if not hidden and not any(t["hidden"] for t in game.counters.values()):
+            continue
+        v = view_fn(game, st, seat)
+        payloads = [(f"view({who})", v)]
+        if seat is not None and d is not None:
+            asked = d["kind"] != "secret" and d["who"] == seat
+            asked = asked or (d["kind"] == "secret" and seat in d["who"] and seat not in d["collected"])
+            if asked and d["kind"] != "action":
+                payloads.append((f"options({who})", seat_options(game, st, seat, choices(game, st, seat))))
+        visible_ids = set(v.get("things", {})) if isinstance(v, dict) else set()
+        seen_names = set(static)
+        seen_protos = set()
+        for eid in visible_ids:
+            seen_names |= _names_of(game, eid)
+            seen_protos.add(game.proto_of.get(eid))
+        ids = {eid: eid for eid in hidden}
+        protos = {}
+        names = {}
+        for eid in sorted(hidden):
+            pid = game.proto_of.get(eid)
+            if pid and pid not in seen_protos and pid not in static and pid not in game.counters:
+                protos.setdefault(pid, eid)
+            for n in _names_of(game, eid) - seen_names:
+                names.setdefault(n, eid)
+        word = re.compile("|".join(r"\b" + re.escape(n) + r"\b" for n in sorted(names, key=len, reverse=True))) if names else None
+        lines = log_lines(st, seat)  # where in the state's log each line of the view is
+        log = v.get("log") or [] if isinstance(v, dict) else []
+        if len(log) != len(lines):  # a view that does not hand out lines as log_for does
+            lines = list(range(len(st["log"]) - len(log), len(st["log"])))
+        for base, payload in payloads:
+            strings = set(_QUOTED.findall(json.dumps(payload, ensure_ascii=False)))
+            if strings.isdisjoint(ids) and strings.isdisjoint(protos) and strings.isdisjoint(names) \
+                    and (word is None or not any(map(word.search, strings))):
+                continue  # nothing to find: the walk below says where, and costs more
+            for path, s in _walk(payload, base):
+                m = _LOG_LINE.search(path)
+                if m and (lines[int(m.group(1))] < log_from or log[int(m.group(1))].get("private")):
+                    continue  # scanned when written, or told to this seat on purpose (`log X to P`)
+                thing = ids.get(s) or names.get(s)
+                if thing is None and path.endswith((".type", ".id", ".label.en", ".label.ru")):
+                    thing = protos.get(s)  # a prototype's id where a thing's would be
+                if thing is not None and m and thing not in was_hidden:
+                    thing = None
+                if thing is None and word is not None and m:
+                    found = word.search(s)
+                    if found and names[found.group(0)] in was_hidden:
+                        thing, s = names[found.group(0)], found.group(0)
+                if thing is not None:
+                    return Leak(who, path, s, thing, _made_at(st, path, lines), st["seed"], len(st["history"]))
+        leak = _counter_leak(game, st, v, seat, who)
+        if leak is not None:
+            return leak
+    return None
+
+
+_LOG_LINE = re.compile(r"\.log\[(\d+)\]")
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')  # every string of a JSON text
+
+
+def _counter_leak(game, st, v, seat, who):
+    for owner, table in list((v.get("players") or {}).items()) + list((v.get("things") or {}).items()):
+        for c in (table.get("counters") or {}):
+            if c in game.counters and not counter_visible(game, st, owner, c, seat):
+                section = "players" if owner in st["players"] else "things"
+                return Leak(who, f"view({who}).{section}.{owner}.counters.{c}", c, owner, None,
+                            st["seed"], len(st["history"]))
+    for c in (v.get("counters") or {}):
+        if c in game.counters and game.counters[c]["hidden"]:
+            return Leak(who, f"view({who}).counters.{c}", c, "game", None, st["seed"], len(st["history"]))
+    return None
+
+
+def _made_at(st, path, lines):
+    """The content line behind a leaking value: the pending decision's, or the log line's."""
+    if ".decision." in path or path.startswith("options("):
+        d = st["pending"]
+        return d.get("at") if d else None
+    m = _LOG_LINE.search(path)
+    if m and int(m.group(1)) < len(lines):
+        return st["log"][lines[int(m.group(1))]].get("at")
+    return None
+
+
+def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS):
+    """Play `n` random games and scan every decision; the first leak, or None.
+    Returns (leak, decisions scanned)."""
+    players = players or game.players_min
+    static = _static_names(game)
+    scanned = 0
+    for i in range(n):
+        s = f"{seed}:{i}"
+        st = new_game(game, players, s)
+        agents = {p: RandomAgent(f"{s}:{p}") for p in st["players"]}
+        k = logged = 0
+        before = {}
+        while st["pending"] is not None and k < max_decisions:
+            k += 1
+            scanned += 1
+            leak = scan_state(game, st, view_fn, static, logged, before)
+            if leak is not None:
+                return leak, scanned
+            logged = len(st["log"])
+            try:
+                step(game, st, agents)
+            except (GameFault, RuntimeError):
+                break  # a content fault is `rulepress simulate`'s to report, not a leak
+        if st["pending"] is None:
+            scanned += 1
+            leak = scan_state(game, st, view_fn, static, logged, before)
+            if leak is not None:
+                return leak, scanned
+    return None, scanned

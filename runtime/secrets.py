@@ -1,0 +1,245 @@
+"""Secrets: what one seat may know, and how everything it is handed is cut down to that.
+
+A seat may see a thing when it lies in a public place face up, in one of that seat's own
+`owner` zones, or was shown to it since it last moved. Everything else is hidden from it,
+and every value handed to the seat (its view, the options of its decisions, its log lines,
+a bot's look-ahead) goes through this module:
+
+- options that name a hidden thing become handles ("card 2 of Player 2's Hand"): the
+  handle names a place, never the thing, and maps back to the thing only here;
+- counters marked `hidden` show only to their owner (the player, or the player whose zone
+  holds the thing they are on; nobody for the game's own);
+- a log line that names a hidden thing is written for that seat with the thing unnamed, and
+  a line written `to` some players is read only by them;
+- a bot looks ahead on a sample: the things hidden from it dealt again at random among the
+  places hidden from it (`sample`), never the real state.
+
+Nothing here reads the compiler; the state stays plain data.
+"""
+from __future__ import annotations
+
+import marshal
+
+from . import rng
+from .state import zone_name, zone_owner
+
+HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
+
+
+def _zone_visible(game, key: str, seat) -> bool:
+    name = zone_name(key)
+    if name in game.hidden_zone_names:
+        return False
+    if name in game.owner_zone_names:
+        return seat is not None and zone_owner(key) == seat
+    return True
+
+
+def can_see(game, st, eid: str, seat) -> bool:
+    """Whether `seat` (None: a spectator) may know what thing `eid` is."""
+    ent = st["things"][eid]
+    if seat is not None and seat in ent.get("shown_to", ()):
+        return True  # shown to this player (`show X to P`) since it last moved
+    key = ent["zone"]
+    if not _zone_visible(game, key, seat):
+        return False
+    name = zone_name(key)
+    if name in game.owner_zone_names and zone_owner(key) == seat:
+        return True
+    return ent["up"]
+
+
+def hidden_from(game, st, seat) -> set:
+    """The ids of every thing `seat` may not see now."""
+    players = set(st["players"])
+    return {eid for eid in st["things"] if eid not in players and not can_see(game, st, eid, seat)}
+
+
+def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
+    """A counter's value on a player, a thing or the game (owner None), as `seat` may know it."""
+    if not game.counters[counter]["hidden"]:
+        return True
+    if seat is None or owner is None:
+        return False
+    if owner == seat:
+        return True
+    ent = st["things"].get(owner)
+    if ent is None or owner in st["players"]:
+        return False
+    return zone_owner(ent["zone"]) == seat  # a thing's owner: the player whose zone holds it
+
+
+# ---- options: hidden things offered as handles ----------------------------------
+
+def place_label(game, key: str) -> dict:
+    name = zone_name(key)
+    table = game.zones.get(name) or game.decks.get(name) or game.pools.get(name) or {}
+    lab = table.get("name") or {}
+    en, ru = lab.get("en") or name, lab.get("ru") or lab.get("en") or name
+    owner = zone_owner(key)
+    if owner and owner[1:].isdigit():
+        return {"en": f"Player {owner[1:]}'s {en}", "ru": f"{ru} игрока {owner[1:]}"}
+    return {"en": en, "ru": ru}
+
+
+_KIND_RU = {"card": "карта", "token": "жетон", "piece": "фигура"}
+
+
+def handle_of(game, st, eid: str) -> dict:
+    """A hidden thing as an option: its place and its position there, nothing of what it is."""
+    key = st["things"][eid]["zone"]
+    i = st["zones"][key].index(eid)
+    kind = game.kind_of.get(eid, "thing")
+    place = place_label(game, key)
+    return {"id": f"{HANDLE}{key}#{i + 1}",
+            "label": {"en": f"{kind} {i + 1} of {place['en']}", "ru": f"{_KIND_RU.get(kind, kind)} {i + 1}: {place['ru']}"}}
+
+
+def seat_options(game, st, seat, options):
+    """The options of a decision as `seat` may know them, in the same order.
+
+    A turn's options (actions, pass) are never secret and come back as they are, so a bot
+    that picks by position picks the same option it would among the real ones."""
+    if type(options) is not list or not options:  # (a turn's Choices: not worked out here)
+        return options
+    e = st["things"]
+    out = None
+    for i, o in enumerate(options):
+        oid = o["id"]
+        if oid in e and oid not in st["players"] and not can_see(game, st, oid, seat):
+            if out is None:
+                out = list(options)
+            out[i] = handle_of(game, st, oid)
+    return options if out is None else out
+
+
+def resolve(st, choice: str) -> str:
+    """The thing a handle stands for; any other choice is itself. A handle that names no
+    place comes back as it is (and is then refused as not a legal choice)."""
+    if not isinstance(choice, str) or not choice.startswith(HANDLE):
+        return choice
+    key, _, pos = choice[1:].rpartition("#")
+    things = st["zones"].get(key)
+    if things is None or not pos.isdigit() or not 1 <= int(pos) <= len(things):
+        return choice
+    return things[int(pos) - 1]
+
+
+# ---- log lines ----------------------------------------------------------------
+
+def named(st, v) -> list:
+    """The things a logged value names, in order."""
+    if isinstance(v, list):
+        return [x for item in v for x in named(st, item)]
+    if isinstance(v, str) and v in st["things"] and v not in st["players"]:
+        return [v]
+    return []
+
+
+def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None) -> dict:
+    """A log line. Where it names things hidden from some seat it carries, for those seats,
+    the same line with the things unnamed (`unnamed`), and the seats (and "*" for a
+    spectator) that may read it as written. A line `to` some players is theirs alone."""
+    entry = {"r": st["round"], "text": text}
+    if to is not None:
+        entry["to"] = list(to)  # told on purpose: they read it as written, whatever it names
+    elif things:
+        seen = [p for p in st["players"] if all(can_see(game, st, x, p) for x in things)]
+        if all(can_see(game, st, x, None) for x in things):
+            seen.append("*")
+        if len(seen) <= len(st["players"]):  # someone may not read it as written
+            entry["seen"] = seen
+            entry["unnamed"] = unnamed if unnamed is not None else text
+    if at is not None:
+        entry["at"] = at  # the content line, for `rulepress secrets` to name
+    return entry
+
+
+def log_lines(st, seat, last=50) -> list:
+    """Where in the state's log the lines `log_for` hands `seat` are."""
+    start = max(0, len(st["log"]) - last)
+    return [i for i in range(start, len(st["log"]))
+            if "to" not in st["log"][i] or (seat is not None and seat in st["log"][i]["to"])]
+
+
+def log_for(st, seat, last=50) -> list:
+    """The last log lines as `seat` (None: a spectator) may read them."""
+    me = "*" if seat is None else seat
+    out = []
+    for i in log_lines(st, seat, last):
+        entry = st["log"][i]
+        if "seen" in entry and me not in entry["seen"]:
+            out.append({"r": entry["r"], "text": entry["unnamed"]})  # its position stays the server's
+        elif "to" in entry:
+            out.append({"r": entry["r"], "text": entry["text"], "private": True})
+        else:
+            out.append({"r": entry["r"], "text": entry["text"]})
+    return out
+
+
+# ---- a bot's look-ahead: samples consistent with what it sees --------------------
+
+def sample(game, st, seat, rng_state) -> dict:
+    """A copy of the state in which the things hidden from `seat` are dealt again at random
+    among the places they could be: each hidden thing takes the place of another hidden
+    thing of the same kind and deck or pool (a combat card for a combat card, a token of a
+    bag for a token of that bag). What the seat sees is the same as in the real state; what
+    it does not is a guess. (What the seat saw earlier and saw hidden again is not
+    remembered: such a thing is dealt like any other.)
+
+    The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
+    included, so an effect that replays from its snapshot replays in the sampled world.
+    """
+    hidden = sorted(hidden_from(game, st, seat))
+    by_kind: dict = {}
+    for eid in hidden:  # a card of one deck only ever stands in for a card of the same deck
+        proto = game.protos.get(game.proto_of.get(eid, ""), {})
+        by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
+    rename = {}
+    for ids in by_kind.values():
+        dealt = list(ids)
+        for i in range(len(dealt) - 1, 0, -1):
+            j = rng.below(rng_state, i + 1)
+            dealt[i], dealt[j] = dealt[j], dealt[i]
+        rename.update((a, b) for a, b in zip(ids, dealt) if a != b)
+    copy = marshal.loads(marshal.dumps(st))
+    _forget(game, st, copy, seat, rng_state)
+    if not rename:
+        return copy
+    task = copy.get("task")
+    if task is not None and isinstance(task.get("snap"), bytes):
+        task["snap"] = marshal.loads(task["snap"])
+    return _renamed(copy, rename)
+
+
+def _forget(game, st, copy, seat, rng_state) -> None:
+    """What the seat cannot know besides where things are: other players' secret picks made
+    so far (picked again at random among their options) and hidden counters it may not
+    read (set back to where they start)."""
+    d = copy["pending"]
+    if d is not None and d["kind"] == "secret":
+        for p in list(d["collected"]):
+            if p != seat:
+                opts = d["options"][p]
+                d["collected"][p] = opts[rng.below(rng_state, len(opts))]["id"]
+    hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]
+    if not hidden_counters:
+        return
+    for c in hidden_counters:
+        if c in copy["game_counters"]:  # a hidden counter of the game: nobody reads it
+            copy["game_counters"][c] = game.counters[c]["initial"]
+    for eid, ent in copy["things"].items():
+        for c in hidden_counters:
+            if c in ent["counters"] and not counter_visible(game, st, eid, c, seat):
+                ent["counters"][c] = game.counters[c]["initial"]
+
+
+def _renamed(v, rename):
+    t = type(v)
+    if t is str:
+        return rename.get(v, v)
+    if t is dict:
+        return {rename.get(k, k) if type(k) is str else k: _renamed(x, rename) for k, x in v.items()}
+    if t is list:
+        return [_renamed(x, rename) for x in v]
+    return v

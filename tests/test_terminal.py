@@ -1,0 +1,77 @@
+"""The terminal table shows each seat only what it may see."""
+import io
+
+import pytest
+from rich.console import Console
+
+from rulepress.runtime.terminal import _collapsed, labels, play
+from tests.conftest import game_from
+
+
+@pytest.fixture(scope="module")
+def pick():
+    return game_from("tests/games/secret-pick")
+
+
+def _play(game, bots, answers, seed=4, players=2):
+    out = io.StringIO()
+    feed = iter(answers)
+    st = play(game, players, seed, bots, "en", None, input_fn=lambda _p: next(feed, "q"),
+              con=Console(file=out, width=160, color_system=None))
+    return st, out.getvalue()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_bots_secret_pick_is_not_printed_before_it_is_revealed(pick, seed):
+    st, text = _play(pick, "p2", ["1"], seed)
+    assert st["over"]
+    bot_hand = [c for w, c in st["history"] if w == "p2"]
+    card = pick.name(bot_hand[0])
+    revealed = text.index("Player 2, fights with")
+    assert card not in text[:revealed], text
+    assert "Player 2 (bot) has made a secret choice" in text
+    human_prompt = text.index("Player 1: Choose")
+    assert text.index("Player 2 (bot) has made a secret choice") < human_prompt  # it picked first
+    dealt = [e for e in st["e"] if st["e"][e]["z"] == "arena" and e != bot_hand[0]]
+    assert all(pick.name(e) in text[:human_prompt] for e in dealt)  # the human's own pick was on show
+
+
+def test_cards_dealt_into_a_bots_hand_are_never_printed(pick):
+    st, text = _play(pick, "p2", ["1"], 2)
+    bots_cards = [e for e in st["e"] if st["e"][e]["z"] == "p2.hand"]
+    assert bots_cards and all(pick.name(e) not in text for e in bots_cards)
+
+
+def test_hot_seat_play_hands_over_with_a_pass_screen(pick):
+    _st, text = _play(pick, "", ["", "1", "", "1"], 3)
+    assert text.count("pass to Player") == 2
+
+
+def test_a_random_seed_by_default_is_printed_so_the_game_can_be_replayed(pick):
+    _st, text = _play(pick, "p1,p2", [], seed=None)
+    seed = text.split()[1]
+    assert seed.isdigit()
+    _st2, again = _play(pick, "p1,p2", [], seed=int(seed))
+    assert again.splitlines()[1:] == text.splitlines()[1:]
+
+
+def test_two_options_never_share_a_label_and_identical_things_are_counted():
+    opts = [{"id": "a#1", "label": {"en": "Agent"}}, {"id": "a#2", "label": {"en": "Agent"}},
+            {"id": "b", "label": {"en": "Bank"}}]
+    assert labels(opts, "en") == ["Agent (1)", "Agent (2)", "Bank"]
+    assert _collapsed(["Green agent"] * 4 + ["Red agent"]) == "Green agent x4, Red agent"
+
+
+def test_the_table_shows_the_last_dice_rolled(pick):
+    from rulepress.runtime.flow import new_game
+    from rulepress.runtime.terminal import table_lines
+    st = new_game(pick, 2, 1)
+    st["rolled"] = [3, 6, 2]
+    assert "dice: 6 2  (roll 3)" in table_lines(pick, st, "p1", "en")
+
+
+def test_a_roll_is_kept_for_the_table_to_show(race):
+    from rulepress.runtime.flow import apply, new_game
+    st = new_game(race, 2, 1)
+    apply(race, st, "roll", st["pending"]["who"])
+    assert st["rolled"][0] == 1 and len(st["rolled"]) == 3 and all(1 <= d <= 6 for d in st["rolled"][1:])
