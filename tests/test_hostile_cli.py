@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -224,8 +225,11 @@ def test_ctrl_c_at_the_play_prompt_ends_with_130():
     proc = subprocess.Popen([RULEPRESS, "play", DUEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
     try:
-        seen = b""
-        while b"> " not in seen:  # the table is shown and the prompt waits for a person
+        seen, deadline = b"", time.monotonic() + 60
+        # the prompt waits for a person: the hot-seat "pass to" screen, or a choice
+        while b"press Enter" not in seen and b"> " not in seen:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no prompt within a minute: {seen!r}"
             chunk = os.read(proc.stdout.fileno(), 4096)
             assert chunk, proc.stderr.read()
             seen += chunk
