@@ -13,17 +13,6 @@ from .model import build_model
 from .rulebook import TemplateRefused
 
 
-def validate_game(folder: str) -> Report:
-    """What `validate` reports of one game folder: its content, then (where the game
-    compiles) its scenarios read against it; both from the cache where it still holds."""
-    from . import cache
-    from .scenarios import check_folder
-    report = cache.validate_game(folder)
-    if not report.errors:
-        report.extend(check_folder(folder))
-    return report
-
-
 def check_game(folder: str):
     """Load and check one game folder: (model or None, report)."""
     report = Report()

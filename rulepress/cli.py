@@ -68,7 +68,7 @@ def main():
 @click.option("--no-cache", is_flag=True, help="check every file again, ignoring results kept from the last run")
 def validate(paths, fmt, no_cache):
     """Check content: every error and warning at once, as FILE:LINE:COL lines."""
-    from .compiler.pipeline import validate_game
+    from .compiler.validation import validate_game
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:

@@ -59,7 +59,7 @@ class Round(NamedTuple):
 
 def once(folder: str, out: str, print_out: str | None, echo: Callable[[str], None]) -> Round:
     """Validate, then build (and print) when there is no error; the diagnostics, then a status line."""
-    from .compiler.cache import validate_game
+    from .compiler.validation import validate_game
     from .compiler.memory import no_collection
     from .compiler.pipeline import build
     start = time.perf_counter()

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from rulepress.compiler.pipeline import validate_game
+from rulepress.compiler.validation import validate_game
 from rulepress.compiler.pipeline import check_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

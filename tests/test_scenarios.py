@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from rulepress.cli import main
-from rulepress.compiler.pipeline import validate_game
+from rulepress.compiler.validation import validate_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
