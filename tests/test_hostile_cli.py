@@ -219,16 +219,29 @@ def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
     assert _group(proc.pid) == []
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_ctrl_c_at_the_play_prompt_ends_with_130():
-    proc = subprocess.Popen([RULEPRESS, "play", DUEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
-    try:
-        seen = b""
-        while b"> " not in seen:  # the table is shown and the prompt waits for a person
+def _read_until(proc, marker: bytes, seconds: float = 60) -> bytes:
+    """What the command printed up to `marker`; fails (never waits forever) when it does not come."""
+    import selectors
+    seen, deadline = b"", time.monotonic() + seconds
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while marker not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0 and sel.select(left), f"no {marker!r} in {seen[-300:]!r}"
             chunk = os.read(proc.stdout.fileno(), 4096)
             assert chunk, proc.stderr.read()
             seen += chunk
+    return seen
+
+
+# Two people at one table see a pass screen first; one person and a bot see the action prompt.
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("bots,prompt", [("p2", b"> "), ("", b"press Enter")], ids=["action prompt", "pass screen"])
+def test_ctrl_c_at_the_play_prompt_ends_with_130(bots, prompt):
+    proc = subprocess.Popen([RULEPRESS, "play", DUEL, "--seed", "1", "--bots", bots], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+    try:
+        _read_until(proc, prompt)  # the prompt waits for a person
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
