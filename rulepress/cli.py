@@ -8,7 +8,7 @@ import sys
 import click
 
 from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_workers
+    check_revision, check_seed, check_workers
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -222,8 +222,9 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
         click.echo(f"rulepress: unknown agent `{unknown[0]}`; agents: {', '.join(sorted(AGENTS))}", err=True)
         sys.exit(2)
     try:
+        check_seed(seed)
         folders = find_games(list(paths) or ["content"])
-    except UsageError as exc:
+    except (UsageError, BadArgument) as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
     seed = int(seed) if seed.lstrip("-").isdigit() else seed  # as simulate's: 7 and "7" are one seed
@@ -266,6 +267,7 @@ def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
     from .runtime.terminal import play as tplay
     try:
+        check_seed(seed)
         if log_path is not None:  # before the game: a game played is never lost for want of a file
             check_log_file(log_path, "--log")
         g = _load_game(game)
@@ -305,11 +307,12 @@ def secrets(game, games, seed, players):
     """Leak check: play random games and scan what every seat is handed for hidden things."""
     from .runtime.leakscan import scan
     try:
+        check_seed(seed)
         g = _load_game(game)
         counts = range(g.players_min, g.players_max + 1) if players is None else [players]
         if players is not None and not g.players_min <= players <= g.players_max:
             raise UsageError(f"{g.id} is for {g.players_min} to {g.players_max} players, not {players}")
-    except UsageError as exc:
+    except (UsageError, BadArgument) as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
     source = _source_lines(game)

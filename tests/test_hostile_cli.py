@@ -64,6 +64,9 @@ BAD = [
     (["simulate", DUEL, "--agent", "p1=bogus,random"], r"unknown agent `bogus`"),
     (["simulate", DUEL, "--players", "3", "--agent", "p4=first"], r"no seat `p4` in a 3-player game"),
     (["simulate", DUEL, "--seed", "x"], r"'--seed'"),
+    (["simulate", DUEL, "--agent", ""], r"--agent: name an agent: first, greedy, random"),
+    (["simulate", DUEL, "--agent", "random,greedy"], r"--agent: `random` and `greedy` both name the agent of the other seats"),
+    (["simulate", DUEL, "--agent", "p1=greedy,p1=first"], r"--agent: seat `p1` is given twice"),
     (["simulate", "no-such-game"], r"no game `no-such-game`"),
     (["simulate", DUEL, "--frobnicate"], r"No such option"),
     (["simulate"], r"Missing argument"),
@@ -74,6 +77,11 @@ BAD = [
     (["play", DUEL, "--log", "DIR"], r"--log: .* is a folder, not a file"),
     (["play", DUEL, "--log", "UNDER_FILE"], r"--log: the folder .*a-file does not exist"),
     (["play", DUEL, "--lang", "xx"], r"'--lang'"),
+    (["play", DUEL, "--bots", "p1,p1=greedy"], r"--bots: seat `p1` is given twice"),
+    # a seed is printed back: a huge one took minutes to print
+    (["play", DUEL, "--bots", "p1,p2", "--seed", "x" * 20_000], r"--seed: a seed of at most 100 characters, not 20000"),
+    (["secrets", DUEL, "--seed", "x" * 101], r"--seed: a seed of at most 100 characters"),
+    (["coverage", DUEL, "--seed", "x" * 101], r"--seed: a seed of at most 100 characters"),
     (["play", "no-such-game"], r"no game `no-such-game`"),
     (["replay", "NOWHERE"], r"'LOG'.*does not exist"),
     (["replay", "DIR"], r"'LOG'.*is a directory"),
@@ -93,7 +101,7 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("args,says", BAD, ids=[" ".join(a[0:1] + [x.replace(DUEL, "duel") for x in a[1:]]) for a, _ in BAD])
+@pytest.mark.parametrize("args,says", BAD, ids=[" ".join(a[0:1] + [x.replace(DUEL, "duel")[:40] for x in a[1:]]) for a, _ in BAD])
 def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypatch, places, tmp_path, args, says):
     monkeypatch.chdir(tmp_path)  # nothing may be written here: no work starts
     args = [places.get(a, a) for a in args]
@@ -102,6 +110,23 @@ def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypat
     assert code == 2, (code, out, err)
     assert re.search(says, line), line
     assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder"]
+
+
+@pytest.mark.parametrize("command", ["validate", "build", "test", "coverage"])
+def test_a_file_outside_any_game_is_no_game_and_its_neighbours_are_not_read(capsys, monkeypatch, tmp_path, command):
+    shutil.copytree(DUEL, tmp_path / "duel")
+    (tmp_path / "notes.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = rulepress(capsys, monkeypatch, command, "notes.txt")
+    assert code == 2 and out == "", (code, out, err)
+    assert one_line(err) == "rulepress: notes.txt: not a game folder (nor a file in one)"
+    assert sorted(os.listdir(tmp_path)) == ["duel", "notes.txt"]
+
+
+def test_a_file_of_a_game_stands_for_its_game(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, out, _err = rulepress(capsys, monkeypatch, "validate", os.path.join(DUEL, "game.yaml"))
+    assert code == 0 and "1 game checked: 0 errors" in out
 
 
 def test_a_path_with_a_line_break_is_still_one_line(capsys, monkeypatch, tmp_path):
