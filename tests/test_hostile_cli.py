@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -246,16 +247,13 @@ def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
 
 def _read_until(proc, marker: bytes, seconds: float = 60) -> bytes:
     """What the command printed up to `marker`; fails (never waits forever) when it does not come."""
-    import selectors
     seen, deadline = b"", time.monotonic() + seconds
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        while marker not in seen:
-            left = deadline - time.monotonic()
-            assert left > 0 and sel.select(left), f"no {marker!r} in {seen[-300:]!r}"
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            assert chunk, proc.stderr.read()
-            seen += chunk
+    while marker not in seen:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"no {marker!r} within {seconds}s: {seen[-300:]!r}"
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, proc.stderr.read()
+        seen += chunk
     return seen
 
 
