@@ -30,8 +30,8 @@ def unfiltered_view(game, st, seat=None):
         shown = [e for e in st["zones"][key] if can_see(game, st, e, seat)]
         zones[key] = {"things": shown, "hidden": len(st["zones"][key]) - len(shown)}
         for eid in shown:
-            ent = st["e"][eid]
-            things[eid] = {"type": game.proto_of.get(eid, eid), "up": ent["up"], "counters": dict(ent["c"])}
+            ent = st["things"][eid]
+            things[eid] = {"type": game.proto_of.get(eid, eid), "up": ent["up"], "counters": dict(ent["counters"])}
     d = st["pending"]
     dec = None
     if d is not None and d["kind"] != "secret" and d["who"] == seat:
@@ -103,7 +103,7 @@ def test_a_choice_among_hidden_cards_offers_handles_that_map_back_only_on_the_se
     assert [secrets.resolve(st, o["id"]) for o in offered] == hand
     taken = hand[1]
     apply(game, st, secrets.resolve(st, offered[1]["id"]), me)
-    assert st["e"][taken]["z"] == f"{me}.hand"
+    assert st["things"][taken]["zone"] == f"{me}.hand"
 
 
 def test_a_handle_that_names_no_place_is_not_a_choice(bait):
@@ -160,7 +160,7 @@ def test_a_log_line_to_a_player_is_theirs_alone(bait):
 
 def test_why_an_action_failed_is_told_to_its_actor_alone(duel):
     st = new_game(duel, 2, 1, first="p1")
-    st["e"]["p1"]["c"]["gold"] = 0
+    st["things"]["p1"]["counters"]["gold"] = 0
     st["log"].append({"r": 1, "text": "Player 1: Dig cannot be done (p1 holds a Sabre)", "seen": ["p1"],
                       "unnamed": "Player 1: Dig cannot be done"})
     assert view(duel, st, "p1")["log"][-1]["text"].endswith("(p1 holds a Sabre)")
@@ -196,7 +196,7 @@ def test_a_sample_keeps_what_the_seat_sees_and_deals_the_rest_again(bait):
     for _ in range(20):
         world = secrets.sample(game, st, me, dealer)
         assert world["zones"][f"{me}.hand"] == st["zones"][f"{me}.hand"]
-        assert sorted(world["e"]) == sorted(st["e"])
+        assert sorted(world["things"]) == sorted(st["things"])
         assert view(game, world, me) == view(game, st, me)
         moved += world["zones"]["p2.hand"] != st["zones"]["p2.hand"]
     assert moved > 10
@@ -298,7 +298,7 @@ def test_the_checker_warns_when_a_public_log_line_names_a_drawn_card_but_not_a_p
 
 def test_a_bots_sample_does_not_carry_other_players_hidden_counters(duel):
     st = new_game(duel, 2, 1, first="p1")
-    assert st["e"]["p2"]["c"]["loyalty"] == 2  # set in setup to the seat number
+    assert st["things"]["p2"]["counters"]["loyalty"] == 2  # set in setup to the seat number
     world = secrets.sample(duel, st, "p1", {"rng": secrets.rng.seed_state("t")})
-    assert world["e"]["p2"]["c"]["loyalty"] == duel.counters["loyalty"]["initial"]
-    assert world["e"]["p1"]["c"]["loyalty"] == st["e"]["p1"]["c"]["loyalty"]  # its own it knows
+    assert world["things"]["p2"]["counters"]["loyalty"] == duel.counters["loyalty"]["initial"]
+    assert world["things"]["p1"]["counters"]["loyalty"] == st["things"]["p1"]["counters"]["loyalty"]  # its own it knows

@@ -32,13 +32,13 @@ def test_a_bots_secret_pick_is_not_printed_before_it_is_revealed(pick, seed):
     assert "Player 2 (bot) has made a secret choice" in text
     human_prompt = text.index("Player 1: Choose")
     assert text.index("Player 2 (bot) has made a secret choice") < human_prompt  # it picked first
-    dealt = [e for e in st["e"] if st["e"][e]["z"] == "arena" and e != bot_hand[0]]
+    dealt = [e for e in st["things"] if st["things"][e]["zone"] == "arena" and e != bot_hand[0]]
     assert all(pick.name(e) in text[:human_prompt] for e in dealt)  # the human's own pick was on show
 
 
 def test_cards_dealt_into_a_bots_hand_are_never_printed(pick):
     st, text = _play(pick, "p2", ["1"], 2)
-    bots_cards = [e for e in st["e"] if st["e"][e]["z"] == "p2.hand"]
+    bots_cards = [e for e in st["things"] if st["things"][e]["zone"] == "p2.hand"]
     assert bots_cards and all(pick.name(e) not in text for e in bots_cards)
 
 
