@@ -443,6 +443,12 @@ def watch(game, out, print_out, interval):
         click.echo(f"rulepress: no game `{game}`: not a folder or a game in content/", err=True)
         sys.exit(2)
     try:
+        check_out_folder(out, "--out")
+        if print_out is not None:
+            check_out_folder(print_out, "--print")
+    except BadArgument as exc:
+        _usage(exc)
+    try:
         do_watch(folder, out, print_out, interval, click.echo)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -96,6 +96,8 @@ BAD = [
     (["print", DUEL, "--changed-since", "a..b"], r"--changed-since"),
     (["print", DUEL, "-o", "FILE"], r"--out: .* is not a folder"),
     (["print", DUEL, "--paper", "b5"], r"'--paper'"),
+    (["watch", DUEL, "-o", "FILE"], r"--out: .*a-file is not a folder"),
+    (["watch", DUEL, "--print", "UNDER_FILE"], r"--print: .* lies under .*a-file, which is not a folder"),
     (["explain", "Z999"], r"unknown code Z999"),
     (["schema", "--editr"], r"No such option"),
     (["frobnicate"], r"No such command"),
