@@ -365,6 +365,24 @@ def test_a_template_cannot_build_something_huge(game, tmp_path, code, says):
     assert time.monotonic() - started < 30
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+@pytest.mark.parametrize("code", [
+    "{% set s = 'x' * 1000000 %}{% for i in range(400) %}{{ s }}{% endfor %}",
+    # every number and range within bounds, but loops of loops of text: terabytes uncapped
+    "{% set s = 'x' * 1000000 %}{% macro m() %}{% for i in range(100000) %}{% for j in range(99) %}{{ s }}"
+    "{% endfor %}{% endfor %}{% endmacro %}{{ m() }}",
+])
+def test_a_template_whose_text_outgrows_its_memory_is_an_error(game, tmp_path, monkeypatch, code):
+    from rulepress.compiler import memory
+    monkeypatch.setattr(memory, "MAX_TEMPLATE_MEMORY", 200 << 20, raising=False)  # (the real cap is 1 GiB)
+    put(game, "templates/rulebook.md.j2", "# {{ title }}\n" + code + "\n")
+    result, out = built(game, tmp_path)
+    assert "grows past the memory" in only_error(result, "G007", "rulebook.md.j2")
+    assert not (out / "race").exists()
+    import resource
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY  # given back after the render
+
+
 @pytest.mark.parametrize("text, says", [
     ("line\n{% for x in %}\n", "syntax"),
     ("{{ no_such_value.x }}\n", "undefined"),
