@@ -115,6 +115,14 @@ def check_log_file(path: str, option: str) -> None:
         raise BadArgument(f"{option}: the folder {parent} cannot be written to")
 
 
+def check_utf8_path(path: str, option: str) -> None:
+    """A folder the PDF printer reads: it addresses files by URL, and a URL is UTF-8."""
+    try:
+        os.path.abspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadArgument(f"{option}: {path!a} is not a UTF-8 path, which printing needs; rename the folder") from None
+
+
 _REVISION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]{0,199}")
 
 

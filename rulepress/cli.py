@@ -8,7 +8,7 @@ import sys
 import click
 
 from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_seed, check_workers
+    check_revision, check_seed, check_utf8_path, check_workers
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -359,6 +359,7 @@ def print_cmd(game, langs, paper, changed_since, out):
         check_out_folder(out, "--out")
         if changed_since is not None:
             check_revision(changed_since, "--changed-since")
+        check_utf8_path(folder, "GAME")
     except BadArgument as exc:
         _usage(exc)
     try:

@@ -161,6 +161,22 @@ def test_an_unreadable_game_folder_is_a_usage_error(tmp_path, monkeypatch):
     usage_error(run("validate", tmp_path / "games"), "Permission denied")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8 (macOS refuses them)")
+def test_a_game_folder_whose_name_is_not_utf8_is_checked_built_and_cached(game, tmp_path, monkeypatch):
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/g\xff")  # (a lone surrogate, as Python reads such a name)
+    os.rename(game, odd)
+    shutil.copytree(os.path.join(RACE, "scenarios"), os.path.join(odd, "scenarios"))
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # the second time from the cache
+        assert run("validate", odd).exit_code == 0
+        assert run("build", odd, "-o", tmp_path / "out").exit_code == 0
+        result = run("test", odd)
+        assert result.exit_code == 0 and "1 passed, 0 failed" in result.output
+    assert run("simulate", odd, "-n", "1").exit_code == 0
+    # the PDF printer reads files by URL, and a URL is UTF-8
+    usage_error(run("print", odd, "-o", tmp_path / "pdf"), "not a UTF-8 path")
+
+
 def test_a_folder_link_loop_inside_a_game_is_one_error(game):
     (game / "more").mkdir()
     os.symlink("..", game / "more" / "up")
