@@ -108,11 +108,13 @@ def build(paths, out, no_cache):
 
 def _load_game(game: str):
     """A game by id (built from content/ on the fly) or by path to a folder or game.json."""
-    from .runtime.tables import Game
+    from .runtime.tables import Game, TablesError
     from .compiler.pipeline import compile_game
     if game.endswith(".json") and os.path.isfile(game):
         try:
             return Game.load(game)
+        except TablesError as exc:
+            raise UsageError(f"{game}: {exc}") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise UsageError(f"{game} is not a game.json that rulepress built") from None
     folder = game if os.path.isdir(game) else os.path.join("content", game)

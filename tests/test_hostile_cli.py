@@ -126,6 +126,13 @@ def test_a_file_outside_any_game_is_no_game_and_its_neighbours_are_not_read(caps
     assert sorted(os.listdir(tmp_path)) == ["duel", "notes.txt"]
 
 
+@pytest.mark.parametrize("command", ["simulate", "play", "secrets"])
+def test_a_game_json_of_another_format_is_one_usage_line(capsys, monkeypatch, tmp_path, command):
+    (tmp_path / "game.json").write_text('{"format": 99}')
+    code, _out, err = rulepress(capsys, monkeypatch, command, tmp_path / "game.json")
+    assert code == 2 and "game tables have format 99" in one_line(err) and "rulepress build" in err
+
+
 def test_a_file_of_a_game_stands_for_its_game(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     code, out, _err = rulepress(capsys, monkeypatch, "validate", os.path.join(DUEL, "game.yaml"))
