@@ -133,6 +133,16 @@ def test_a_game_json_of_another_format_is_one_usage_line(capsys, monkeypatch, tm
     assert code == 2 and "game tables have format 99" in one_line(err) and "rulepress build" in err
 
 
+@pytest.mark.parametrize("agent", ["greedy", "first", "p1=greedy,random"])
+def test_coverage_plays_its_bot_games_with_any_agent(capsys, monkeypatch, tmp_path, agent):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = rulepress(capsys, monkeypatch, "coverage", DUEL, "-n", "2", "--agent", agent, "--json")
+    assert code == 0 and "Traceback" not in err, err
+    (game,) = json.loads(out)["games"]
+    bots = game["runs"]["bot_games"]
+    assert bots["agent"] == agent and bots["errors"] == [] and game["totals"]["covered"] > 0
+
+
 def test_a_file_of_a_game_stands_for_its_game(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     code, out, _err = rulepress(capsys, monkeypatch, "validate", os.path.join(DUEL, "game.yaml"))
