@@ -293,6 +293,15 @@ def test_ctrl_c_at_the_play_prompt_ends_with_130(bots, prompt):
     assert b"Traceback" not in out + err and err.strip().splitlines()[-1] == b"rulepress: interrupted"
 
 
+@pytest.mark.parametrize("typed", ["9" * 5000, "\u00b2", "\u0663", "-1", "0", "1e9", "\udcff"])
+def test_anything_typed_at_the_play_prompt_is_asked_again(typed):
+    text = typed.encode("utf-8", "surrogateescape") + b"\nq\n"
+    got = subprocess.run([RULEPRESS, "play", DUEL, "--seed", "1", "--bots", "p2"], input=text,
+                         capture_output=True, timeout=60, cwd=ROOT)
+    assert got.returncode == 0 and b"Traceback" not in got.stderr, got.stderr[-2000:]
+    assert b"type the number of a choice" in got.stdout
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     proc = subprocess.Popen(f"'{RULEPRESS}' explain | head -c 10", shell=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
