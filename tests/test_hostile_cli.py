@@ -302,6 +302,14 @@ def test_anything_typed_at_the_play_prompt_is_asked_again(typed):
     assert b"type the number of a choice" in got.stdout
 
 
+@pytest.mark.parametrize("sent", [b"Content-Length: 99999999999\r\n\r\n{}", b"X" * 20_000_000],
+                         ids=["a message of 100 GB announced", "a header line of 20 MB"])
+def test_the_language_server_ends_on_a_message_no_editor_sends(sent):
+    pytest.importorskip("pygls")
+    got = subprocess.run([RULEPRESS, "lsp"], input=sent, capture_output=True, timeout=60, cwd=ROOT)
+    assert got.returncode == 0 and b"Traceback" not in got.stderr and b"MemoryError" not in got.stderr, got.stderr[-2000:]
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     proc = subprocess.Popen(f"'{RULEPRESS}' explain | head -c 10", shell=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
