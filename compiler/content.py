@@ -89,7 +89,8 @@ def _games_in(path: str) -> list[str]:
         raise UsageError(f"{path}: {why}")
     if os.path.isfile(path):
         folder = os.path.dirname(path) or "."
-        # a file of a game stands for its game; any other file is no game, and its folder's games were not asked for
+        # a file of a game stands for its game; any other file is no game (and the games
+        # beside it were not asked for)
         if not (os.path.isfile(os.path.join(folder, MANIFEST)) or path.endswith((".yaml", ".yml"))):
             raise UsageError(f"{path}: not a game folder (nor a file in one)")
         path = folder
