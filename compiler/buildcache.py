@@ -112,19 +112,19 @@ def inputs_key(folder: str) -> str | None:
     if walk.items:
         return None
     h = hashlib.sha1(build_version().encode())
-    h.update(os.path.realpath(folder).encode() + b"\0" + shown_path(folder).encode() + b"\0")
+    h.update(os.fsencode(os.path.realpath(folder)) + b"\0" + os.fsencode(shown_path(folder)) + b"\0")
     for f in files:
         digest = _hash(f)
         if digest is None:
             return None
-        h.update(f"{shown_path(f)}\0{digest}\0".encode())
+        h.update(os.fsencode(f"{shown_path(f)}\0{digest}\0"))
     own = os.path.join(folder, "templates")
     if os.path.isdir(own):  # a game's own templates override the built-in ones
         for path in _tree_files(own):
             digest = _hash(path)
             if digest is None:
                 return None
-            h.update(f"T{os.path.relpath(path, own)}\0{digest}\0".encode())
+            h.update(os.fsencode(f"T{os.path.relpath(path, own)}\0{digest}\0"))
     return h.hexdigest()
 
 
@@ -142,7 +142,7 @@ def lookup(folder: str, key: str | None) -> KeptBuild | None:
         return None
     entry = os.path.join(_entry_root(folder), key)
     try:
-        with open(os.path.join(entry, "build.json"), encoding="utf-8") as fh:
+        with open(os.path.join(entry, "build.json"), encoding="utf-8", errors="surrogatepass") as fh:
             body = _unsealed(fh.read(), build_version())
         meta = json.loads(body) if body is not None else None
     except (OSError, ValueError, RecursionError):
@@ -180,7 +180,7 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
                     fh.write(data)
                 digests[name] = _digest(data)
             meta = {"key": key, "game": gid, "files": digests, "diags": [_plain(d) for d in report.items]}
-            with open(os.path.join(tmp, "build.json"), "w", encoding="utf-8") as fh:
+            with open(os.path.join(tmp, "build.json"), "w", encoding="utf-8", errors="surrogatepass") as fh:
                 fh.write(_sealed(json.dumps(meta, ensure_ascii=False), build_version()))
             final = os.path.join(root, key)
             if os.path.isdir(final):

@@ -417,7 +417,7 @@ class _Store:
     read back; whatever is read is checked for shape before use."""
 
     def __init__(self, folder):
-        self.dir = os.path.join(cache_dir(), hashlib.sha1(os.path.realpath(folder).encode()).hexdigest())
+        self.dir = os.path.join(cache_dir(), hashlib.sha1(os.fsencode(os.path.realpath(folder))).hexdigest())
 
     @contextlib.contextmanager
     def pieces(self, keep_known=False):
@@ -498,9 +498,11 @@ def _prune(kept: str) -> None:
 # match its seal and is not read. (Whoever can write the cache folder can also seal what
 # they write: the seal guards against accidents and stale files; that nothing read back is
 # ever run, or names where to write, guards against the rest.)
+# (Paths are kept as the system gives them: a folder name that is not UTF-8 holds lone
+# surrogates, which "surrogatepass" writes and reads back unchanged.)
 
 def _sealed(body: str, version: str | None = None) -> str:
-    seal = {"version": version or checker_version(), "digest": hashlib.sha256(body.encode("utf-8")).hexdigest()}
+    seal = {"version": version or checker_version(), "digest": hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()}
     return _compact(seal) + "\n" + body
 
 
@@ -512,7 +514,7 @@ def _unsealed(text: str, version: str | None = None) -> str | None:
     except ValueError:
         return None
     if not (type(seal) is dict and seal.get("version") == (version or checker_version())
-            and seal.get("digest") == hashlib.sha256(body.encode("utf-8")).hexdigest()):
+            and seal.get("digest") == hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()):
         return None
     return body
 
@@ -521,7 +523,7 @@ def _read_sealed(path: str, version: str | None = None) -> str | None:
     if not enabled():
         return None
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", errors="surrogatepass") as fh:
             return _unsealed(fh.read(), version)
     except (OSError, ValueError):  # (UnicodeDecodeError is a ValueError)
         return None
@@ -547,7 +549,7 @@ def _save_text(path, text: str) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            fh.write(text.encode("utf-8", "surrogatepass"))
         os.replace(tmp, path)
     except OSError:  # a cache that cannot be written only costs time
         with contextlib.suppress(OSError):

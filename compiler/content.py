@@ -88,7 +88,12 @@ def _games_in(path: str) -> list[str]:
         why = "a link that loops" if os.path.islink(path) else "no such file or directory"
         raise UsageError(f"{path}: {why}")
     if os.path.isfile(path):
-        path = os.path.dirname(path) or "."
+        folder = os.path.dirname(path) or "."
+        # a file of a game stands for its game; any other file is no game (and the games
+        # beside it were not asked for)
+        if not (os.path.isfile(os.path.join(folder, MANIFEST)) or path.endswith((".yaml", ".yml"))):
+            raise UsageError(f"{path}: not a game folder (nor a file in one)")
+        path = folder
     elif not os.path.isdir(path):
         raise UsageError(f"{path}: not a game folder (nor a file in one)")
     if os.path.isfile(os.path.join(path, MANIFEST)):

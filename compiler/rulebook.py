@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from .content import shown_path
 from .diagnostics import Pos
+from .memory import capped_memory
 from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 from .said import Said
@@ -815,7 +816,8 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
     if not env.sandboxed:
         return env.get_template(name).render(ctx)
     try:
-        return env.get_template(name).render(ctx)
+        with capped_memory():
+            return env.get_template(name).render(ctx)
     except TemplateRefused:
         raise
     except Exception as exc:  # noqa: BLE001 - a game's template is content: any failure is its author's to fix
@@ -838,6 +840,8 @@ def _refused(exc: Exception, env, name: str) -> TemplateRefused:
         why = f"template syntax: {exc.message}"
     elif isinstance(exc, jinja2.TemplateError):
         why = f"template: {exc.message or exc}"
+    elif isinstance(exc, MemoryError):
+        why = "the template's text grows past the memory a rulebook may take (loops of loops of text?)"
     else:
         why = f"template failed: {type(exc).__name__}: {exc}"
     return TemplateRefused(Pos(shown_path(file), line, 1), why if len(why) <= 300 else why[:300] + "…")

@@ -66,13 +66,13 @@ def _inputs_key(game_folder, files):
     walk = Report()
     h = hashlib.sha1(f"{checker_version()}\n{os.getcwd()}\n".encode())
     for path in yaml_files(game_folder, walk) + ["--"] + files:
-        h.update(f"{path}\0{_hash(path) if path != '--' else ''}\n".encode())
+        h.update(os.fsencode(f"{path}\0{_hash(path) if path != '--' else ''}\n"))
     return None if walk.items else h.hexdigest()
 
 
 def _kept_path(game_folder):
     from .cache import cache_dir
-    name = hashlib.sha1(os.path.abspath(game_folder).encode()).hexdigest()
+    name = hashlib.sha1(os.fsencode(os.path.abspath(game_folder))).hexdigest()
     return os.path.join(cache_dir(), "scenarios", name + ".json")
 
 

@@ -43,7 +43,11 @@ def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = Fals
     A bare word names the agent of the other seats (`--agent`), or a seat a random bot plays (`--bots`)."""
     from .runtime.agents import AGENTS
     known = ", ".join(sorted(AGENTS))
-    for part in filter(None, (x.strip() for x in spec.split(","))):
+    parts = list(filter(None, (x.strip() for x in spec.split(","))))
+    if not parts and not bare_is_seat:  # (no bots is what an empty --bots means)
+        raise BadArgument(f"{option}: name an agent: {known}, or a mix like p1=greedy,random")
+    named, default = set(), None
+    for part in parts:
         seat, eq, kind = part.partition("=")
         if not eq:
             seat, kind = None, seat
@@ -53,6 +57,23 @@ def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = Fals
             raise BadArgument(f"{option}: no seat `{seat}` in a {players}-player game (seats p1 to p{players})")
         if kind not in AGENTS:
             raise BadArgument(f"{option}: unknown agent `{kind}`; agents: {known}")
+        # a seat given twice, or two agents for the other seats: which was meant is a guess
+        if seat is None:
+            if default is not None:
+                raise BadArgument(f"{option}: `{default}` and `{kind}` both name the agent of the other seats; give one")
+            default = kind
+        elif seat in named:
+            raise BadArgument(f"{option}: seat `{seat}` is given twice")
+        else:
+            named.add(seat)
+
+
+MAX_SEED = 100  # characters: a seed is printed back, and no game needs a longer one
+
+
+def check_seed(seed, option: str = "--seed") -> None:
+    if seed is not None and len(str(seed)) > MAX_SEED:
+        raise BadArgument(f"{option}: a seed of at most {MAX_SEED} characters, not {len(str(seed))}")
 
 
 def _nearest_existing(path: str) -> str:
@@ -92,6 +113,14 @@ def check_log_file(path: str, option: str) -> None:
         raise BadArgument(f"{option}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise BadArgument(f"{option}: the folder {parent} cannot be written to")
+
+
+def check_utf8_path(path: str, option: str) -> None:
+    """A folder the PDF printer reads: it addresses files by URL, and a URL is UTF-8."""
+    try:
+        os.path.abspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadArgument(f"{option}: {path!a} is not a UTF-8 path, which printing needs; rename the folder") from None
 
 
 _REVISION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./~^@{}-]{0,199}")

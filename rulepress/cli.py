@@ -8,7 +8,7 @@ import sys
 import click
 
 from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_workers
+    check_revision, check_seed, check_utf8_path, check_workers
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -108,11 +108,13 @@ def build(paths, out, no_cache):
 
 def _load_game(game: str):
     """A game by id (built from content/ on the fly) or by path to a folder or game.json."""
-    from .runtime.tables import Game
+    from .runtime.tables import Game, TablesError
     from .compiler.pipeline import compile_game
     if game.endswith(".json") and os.path.isfile(game):
         try:
             return Game.load(game)
+        except TablesError as exc:
+            raise UsageError(f"{game}: {exc}") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             raise UsageError(f"{game} is not a game.json that rulepress built") from None
     folder = game if os.path.isdir(game) else os.path.join("content", game)
@@ -222,8 +224,9 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
         click.echo(f"rulepress: unknown agent `{unknown[0]}`; agents: {', '.join(sorted(AGENTS))}", err=True)
         sys.exit(2)
     try:
+        check_seed(seed)
         folders = find_games(list(paths) or ["content"])
-    except UsageError as exc:
+    except (UsageError, BadArgument) as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
     seed = int(seed) if seed.lstrip("-").isdigit() else seed  # as simulate's: 7 and "7" are one seed
@@ -266,6 +269,7 @@ def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
     from .runtime.terminal import play as tplay
     try:
+        check_seed(seed)
         if log_path is not None:  # before the game: a game played is never lost for want of a file
             check_log_file(log_path, "--log")
         g = _load_game(game)
@@ -305,11 +309,12 @@ def secrets(game, games, seed, players):
     """Leak check: play random games and scan what every seat is handed for hidden things."""
     from .runtime.leakscan import scan
     try:
+        check_seed(seed)
         g = _load_game(game)
         counts = range(g.players_min, g.players_max + 1) if players is None else [players]
         if players is not None and not g.players_min <= players <= g.players_max:
             raise UsageError(f"{g.id} is for {g.players_min} to {g.players_max} players, not {players}")
-    except UsageError as exc:
+    except (UsageError, BadArgument) as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
     source = _source_lines(game)
@@ -356,6 +361,7 @@ def print_cmd(game, langs, paper, changed_since, out):
         check_out_folder(out, "--out")
         if changed_since is not None:
             check_revision(changed_since, "--changed-since")
+        check_utf8_path(folder, "GAME")
     except BadArgument as exc:
         _usage(exc)
     try:
@@ -439,6 +445,12 @@ def watch(game, out, print_out, interval):
     if not os.path.isdir(folder):
         click.echo(f"rulepress: no game `{game}`: not a folder or a game in content/", err=True)
         sys.exit(2)
+    try:
+        check_out_folder(out, "--out")
+        if print_out is not None:
+            check_out_folder(print_out, "--print")
+    except BadArgument as exc:
+        _usage(exc)
     try:
         do_watch(folder, out, print_out, interval, click.echo)
     except KeyboardInterrupt:

@@ -348,6 +348,27 @@ def completion(ls: RulepressServer, params: lsp.CompletionParams):
     return lsp.CompletionList(is_incomplete=False, items=ids)
 
 
+MAX_HEADER_LINE = 4096        # bytes of one header line; an editor's are a few dozen
+MAX_MESSAGE = 64 * 2**20      # bytes of one message: a content file is at most 16 MiB
+
+
+class _BoundedStdin:
+    """The editor's end of the pipe, bounded: a header line or a message longer than any
+    editor sends ends the session (as the pipe closing would), where reading it whole
+    would take all the memory there is."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def readline(self) -> bytes:
+        line = self.raw.readline(MAX_HEADER_LINE)
+        return line if len(line) < MAX_HEADER_LINE else b""
+
+    def read(self, n: int) -> bytes:
+        return self.raw.read(n) if 0 <= n <= MAX_MESSAGE else b""
+
+
 def serve() -> None:
-    server.start_io()
+    import sys
+    server.start_io(_BoundedStdin(sys.stdin.buffer))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import ir
-from .agents import make
+from .agents import ask, make
 from .flow import Choices, apply, choices, new_game
 
 STATEMENTS = frozenset(ir.STATEMENTS)  # the statement ops of the IR (the others are expressions)
@@ -146,14 +146,14 @@ def play(game, rec: Recording, i, seed, players, seats: dict):
             if d["kind"] == "secret":
                 for p in list(d["who"]):
                     if p not in d["collected"] and st["pending"] is d:
-                        c = agents[p].choose(game, st, p, d["options"][p])
+                        c = ask(game, st, agents[p], p, d["options"][p])  # (from what the seat may see)
                         rec.decided.setdefault(d.get("at"), Counter())[c] += 1
                         apply(game, st, c, p)
                 opts = None
             else:
                 if type(opts) is not Choices or opts.d is not d:
                     opts = choices(game, st)
-                c = agents[d["who"]].choose(game, st, d["who"], opts)
+                c = ask(game, st, agents[d["who"]], d["who"], opts)
                 if d["kind"] != "action":
                     rec.decided.setdefault(d.get("at"), Counter())[c] += 1
                 elif c != "pass":

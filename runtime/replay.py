@@ -11,6 +11,7 @@ import importlib.resources
 import itertools
 import json
 import os
+import re
 import stat
 
 from .flow import IllegalChoice, apply, new_game, state_hash
@@ -62,8 +63,16 @@ def _validator():
     text = importlib.resources.files(__package__.rpartition(".")[0] + ".schemas").joinpath("replay.json").read_text("utf-8")
     # A whole number is written whole: JSON Schema would take 2.0 for the integer 2.
     whole = jsonschema.Draft7Validator.TYPE_CHECKER.redefine("integer", lambda _checker, x: type(x) is int)
-    validator = jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=whole)
+    validator = jsonschema.validators.extend(jsonschema.Draft7Validator, {"pattern": _pattern}, type_checker=whole)
     return validator(json.loads(text))
+
+
+def _pattern(validator, pattern, instance, schema):
+    """`pattern` as the schema means it: its `$` is the end of the text. Python's `$` also
+    matches before a final line break: `duel` and a line break would pass for the id `duel`."""
+    from jsonschema import ValidationError
+    if validator.is_type(instance, "string") and not re.search(pattern.removesuffix("$") + r"\Z", instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _short(text: str, limit=120) -> str:

@@ -181,10 +181,12 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
             if raw == "s":
                 table.look(seat, everything=True)
                 continue
-            if not raw.isdigit() or not 1 <= int(raw) <= len(offered):
+            # (only ASCII digits read as a number: `²` is a digit to isdigit(), not to int())
+            number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 0
+            if not 1 <= number <= len(offered):
                 con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
                 continue
-            choice = resolve(st, offered[int(raw) - 1]["id"])
+            choice = resolve(st, offered[number - 1]["id"])
         try:
             apply(game, st, choice, seat)
         except IllegalChoice as exc:

@@ -65,6 +65,9 @@ BAD = [
     (["simulate", DUEL, "--agent", "p1=bogus,random"], r"unknown agent `bogus`"),
     (["simulate", DUEL, "--players", "3", "--agent", "p4=first"], r"no seat `p4` in a 3-player game"),
     (["simulate", DUEL, "--seed", "x"], r"'--seed'"),
+    (["simulate", DUEL, "--agent", ""], r"--agent: name an agent: first, greedy, random"),
+    (["simulate", DUEL, "--agent", "random,greedy"], r"--agent: `random` and `greedy` both name the agent of the other seats"),
+    (["simulate", DUEL, "--agent", "p1=greedy,p1=first"], r"--agent: seat `p1` is given twice"),
     (["simulate", "no-such-game"], r"no game `no-such-game`"),
     (["simulate", DUEL, "--frobnicate"], r"No such option"),
     (["simulate"], r"Missing argument"),
@@ -75,6 +78,11 @@ BAD = [
     (["play", DUEL, "--log", "DIR"], r"--log: .* is a folder, not a file"),
     (["play", DUEL, "--log", "UNDER_FILE"], r"--log: the folder .*a-file does not exist"),
     (["play", DUEL, "--lang", "xx"], r"'--lang'"),
+    (["play", DUEL, "--bots", "p1,p1=greedy"], r"--bots: seat `p1` is given twice"),
+    # a seed is printed back: a huge one took minutes to print
+    (["play", DUEL, "--bots", "p1,p2", "--seed", "x" * 20_000], r"--seed: a seed of at most 100 characters, not 20000"),
+    (["secrets", DUEL, "--seed", "x" * 101], r"--seed: a seed of at most 100 characters"),
+    (["coverage", DUEL, "--seed", "x" * 101], r"--seed: a seed of at most 100 characters"),
     (["play", "no-such-game"], r"no game `no-such-game`"),
     (["replay", "NOWHERE"], r"'LOG'.*does not exist"),
     (["replay", "DIR"], r"'LOG'.*is a directory"),
@@ -88,13 +96,15 @@ BAD = [
     (["print", DUEL, "--changed-since", "a..b"], r"--changed-since"),
     (["print", DUEL, "-o", "FILE"], r"--out: .* is not a folder"),
     (["print", DUEL, "--paper", "b5"], r"'--paper'"),
+    (["watch", DUEL, "-o", "FILE"], r"--out: .*a-file is not a folder"),
+    (["watch", DUEL, "--print", "UNDER_FILE"], r"--print: .* lies under .*a-file, which is not a folder"),
     (["explain", "Z999"], r"unknown code Z999"),
     (["schema", "--editr"], r"No such option"),
     (["frobnicate"], r"No such command"),
 ]
 
 
-@pytest.mark.parametrize("args,says", BAD, ids=[" ".join(a[0:1] + [x.replace(DUEL, "duel") for x in a[1:]]) for a, _ in BAD])
+@pytest.mark.parametrize("args,says", BAD, ids=[" ".join(a[0:1] + [x.replace(DUEL, "duel")[:40] for x in a[1:]]) for a, _ in BAD])
 def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypatch, places, tmp_path, args, says):
     monkeypatch.chdir(tmp_path)  # nothing may be written here: no work starts
     args = [places.get(a, a) for a in args]
@@ -103,6 +113,40 @@ def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypat
     assert code == 2, (code, out, err)
     assert re.search(says, line), line
     assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder"]
+
+
+@pytest.mark.parametrize("command", ["validate", "build", "test", "coverage"])
+def test_a_file_outside_any_game_is_no_game_and_its_neighbours_are_not_read(capsys, monkeypatch, tmp_path, command):
+    shutil.copytree(DUEL, tmp_path / "duel")
+    (tmp_path / "notes.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = rulepress(capsys, monkeypatch, command, "notes.txt")
+    assert code == 2 and out == "", (code, out, err)
+    assert one_line(err) == "rulepress: notes.txt: not a game folder (nor a file in one)"
+    assert sorted(os.listdir(tmp_path)) == ["duel", "notes.txt"]
+
+
+@pytest.mark.parametrize("command", ["simulate", "play", "secrets"])
+def test_a_game_json_of_another_format_is_one_usage_line(capsys, monkeypatch, tmp_path, command):
+    (tmp_path / "game.json").write_text('{"format": 99}')
+    code, _out, err = rulepress(capsys, monkeypatch, command, tmp_path / "game.json")
+    assert code == 2 and "game tables have format 99" in one_line(err) and "rulepress build" in err
+
+
+@pytest.mark.parametrize("agent", ["greedy", "first", "p1=greedy,random"])
+def test_coverage_plays_its_bot_games_with_any_agent(capsys, monkeypatch, tmp_path, agent):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = rulepress(capsys, monkeypatch, "coverage", DUEL, "-n", "2", "--agent", agent, "--json")
+    assert code == 0 and "Traceback" not in err, err
+    (game,) = json.loads(out)["games"]
+    bots = game["runs"]["bot_games"]
+    assert bots["agent"] == agent and bots["errors"] == [] and game["totals"]["covered"] > 0
+
+
+def test_a_file_of_a_game_stands_for_its_game(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, out, _err = rulepress(capsys, monkeypatch, "validate", os.path.join(DUEL, "game.yaml"))
+    assert code == 0 and "1 game checked: 0 errors" in out
 
 
 def test_a_path_with_a_line_break_is_still_one_line(capsys, monkeypatch, tmp_path):
@@ -220,19 +264,26 @@ def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
     assert _group(proc.pid) == []
 
 
+def _read_until(proc, marker: bytes, seconds: float = 60) -> bytes:
+    """What the command printed up to `marker`; fails (never waits forever) when it does not come."""
+    seen, deadline = b"", time.monotonic() + seconds
+    while marker not in seen:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"no {marker!r} within {seconds}s: {seen[-300:]!r}"
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, proc.stderr.read()
+        seen += chunk
+    return seen
+
+
+# Two people at one table see a pass screen first; one person and a bot see the action prompt.
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_ctrl_c_at_the_play_prompt_ends_with_130():
-    proc = subprocess.Popen([RULEPRESS, "play", DUEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+@pytest.mark.parametrize("bots,prompt", [("p2", b"> "), ("", b"press Enter")], ids=["action prompt", "pass screen"])
+def test_ctrl_c_at_the_play_prompt_ends_with_130(bots, prompt):
+    proc = subprocess.Popen([RULEPRESS, "play", DUEL, "--seed", "1", "--bots", bots], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
     try:
-        seen, deadline = b"", time.monotonic() + 60
-        # the prompt waits for a person: the hot-seat "pass to" screen, or a choice
-        while b"press Enter" not in seen and b"> " not in seen:
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            assert ready, f"no prompt within a minute: {seen!r}"
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            assert chunk, proc.stderr.read()
-            seen += chunk
+        _read_until(proc, prompt)  # the prompt waits for a person
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
@@ -240,6 +291,23 @@ def test_ctrl_c_at_the_play_prompt_ends_with_130():
             proc.kill()
     assert proc.returncode == 130
     assert b"Traceback" not in out + err and err.strip().splitlines()[-1] == b"rulepress: interrupted"
+
+
+@pytest.mark.parametrize("typed", ["9" * 5000, "\u00b2", "\u0663", "-1", "0", "1e9", "\udcff"])
+def test_anything_typed_at_the_play_prompt_is_asked_again(typed):
+    text = typed.encode("utf-8", "surrogateescape") + b"\nq\n"
+    got = subprocess.run([RULEPRESS, "play", DUEL, "--seed", "1", "--bots", "p2"], input=text,
+                         capture_output=True, timeout=60, cwd=ROOT)
+    assert got.returncode == 0 and b"Traceback" not in got.stderr, got.stderr[-2000:]
+    assert b"type the number of a choice" in got.stdout
+
+
+@pytest.mark.parametrize("sent", [b"Content-Length: 99999999999\r\n\r\n{}", b"X" * 20_000_000],
+                         ids=["a message of 100 GB announced", "a header line of 20 MB"])
+def test_the_language_server_ends_on_a_message_no_editor_sends(sent):
+    pytest.importorskip("pygls")
+    got = subprocess.run([RULEPRESS, "lsp"], input=sent, capture_output=True, timeout=60, cwd=ROOT)
+    assert got.returncode == 0 and b"Traceback" not in got.stderr and b"MemoryError" not in got.stderr, got.stderr[-2000:]
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):

@@ -161,6 +161,22 @@ def test_an_unreadable_game_folder_is_a_usage_error(tmp_path, monkeypatch):
     usage_error(run("validate", tmp_path / "games"), "Permission denied")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8 (macOS refuses them)")
+def test_a_game_folder_whose_name_is_not_utf8_is_checked_built_and_cached(game, tmp_path, monkeypatch):
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/g\xff")  # (a lone surrogate, as Python reads such a name)
+    os.rename(game, odd)
+    shutil.copytree(os.path.join(RACE, "scenarios"), os.path.join(odd, "scenarios"))
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # the second time from the cache
+        assert run("validate", odd).exit_code == 0
+        assert run("build", odd, "-o", tmp_path / "out").exit_code == 0
+        result = run("test", odd)
+        assert result.exit_code == 0 and "1 passed, 0 failed" in result.output
+    assert run("simulate", odd, "-n", "1").exit_code == 0
+    # the PDF printer reads files by URL, and a URL is UTF-8
+    usage_error(run("print", odd, "-o", tmp_path / "pdf"), "not a UTF-8 path")
+
+
 def test_a_folder_link_loop_inside_a_game_is_one_error(game):
     (game / "more").mkdir()
     os.symlink("..", game / "more" / "up")
@@ -363,6 +379,24 @@ def test_a_template_cannot_build_something_huge(game, tmp_path, code, says):
     result, _out = built(game, tmp_path)
     assert says in only_error(result, "G007", "rulebook.md.j2", 2)
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+@pytest.mark.parametrize("code", [
+    "{% set s = 'x' * 1000000 %}{% for i in range(400) %}{{ s }}{% endfor %}",
+    # every number and range within bounds, but loops of loops of text: terabytes uncapped
+    "{% set s = 'x' * 1000000 %}{% macro m() %}{% for i in range(100000) %}{% for j in range(99) %}{{ s }}"
+    "{% endfor %}{% endfor %}{% endmacro %}{{ m() }}",
+])
+def test_a_template_whose_text_outgrows_its_memory_is_an_error(game, tmp_path, monkeypatch, code):
+    from rulepress.compiler import memory
+    monkeypatch.setattr(memory, "MAX_TEMPLATE_MEMORY", 200 << 20, raising=False)  # (the real cap is 1 GiB)
+    put(game, "templates/rulebook.md.j2", "# {{ title }}\n" + code + "\n")
+    result, out = built(game, tmp_path)
+    assert "grows past the memory" in only_error(result, "G007", "rulebook.md.j2")
+    assert not (out / "race").exists()
+    import resource
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY  # given back after the render
 
 
 @pytest.mark.parametrize("text, says", [

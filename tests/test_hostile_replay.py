@@ -94,6 +94,11 @@ SHAPES = [
     ({"first": "p1; rm -rf /"}, r"first"),
     ({"final_hash": "not-a-hash"}, r"final_hash: .* is not valid"),
     ({"extra": 1}, r"Additional properties are not allowed"),
+    # a line break ends a text where a pattern's `$` would take it for the end
+    ({"game": "duel\n"}, r"game: 'duel\\n' does not match"),
+    ({"first": "p1\n"}, r"first: .* is not valid"),
+    ({"choices": [["p1\n", "arm"]]}, r"choices\[0\]\[0\]: .* does not match"),
+    ({"content_hash": "abc\n"}, r"content_hash: .* does not match"),
 ]
 
 
