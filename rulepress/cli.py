@@ -483,6 +483,12 @@ def run() -> None:
         where = f"{exc.filename}: " if exc.filename else ""
         _quietly(lambda: click.echo(_line(f"{where}{exc.strerror or exc}"), err=True))
         code = 1
+    except Exception as exc:  # noqa: BLE001 - a fault of rulepress itself: one line, not a traceback
+        if os.environ.get("RULEPRESS_DEBUG"):  # (RULEPRESS_DEBUG=1 shows the traceback to whoever fixes it)
+            raise
+        _quietly(lambda: click.echo(_line(f"internal error: {type(exc).__name__}: {exc} "
+                                          "(RULEPRESS_DEBUG=1 shows where)"), err=True))
+        code = 1
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -1,9 +1,13 @@
 """A compiled game loaded for play: the tables from game.json, indexed once."""
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 import math
+
+from . import ir
+from .analysis import ir_nodes
 
 SUPPORTED_FORMAT = 1
 COMPILED_LIMIT = 200_000  # compiled nodes (and blocks) kept per game: see Game.closures
@@ -12,6 +16,27 @@ KNOWN_LIMIT = 10_000  # answers kept per game for values met in play (options, p
 
 class TablesError(Exception):
     pass
+
+
+def _not_a_number(word):
+    raise TablesError(f"game tables hold {word}, which is not a number a build writes")
+
+
+def checked(data) -> dict:
+    """`data` if it is game tables as a build made them: the format this runtime reads, the
+    content hash of the rest, and effects made only of the IR's operations with their fields."""
+    if not isinstance(data, dict) or data.get("format") != SUPPORTED_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise TablesError(f"game tables have format {found}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")
+    body = json.dumps({k: v for k, v in data.items() if k != "content_hash"}, sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"))
+    if hashlib.sha256(body.encode("utf-8")).hexdigest()[:16] != data.get("content_hash"):
+        raise TablesError("changed since it was built (its content hash does not match): rebuild with `rulepress build`")
+    for node in ir_nodes(data):
+        op = ir.STATEMENTS.get(node[0]) or ir.EXPRESSIONS.get(node[0])
+        if op is None or len(node) - 2 != len(op.fields):
+            raise TablesError(f"an effect at {node[1]} is `{node[0]}` with {len(node) - 2} fields, which no build makes")
+    return data
 
 
 class Game:
@@ -134,8 +159,13 @@ class Game:
 
     @classmethod
     def load(cls, path: str) -> "Game":
+        """A game.json as `rulepress build` wrote it. A file is untrusted: one whose text was
+        changed since (its content hash no longer matches) or whose effects hold what no
+        build makes is refused with a TablesError, never played into a crash."""
         with open(path, encoding="utf-8") as fh:
-            return cls(json.load(fh))
+            data = json.load(fh, parse_constant=_not_a_number)
+        checked(data)
+        return cls(data)
 
     def name(self, eid, lang="en") -> str:
         p = self.protos.get(self.proto_of.get(eid, eid))
