@@ -423,7 +423,7 @@ def _number(raw: str, pos: Pos, kind):
         try:
             value = yaml.safe_load(raw)
             value = value if kind is int and type(value) is int else float(value)
-        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError, IndexError):  # (`!!float` of nothing)
             raise _Abort(pos, "Y007", f"`{raw}` is not a usable number") from None
     if type(value) is float and not math.isfinite(value):
         raise _Abort(pos, "Y007", f"`{raw}` is not a usable number: not-a-number and the infinities cannot be content")

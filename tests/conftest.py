@@ -4,6 +4,13 @@ import shutil
 import tempfile
 
 import pytest
+from hypothesis import settings
+
+# The property tests try the same inputs on every run, so a test run's verdict is the code's
+# alone (HYPOTHESIS_PROFILE=explore looks for new failing inputs instead).
+settings.register_profile("repeatable", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 # Every cache the tests make goes to a folder of their own, never the user's: set before
 # anything is compiled (content_games compiles while tests are collected).

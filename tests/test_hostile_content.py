@@ -198,6 +198,13 @@ def test_folders_nested_too_deep_are_one_error(game):
 
 # ---- YAML that expands, or holds numbers no game can use ----------------------------
 
+@pytest.mark.parametrize("text", ["!!float \ufeff!!float ", "x: !!float ''\n", "x: !!int ''\n"])
+def test_a_tagged_number_of_nothing_is_one_error(game, text):
+    put(game, "extra.yaml", text)
+    result = run("validate", game)
+    assert result.exit_code == 1 and "Y00" in result.output
+
+
 def test_one_long_text_aliased_hundreds_of_times_is_refused_quickly(game):
     put(game, "extra.yaml", CARD + "    text: {en: &long '" + "x" * 1_000_000 + "', ru: 'y'}\n"
         + "icons: [" + ", ".join(["{id: a, glyph: *long}"] * 300) + "]\n")
