@@ -173,7 +173,7 @@ class _IR(Transformer):
     def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
     def remove(self, c): return ["remove", self._at(c[0]), c[1]]
     def putback(self, c): return ["putback", self._at(c[0]), c[1]]
-    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, c[3].value.split()[-1] if c[3] else None]
+    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, _until(c[3])]
     def unmark(self, c): return ["unmark", self._at(c[0]), c[1], c[2].value]
     def fail(self, c): return ["fail", self._at(c[0]), _unq(c[1]) if c[1] else None]
     def endgame(self, c): return ["endgame", self._at(c[0])]
@@ -265,6 +265,15 @@ def _face(tok):
     if not tok:
         return None
     return "up" if tok.value.split()[-1] == "up" else "down"
+
+
+def _until(tok):
+    """When a mark goes: `turn`, `round` or `game` (at its end), `next_turn` (as the marking
+    player's next turn starts) or None (never by itself)."""
+    if not tok:
+        return None
+    words = tok.value.split()
+    return "next_turn" if words[1] == "your" else words[-1]
 
 
 def _unq(tok) -> str:

@@ -378,7 +378,8 @@ _BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "
                          "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
                          "seat": "место"}
 _UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
-          "game": ("until the end of the game", "до конца игры")}
+          "game": ("until the end of the game", "до конца игры"),
+          "next_turn": ("until the start of your next turn", "до начала вашего следующего хода")}
 _CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
 _CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}

@@ -351,7 +351,7 @@ def _end_check(game, st):
 
 
 def _expire(st, until):
-    """Marks that last `until` the end of the turn or round go. The flow notes while any
+    """Marks that last `until` the end of the turn or round (or a player's next turn) go. The flow notes while any
     such mark may be in play (flow.timed, made by Interp.s_mark); without it nothing is
     walked."""
     f = st["flow"]
@@ -362,7 +362,7 @@ def _expire(st, until):
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
-        timed = timed or "turn" in m.values() or "round" in m.values()
+        timed = timed or any(v != "ever" and v != "game" for v in m.values())
     if not timed:
         del f["timed"]
 
@@ -462,6 +462,7 @@ def advance(game, st):
                 f["i"] += 1
                 continue
             st["active"] = p
+            _expire(st, "next_turn:" + p)  # marks made "until your next turn"
             f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
             if not _event(game, st, "turn_start", {"player": p}):
                 return

@@ -737,10 +737,13 @@ class Interp:
             self.move(x, home or "supply", "down" if (pool or deck) else None)
 
     def s_mark(self, s, env):
+        until = s[4] or "ever"
         if s[4]:  # a mark that lasts until the end of the turn or round: the flow looks for it
             self.st["flow"]["timed"] = True
+            if until == "next_turn":  # the marking player's: it goes as their next turn starts
+                until = "next_turn:" + str(env.get("player") or self.st.get("active"))
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["marks"][s[3]] = s[4] or "ever"
+            self.own(x)["marks"][s[3]] = until
             self.changed(("mark", x, s[3]))
 
     def s_unmark(self, s, env):

@@ -31,7 +31,7 @@ STATEMENTS = {
     "conceal": Op(("thing",), "turns things face down"),
     "remove": Op(("thing",), "takes things out of the game"),
     "putback": Op(("thing",), "returns things to their pool, deck or starting zone"),
-    "mark": Op(("thing", "mark", "until"), "marks things, for ever or until the turn or round ends"),
+    "mark": Op(("thing", "mark", "until"), "marks things, for ever, until the turn, round or game ends or until the marking player's next turn"),
     "unmark": Op(("thing", "mark"), "takes a mark off things"),
     "fail": Op(("reason",), "undoes the whole effect"),
     "endgame": Op((), "ends the game at once"),
