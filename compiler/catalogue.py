@@ -508,14 +508,13 @@ CATALOGUE: dict[str, dict] = {
                  "      if player.position <= 5:\n        gain 1 position\n",
     },
     "D032": {
-        "title": "one copy named without quotes",
-        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`. In an effect or a scenario, "
-                   "`#` starts a comment, so `nitro#2` is read as `nitro` (the card, not a copy) and the "
-                   "rest of the line is lost. Name one copy in quotes: `\"nitro#2\"`. In a quoted name, the "
-                   "copy must exist.",
+        "title": "a copy that does not exist",
+        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`; an effect or a scenario "
+                   "names one as it is, `nitro#2` (a `#` right after a name and before digits does not "
+                   "start a comment), or in quotes, `\"nitro#2\"`. The copy must exist.",
         "file": _SCEN,
-        "wrong": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
-        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "wrong": _scenario("setup: |\n  move nitro#9 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "right": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
     },
     "D033": {
         "title": "scenario tests a mark nothing sets",

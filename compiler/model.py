@@ -497,6 +497,20 @@ class _Checker:
     def known(self, scope):
         return scope | self.m.checker_known()
 
+    def copy(self, e, n):
+        """`guard#2`: copy 2 of a card, piece or token of `count:` 2 or more (see codegen)."""
+        base, k = n.split("#", 1)
+        for sec in ("cards", "pieces", "tokens"):
+            d = (self.m.by_section.get(sec) or {}).get(base)
+            if d is not None:
+                count = d.get("count", 1) if hasattr(d, "get") else 1
+                if isinstance(count, int) and count > 1 and 1 <= int(k) <= count:
+                    return
+                copies = f"`{base}#1` to `{base}#{count}`" if isinstance(count, int) and count > 1 else f"just `{base}`"
+                self.err(e, "D032", f"no copy `{n}`: the copies of `{base}` are {copies}")
+                return
+        self.err(e, "D013", f"unknown name `{n}`: `{base}` is no card, piece or token{did_you_mean(base, self.m.ids)}")
+
     def block(self, stmts, scope):
         scope = set(scope)
         for s in stmts or []:
@@ -631,7 +645,9 @@ class _Checker:
         op = e[0]
         if op == "name":
             n = e[2]
-            if n not in scope and n not in self.m.checker_known():
+            if "#" in n:
+                self.copy(e, n)
+            elif n not in scope and n not in self.m.checker_known():
                 self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
         elif op == "attr":
             self.expr(e[2], scope)

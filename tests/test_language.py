@@ -39,3 +39,21 @@ def test_the_rulebook_says_until_your_next_turn(duel):
     ir = _ir("mark player as guarded until your next turn")
     assert "until the start of your next turn" in Renderer(duel.data, "en").lines(ir)[0][1]
     assert "до начала вашего следующего хода" in Renderer(duel.data, "ru").lines(ir)[0][1]
+
+
+def test_one_copy_is_named_as_it_is_and_a_comment_after_a_space_is_still_a_comment(duel):
+    ir = _ir("move sabre#2 to player.hand  # the second sabre\nmove dagger#1 to player.hand #1 more")
+    st = new_game(duel, 2, 1, first="p1")
+    interrupt(duel, st, ir, {"player": "p1"})
+    assert {"sabre#2", "dagger#1"} <= set(st["zones"]["p1.hand"])
+
+
+def test_a_copy_that_does_not_exist_is_an_error_with_its_code(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    dst = tmp_path / "v"
+    shutil.copytree(os.path.join(ROOT, "tests", "games", "duel"), dst)
+    text = (dst / "game.yaml").read_text().replace("      draw 1 from blades\n", "      move sabre#7 to player.hand\n", 1)
+    (dst / "game.yaml").write_text(text)
+    _text, _gid, report = compile_game(str(dst))
+    found = [d.text() for d in report.sorted()]
+    assert any("D032" in f and "no copy `sabre#7`" in f and "`sabre#1` to `sabre#6`" in f for f in found), found
