@@ -57,3 +57,25 @@ def test_a_copy_that_does_not_exist_is_an_error_with_its_code(tmp_path):
     _text, _gid, report = compile_game(str(dst))
     found = [d.text() for d in report.sorted()]
     assert any("D032" in f and "no copy `sabre#7`" in f and "`sabre#1` to `sabre#6`" in f for f in found), found
+
+
+def test_simulate_sets_game_options_and_refuses_unknown_ones_or_values_of_the_wrong_kind(tmp_path):
+    from click.testing import CliRunner
+    from rulepress.cli import main
+    _duel_variant(tmp_path, "  heuristic: player.vp\n",
+                  "  heuristic: player.vp\n  options:\n    head_start: {default: 0, text: {en: Head start, ru: Фора}}\n"
+                  "    sudden: {default: false}\n")
+    game = tmp_path / "v"
+    text = (game / "game.yaml").read_text().replace("  score: player.vp\n", "  score: player.vp + head_start\n")
+    (game / "game.yaml").write_text(text)
+    run = CliRunner().invoke
+    plain = json.loads(run(main, ["simulate", str(game), "-n", "2", "--json"]).output)
+    given = json.loads(run(main, ["simulate", str(game), "-n", "2", "--json", "--option", "head_start=100",
+                                  "--option", "sudden=true"]).output)
+    assert "options" not in plain and given["options"] == {"head_start": 100, "sudden": True}
+    assert given["seats"]["p1"]["score_min"] == plain["seats"]["p1"]["score_min"] + 100
+    for bad, said in [("nope=1", "no option `nope`; its options: head_start, sudden"), ("head_start", "write name=value"),
+                      ("head_start=lots", "a number, not `lots`"), ("sudden=maybe", "true or false, not `maybe`"),
+                      ("head_start=1e999", "a number")]:
+        r = run(main, ["simulate", str(game), "-n", "1", "--option", bad])
+        assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output, (bad, r.output)
