@@ -79,3 +79,24 @@ def test_simulate_sets_game_options_and_refuses_unknown_ones_or_values_of_the_wr
                       ("head_start=1e999", "a number")]:
         r = run(main, ["simulate", str(game), "-n", "1", "--option", bad])
         assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output, (bad, r.output)
+
+
+def test_the_documented_defaults_hold_draw_face_up_move_to_the_bottom_onto_as_to(duel):
+    st = new_game(duel, 2, 1, first="p1")
+    interrupt(duel, st, _ir("draw 1 from blades to table as d\nmove sabre#1 onto table\nmove dagger#1 to table"),
+                 {"player": "p1"})
+    table = st["zones"]["table"]
+    assert st["things"][table[0]]["up"] is True  # drawn face up
+    assert table[-2:] == ["sabre#1", "dagger#1"]  # moved to the bottom, `onto` as `to`
+
+
+def test_a_turn_with_no_legal_action_ends_by_itself_without_offering_a_pass(tmp_path):
+    game = _duel_variant(tmp_path, "    if: count(player.hand) < 3\n", "    if: count(player.hand) < 0\n")
+    text = (tmp_path / "v" / "game.yaml").read_text()
+    text = text.replace("  - id: duel\n    name: {en: Duel, ru: Дуэль}\n", "  - id: duel\n    name: {en: Duel, ru: Дуэль}\n    if: round > 8\n")
+    text = text.replace("    initial: 2\n", "    initial: 0\n")  # nobody can pay to dig
+    (tmp_path / "v" / "game.yaml").write_text(text)
+    game = game_from(str(tmp_path / "v"))
+    st = new_game(game, 2, 1, first="p1")
+    assert st["scores"] is not None and st["round"] == 8  # every turn ended by itself: nobody was asked
+    assert not any("passes" in line["text"] for line in st["log"])
