@@ -576,6 +576,9 @@ class _Checker:
                 E(s[4])
             if s[6]:
                 scope.add(s[6])
+        elif op == "fail":
+            if type(s[2]) is list:  # a reason with values
+                E(s[2])
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
             if s[2] is not None:
                 E(s[2])
@@ -622,12 +625,16 @@ class _Checker:
                 self.expr(s[5], inner)
             if s[6] is not None:
                 E(s[6])
+            if type(s[8]) is list:  # a prompt with values
+                E(s[8])
             self.block(s[9], inner)
             if s[10]:
                 self.block(s[10], scope)
         elif op == "may":
             if s[2] is not None:
                 E(s[2])
+            if type(s[3]) is list:  # a prompt with values
+                E(s[3])
             self.block(s[4], scope)
             if s[5]:
                 self.block(s[5], scope)
@@ -676,9 +683,16 @@ class _Checker:
         elif op == "list":
             for x in e[2]:
                 self.expr(x, scope)
+        elif op == "text":
+            for x in e[2]:
+                if type(x) is list:
+                    self.expr(x, scope)
         elif op in ("op",):
             self.expr(e[3], scope); self.expr(e[4], scope)
-            if e[2] not in ("==", "!="):
+            if e[2] == "+" and "text" in (self.typ(e[3], scope), self.typ(e[4], scope)):
+                self.err(e, "D018", "`+` works on numbers, but this is text: put values in a text "
+                                    "with braces, `\"{player} draws {n} cards\"`")
+            elif e[2] not in ("==", "!="):
                 for side in (e[3], e[4]):
                     self.want(side, scope, _NOT_A_NUMBER, f"`{e[2]}` works on numbers")
         elif op in ("and", "or", "in", "index"):
@@ -693,7 +707,7 @@ class _Checker:
         op, m = e[0], self.m
         if op == "num":
             return "bool" if isinstance(e[2], bool) else "number"
-        if op == "str":
+        if op == "str" or op == "text":
             return "text"
         if op == "none":
             return "none"

@@ -503,7 +503,7 @@ class Renderer:
         elif op == "unmark":
             L(f"снимите с {E(s[2]).c('g')} отметку {self._mark(s[3])}" if ru else f"remove the mark {self._mark(s[3])} from {E(s[2])}")
         elif op == "fail":
-            why = f": {s[2]}" if s[2] else ""
+            why = f": {self._said(s[2])}" if s[2] else ""
             L(f"это сделать нельзя{why}" if ru else f"this cannot be done{why}")
         elif op == "endgame":
             L("игра заканчивается" if ru else "the game ends")
@@ -559,7 +559,7 @@ class Renderer:
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
-            prompt = f" ({quoted(s[3], self.lang)})" if s[3] else ""
+            prompt = f" ({quoted(self._said(s[3]) if type(s[3]) is list else s[3], self.lang)})" if s[3] else ""
             if ru:
                 L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
             else:
@@ -688,7 +688,7 @@ class Renderer:
         ru, E = self.ru, self._e
         up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
         who = self._who(by)
-        prompt_t = f" ({quoted(prompt, self.lang)})" if prompt else ""
+        prompt_t = f" ({quoted(self._said(prompt) if type(prompt) is list else prompt, self.lang)})" if prompt else ""
         if ru:
             verb = f"{who.c('n')} выбирает" if who else "выберите"
             many = f" до {E(up_to).c('g')}" if up_to is not None else ""
@@ -729,6 +729,19 @@ class Renderer:
 
     def _x_str(self, e):
         return _fixed(quoted(e[2], self.lang))
+
+    def _x_text(self, e):
+        return _fixed(quoted(self._said(e), self.lang))
+
+    def _said(self, text):
+        """A prompt or a reason as written; a value in it as the rulebook words it, in brackets.
+        A text in both languages ("en / ru") gives this language's side."""
+        if type(text) is str:
+            words = text
+        else:
+            words = "".join(p if type(p) is str else f"[{self._e(p)}]" for p in text[2])
+        en, sep, ru = words.partition(" / ")
+        return (ru if self.ru else en).strip() if sep else words
 
     def _x_none(self, e):
         return _fixed("ничего" if self.ru else "nothing")

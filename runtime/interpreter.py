@@ -17,6 +17,7 @@ from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault
 from .statements import BUILT_HERE, compiled_block, handle
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
+from .text import Said, Text
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
@@ -752,7 +753,8 @@ class Interp:
             self.changed(("mark", x, s[3]))
 
     def s_fail(self, s, env):
-        raise Fail(s[2] or "this cannot be done now")
+        reason = s[2]
+        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else "this cannot be done now")
 
     def s_endgame(self, s, env):
         self.st["over"] = True
@@ -779,14 +781,38 @@ class Interp:
         unnamed = self.show(v, unnamed=True) if things else None
         self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1]))
 
-    def show(self, v, unnamed=False):
+    def show(self, v, unnamed=False, lang="en"):
+        """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
+        if type(v) is Text:
+            return "".join(x if type(x) is Said else self._value(x, unnamed, lang) for x in v)
         if isinstance(v, list):
-            return ", ".join(self.show(x, unnamed) for x in v)
+            return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
-            if unnamed and v not in self.st["players"]:
-                return "a " + self.g.kind_of.get(v, "thing")
-            return label_of(self.g, v).get("en", v)
+            if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
+                return ("a " if lang == "en" else "") + self.g.kind_of.get(v, "thing")
+            return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
         return str(v)
+
+    def _value(self, v, unnamed, lang):
+        """A value inside a text: a whole number without `.0`, yes/no, a list joined."""
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        if v is True or v is False or v is None:
+            return label_of(self.g, v).get(lang, str(v)).lower()
+        if isinstance(v, list) and v:
+            words = [self._value(x, unnamed, lang) for x in v]
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + (" and " if lang == "en" else " и ") + words[-1]
+        return self.show(v, unnamed, lang)
+
+    def said(self, text, env):
+        """A prompt or a reason with values, as every seat may read it: a thing hidden from
+        any seat is unnamed. Its two languages as a prompt carries them ("en / ru")."""
+        v = self.ev(text, env)
+        hidden = {x for x in secrets.named(self.st, v) if not all(secrets.can_see(self.g, self.st, x, p) for p in self.st["players"])}
+        en = self.show(v, hidden or False, "en")
+        if " / " not in en:
+            return en
+        return en.split(" / ", 1)[0] + " / " + self.show(v, hidden or False, "ru").split(" / ", 1)[1]
 
     def s_emit(self, s, env):
         self.fire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
@@ -878,18 +904,22 @@ class Interp:
                 out.append(x)
         return out
 
-    def decision(self, who, kind, opts, prompt, pos):
+    def decision(self, who, kind, opts, prompt, pos, env=None):
         g = self.g
-        if prompt not in g.prompts:
-            g.prompts[prompt] = prompt_text(prompt)
-        return {"who": who, "kind": kind, "prompt": g.prompts[prompt], "at": pos,  # shared, as the options are
+        if type(prompt) is list:  # a prompt with values: worked out each time, never kept
+            said = prompt_text(self.said(prompt, env))
+        else:
+            if prompt not in g.prompts:
+                g.prompts[prompt] = prompt_text(prompt)
+            said = g.prompts[prompt]
+        return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
-    def pick(self, who, opts, prompt, pos, optional):
+    def pick(self, who, opts, prompt, pos, optional, env=None):
         values = list(opts) + ([None] if optional else [])
         if len(values) == 1 and not optional:
             return values[0]
-        d = self.decision(who, "choose", values, prompt, pos)
+        d = self.decision(who, "choose", values, prompt, pos, env)
         ids = [o["id"] for o in d["options"]]
         a = self.answer(d)
         return values[ids.index(a)] if a in ids else values[0]
@@ -906,14 +936,14 @@ class Interp:
             n = int(num(self.ev(upto, env)))
             chosen = []
             while len(chosen) < n and opts:
-                v = self.pick(who, opts, prompt, s[1], True)
+                v = self.pick(who, opts, prompt, s[1], True, env)
                 if v is None:
                     break
                 chosen.append(v)
                 opts = [o for o in opts if o != v]
             env[var] = chosen
         else:
-            v = self.pick(who, opts, prompt, s[1], optional)
+            v = self.pick(who, opts, prompt, s[1], optional, env)
             env[var] = v
             if v is None:
                 if other:
@@ -923,7 +953,7 @@ class Interp:
 
     def s_may(self, s, env):
         who = self.ev(s[2], env) if s[2] is not None else env.get("player")
-        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1]))
+        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
         if a == "yes":
             return self.run(s[4], env)
         elif s[5]:

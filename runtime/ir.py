@@ -33,7 +33,7 @@ STATEMENTS = {
     "putback": Op(("thing",), "returns things to their pool, deck or starting zone"),
     "mark": Op(("thing", "mark", "until"), "marks things, for ever, until the turn, round or game ends or until the marking player's next turn"),
     "unmark": Op(("thing", "mark"), "takes a mark off things"),
-    "fail": Op(("reason",), "undoes the whole effect"),
+    "fail": Op(("reason",), "undoes the whole effect (its reason a text, or a `text` node with values)"),
     "endgame": Op((), "ends the game at once"),
     "endturn": Op((), "ends the turn once the effect is done"),
     "stop": Op((), "leaves the innermost loop"),
@@ -57,6 +57,7 @@ STATEMENTS = {
 EXPRESSIONS = {
     "num": Op(("value",), "a number"),
     "str": Op(("value",), "a text"),
+    "text": Op(("parts",), "a text with values, `\"{p} is out\"`: its parts, texts and expressions"),
     "none": Op((), "nothing"),
     "name": Op(("name",), "a name's value: bound, of the flow, a game counter or zone, an id"),
     "attr": Op(("of", "attribute"), "`x.a`: a counter, zone, printed or built-in attribute"),

@@ -100,3 +100,49 @@ def test_a_turn_with_no_legal_action_ends_by_itself_without_offering_a_pass(tmp_
     st = new_game(game, 2, 1, first="p1")
     assert st["scores"] is not None and st["round"] == 8  # every turn ended by itself: nobody was asked
     assert not any("passes" in line["text"] for line in st["log"])
+
+
+def test_a_text_with_values_names_them_in_the_log_and_hides_what_a_seat_may_not_see(duel):
+    from rulepress.runtime.secrets import log_for
+    st = new_game(duel, 2, 1, first="p1")
+    interrupt(duel, st, _ir('log "{player} is out of the round with {count(player.hand)} cards, {{braces}}"\n'
+                            'log "{top(blades)} lies on top"'), {"player": "p1"})
+    out, top = st["log"][-2], st["log"][-1]
+    assert out["text"] == "Player 1 is out of the round with 2 cards, {braces}"
+    assert top["text"].endswith(" lies on top") and top["text"] != "a card lies on top"
+    assert log_for(st, "p2")[-1]["text"] == "a card lies on top"  # the top of a deck is hidden
+
+
+def test_a_prompt_with_values_says_them_and_unnames_a_thing_hidden_from_any_seat(duel):
+    from rulepress.runtime.flow import decision
+    st = new_game(duel, 2, 1, first="p1")
+    interrupt(duel, st, _ir('may by p2 "Challenge {player}\'s claim of {2 + 1} with {first(player.hand)}? / '
+                            'Оспорить заявку {player}?":\n  gain 1 vp to p2'), {"player": "p1"})
+    d = decision(duel, st)
+    assert d["prompt"] == {"en": "Challenge Player 1's claim of 3 with a card?", "ru": "Оспорить заявку Игрок 1?"}
+
+
+@pytest.mark.parametrize("text, said", [
+    ('log "a" + player', "D018 `+` works on numbers, but this is text: put values in a text with braces"),
+    ('log "{nobody} left"', "D013 unknown name `nobody`"),
+    ('log "{player.hand"', "D001 a `{` in a text opens a value: close it with `}`"),
+    ('log "a } b"', "D001 a `}` closes no `{`"),
+    ('fail "no {what}"', "D013 unknown name `what`"),
+    ('may "go {count(}?":\n        stop', "D001 in `{count(}`"),
+])
+def test_a_text_with_values_is_checked_like_any_expression(tmp_path, text, said):
+    from rulepress.compiler.pipeline import compile_game
+    dst = tmp_path / "v"
+    shutil.copytree(os.path.join(ROOT, "tests", "games", "duel"), dst)
+    game = (dst / "game.yaml").read_text().replace("      draw 1 from blades\n", f"      {text}\n", 1)
+    (dst / "game.yaml").write_text(game)
+    _t, _g, report = compile_game(str(dst))
+    found = [d.text() for d in report.sorted()]
+    assert any(said in f for f in found), found
+
+
+def test_the_rulebook_words_a_text_with_values(duel):
+    from rulepress.compiler.render import Renderer
+    ir = _ir('may "Challenge {player}? / Оспорить {player}?":\n  stop')
+    assert "“Challenge [you]?”" in Renderer(duel.data, "en").lines(ir)[0][1]
+    assert "«Оспорить [" in Renderer(duel.data, "ru").lines(ir)[0][1]

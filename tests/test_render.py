@@ -55,7 +55,7 @@ STATEMENTS = {
 EXPRESSIONS = [
     "1 + 2 * 3 - 4 / 2 % 3", "-player.gold", "player.gold >= 2 and not tension < 1 or tension != 0",
     "top(blades) in player.hand", "top(blades) not in table", "player has blessed", "player has no blessed",
-    "[1, 2, 3][0]", "player.vp if tension > 2 else 0", "none", '"text"', "true", "false", "every card",
+    "[1, 2, 3][0]", "player.vp if tension > 2 else 0", "none", '"text"', '"{player} has {player.gold} gold"', "true", "false", "every card",
     "[c for c in player.hand where c.power > 1]", "[c.power for c in player.hand]",
     "sum(c.power for c in player.hand where c.power > 0)", "count(c for c in player.hand)",
     "any(p.vp > 3 for p in players)", "all(p.vp > 3 for p in others)", "max(p.vp for p in players)",
