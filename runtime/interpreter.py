@@ -32,6 +32,8 @@ def label_of(game, v):
     if isinstance(v, str) and v in game.proto_of:
         p = game.protos[game.proto_of[v]]
         return p.get("name") or {"en": v}
+    if isinstance(v, str) and v in game.protos:  # a card of several copies named as its type: `baron`
+        return game.protos[v].get("name") or {"en": v}
     if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
         return {"en": f"Player {v[1:]}", "ru": f"Игрок {v[1:]}"}
     if isinstance(v, str) and v in game.actions:
@@ -791,6 +793,8 @@ class Interp:
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
                 return ("a " if lang == "en" else "") + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
+        if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
+            return label_of(self.g, v).get(lang) or v
         return str(v)
 
     def _value(self, v, unnamed, lang):

@@ -146,3 +146,12 @@ def test_the_rulebook_words_a_text_with_values(duel):
     ir = _ir('may "Challenge {player}? / Оспорить {player}?":\n  stop')
     assert "“Challenge [you]?”" in Renderer(duel.data, "en").lines(ir)[0][1]
     assert "«Оспорить [" in Renderer(duel.data, "ru").lines(ir)[0][1]
+
+
+def test_a_card_of_several_copies_named_as_its_type_shows_its_name_in_choices_and_logs(duel):
+    from rulepress.runtime.flow import decision
+    st = new_game(duel, 2, 1, first="p1")
+    interrupt(duel, st, _ir('log sabre\nlog "guessed {dagger}"\nchoose t from [sabre, dagger] "Guess a card":\n  log t'),
+              {"player": "p1"})
+    assert [line["text"] for line in st["log"][-2:]] == ["Sabre", "guessed Dagger"]
+    assert [o["label"]["en"] for o in decision(duel, st)["options"]] == ["Sabre", "Dagger"]
