@@ -131,7 +131,7 @@ def tables(m: Model) -> dict:
         flow = {"rounds": m.flow.get("rounds"), "first_player": m.flow.get("first_player", "random"),
                 "round_name": _text(m.flow.get("round_name")) or {"en": "Round", "ru": "Раунд"},
                 "max_steps": m.flow.get("max_steps", 100000), "phases": []}
-        for f in ("setup", "end"):
+        for f in ("setup", "end", "round_until"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
         if m.flow.get("text") is not None:

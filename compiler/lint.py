@@ -381,7 +381,7 @@ def marks_set(m) -> set:
     return set(m._marks_set)
 
 
-_EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
+_EXPR_FIELDS = {"if", "when", "until", "round_until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
 
 
 def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> None:

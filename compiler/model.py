@@ -15,7 +15,7 @@ from .source import PMap, PStr
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
-EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
+EXPR_FIELDS = {"if", "when", "until", "round_until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
 _SITE_FIELDS = sorted(EFFECT_FIELDS | EXPR_FIELDS)
 _SITE_SET = frozenset(_SITE_FIELDS)
 
@@ -328,9 +328,9 @@ def _effect_sites(m: Model):
     if isinstance(g, PMap) and g.get("heuristic") is not None:
         yield "game", "game", "heuristic", g["heuristic"], (), True, g
     if isinstance(m.flow, PMap):
-        for f in ("setup", "end"):
+        for f in ("setup", "end", "round_until"):
             if m.flow.get(f) is not None:
-                yield "flow", "flow", f, m.flow[f], (), f == "end", m.flow
+                yield "flow", "flow", f, m.flow[f], (), f != "setup", m.flow
         for ph in m.flow.get("phases") or []:
             if isinstance(ph, PMap):
                 for f in ("effect", "until", "if", "can_pass"):

@@ -55,6 +55,7 @@ LABELS = {
         "rotate": "Players take one action at a time, round the table, until every player has passed.",
         "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
         "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.",
+        "round_until": "A {round} ends at once when: {c}; the next one then starts.",
         "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
         "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
         "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
@@ -95,6 +96,7 @@ LABELS = {
         "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
         "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
         "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.",
+        "round_until": "Раунд («{round}») сразу заканчивается, когда: {c}; затем начинается следующий.",
         "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
         "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
         "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
@@ -362,6 +364,8 @@ class Book:
                 intro = L["rounds"].format(n=rounds, round=rn.lower())
         else:
             intro = L["rounds_open"].format(round=rn if self.ru else rn.lower())
+        if flow.get("round_until"):
+            intro += " " + L["round_until"].format(round=rn if self.ru else rn.lower(), c=self.cond(flow["round_until"]))
         phases = []
         actions = t.get("actions") or {}
         for i, ph in enumerate(flow.get("phases") or []):

@@ -155,3 +155,43 @@ def test_a_card_of_several_copies_named_as_its_type_shows_its_name_in_choices_an
               {"player": "p1"})
     assert [line["text"] for line in st["log"][-2:]] == ["Sabre", "guessed Dagger"]
     assert [o["label"]["en"] for o in decision(duel, st)["options"]] == ["Sabre", "Dagger"]
+
+
+def _rounds_variant(tmp_path):
+    """The duel dealt again each round, a round lasting until one player stands, each player
+    who cannot arm being out of the round (and the game at 2 vp)."""
+    return _duel_variant(tmp_path, "  rounds: 8\n", "  round_until: count([p for p in players where p has no out]) <= 1\n"
+                         "  end: round > 5\n")
+
+
+def test_a_round_ends_when_its_condition_holds_and_the_next_starts_with_the_out_players_back(tmp_path):
+    game = _rounds_variant(tmp_path)
+    st = new_game(game, 3, 1, first="p1")
+    assert st["round"] == 1 and st["active"] == "p1"
+    interrupt(game, st, _ir("mark p2 as out until end of round"), {"player": "p1"})
+    apply(game, st, "arm")  # p1's turn; p2 is out: p3 plays next
+    assert st["active"] == "p3"
+    interrupt(game, st, _ir("mark p1 as out until end of round"), {"player": "p3"})
+    apply(game, st, "arm")  # p3 alone stands: the round ends, the next one starts with everyone
+    assert st["round"] == 2 and st["active"] == "p1"
+    assert not any("out" in st["things"][p]["marks"] for p in ("p1", "p2", "p3"))
+
+
+def test_a_player_out_of_the_game_takes_no_more_turns_and_one_marked_out_in_their_turn_stops_at_once(tmp_path):
+    game = _rounds_variant(tmp_path)
+    st = new_game(game, 3, 1, first="p1")
+    interrupt(game, st, _ir("mark p2 as out"), {"player": "p1"})
+    for _ in range(4):
+        apply(game, st, "pass")
+        assert st["active"] != "p2"
+    assert st["round"] == 3 and st["active"] == "p1"  # two whole rounds of p1 and p3, the third begun
+    interrupt(game, st, _ir("mark player as out until end of round"), {"player": st["active"]})
+    assert st["active"] != "p2"  # the marked player's turn ended at once; the round ended with one standing
+
+
+def test_the_rulebook_says_when_a_round_ends(tmp_path):
+    from rulepress.compiler.rulebook import Book
+    game = _rounds_variant(tmp_path)
+    en, ru = Book(game.data, "en").turn()["intro"], Book(game.data, "ru").turn()["intro"]
+    assert "A round ends at once when:" in en and "the next one then starts" in en, en
+    assert "сразу заканчивается, когда:" in ru, ru
