@@ -516,6 +516,20 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _scenario("setup: |\n  move nitro#9 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
         "right": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
     },
+    "D035": {
+        "title": "offer of a window no action has",
+        "explain": "`offer WINDOW` asks the players, one after another, to react with an action that has "
+                   "`window: WINDOW`; the first who takes one does it. No action has that window, so nobody "
+                   "is ever asked: a misspelling, or the reaction is missing its `window:`.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "actions:\n  - id: challenge\n    name: {en: Challenge, ru: Вызов}\n    window: claim\n"
+                 "    effect: |\n      log \"{player} challenges {actor}\"\n"
+                 + _FLOW.replace('log "hello"', "offer claims") + _SCORING,
+        "right": _MINI + "actions:\n  - id: challenge\n    name: {en: Challenge, ru: Вызов}\n    window: claim\n"
+                 "    effect: |\n      log \"{player} challenges {actor}\"\n"
+                 + _FLOW.replace('log "hello"', "offer claim") + _SCORING,
+    },
     "D033": {
         "title": "scenario tests a mark nothing sets",
         "explain": "A scenario tests `x has MARK`, but neither the game's effects nor the scenario set that "

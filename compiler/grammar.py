@@ -77,7 +77,7 @@ _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end 
 # Words that open a statement; anything else at the start of a line must be a call.
 _KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
              "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
-             "swap", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
+             "swap", "offer", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
 
 
 def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
@@ -187,6 +187,7 @@ class _IR(Transformer):
     def returnv(self, c): return ["return", self._at(c[0]), c[1]]
     def callstmt(self, c): return ["do", c[0][1], c[0]]
     def swap(self, c): return ["swap", self._at(c[0]), c[1], c[2]]
+    def offer(self, c): return ["offer", self._at(c[0]), c[1].value, c[2], c[3] or {}, c[4].value if c[4] else None]
 
     def ifs(self, c):
         _, cond, body, elifs, orelse = c

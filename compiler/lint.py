@@ -337,7 +337,7 @@ class _Walker:
 _UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
 _STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show",
                "conceal", "remove", "putback", "mark", "unmark", "fail", "endgame", "endturn", "stop", "log",
-               "emit", "perform", "return", "do", "swap", "if", "for", "repeat", "while", "choose", "may", "secret"}
+               "emit", "perform", "return", "do", "swap", "offer", "if", "for", "repeat", "while", "choose", "may", "secret"}
 
 
 def _marks(m, report, walker, only) -> None:

@@ -307,6 +307,8 @@ def _effect_sites(m: Model):
             if not here and sec not in ("locations", "counters"):
                 continue  # nothing to parse here; a big game has thousands of such items
             bound = _BOUND.get(sec, ())
+            if sec == "actions" and d.get("window"):
+                bound = bound + ("actor",)
             if sec == "procedures":
                 bound = tuple(d.get("params") or ())
             elif sec == "triggers":
@@ -364,7 +366,12 @@ def facts(ir, is_expr: bool) -> tuple:
             names.add(n[3])
         elif op == "emit":
             emits.setdefault(n[2], set()).update(n[3])
+        elif op == "offer":  # a window's actions see the names an offer gives, as triggers an event's
+            emits.setdefault(_WINDOW + n[2], set()).update(n[4])
     return names, calls, emits
+
+
+_WINDOW = "window:"  # the key, among emitted events, of the names offers give a window's actions
 
 
 _STATEMENT_FACTS: dict[str, tuple] = {}  # statement text -> its facts (positions play no part)
@@ -434,6 +441,9 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
             on = m.by_section["triggers"][iid].get("on")
             bound = tuple(EVENTS.get(on, ())) + tuple(sorted(m.emitted.get(on, ())))
             parsed[i] = (sec, iid, field, ir, bound, is_expr)
+        elif sec == "actions" and isinstance(m.by_section["actions"][iid].get("window"), str):
+            given = m.emitted.get(_WINDOW + m.by_section["actions"][iid]["window"], ())
+            parsed[i] = (sec, iid, field, ir, tuple(bound) + tuple(sorted(set(given) - set(bound))), is_expr)
     for d in m.by_section["triggers"].values():
         on = d.get("on")
         if isinstance(on, str) and on not in EVENTS and on not in m.emitted and not on.startswith("counter_"):
@@ -597,6 +607,17 @@ class _Checker:
             E(s[2])
             if s[3] is not None:
                 E(s[3])
+        elif op == "offer":
+            windows = {a.get("window") for a in self.m.by_section["actions"].values() if hasattr(a, "get")} - {None}
+            if s[2] not in windows:
+                self.err(s, "D035", f"no action has `window: {s[2]}`, so `offer {s[2]}` asks nobody"
+                                    f"{did_you_mean(s[2], sorted(w for w in windows if isinstance(w, str)))}")
+            if s[3] is not None:
+                E(s[3])
+            for v in s[4].values():
+                E(v)
+            if s[5]:
+                scope.add(s[5])
         elif op in ("swap", "show"):
             E(s[2]); E(s[3])
         elif op == "if":

@@ -520,6 +520,15 @@ class Renderer:
             L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
         elif op == "perform":
             L(self._perform(s[2], s[3]))
+        elif op == "offer":
+            who = E(s[3]) if s[3] is not None else None
+            w = quoted(humanize(s[2]), self.lang)
+            if ru:
+                whom = f"{who.c('n')} по очереди" if who else "другие игроки по очереди, начиная со следующего"
+                L(f"{whom} могут ответить действием {w}; первый ответивший выполняет его, остальных больше не спрашивают")
+            else:
+                whom = f"{who}, one after another," if who else "the other players, one after another from the next,"
+                L(f"{whom} may react with a {w} action; the first to react does it, and no one after is asked")
         elif op == "return":
             L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
         elif op == "do":

@@ -463,16 +463,18 @@ class Interp:
             return 0
         return self.g.distances_from(a).get(b, math.inf)
 
-    def usable(self, window, p):
+    def usable(self, window, p, given=None):
         out = []
         for a in self.g.windows.get(window, []):
-            if self.action_allowed(a, p):
+            if self.action_allowed(a, p, given):
                 out.append(a)
         return out
 
-    def action_allowed(self, aid, p):
+    def action_allowed(self, aid, p, given=None):
         act = self.g.actions[aid]
         env = {"player": p, "this": aid}
+        if given:
+            env.update(given)
         if "if" in act and not self.ev(act["if"], env):
             return False
         return self.can_pay(act.get("cost"), env)
@@ -831,16 +833,45 @@ class Interp:
                 continue
             self.call_block(t["effect"], env)
 
+    def s_offer(self, s, env):
+        """A reaction out of turn: the players asked in order, each choosing one of the
+        window's actions they may take or none; the first to take one does it (priority),
+        with `actor` (the player whose effect offers) and the `with` names bound."""
+        window, who, given, as_ = s[2], s[3], s[4], s[5]
+        actor = env.get("player")
+        if who is None:
+            asked = [x for x in (self.order_from(actor) if actor else self.order()) if x != actor]
+        else:
+            v = self.ev(who, env)
+            asked = [v] if v in self.st["players"] else [x for x in self.items(v) if x in self.st["players"]]
+        given = dict({k: self.ev(e, env) for k, e in given.items()}, actor=actor)
+        taken = None
+        for p in asked:
+            if "out" in self.st["things"][p]["marks"]:  # out of the round or the game: not asked
+                continue
+            reactions = self.usable(window, p, given)
+            if not reactions:
+                continue
+            a = self.pick(p, reactions, None, s[1], True, env)
+            if a is not None:
+                taken = p
+                self.perform(a, p, s[1], given)
+                break
+        if as_:
+            env[as_] = taken
+
     def s_perform(self, s, env):
         x = self.ev(s[2], env)
         p = self.ev(s[3], env) if s[3] is not None else env.get("player")
         self.perform(x, p, s[1])
 
-    def perform(self, x, p, pos):
+    def perform(self, x, p, pos, given=None):
         g = self.g
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
             env = {"player": p, "this": x}
+            if given:
+                env.update(given)
             self.call_block(act.get("cost", NO_EFFECT), env)
             self.call_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:

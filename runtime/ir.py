@@ -43,6 +43,9 @@ STATEMENTS = {
     "return": Op(("value",), "ends a procedure with a value"),
     "do": Op(("call",), "works an expression out for what its calls do"),
     "swap": Op(("first", "second"), "exchanges the places of two things"),
+    "offer": Op(("window", "players", "with", "as"),
+                "asks players one after another (by default the others, from the next seat) to react "
+                "with an action of a window; the first who does, does it, and no one after is asked"),
     "if": Op(("branches", "else"), "runs the block of the first condition that holds"),
     "for": Op(("name", "collection", "where", "body"), "runs a block for each thing"),
     "repeat": Op(("times", "body"), "runs a block a number of times"),

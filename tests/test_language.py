@@ -195,3 +195,46 @@ def test_the_rulebook_says_when_a_round_ends(tmp_path):
     en, ru = Book(game.data, "en").turn()["intro"], Book(game.data, "ru").turn()["intro"]
     assert "A round ends at once when:" in en and "the next one then starts" in en, en
     assert "сразу заканчивается, когда:" in ru, ru
+
+
+_REACTION = ("  - id: arm\n", "  - id: challenge\n    name: {en: Challenge, ru: Вызов}\n    window: claim\n    if: player.gold > 0\n"
+             "    effect: |\n      gain 1 vp\n      log \"{player} challenges {actor}'s claim of {what}\"\n"
+             "  - id: claim\n    name: {en: Claim, ru: Заявка}\n    effect: |\n      offer claim with what = sabre\n  - id: arm\n")
+
+
+def test_an_offer_asks_the_others_in_seat_order_and_the_first_to_react_does_it(tmp_path):
+    from rulepress.runtime.flow import decision
+    game = _duel_variant(tmp_path, *_REACTION)
+    st = new_game(game, 3, 1, first="p1")
+    interrupt(game, st, _ir("offer claim with what = sabre as by\nlog \"answered by {by}\""), {"player": "p1"})
+    d = decision(game, st)
+    assert d["who"] == "p2" and [o["label"]["en"] for o in d["options"]] == ["Challenge", "none"]
+    apply(game, st, d["options"][1]["id"], seat="p2")  # p2 lets it pass: p3 is asked next
+    d = decision(game, st)
+    assert d["who"] == "p3"
+    apply(game, st, "challenge", seat="p3")
+    assert st["things"]["p3"]["counters"]["vp"] == 1 and st["things"]["p2"]["counters"]["vp"] == 0
+    assert [line["text"] for line in st["log"][-2:]] == ["Player 3 challenges Player 1's claim of Sabre", "answered by Player 3"]
+
+
+def test_after_the_first_reaction_no_one_else_is_asked_and_who_cannot_react_is_not_asked(tmp_path):
+    from rulepress.runtime.flow import decision
+    game = _duel_variant(tmp_path, *_REACTION)
+    st = new_game(game, 3, 1, first="p1")
+    st["things"]["p2"]["counters"]["gold"] = 0  # p2 may not challenge: p3 is asked first
+    interrupt(game, st, _ir("offer claim with what = sabre as by"), {"player": "p1"})
+    assert decision(game, st)["who"] == "p3"
+    apply(game, st, "challenge", seat="p3")
+    assert decision(game, st)["who"] == "p1" and decision(game, st)["kind"] == "action"  # the turn goes on
+
+
+def test_an_offer_of_an_unknown_window_is_an_error_and_a_reactions_names_are_known(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    game = _duel_variant(tmp_path, *_REACTION)
+    assert game.data["actions"]["challenge"]["window"] == "claim"
+    text = (tmp_path / "v" / "game.yaml").read_text().replace("      draw 1 from blades\n", "      offer claims with what = 1\n      offer claim with what = 2\n", 1)
+    (tmp_path / "v" / "game.yaml").write_text(text)
+    _t, _g, report = compile_game(str(tmp_path / "v"))
+    found = [d.text() for d in report.sorted()]
+    assert any("D035 no action has `window: claims`" in f and "claim" in f for f in found), found
+    assert not any("D013" in f for f in found), found  # `actor` and `what` are bound in the reaction
