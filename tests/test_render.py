@@ -42,6 +42,7 @@ STATEMENTS = {
     "return": "return player.vp + 1",
     "do": "helper(player, 2)",
     "swap": "swap top(table) with top(blades)",
+    "offer": "offer parry to others with n = 2 as r",
     "if": "if tension >= 3:\n  gain 1 vp\nelif tension == 2:\n  lose 1 vp\nelse:\n  end turn",
     "for": "for each p in players where p.gold > 0:\n  gain 1 vp to p",
     "repeat": "repeat 3 times:\n  draw from bag to table",
