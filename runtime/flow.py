@@ -428,10 +428,17 @@ def advance(game, st):
                 continue
             st["round"] += 1
             f.update(stage="phase_start", ph=0)
+            f.pop("repeats", None)
             if not _event(game, st, "round_start", {"player": st["first"]}):
                 return
         elif stage == "phase_start":
             if f["ph"] >= len(phases):
+                if "round_until" in fl:  # a round that ends by a condition: its phases go round again
+                    f["ph"] = 0
+                    f["repeats"] = f.get("repeats", 0) + 1
+                    if f["repeats"] > 10000:
+                        raise GameFault("flow", "the round's phases went round 10000 times without `round_until` holding")
+                    continue
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]

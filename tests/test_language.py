@@ -184,9 +184,22 @@ def test_a_player_out_of_the_game_takes_no_more_turns_and_one_marked_out_in_thei
     for _ in range(4):
         apply(game, st, "pass")
         assert st["active"] != "p2"
-    assert st["round"] == 3 and st["active"] == "p1"  # two whole rounds of p1 and p3, the third begun
-    interrupt(game, st, _ir("mark player as out until end of round"), {"player": st["active"]})
-    assert st["active"] != "p2"  # the marked player's turn ended at once; the round ended with one standing
+    assert st["round"] == 1 and st["active"] == "p1"  # the round's turns go round until one stands
+
+
+def test_a_player_marked_out_in_their_own_turn_takes_no_more_of_it(tmp_path):
+    _rounds_variant(tmp_path)
+    text = (tmp_path / "v" / "game.yaml").read_text().replace(
+        "      draw 1 from blades\n", "      draw 1 from blades\n      mark player as out until end of round\n      draw 1 from blades\n", 1)
+    text = text.replace("      max_actions: 1\n", "      max_actions: 3\n")
+    (tmp_path / "v" / "game.yaml").write_text(text)
+    game = game_from(str(tmp_path / "v"))
+    st = new_game(game, 3, 1, first="p1")
+    hand = len(st["zones"]["p1.hand"])
+    apply(game, st, "arm")  # the effect goes on to its end, then the turn ends though 2 actions are left
+    assert st["active"] == "p2" and len(st["zones"]["p1.hand"]) == hand + 2
+    apply(game, st, "arm")  # p2 is out too: p3 alone stands, the round ends and all are back
+    assert st["round"] == 2 and st["active"] == "p1"
 
 
 def test_the_rulebook_says_when_a_round_ends(tmp_path):
