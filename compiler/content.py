@@ -337,15 +337,32 @@ def _short(v, limit=60) -> str:
     return s if len(s) <= limit else s[:limit] + "…"
 
 
-def check_languages(node, report, langs=("en", "ru")):
-    """A player-facing text with a language missing is a warning, not an error."""
+LANGUAGES = ("en", "ru")  # the languages a game is written in unless its manifest says `languages:`
+
+
+def declared_languages(files) -> tuple:
+    """The languages the game's manifest declares (`game: languages:`), else all of LANGUAGES.
+    Read before the files are checked: a text lacks a translation only into a declared one."""
+    for path in files:
+        if os.path.basename(path) == MANIFEST:
+            doc = load_file(path, MANIFEST, Report())
+            game = doc.get("game") if isinstance(doc, PMap) else None
+            langs = game.get("languages") if isinstance(game, PMap) else None
+            if isinstance(langs, PList) and langs and all(x in LANGUAGES for x in langs):
+                return tuple(sorted(set(langs), key=LANGUAGES.index))
+    return LANGUAGES
+
+
+def check_languages(node, report, langs=LANGUAGES):
+    """A player-facing text with a language missing is a warning, not an error; only the
+    game's declared languages are missed."""
     stack = [node] if type(node) is PMap or type(node) is PList else []
     want = set(langs)
     while stack:
         n = stack.pop()
         if type(n) is PMap:
             keys = n.keys()
-            if keys and keys <= _TEXT_KEYS and keys != want:
+            if keys and keys <= _TEXT_KEYS and not want <= keys:
                 missing = sorted(want - keys)
                 report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
             stack += [v for v in n.values() if type(v) is PMap or type(v) is PList]
@@ -360,8 +377,9 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     """The game's files, loaded and checked one by one (`check`: with the schemas and the
     rest of check_file; without, only loaded, for a game whose findings are known)."""
     src = GameSource(folder)
-    one = check_file if check else _load_only
     files = yaml_files(folder, report)
+    langs = declared_languages(files)
+    one = functools.partial(check_file, langs=langs) if check else _load_only
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
@@ -382,8 +400,8 @@ def _load_only(path: str, shown: str, report: Report):
     return doc if isinstance(doc, PMap) else None
 
 
-def check_file(path: str, shown: str, report: Report):
-    """Everything that can be checked in one file alone; the loaded map, or None."""
+def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
+    """Everything that can be checked in one file alone (and the game's languages); the loaded map, or None."""
     doc = load_file(path, shown, report)
     if doc is None:
         return None
@@ -392,7 +410,7 @@ def check_file(path: str, shown: str, report: Report):
                      f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")
         return None
     schema_check(doc, shown, report)
-    check_languages(doc, report)
+    check_languages(doc, report, langs)
     if os.path.basename(path) != MANIFEST and "game" in doc:
         report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
     if os.path.basename(path) == MANIFEST and "game" not in doc:

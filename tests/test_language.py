@@ -251,3 +251,28 @@ def test_an_offer_of_an_unknown_window_is_an_error_and_a_reactions_names_are_kno
     found = [d.text() for d in report.sorted()]
     assert any("D035 no action has `window: claims`" in f and "claim" in f for f in found), found
     assert not any("D013" in f for f in found), found  # `actor` and `what` are bound in the reaction
+
+
+@pytest.mark.parametrize("declared, warned", [("", True), ("  languages: [en]\n", False), ("  languages: [en, ru]\n", True)])
+def test_a_missing_translation_is_warned_only_for_a_declared_language(tmp_path, declared, warned):
+    from rulepress.compiler.pipeline import compile_game
+    game = _duel_variant(tmp_path, "  heuristic: player.vp\n", "  heuristic: player.vp\n" + declared)
+    assert game is not None
+    text = (tmp_path / "v" / "game.yaml").read_text().replace("name: {en: Gold, ru: Золото}", "name: {en: Gold}")
+    (tmp_path / "v" / "game.yaml").write_text(text)
+    _t, _g, report = compile_game(str(tmp_path / "v"))
+    assert any("S101 text has no `ru` translation" in d.text() for d in report.sorted()) == warned
+
+
+def test_declaring_the_languages_in_the_manifest_is_seen_by_a_cached_validate_of_the_other_files(tmp_path):
+    from click.testing import CliRunner
+    from rulepress.cli import main
+    _duel_variant(tmp_path, "  heuristic: player.vp\n", "  heuristic: player.vp\n")
+    (tmp_path / "v" / "more.yaml").write_text("counters:\n  - id: fame\n    name: {en: Fame}\n    of: player\n")
+    run = lambda: CliRunner().invoke(main, ["validate", str(tmp_path / "v")]).output  # noqa: E731
+    assert "S101" in run() and "S101" in run()  # the second from the cache
+    text = (tmp_path / "v" / "game.yaml").read_text().replace("  heuristic: player.vp\n", "  heuristic: player.vp\n  languages: [en]\n")
+    (tmp_path / "v" / "game.yaml").write_text(text)
+    assert "S101" not in run()
+    (tmp_path / "v" / "more.yaml").write_text("counters:\n  - id: fame\n    name: {en: Renown}\n    of: player\n")
+    assert "S101" not in run()  # the changed file alone checked again, in the declared languages
