@@ -522,13 +522,16 @@ class Renderer:
             L(self._perform(s[2], s[3]))
         elif op == "offer":
             who = E(s[3]) if s[3] is not None else None
-            w = quoted(humanize(s[2]), self.lang)
+            actions = self.names.t.get("actions") or {}
+            acts = [a for a, d in actions.items() if d.get("window") == s[2]]
+            w = (" / " if ru else " or ").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
+                                              for a in acts) or quoted(humanize(s[2]), self.lang)
             if ru:
                 whom = f"{who.c('n')} по очереди" if who else "другие игроки по очереди, начиная со следующего"
-                L(f"{whom} могут ответить действием {w}; первый ответивший выполняет его, остальных больше не спрашивают")
+                L(f"{whom} могут ответить: {w}; первый ответивший выполняет это действие, остальных больше не спрашивают")
             else:
                 whom = f"{who}, one after another," if who else "the other players, one after another from the next,"
-                L(f"{whom} may react with a {w} action; the first to react does it, and no one after is asked")
+                L(f"{whom} may react: {w}; the first to react does it, and no one after is asked")
         elif op == "return":
             L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
         elif op == "do":
