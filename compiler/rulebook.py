@@ -46,7 +46,7 @@ LABELS = {
         "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
         "initial": "Start", "bounds": "Range", "hidden": "hidden from other players",
         "thresholds": "When it reaches {at}", "on_change": "When it changes",
-        "rounds": "The game lasts {n} {round}s.", "rounds_open": "The game is played in {round}s until it ends.",
+        "rounds": "The game lasts {n} {rounds}.", "rounds_open": "The game is played in {rounds} until it ends.",
         "first_random": "Choose the first player at random.", "first_seat": "The player in the first seat goes first.",
         "each_round": "Each {round} has these phases, in order:",
         "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
@@ -361,9 +361,9 @@ class Book:
             if self.ru:
                 intro = L["rounds"].format(n=rounds, round_n=f"раундов («{rn}»)" if ru_count(rounds, 1, 2, 3) == 3 else f"раунда («{rn}»)")
             else:
-                intro = L["rounds"].format(n=rounds, round=rn.lower())
+                intro = L["rounds"].format(n=rounds, round=rn.lower(), rounds=rn.lower() if rounds == 1 else _plural(rn.lower()))
         else:
-            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower())
+            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower(), rounds=rn if self.ru else _plural(rn.lower()))
         if flow.get("round_until"):
             intro += " " + L["round_until"].format(round=rn if self.ru else rn.lower(), c=self.cond(flow["round_until"]))
         phases = []
@@ -528,6 +528,13 @@ class Book:
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
+
+
+def _plural(name: str) -> str:
+    """An English round name in the plural: "hands", "rounds of turns", "days"."""
+    head, sep, tail = name.partition(" of ")
+    head = head if head.endswith("s") else head[:-1] + "ies" if head.endswith("y") and head[-2:-1] not in "aeiou" else head + "s"
+    return head + sep + tail
 
 
 def _texts_key(items):

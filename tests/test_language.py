@@ -276,3 +276,14 @@ def test_declaring_the_languages_in_the_manifest_is_seen_by_a_cached_validate_of
     assert "S101" not in run()
     (tmp_path / "v" / "more.yaml").write_text("counters:\n  - id: fame\n    name: {en: Renown}\n    of: player\n")
     assert "S101" not in run()  # the changed file alone checked again, in the declared languages
+
+
+@pytest.mark.parametrize("name, rounds, said", [
+    ("Round of turns", "  rounds: 12\n", "The game lasts 12 rounds of turns."),
+    ("Day", "  rounds: 1\n", "The game lasts 1 day."),
+    ("Hand", "", "The game is played in hands until it ends."),
+])
+def test_the_rulebook_counts_rounds_in_good_english(tmp_path, name, rounds, said):
+    from rulepress.compiler.rulebook import Book
+    game = _duel_variant(tmp_path, "  rounds: 8\n", f"{rounds}  round_name: {{en: {name}, ru: Раунд}}\n")
+    assert Book(game.data, "en").turn()["intro"].startswith(said)
