@@ -379,7 +379,7 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     src = GameSource(folder)
     files = yaml_files(folder, report)
     langs = declared_languages(files)
-    one = functools.partial(check_file, langs=langs) if check else _load_only
+    one = functools.partial(check_file if check else _load_only, langs=langs)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
@@ -395,9 +395,43 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     return src
 
 
-def _load_only(path: str, shown: str, report: Report):
+def _load_only(path: str, shown: str, report: Report, langs=LANGUAGES):
     doc = load_file(path, shown, report)
+    if isinstance(doc, PMap) and len(langs) == 1:
+        plain_texts(doc, langs[0])
     return doc if isinstance(doc, PMap) else None
+
+
+_TEXT_FIELDS = frozenset(("name", "text", "summary", "round_name", "back"))  # player-facing texts (schemas: common text)
+
+
+def plain_texts(doc, lang: str) -> None:
+    """A game of one language may write a text as plain text, `name: Sprint`: each becomes
+    `{lang: text}` where it stands, before the schemas see it. Every walk is bounded by the
+    document, which the loader already bounded."""
+    stack = [doc]
+    while stack:
+        n = stack.pop()
+        if type(n) is PMap:
+            for k, v in list(n.items()):
+                if isinstance(v, source.PStr) and k in _TEXT_FIELDS:
+                    n[k] = _in_language(v, lang)
+                elif k == "notes" and type(v) is PList:
+                    for i, item in enumerate(v):
+                        if isinstance(item, source.PStr):
+                            v[i] = _in_language(item, lang)
+                elif type(v) is PMap or type(v) is PList:
+                    stack.append(v)
+        else:
+            stack += [v for v in n if type(v) is PMap or type(v) is PList]
+
+
+def _in_language(text, lang):
+    m = PMap({lang: text})
+    m.pos = text.pos
+    m.key_pos = {lang: text.pos}
+    m.val_pos = {lang: text.pos}
+    return m
 
 
 def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
@@ -405,6 +439,8 @@ def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
     doc = load_file(path, shown, report)
     if doc is None:
         return None
+    if isinstance(doc, PMap) and len(langs) == 1:
+        plain_texts(doc, langs[0])
     if not isinstance(doc, PMap):
         report.error(getattr(doc, "pos", Pos(shown, 1, 1)), "S003",
                      f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")

@@ -287,3 +287,20 @@ def test_the_rulebook_counts_rounds_in_good_english(tmp_path, name, rounds, said
     from rulepress.compiler.rulebook import Book
     game = _duel_variant(tmp_path, "  rounds: 8\n", f"{rounds}  round_name: {{en: {name}, ru: Раунд}}\n")
     assert Book(game.data, "en").turn()["intro"].startswith(said)
+
+
+def test_a_game_of_one_language_writes_its_texts_as_plain_text(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    _duel_variant(tmp_path, "  heuristic: player.vp\n", "  heuristic: player.vp\n")
+    path = tmp_path / "v" / "game.yaml"
+    plain = path.read_text().replace("  name: {en: Duel, ru: Дуэль}\n", "  name: Duel\n  languages: [en]\n", 1)
+    plain = plain.replace("name: {en: Gold, ru: Золото}", "name: Gold")
+    path.write_text(plain)
+    text, _g, report = compile_game(str(tmp_path / "v"))
+    assert text is not None, [d.text() for d in report.sorted()]
+    tables = json.loads(text)
+    assert tables["game"]["name"] == {"en": "Duel"} and tables["counters"]["gold"]["name"] == {"en": "Gold"}
+    assert not any(d.code == "S101" for d in report.sorted())
+    path.write_text(plain.replace("  languages: [en]\n", ""))  # two languages: a text says which
+    text, _g, report = compile_game(str(tmp_path / "v"))
+    assert text is None and any("Gold" in d.text() for d in report.sorted())
