@@ -304,3 +304,13 @@ def test_a_game_of_one_language_writes_its_texts_as_plain_text(tmp_path):
     path.write_text(plain.replace("  languages: [en]\n", ""))  # two languages: a text says which
     text, _g, report = compile_game(str(tmp_path / "v"))
     assert text is None and any("Gold" in d.text() for d in report.sorted())
+
+
+def test_rulebooks_are_made_only_in_the_declared_languages_and_kept_builds_say_the_same(tmp_path):
+    from click.testing import CliRunner
+    from rulepress.cli import main
+    _duel_variant(tmp_path, "  heuristic: player.vp\n", "  heuristic: player.vp\n  languages: [en]\n")
+    for out in ("a", "b"):  # the second build comes from the kept one
+        r = CliRunner().invoke(main, ["build", str(tmp_path / "v"), "-o", str(tmp_path / out)])
+        assert r.exit_code == 0, r.output
+        assert sorted(os.listdir(tmp_path / out / "duel")) == ["game.json", "rulebook.en.html", "rulebook.en.md"]
