@@ -314,3 +314,18 @@ def test_rulebooks_are_made_only_in_the_declared_languages_and_kept_builds_say_t
         r = CliRunner().invoke(main, ["build", str(tmp_path / "v"), "-o", str(tmp_path / out)])
         assert r.exit_code == 0, r.output
         assert sorted(os.listdir(tmp_path / out / "duel")) == ["game.json", "rulebook.en.html", "rulebook.en.md"]
+
+
+def test_the_small_game_of_every_section_in_the_content_docs_builds(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    with open(os.path.join(ROOT, "docs", "content.md"), encoding="utf-8") as fh:
+        doc = fh.read()
+    part = doc.split("## Every section, in one small game", 1)[1]
+    game = part.split("```yaml\n", 1)[1].split("```", 1)[0]
+    sections = {line.split(":")[0] for line in game.splitlines() if line and not line[0].isspace()}
+    assert sections == {"game", "counters", "zones", "decks", "cards", "pools", "pieces", "locations", "procedures",
+                        "actions", "triggers", "flow", "scoring", "icons"}
+    (tmp_path / "harbor").mkdir()
+    (tmp_path / "harbor" / "game.yaml").write_text(game, encoding="utf-8")
+    text, _g, report = compile_game(str(tmp_path / "harbor"))
+    assert text is not None and not report.items, [d.text() for d in report.sorted()]
