@@ -340,6 +340,9 @@ _STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "
                "emit", "perform", "return", "do", "swap", "offer", "if", "for", "repeat", "while", "choose", "may", "secret"}
 
 
+_FLOW_MARKS = {"out"}  # marks the flow itself reads: a player marked `out` takes no turn
+
+
 def _marks(m, report, walker, only) -> None:
     """A mark tested and never set is never there; one set and never tested changes nothing;
     an option no effect reads changes nothing."""
@@ -360,7 +363,7 @@ def _marks(m, report, walker, only) -> None:
             set_ones = [k[1:] for k in everywhere if k[0] == _SET]
             walker.say(node, "warning", "W011", f"mark `{name}` is tested but no effect sets it (`mark ... as {name}`), "
                                                 f"so the test never passes{did_you_mean(name, set_ones)}")
-        elif use == _SET and _TESTED + name not in everywhere:
+        elif use == _SET and _TESTED + name not in everywhere and name not in _FLOW_MARKS:
             tested = [k[1:] for k in everywhere if k[0] == _TESTED]
             walker.say(node, "warning", "W012", f"mark `{name}` is set but no effect tests it (`x has {name}`), "
                                                 f"so setting it changes nothing{did_you_mean(name, tested)}")

@@ -329,3 +329,12 @@ def test_the_small_game_of_every_section_in_the_content_docs_builds(tmp_path):
     (tmp_path / "harbor" / "game.yaml").write_text(game, encoding="utf-8")
     text, _g, report = compile_game(str(tmp_path / "harbor"))
     assert text is not None and not report.items, [d.text() for d in report.sorted()]
+
+
+def test_marking_a_player_out_is_never_said_to_change_nothing(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    _duel_variant(tmp_path, "      draw 1 from blades\n", "      draw 1 from blades\n      mark player as out until end of round\n"
+                  "      mark player as dazed\n")
+    _t, _g, report = compile_game(str(tmp_path / "v"))
+    found = [d.text() for d in report.sorted() if d.code == "W012"]
+    assert len(found) == 1 and "`dazed`" in found[0], found  # the flow reads `out`; nothing reads `dazed`
