@@ -248,8 +248,8 @@ CATALOGUE: dict[str, dict] = {
     "S101": {
         "title": "translation missing",
         "explain": "Player-facing text is written in every language of the game, `{en: ..., ru: ...}`: "
-                   "those its manifest declares (`game: languages: [en]`), or English and Russian where it "
-                   "declares none. A missing language is a warning: the rulebook and cards in that language "
+                   "those its manifest declares (`game: languages: [en]`), else those its name is written in "
+                   "(`name: {en: Sprint}`: English alone), else English and Russian. A missing language is a warning: the rulebook and cards in that language "
                    "would show the other one. A language the game does not declare is never missed.",
         "wrong": _CARD.replace("{en: Turbo, ru: Турбо}", "{en: Turbo}"),
         "right": _CARD,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .content import LANGUAGES
+from .content import LANGUAGES, game_languages
 from .model import Model
 
 FORMAT = 1
@@ -165,7 +165,7 @@ def tables(m: Model) -> dict:
                  **({"option_texts": {k: _plain(v["text"]) for k, v in g["options"].items() if v.get("text")}}
                     if any(v.get("text") for v in (g.get("options") or {}).values()) else {}),
                  # the languages of its rulebooks, where it declares fewer than all
-                 **({"languages": list(g["languages"])} if set(g.get("languages") or LANGUAGES) != set(LANGUAGES) else {})},
+                 **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

@@ -341,15 +341,25 @@ LANGUAGES = ("en", "ru")  # the languages a game is written in unless its manife
 
 
 def declared_languages(files) -> tuple:
-    """The languages the game's manifest declares (`game: languages:`), else all of LANGUAGES.
-    Read before the files are checked: a text lacks a translation only into a declared one."""
+    """The languages of the game whose files these are (see game_languages). Read before the
+    files are checked: a text lacks a translation only into one of them."""
     for path in files:
         if os.path.basename(path) == MANIFEST:
             doc = load_file(path, MANIFEST, Report())
-            game = doc.get("game") if isinstance(doc, PMap) else None
-            langs = game.get("languages") if isinstance(game, PMap) else None
-            if isinstance(langs, PList) and langs and all(x in LANGUAGES for x in langs):
-                return tuple(sorted(set(langs), key=LANGUAGES.index))
+            return game_languages(doc.get("game") if isinstance(doc, PMap) else None)
+    return LANGUAGES
+
+
+def game_languages(game) -> tuple:
+    """The languages a game is written in: those its manifest declares (`languages:`), else
+    those its name is written in (`name: {en: Sprint}`: English alone), else all."""
+    if not isinstance(game, dict):
+        return LANGUAGES
+    langs, name = game.get("languages"), game.get("name")
+    if not (isinstance(langs, list) and langs) and isinstance(name, dict) and name:
+        langs = list(name)
+    if isinstance(langs, list) and langs and all(x in LANGUAGES for x in langs):
+        return tuple(sorted(set(langs), key=LANGUAGES.index))
     return LANGUAGES
 
 

@@ -338,3 +338,14 @@ def test_marking_a_player_out_is_never_said_to_change_nothing(tmp_path):
     _t, _g, report = compile_game(str(tmp_path / "v"))
     found = [d.text() for d in report.sorted() if d.code == "W012"]
     assert len(found) == 1 and "`dazed`" in found[0], found  # the flow reads `out`; nothing reads `dazed`
+
+
+def test_a_game_that_declares_no_languages_is_written_in_those_of_its_name(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    _duel_variant(tmp_path, "  heuristic: player.vp\n", "  heuristic: player.vp\n")
+    path = tmp_path / "v" / "game.yaml"
+    text = path.read_text().replace("  name: {en: Duel, ru: Дуэль}\n", "  name: {en: Duel}\n", 1)
+    path.write_text(text.replace("name: {en: Gold, ru: Золото}", "name: Gold"))
+    out, _g, report = compile_game(str(tmp_path / "v"))
+    assert out is not None and not any(d.code == "S101" for d in report.sorted())
+    assert json.loads(out)["game"]["languages"] == ["en"]
