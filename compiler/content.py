@@ -352,12 +352,16 @@ def declared_languages(files) -> tuple:
 
 def game_languages(game) -> tuple:
     """The languages a game is written in: those its manifest declares (`languages:`), else
-    those its name is written in (`name: {en: Sprint}`: English alone), else all."""
+    those its name is written in (`name: {en: Sprint}`: English alone; `name: Sprint`: English),
+    else all."""
     if not isinstance(game, dict):
         return LANGUAGES
     langs, name = game.get("languages"), game.get("name")
-    if not (isinstance(langs, list) and langs) and isinstance(name, dict) and name:
-        langs = list(name)
+    if not (isinstance(langs, list) and langs):
+        if isinstance(name, dict) and name:
+            langs = list(name)
+        elif isinstance(name, str):  # `name: Sprint`: a game in one language, English unless it says
+            langs = [LANGUAGES[0]]
     if isinstance(langs, list) and langs and all(x in LANGUAGES for x in langs):
         return tuple(sorted(set(langs), key=LANGUAGES.index))
     return LANGUAGES

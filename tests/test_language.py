@@ -301,7 +301,10 @@ def test_a_game_of_one_language_writes_its_texts_as_plain_text(tmp_path):
     tables = json.loads(text)
     assert tables["game"]["name"] == {"en": "Duel"} and tables["counters"]["gold"]["name"] == {"en": "Gold"}
     assert not any(d.code == "S101" for d in report.sorted())
-    path.write_text(plain.replace("  languages: [en]\n", ""))  # two languages: a text says which
+    path.write_text(plain.replace("  languages: [en]\n", ""))  # a plain name: English alone, as declared
+    text, _g, report = compile_game(str(tmp_path / "v"))
+    assert text is not None and json.loads(text)["game"]["languages"] == ["en"]
+    path.write_text(plain.replace("  languages: [en]\n", "  languages: [en, ru]\n"))  # two: a text says which
     text, _g, report = compile_game(str(tmp_path / "v"))
     assert text is None and any("Gold" in d.text() for d in report.sorted())
 
