@@ -472,9 +472,7 @@ class Interp:
 
     def action_allowed(self, aid, p, given=None):
         act = self.g.actions[aid]
-        env = {"player": p, "this": aid}
-        if given:
-            env.update(given)
+        env = dict(given, player=p, this=aid) if given else {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
             return False
         return self.can_pay(act.get("cost"), env)
@@ -869,9 +867,7 @@ class Interp:
         g = self.g
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
-            env = {"player": p, "this": x}
-            if given:
-                env.update(given)
+            env = dict(given, player=p, this=x) if given else {"player": p, "this": x}  # who reacts is `player`
             self.call_block(act.get("cost", NO_EFFECT), env)
             self.call_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:

@@ -352,3 +352,11 @@ def test_a_game_that_declares_no_languages_is_written_in_those_of_its_name(tmp_p
     out, _g, report = compile_game(str(tmp_path / "v"))
     assert out is not None and not any(d.code == "S101" for d in report.sorted())
     assert json.loads(out)["game"]["languages"] == ["en"]
+
+
+def test_an_offers_names_never_replace_who_reacts(tmp_path):
+    game = _duel_variant(tmp_path, *_REACTION)
+    st = new_game(game, 2, 1, first="p1")
+    interrupt(game, st, _ir("offer claim with what = sabre, player = p1, this = dig"), {"player": "p1"})
+    apply(game, st, "challenge", seat="p2")
+    assert st["things"]["p2"]["counters"]["vp"] == 1 and st["things"]["p1"]["counters"]["vp"] == 0
