@@ -360,3 +360,18 @@ def test_an_offers_names_never_replace_who_reacts(tmp_path):
     interrupt(game, st, _ir("offer claim with what = sabre, player = p1, this = dig"), {"player": "p1"})
     apply(game, st, "challenge", seat="p2")
     assert st["things"]["p2"]["counters"]["vp"] == 1 and st["things"]["p1"]["counters"]["vp"] == 0
+
+
+@pytest.mark.parametrize("text, code", [
+    ('log "{' + "(" * 3000 + "1" + ")" * 3000 + '}"', "D006"),
+    ('log "' + "{1}" * 7000 + '"', "D004"),
+    ('log "{"', "D001"),
+    ('log "{}"', "D001"),
+    ('log "{player.}"', "D001"),
+    ('log "{log 1}"', "D001"),
+])
+def test_a_hostile_text_with_values_is_one_positioned_error(text, code):
+    from rulepress.compiler.dsl import DslError
+    with pytest.raises(DslError) as err:
+        _ir(text + "\n")
+    assert err.value.code == code and err.value.pos.line >= 1
