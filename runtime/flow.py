@@ -494,7 +494,8 @@ def advance(game, st):
                 f["i"] += 1
                 continue
             st["active"] = p
-            _expire(st, "next_turn:" + p)  # marks made "until your next turn"
+            if "next_turn" in f:  # marks made "until your next turn" (none in most games: nothing walked)
+                _expire(st, "next_turn:" + p)
             f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
             if not _event(game, st, "turn_start", {"player": p}):
                 return

@@ -745,6 +745,7 @@ class Interp:
             self.st["flow"]["timed"] = True
             if until == "next_turn":  # the marking player's: it goes as their next turn starts
                 until = "next_turn:" + str(env.get("player") or self.st.get("active"))
+                self.st["flow"]["next_turn"] = True  # turn starts look for such marks from now on
         for x in self.things(self.ev(s[2], env)):
             self.own(x)["marks"][s[3]] = until
             self.changed(("mark", x, s[3]))
