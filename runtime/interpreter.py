@@ -817,7 +817,8 @@ class Interp:
         en = self.show(v, hidden or False, "en")
         if " / " not in en:
             return en
-        return en.split(" / ", 1)[0] + " / " + self.show(v, hidden or False, "ru").split(" / ", 1)[1]
+        ru = self.show(v, hidden or False, "ru").partition(" / ")[2]
+        return en.partition(" / ")[0] + " / " + (ru or en.partition(" / ")[2])
 
     def s_emit(self, s, env):
         self.fire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
