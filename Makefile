@@ -82,6 +82,7 @@ test: $(STAMP) $(VSCODE_STAMP) browser
 	$(BIN)/rulepress validate content
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
+	$(BIN)/rulepress test docs/examples
 	@# the leak check, one random game at each player count (the leak-bait games are in pytest)
 	@for g in $(GAMES); do \
 	  if [ -f content/$$g/game.yaml ]; then $(BIN)/rulepress secrets $$g -n 1 || exit 1; fi; \

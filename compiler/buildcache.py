@@ -149,7 +149,7 @@ def lookup(folder: str, key: str | None) -> KeptBuild | None:
         return None
     if not (isinstance(meta, dict) and meta.get("key") == key and isinstance(meta.get("game"), str)
             and GAME_ID.fullmatch(meta["game"]) and isinstance(meta.get("files"), dict)
-            and set(meta["files"]) == set(OUTPUT_NAMES)):
+            and "game.json" in meta["files"] and set(meta["files"]) <= set(OUTPUT_NAMES)):
         return None
     diags = diagnostics_of(meta.get("diags"))
     if diags is None:
@@ -158,14 +158,15 @@ def lookup(folder: str, key: str | None) -> KeptBuild | None:
     if not all(isinstance(d, str) for d in digests.values()):
         return None
     # (the names are the build's own, never the entry's)
-    files = {name: (os.path.join(entry, name), digests[name]) for name in OUTPUT_NAMES}
+    files = {name: (os.path.join(entry, name), digests[name]) for name in OUTPUT_NAMES if name in digests}
     return KeptBuild(meta["game"], files, _report(diags))
 
 
 def store(folder: str, key: str | None, gid: str, files: dict[str, str], report: Report) -> None:
     """Keep this build's outputs as the folder's latest: `files` maps each output's name to
     the path it was just written to."""
-    if key is None or not enabled() or not GAME_ID.fullmatch(gid) or set(files) != set(OUTPUT_NAMES):
+    if key is None or not enabled() or not GAME_ID.fullmatch(gid) or "game.json" not in files \
+            or not set(files) <= set(OUTPUT_NAMES):
         return
     root = _entry_root(folder)
     try:
@@ -173,7 +174,7 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
         tmp = tempfile.mkdtemp(dir=root, prefix=".new-")
         try:
             digests = {}
-            for name in OUTPUT_NAMES:
+            for name in (n for n in OUTPUT_NAMES if n in files):
                 with open(files[name], "rb") as fh:
                     data = fh.read()
                 with open(os.path.join(tmp, name), "wb") as fh:

@@ -27,7 +27,8 @@ import os
 import re
 
 from . import dsl
-from .content import RUNTIME_DIR, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, load_game, shown_path, yaml_files
+from .content import RUNTIME_DIR, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, declared_languages, load_game, \
+    shown_path, yaml_files
 from .diagnostics import Diagnostic, Pos, Report
 from .memory import no_collection
 from .names import BUILTIN_NAMES
@@ -160,9 +161,10 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
     src.files = list(shown)
     changed_set = set(changed)
     pooled = {"n": set(), "e": {}}  # what the unchanged files' effects use (see summaries)
+    langs = declared_languages(files)
     for path, s in zip(files, shown):
         if s in changed_set:
-            doc = check_file(path, s, report)
+            doc = check_file(path, s, report, langs)
         elif summary["stubs"].get(s) is not None:
             try:
                 doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])

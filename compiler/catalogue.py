@@ -247,9 +247,10 @@ CATALOGUE: dict[str, dict] = {
     },
     "S101": {
         "title": "translation missing",
-        "explain": "Player-facing text is written in every language of the game, `{en: ..., ru: ...}`. A "
-                   "missing language is a warning: the rulebook and cards in that language would show "
-                   "the other one.",
+        "explain": "Player-facing text is written in every language of the game, `{en: ..., ru: ...}`: "
+                   "those its manifest declares (`game: languages: [en]`), else those its name is written in "
+                   "(`name: {en: Sprint}`: English alone), else English and Russian. A missing language is a warning: the rulebook and cards in that language "
+                   "would show the other one. A language the game does not declare is never missed.",
         "wrong": _CARD.replace("{en: Turbo, ru: Турбо}", "{en: Turbo}"),
         "right": _CARD,
     },
@@ -508,14 +509,27 @@ CATALOGUE: dict[str, dict] = {
                  "      if player.position <= 5:\n        gain 1 position\n",
     },
     "D032": {
-        "title": "one copy named without quotes",
-        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`. In an effect or a scenario, "
-                   "`#` starts a comment, so `nitro#2` is read as `nitro` (the card, not a copy) and the "
-                   "rest of the line is lost. Name one copy in quotes: `\"nitro#2\"`. In a quoted name, the "
-                   "copy must exist.",
+        "title": "a copy that does not exist",
+        "explain": "The copies of a card with `count: N` are `id#1` ... `id#N`; an effect or a scenario "
+                   "names one as it is, `nitro#2` (a `#` right after a name and before digits does not "
+                   "start a comment), or in quotes, `\"nitro#2\"`. The copy must exist.",
         "file": _SCEN,
-        "wrong": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
-        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "wrong": _scenario("setup: |\n  move nitro#9 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+        "right": _scenario("setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1"),
+    },
+    "D035": {
+        "title": "offer of a window no action has",
+        "explain": "`offer WINDOW` asks the players, one after another, to react with an action that has "
+                   "`window: WINDOW`; the first who takes one does it. No action has that window, so nobody "
+                   "is ever asked: a misspelling, or the reaction is missing its `window:`.",
+        "alone": True,
+        "file": "game.yaml",
+        "wrong": _MINI + "actions:\n  - id: challenge\n    name: {en: Challenge, ru: Вызов}\n    window: claim\n"
+                 "    effect: |\n      log \"{player} challenges {actor}\"\n"
+                 + _FLOW.replace('log "hello"', "offer claims") + _SCORING,
+        "right": _MINI + "actions:\n  - id: challenge\n    name: {en: Challenge, ru: Вызов}\n    window: claim\n"
+                 "    effect: |\n      log \"{player} challenges {actor}\"\n"
+                 + _FLOW.replace('log "hello"', "offer claim") + _SCORING,
     },
     "D033": {
         "title": "scenario tests a mark nothing sets",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from .content import LANGUAGES, game_languages
 from .model import Model
 
 FORMAT = 1
@@ -131,7 +132,7 @@ def tables(m: Model) -> dict:
         flow = {"rounds": m.flow.get("rounds"), "first_player": m.flow.get("first_player", "random"),
                 "round_name": _text(m.flow.get("round_name")) or {"en": "Round", "ru": "Раунд"},
                 "max_steps": m.flow.get("max_steps", 100000), "phases": []}
-        for f in ("setup", "end"):
+        for f in ("setup", "end", "round_until"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
         if m.flow.get("text") is not None:
@@ -162,7 +163,9 @@ def tables(m: Model) -> dict:
                  "summary": g.get("summary"), "notes": g.get("notes") or [],
                  "options": {k: v.get("default") for k, v in (g.get("options") or {}).items()},
                  **({"option_texts": {k: _plain(v["text"]) for k, v in g["options"].items() if v.get("text")}}
-                    if any(v.get("text") for v in (g.get("options") or {}).values()) else {})},
+                    if any(v.get("text") for v in (g.get("options") or {}).values()) else {}),
+                 # the languages of its rulebooks, where it declares fewer than all
+                 **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

@@ -342,15 +342,46 @@ def _short(v, limit=60) -> str:
     return s if len(s) <= limit else s[:limit] + "…"
 
 
-def check_languages(node, report, langs=("en", "ru")):
-    """A player-facing text with a language missing is a warning, not an error."""
+LANGUAGES = ("en", "ru")  # the languages a game is written in unless its manifest says `languages:`
+
+
+def declared_languages(files) -> tuple:
+    """The languages of the game whose files these are (see game_languages). Read before the
+    files are checked: a text lacks a translation only into one of them."""
+    for path in files:
+        if os.path.basename(path) == MANIFEST:
+            doc = load_file(path, MANIFEST, Report())
+            return game_languages(doc.get("game") if isinstance(doc, PMap) else None)
+    return LANGUAGES
+
+
+def game_languages(game) -> tuple:
+    """The languages a game is written in: those its manifest declares (`languages:`), else
+    those its name is written in (`name: {en: Sprint}`: English alone; `name: Sprint`: English),
+    else all."""
+    if not isinstance(game, dict):
+        return LANGUAGES
+    langs, name = game.get("languages"), game.get("name")
+    if not (isinstance(langs, list) and langs):
+        if isinstance(name, dict) and name:
+            langs = list(name)
+        elif isinstance(name, str):  # `name: Sprint`: a game in one language, English unless it says
+            langs = [LANGUAGES[0]]
+    if isinstance(langs, list) and langs and all(x in LANGUAGES for x in langs):
+        return tuple(sorted(set(langs), key=LANGUAGES.index))
+    return LANGUAGES
+
+
+def check_languages(node, report, langs=LANGUAGES):
+    """A player-facing text with a language missing is a warning, not an error; only the
+    game's declared languages are missed."""
     stack = [node] if type(node) is PMap or type(node) is PList else []
     want = set(langs)
     while stack:
         n = stack.pop()
         if type(n) is PMap:
             keys = n.keys()
-            if keys and keys <= _TEXT_KEYS and keys != want:
+            if keys and keys <= _TEXT_KEYS and not want <= keys:
                 missing = sorted(want - keys)
                 report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
             stack += [v for v in n.values() if type(v) is PMap or type(v) is PList]
@@ -365,8 +396,9 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     """The game's files, loaded and checked one by one (`check`: with the schemas and the
     rest of check_file; without, only loaded, for a game whose findings are known)."""
     src = GameSource(folder)
-    one = check_file if check else _load_only
     files = yaml_files(folder, report)
+    langs = declared_languages(files)
+    one = functools.partial(check_file if check else _load_only, langs=langs)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
@@ -382,22 +414,58 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     return src
 
 
-def _load_only(path: str, shown: str, report: Report):
+def _load_only(path: str, shown: str, report: Report, langs=LANGUAGES):
     doc = load_file(path, shown, report)
+    if isinstance(doc, PMap) and len(langs) == 1:
+        plain_texts(doc, langs[0])
     return doc if isinstance(doc, PMap) else None
 
 
-def check_file(path: str, shown: str, report: Report):
-    """Everything that can be checked in one file alone; the loaded map, or None."""
+_TEXT_FIELDS = frozenset(("name", "text", "summary", "round_name", "back"))  # player-facing texts (schemas: common text)
+
+
+def plain_texts(doc, lang: str) -> None:
+    """A game of one language may write a text as plain text, `name: Sprint`: each becomes
+    `{lang: text}` where it stands, before the schemas see it. Every walk is bounded by the
+    document, which the loader already bounded."""
+    stack = [doc]
+    while stack:
+        n = stack.pop()
+        if type(n) is PMap:
+            for k, v in list(n.items()):
+                if isinstance(v, source.PStr) and k in _TEXT_FIELDS:
+                    n[k] = _in_language(v, lang)
+                elif k == "notes" and type(v) is PList:
+                    for i, item in enumerate(v):
+                        if isinstance(item, source.PStr):
+                            v[i] = _in_language(item, lang)
+                elif type(v) is PMap or type(v) is PList:
+                    stack.append(v)
+        else:
+            stack += [v for v in n if type(v) is PMap or type(v) is PList]
+
+
+def _in_language(text, lang):
+    m = PMap({lang: text})
+    m.pos = text.pos
+    m.key_pos = {lang: text.pos}
+    m.val_pos = {lang: text.pos}
+    return m
+
+
+def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
+    """Everything that can be checked in one file alone (and the game's languages); the loaded map, or None."""
     doc = load_file(path, shown, report)
     if doc is None:
         return None
+    if isinstance(doc, PMap) and len(langs) == 1:
+        plain_texts(doc, langs[0])
     if not isinstance(doc, PMap):
         report.error(getattr(doc, "pos", Pos(shown, 1, 1)), "S003",
                      f"a content file is a map of sections ({', '.join(SECTIONS)}), not {_kind(doc)}")
         return None
     schema_check(doc, shown, report)
-    check_languages(doc, report)
+    check_languages(doc, report, langs)
     if os.path.basename(path) != MANIFEST and "game" in doc:
         report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
     if os.path.basename(path) == MANIFEST and "game" not in doc:

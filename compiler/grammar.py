@@ -77,7 +77,7 @@ _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end 
 # Words that open a statement; anything else at the start of a line must be a call.
 _KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
              "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
-             "swap", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
+             "swap", "offer", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
 
 
 def _translate(exc: UnexpectedInput, text) -> tuple[int, int, str]:
@@ -173,9 +173,9 @@ class _IR(Transformer):
     def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
     def remove(self, c): return ["remove", self._at(c[0]), c[1]]
     def putback(self, c): return ["putback", self._at(c[0]), c[1]]
-    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, c[3].value.split()[-1] if c[3] else None]
+    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, _until(c[3])]
     def unmark(self, c): return ["unmark", self._at(c[0]), c[1], c[2].value]
-    def fail(self, c): return ["fail", self._at(c[0]), _unq(c[1]) if c[1] else None]
+    def fail(self, c): return ["fail", self._at(c[0]), self._said(c[1]) if c[1] else None]
     def endgame(self, c): return ["endgame", self._at(c[0])]
     def endturn(self, c): return ["endturn", self._at(c[0])]
     def stop(self, c): return ["stop", self._at(c[0])]
@@ -187,6 +187,7 @@ class _IR(Transformer):
     def returnv(self, c): return ["return", self._at(c[0]), c[1]]
     def callstmt(self, c): return ["do", c[0][1], c[0]]
     def swap(self, c): return ["swap", self._at(c[0]), c[1], c[2]]
+    def offer(self, c): return ["offer", self._at(c[0]), c[1].value, c[2], c[3] or {}, c[4].value if c[4] else None]
 
     def ifs(self, c):
         _, cond, body, elifs, orelse = c
@@ -199,10 +200,10 @@ class _IR(Transformer):
     def choose(self, c):
         _, upto, n, var, src, where, by, ornone, prompt, body, other = c
         return ["choose", self._at(c[0]), n if upto else None, var.value, src, where, by, bool(ornone),
-                _unq(prompt) if prompt else None, body, other]
+                self._said(prompt) if prompt else None, body, other]
     def may(self, c):
         _, by, prompt, body, other = c
-        return ["may", self._at(c[0]), by, _unq(prompt) if prompt else None, body, other]
+        return ["may", self._at(c[0]), by, self._said(prompt) if prompt else None, body, other]
     def secret(self, c):
         _, pvar, players, var, src, where, ornone, body = c
         # `or none`: every player is asked, and may answer nothing (the only answer of one who has no other)
@@ -241,7 +242,56 @@ class _IR(Transformer):
             shown = s if len(s) <= 20 else s[:20] + "…"
             raise SyntaxProblem(tok.line, tok.column, "D008", f"number {shown} is too large (limit 10^12)")
         return ["num", self._at(tok), float(s) if "." in s else int(s)]
-    def string(self, c): return ["str", self._at(c[0]), _unq(c[0])]
+    def string(self, c):
+        tok = c[0]
+        return self._text(tok) if "{" in tok.value or "}" in tok.value else ["str", self._at(tok), _unq(tok)]
+
+    def _said(self, tok):
+        """A prompt or a reason: the text itself, or a text node where it carries values."""
+        return self._text(tok) if "{" in tok.value or "}" in tok.value else _unq(tok)
+
+    def _text(self, tok):
+        """`"{p} is out of the round"`: a text with values, ["text", pos, parts], each part a
+        text or an expression. `{{` and `}}` write a brace."""
+        raw, parts, i, plain = tok.value[1:-1], [], 0, []
+        while i < len(raw):
+            ch = raw[i]
+            if raw.startswith("{{", i) or raw.startswith("}}", i):
+                plain.append(ch)
+                i += 2
+                continue
+            if ch == "}":
+                raise SyntaxProblem(tok.line, tok.column + 1 + i, "D001", "a `}` closes no `{`: write `}}` for a brace in a text")
+            if ch != "{":
+                plain.append(ch)
+                i += 1
+                continue
+            end = raw.find("}", i)
+            if end < 0:
+                raise SyntaxProblem(tok.line, tok.column + 1 + i, "D001",
+                                    "a `{` in a text opens a value: close it with `}` (write `{{` for a brace)")
+            inner = raw[i + 1:end]
+            if not inner.strip():
+                raise SyntaxProblem(tok.line, tok.column + 1 + i, "D001", "`{}` holds no value: write `{name}` or `{{}}` for braces")
+            if plain:
+                parts.append("".join(plain))
+                plain = []
+            parts.append(self._inner(inner, tok.line, tok.column + 2 + i))
+            i = end + 1
+        if plain:
+            parts.append("".join(plain))
+        return ["text", self._at(tok), parts]
+
+    def _inner(self, text, line, col):
+        """The expression between braces, standing where it is written in the text."""
+        try:
+            tree = parser().parse("return " + text + "\n")
+        except UnexpectedInput as exc:
+            _l, c, msg = _translate(exc, "return " + text + "\n")
+            raise SyntaxProblem(line, col + max(0, c - 8), "D001", f"in `{{{text}}}`: {msg}") from None
+        outer = self.place
+        node = _IR(lambda _l, c: outer(line, col + c - 8)).transform(tree)[0]
+        return node[2]
     def name(self, c): return ["name", self._at(c[0]), c[0].value]
     def true(self, c): return ["num", self._at(c[0]), True]
     def false(self, c): return ["num", self._at(c[0]), False]
@@ -265,6 +315,15 @@ def _face(tok):
     if not tok:
         return None
     return "up" if tok.value.split()[-1] == "up" else "down"
+
+
+def _until(tok):
+    """When a mark goes: `turn`, `round` or `game` (at its end), `next_turn` (as the marking
+    player's next turn starts) or None (never by itself)."""
+    if not tok:
+        return None
+    words = tok.value.split()
+    return "next_turn" if words[1] == "your" else words[-1]
 
 
 def _unq(tok) -> str:

@@ -337,7 +337,10 @@ class _Walker:
 _UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
 _STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show",
                "conceal", "remove", "putback", "mark", "unmark", "fail", "endgame", "endturn", "stop", "log",
-               "emit", "perform", "return", "do", "swap", "if", "for", "repeat", "while", "choose", "may", "secret"}
+               "emit", "perform", "return", "do", "swap", "offer", "if", "for", "repeat", "while", "choose", "may", "secret"}
+
+
+_FLOW_MARKS = {"out"}  # marks the flow itself reads: a player marked `out` takes no turn
 
 
 def _marks(m, report, walker, only) -> None:
@@ -360,7 +363,7 @@ def _marks(m, report, walker, only) -> None:
             set_ones = [k[1:] for k in everywhere if k[0] == _SET]
             walker.say(node, "warning", "W011", f"mark `{name}` is tested but no effect sets it (`mark ... as {name}`), "
                                                 f"so the test never passes{did_you_mean(name, set_ones)}")
-        elif use == _SET and _TESTED + name not in everywhere:
+        elif use == _SET and _TESTED + name not in everywhere and name not in _FLOW_MARKS:
             tested = [k[1:] for k in everywhere if k[0] == _TESTED]
             walker.say(node, "warning", "W012", f"mark `{name}` is set but no effect tests it (`x has {name}`), "
                                                 f"so setting it changes nothing{did_you_mean(name, tested)}")
@@ -381,7 +384,7 @@ def marks_set(m) -> set:
     return set(m._marks_set)
 
 
-_EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
+_EXPR_FIELDS = {"if", "when", "until", "round_until", "end", "score", "tiebreak", "heuristic", "faction", "wins", "can_pass"}
 
 
 def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> None:

@@ -15,7 +15,7 @@ from .source import PMap, PStr
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
 EFFECT_FIELDS = {"effect", "cost", "setup", "on_change"}
-EXPR_FIELDS = {"if", "when", "until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
+EXPR_FIELDS = {"if", "when", "until", "round_until", "end", "score", "tiebreak", "heuristic", "faction", "wins"}
 _SITE_FIELDS = sorted(EFFECT_FIELDS | EXPR_FIELDS)
 _SITE_SET = frozenset(_SITE_FIELDS)
 
@@ -307,6 +307,8 @@ def _effect_sites(m: Model):
             if not here and sec not in ("locations", "counters"):
                 continue  # nothing to parse here; a big game has thousands of such items
             bound = _BOUND.get(sec, ())
+            if sec == "actions" and d.get("window"):
+                bound = bound + ("actor",)
             if sec == "procedures":
                 bound = tuple(d.get("params") or ())
             elif sec == "triggers":
@@ -328,9 +330,9 @@ def _effect_sites(m: Model):
     if isinstance(g, PMap) and g.get("heuristic") is not None:
         yield "game", "game", "heuristic", g["heuristic"], (), True, g
     if isinstance(m.flow, PMap):
-        for f in ("setup", "end"):
+        for f in ("setup", "end", "round_until"):
             if m.flow.get(f) is not None:
-                yield "flow", "flow", f, m.flow[f], (), f == "end", m.flow
+                yield "flow", "flow", f, m.flow[f], (), f != "setup", m.flow
         for ph in m.flow.get("phases") or []:
             if isinstance(ph, PMap):
                 for f in ("effect", "until", "if", "can_pass"):
@@ -364,7 +366,12 @@ def facts(ir, is_expr: bool) -> tuple:
             names.add(n[3])
         elif op == "emit":
             emits.setdefault(n[2], set()).update(n[3])
+        elif op == "offer":  # a window's actions see the names an offer gives, as triggers an event's
+            emits.setdefault(_WINDOW + n[2], set()).update(n[4])
     return names, calls, emits
+
+
+_WINDOW = "window:"  # the key, among emitted events, of the names offers give a window's actions
 
 
 _STATEMENT_FACTS: dict[str, tuple] = {}  # statement text -> its facts (positions play no part)
@@ -434,6 +441,9 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
             on = m.by_section["triggers"][iid].get("on")
             bound = tuple(EVENTS.get(on, ())) + tuple(sorted(m.emitted.get(on, ())))
             parsed[i] = (sec, iid, field, ir, bound, is_expr)
+        elif sec == "actions" and isinstance(m.by_section["actions"][iid].get("window"), str):
+            given = m.emitted.get(_WINDOW + m.by_section["actions"][iid]["window"], ())
+            parsed[i] = (sec, iid, field, ir, tuple(bound) + tuple(sorted(set(given) - set(bound))), is_expr)
     for d in m.by_section["triggers"].values():
         on = d.get("on")
         if isinstance(on, str) and on not in EVENTS and on not in m.emitted and not on.startswith("counter_"):
@@ -496,6 +506,20 @@ class _Checker:
 
     def known(self, scope):
         return scope | self.m.checker_known()
+
+    def copy(self, e, n):
+        """`guard#2`: copy 2 of a card, piece or token of `count:` 2 or more (see codegen)."""
+        base, k = n.split("#", 1)
+        for sec in ("cards", "pieces", "tokens"):
+            d = (self.m.by_section.get(sec) or {}).get(base)
+            if d is not None:
+                count = d.get("count", 1) if hasattr(d, "get") else 1
+                if isinstance(count, int) and count > 1 and 1 <= int(k) <= count:
+                    return
+                copies = f"`{base}#1` to `{base}#{count}`" if isinstance(count, int) and count > 1 else f"just `{base}`"
+                self.err(e, "D032", f"no copy `{n}`: the copies of `{base}` are {copies}")
+                return
+        self.err(e, "D013", f"unknown name `{n}`: `{base}` is no card, piece or token{did_you_mean(base, self.m.ids)}")
 
     def block(self, stmts, scope):
         scope = set(scope)
@@ -562,6 +586,9 @@ class _Checker:
                 E(s[4])
             if s[6]:
                 scope.add(s[6])
+        elif op == "fail":
+            if type(s[2]) is list:  # a reason with values
+                E(s[2])
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
             if s[2] is not None:
                 E(s[2])
@@ -580,6 +607,17 @@ class _Checker:
             E(s[2])
             if s[3] is not None:
                 E(s[3])
+        elif op == "offer":
+            windows = {a.get("window") for a in self.m.by_section["actions"].values() if hasattr(a, "get")} - {None}
+            if s[2] not in windows:
+                self.err(s, "D035", f"no action has `window: {s[2]}`, so `offer {s[2]}` asks nobody"
+                                    f"{did_you_mean(s[2], sorted(w for w in windows if isinstance(w, str)))}")
+            if s[3] is not None:
+                E(s[3])
+            for v in s[4].values():
+                E(v)
+            if s[5]:
+                scope.add(s[5])
         elif op in ("swap", "show"):
             E(s[2]); E(s[3])
         elif op == "if":
@@ -608,12 +646,16 @@ class _Checker:
                 self.expr(s[5], inner)
             if s[6] is not None:
                 E(s[6])
+            if type(s[8]) is list:  # a prompt with values
+                E(s[8])
             self.block(s[9], inner)
             if s[10]:
                 self.block(s[10], scope)
         elif op == "may":
             if s[2] is not None:
                 E(s[2])
+            if type(s[3]) is list:  # a prompt with values
+                E(s[3])
             self.block(s[4], scope)
             if s[5]:
                 self.block(s[5], scope)
@@ -631,7 +673,9 @@ class _Checker:
         op = e[0]
         if op == "name":
             n = e[2]
-            if n not in scope and n not in self.m.checker_known():
+            if "#" in n:
+                self.copy(e, n)
+            elif n not in scope and n not in self.m.checker_known():
                 self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
         elif op == "attr":
             self.expr(e[2], scope)
@@ -660,9 +704,16 @@ class _Checker:
         elif op == "list":
             for x in e[2]:
                 self.expr(x, scope)
+        elif op == "text":
+            for x in e[2]:
+                if type(x) is list:
+                    self.expr(x, scope)
         elif op in ("op",):
             self.expr(e[3], scope); self.expr(e[4], scope)
-            if e[2] not in ("==", "!="):
+            if e[2] == "+" and "text" in (self.typ(e[3], scope), self.typ(e[4], scope)):
+                self.err(e, "D018", "`+` works on numbers, but this is text: put values in a text "
+                                    "with braces, `\"{player} draws {n} cards\"`")
+            elif e[2] not in ("==", "!="):
                 for side in (e[3], e[4]):
                     self.want(side, scope, _NOT_A_NUMBER, f"`{e[2]}` works on numbers")
         elif op in ("and", "or", "in", "index"):
@@ -677,7 +728,7 @@ class _Checker:
         op, m = e[0], self.m
         if op == "num":
             return "bool" if isinstance(e[2], bool) else "number"
-        if op == "str":
+        if op == "str" or op == "text":
             return "text"
         if op == "none":
             return "none"

@@ -6,7 +6,18 @@ from .render import LANGS
 from .rulebook import FORMATS, books, environment, read
 from .writing import path_in, put_text
 
-OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS)
+OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS)  # all there may be
+
+
+def languages_of(t: dict) -> tuple:
+    """The languages a game's rulebooks are made in: those it declares, else all."""
+    declared = (t.get("game") or {}).get("languages") or ()
+    return tuple(lang for lang in LANGS if lang in declared) or LANGS
+
+
+def output_names(t: dict) -> tuple:
+    """The files a build of this game writes: game.json and a rulebook per language and format."""
+    return ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in languages_of(t) for fmt in FORMATS)
 
 
 def write(t: dict, game_folder: str, target: str, texts=None) -> dict[str, str]:
@@ -14,9 +25,9 @@ def write(t: dict, game_folder: str, target: str, texts=None) -> dict[str, str]:
     statements' texts by position (Model.statements), which spare the rulebooks working
     out which statements are alike. Nothing is written where a game's template refuses."""
     env = environment(game_folder)
-    paths = {name: path_in(target, name) for name in OUTPUT_NAMES}
+    paths = {name: path_in(target, name) for name in output_names(t)}
     text = codegen.to_json(t)
-    made = books(*read(text), env, LANGS, texts)  # (first: a game's template may refuse)
+    made = books(*read(text), env, languages_of(t), texts)  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
     for name, book in made.items():
         write_if_changed(paths[name], book)

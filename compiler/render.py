@@ -378,7 +378,8 @@ _BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "
                          "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
                          "seat": "место"}
 _UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
-          "game": ("until the end of the game", "до конца игры")}
+          "game": ("until the end of the game", "до конца игры"),
+          "next_turn": ("until the start of your next turn", "до начала вашего следующего хода")}
 _CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
 _CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
@@ -502,7 +503,7 @@ class Renderer:
         elif op == "unmark":
             L(f"снимите с {E(s[2]).c('g')} отметку {self._mark(s[3])}" if ru else f"remove the mark {self._mark(s[3])} from {E(s[2])}")
         elif op == "fail":
-            why = f": {s[2]}" if s[2] else ""
+            why = f": {self._said(s[2])}" if s[2] else ""
             L(f"это сделать нельзя{why}" if ru else f"this cannot be done{why}")
         elif op == "endgame":
             L("игра заканчивается" if ru else "the game ends")
@@ -519,6 +520,18 @@ class Renderer:
             L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
         elif op == "perform":
             L(self._perform(s[2], s[3]))
+        elif op == "offer":
+            who = E(s[3]) if s[3] is not None else None
+            actions = self.names.t.get("actions") or {}
+            acts = [a for a, d in actions.items() if d.get("window") == s[2]]
+            w = (" / " if ru else " or ").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
+                                              for a in acts) or quoted(humanize(s[2]), self.lang)
+            if ru:
+                whom = f"{who.c('n')} по очереди" if who else "другие игроки по очереди, начиная со следующего"
+                L(f"{whom} могут ответить: {w}; первый ответивший выполняет это действие, остальных больше не спрашивают")
+            else:
+                whom = f"{who}, one after another," if who else "the other players, one after another from the next,"
+                L(f"{whom} may react: {w}; the first to react does it, and no one after is asked")
         elif op == "return":
             L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
         elif op == "do":
@@ -558,7 +571,7 @@ class Renderer:
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
-            prompt = f" ({quoted(s[3], self.lang)})" if s[3] else ""
+            prompt = f" ({quoted(self._said(s[3]) if type(s[3]) is list else s[3], self.lang)})" if s[3] else ""
             if ru:
                 L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
             else:
@@ -687,7 +700,7 @@ class Renderer:
         ru, E = self.ru, self._e
         up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
         who = self._who(by)
-        prompt_t = f" ({quoted(prompt, self.lang)})" if prompt else ""
+        prompt_t = f" ({quoted(self._said(prompt) if type(prompt) is list else prompt, self.lang)})" if prompt else ""
         if ru:
             verb = f"{who.c('n')} выбирает" if who else "выберите"
             many = f" до {E(up_to).c('g')}" if up_to is not None else ""
@@ -728,6 +741,19 @@ class Renderer:
 
     def _x_str(self, e):
         return _fixed(quoted(e[2], self.lang))
+
+    def _x_text(self, e):
+        return _fixed(quoted(self._said(e), self.lang))
+
+    def _said(self, text):
+        """A prompt or a reason as written; a value in it as the rulebook words it, in brackets.
+        A text in both languages ("en / ru") gives this language's side."""
+        if type(text) is str:
+            words = text
+        else:
+            words = "".join(p if type(p) is str else f"[{self._e(p)}]" for p in text[2])
+        en, sep, ru = words.partition(" / ")
+        return (ru if self.ru else en).strip() if sep else words
 
     def _x_none(self, e):
         return _fixed("ничего" if self.ru else "nothing")

@@ -47,7 +47,7 @@ LABELS = {
         "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
         "initial": "Start", "bounds": "Range", "hidden": "hidden from other players",
         "thresholds": "When it reaches {at}", "on_change": "When it changes",
-        "rounds": "The game lasts {n} {round}s.", "rounds_open": "The game is played in {round}s until it ends.",
+        "rounds": "The game lasts {n} {rounds}.", "rounds_open": "The game is played in {rounds} until it ends.",
         "first_random": "Choose the first player at random.", "first_seat": "The player in the first seat goes first.",
         "each_round": "Each {round} has these phases, in order:",
         "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
@@ -56,6 +56,7 @@ LABELS = {
         "rotate": "Players take one action at a time, round the table, until every player has passed.",
         "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
         "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.",
+        "round_until": "A {round} ends at once when: {c}; the next one then starts.",
         "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
         "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
         "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
@@ -96,6 +97,7 @@ LABELS = {
         "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
         "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
         "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.",
+        "round_until": "Раунд («{round}») сразу заканчивается, когда: {c}; затем начинается следующий.",
         "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
         "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
         "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
@@ -360,9 +362,11 @@ class Book:
             if self.ru:
                 intro = L["rounds"].format(n=rounds, round_n=f"раундов («{rn}»)" if ru_count(rounds, 1, 2, 3) == 3 else f"раунда («{rn}»)")
             else:
-                intro = L["rounds"].format(n=rounds, round=rn.lower())
+                intro = L["rounds"].format(n=rounds, round=rn.lower(), rounds=rn.lower() if rounds == 1 else _plural(rn.lower()))
         else:
-            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower())
+            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower(), rounds=rn if self.ru else _plural(rn.lower()))
+        if flow.get("round_until"):
+            intro += " " + L["round_until"].format(round=rn if self.ru else rn.lower(), c=self.cond(flow["round_until"]))
         phases = []
         actions = t.get("actions") or {}
         for i, ph in enumerate(flow.get("phases") or []):
@@ -525,6 +529,13 @@ class Book:
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
+
+
+def _plural(name: str) -> str:
+    """An English round name in the plural: "hands", "rounds of turns", "days"."""
+    head, sep, tail = name.partition(" of ")
+    head = head if head.endswith("s") else head[:-1] + "ies" if head.endswith("y") and head[-2:-1] not in "aeiou" else head + "s"
+    return head + sep + tail
 
 
 def _texts_key(items):

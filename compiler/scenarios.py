@@ -19,7 +19,6 @@ from .dsl import DslError, parse, parse_expr
 from .source import PList, PMap, PStr, load_file
 
 MAX_SCENARIOS = 10_000  # files in one folder: a bound on the work, far above any real game
-_COPY = re.compile(r"\b([a-z_][a-z0-9_]*)#(\d+)")  # one copy among identical ones: `zombie#2`
 _EXPECT_NAMES = ("scores", "winners")  # what an expectation may read once the game is over
 
 
@@ -189,11 +188,6 @@ class _Texts:
         from .lint import lint_scenario_text
         from .model import _Checker
         where = self.where(text, node, key)
-        for match in _COPY.finditer(_outside_quotes(str(text))):
-            line = str(text)[:match.start()].count("\n") + 1
-            col = match.start() - str(text).rfind("\n", 0, match.start())
-            self.report.error(where(line, col), "D032", f"`{match.group(0)}` is read as `{match.group(1)}` and a comment: "
-                                                        f"`#` starts a comment; name one copy in quotes, \"{match.group(0)}\"")
         try:
             ir = parse(str(text), where) if statements else parse_expr(str(text), where)
         except DslError as exc:
@@ -268,7 +262,3 @@ class _Texts:
                                           f"unknown attribute `{k}`: a variant prints other values of the attributes things have"
                                           f"{did_you_mean(k, m.attr_types)}")
 
-
-def _outside_quotes(text: str) -> str:
-    """The text with what stands in quotes blanked out (positions kept)."""
-    return re.sub(r'"[^"\n]*"', lambda mt: " " * len(mt.group(0)), text)

@@ -76,6 +76,40 @@ def check_seed(seed, option: str = "--seed") -> None:
         raise BadArgument(f"{option}: a seed of at most {MAX_SEED} characters, not {len(str(seed))}")
 
 
+def game_options(game, pairs) -> dict:
+    """`--option name=value`, repeated: each a game option, its value read as its default's
+    kind (a number, true/false or a text)."""
+    known = game.options
+    out = {}
+    for pair in pairs:
+        name, eq, text = pair.partition("=")
+        name, text = name.strip(), text.strip()
+        if not eq or not name:
+            raise BadArgument(f"--option: write name=value, not `{pair[:60]}`")
+        if name not in known:
+            names = ", ".join(sorted(known)[:20]) or "none"
+            raise BadArgument(f"--option: {game.id} has no option `{name[:60]}`; its options: {names}")
+        default = known[name]  # the tables keep each option's default alone
+        out[name] = _option_value(name, text, default)
+    return out
+
+
+def _option_value(name, text, default):
+    if isinstance(default, bool):
+        if text.lower() not in ("true", "false"):
+            raise BadArgument(f"--option {name}: true or false, not `{text[:60]}`")
+        return text.lower() == "true"
+    if isinstance(default, (int, float)):
+        try:
+            value = int(text) if re.fullmatch(r"-?\d{1,12}", text) else float(text) if len(text) <= 24 else None
+        except ValueError:
+            value = None
+        if value is None or value != value or value in (float("inf"), float("-inf")):
+            raise BadArgument(f"--option {name}: a number, not `{text[:60]}`")
+        return value
+    return text[:200]
+
+
 def _nearest_existing(path: str) -> str:
     """The path itself or the nearest folder above it that exists (bounded by the path's depth)."""
     path = os.path.abspath(path)

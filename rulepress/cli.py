@@ -8,7 +8,7 @@ import sys
 import click
 
 from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_seed, check_utf8_path, check_workers
+    check_revision, check_seed, check_utf8_path, check_workers, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -152,10 +152,12 @@ def test(paths, select, scenarios_dir, verbose):
 @click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
 @click.option("--agent", default="random", show_default=True,
               help="random, first or greedy for every seat, or a mix like p1=greedy,random")
+@click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
+              help="set a game option for every game (repeat for several)")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--profile", is_flag=True,
               help="also show which lines of the content take the time (the games are played in one process)")
-def simulate(game, games, seed, players, workers, agent, as_json, profile):
+def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, profile):
     """Play N games with bots and report win rates, scores and lengths."""
     from .runtime.simulate import simulate as sim, render
     try:
@@ -163,12 +165,13 @@ def simulate(game, games, seed, players, workers, agent, as_json, profile):
         g = _load_game(game)
         check_players(g, players)
         check_agents(agent, players or g.players_min, "--agent")
+        options = game_options(g, option_pairs)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
     if profile:
         from .runtime.profile import attach
         attach(g)
-    result = sim(g, games, seed, players, workers, agent, progress=not as_json)
+    result = sim(g, games, seed, players, workers, agent, progress=not as_json, options=options)
     source = _source_lines(game) if profile else None
     if source:
         for row in result["profile"]["lines"]:

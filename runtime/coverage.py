@@ -104,6 +104,8 @@ def conditions(data):
         out.extend((ph[k], f"{k} of phase {ph.get('id')}") for k in ("if", "until", "can_pass") if k in ph)
     if "end" in data["flow"]:
         out.append((data["flow"]["end"], "end of the game"))
+    if "round_until" in data["flow"]:
+        out.append((data["flow"]["round_until"], "end of a round"))
     for s in statements(data):
         if s[0] == "if":
             out.extend((cond, "arm of an if") for cond, _body in s[2])

@@ -14,6 +14,7 @@ from .faults import GameFault
 from .numbers import LIMIT, LIST_LIMIT, beyond
 from .state import Zone
 from .tables import COMPILED_LIMIT
+from .text import Said, Text
 
 
 class Absent:
@@ -106,6 +107,9 @@ def _compile(game, e):
         return lambda it, env: v
     if op == "none":
         return lambda it, env: None
+    if op == "text":
+        parts = [(Said(p), None) if isinstance(p, str) else (None, C(p)) for p in e[2]]
+        return lambda it, env: Text(t if f is None else f(it, env) for t, f in parts)
     if op == "name":
         n = e[2]
         slow = _name_slow(game, n, e)

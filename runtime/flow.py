@@ -350,8 +350,20 @@ def _end_check(game, st):
     return st["over"]
 
 
+def _out(st, p) -> bool:
+    """Whether player p is out (marked `out`: of the game, or until the end of the round)."""
+    return "out" in st["things"][p]["marks"]
+
+
+def _round_over(game, st) -> bool:
+    """Whether the flow's `round_until` holds: the round ends at once (after the turn or effect
+    that made it hold) and the next one starts."""
+    until = game.flow.get("round_until")
+    return until is not None and bool(Interp(game, st).ev(until, {"player": st["first"]}))
+
+
 def _expire(st, until):
-    """Marks that last `until` the end of the turn or round go. The flow notes while any
+    """Marks that last `until` the end of the turn or round (or a player's next turn) go. The flow notes while any
     such mark may be in play (flow.timed, made by Interp.s_mark); without it nothing is
     walked."""
     f = st["flow"]
@@ -362,7 +374,7 @@ def _expire(st, until):
         if until in m.values():
             for k in [k for k, v in m.items() if v == until]:
                 del m[k]
-        timed = timed or "turn" in m.values() or "round" in m.values()
+        timed = timed or any(v != "ever" and v != "game" for v in m.values())
     if not timed:
         del f["timed"]
 
@@ -416,10 +428,17 @@ def advance(game, st):
                 continue
             st["round"] += 1
             f.update(stage="phase_start", ph=0)
+            f.pop("repeats", None)
             if not _event(game, st, "round_start", {"player": st["first"]}):
                 return
         elif stage == "phase_start":
             if f["ph"] >= len(phases):
+                if "round_until" in fl:  # a round that ends by a condition: its phases go round again
+                    f["ph"] = 0
+                    f["repeats"] = f.get("repeats", 0) + 1
+                    if f["repeats"] > 10000:
+                        raise GameFault("flow", "the round's phases went round 10000 times without `round_until` holding")
+                    continue
                 f["stage"] = "round_end"
                 continue
             ph = phases[f["ph"]]
@@ -440,8 +459,13 @@ def advance(game, st):
             if f["i"] >= len(f["order"]):
                 f["stage"] = "phase_end"
                 continue
+            if _round_over(game, st):
+                f["stage"] = "round_end"
+                continue
             p = f["order"][f["i"]]
             f["i"] += 1
+            if _out(st, p):
+                continue
             st["active"] = p
             if "effect" in ph and not _run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}]):
                 return
@@ -457,11 +481,21 @@ def advance(game, st):
                 f["stage"] = "phase_end"
                 f["laps"] = 0
                 continue
+            if _round_over(game, st):
+                f["stage"] = "round_end"
+                continue
             p = f["order"][f["i"]]
             if ph.get("rotate") and p in f["passed"]:
                 f["i"] += 1
                 continue
+            if _out(st, p):  # out of the round or the game: no turn (a pass, where passes are counted)
+                if ph.get("rotate"):
+                    f["passed"].append(p)
+                f["i"] += 1
+                continue
             st["active"] = p
+            if "next_turn" in f:  # marks made "until your next turn" (none in most games: nothing walked)
+                _expire(st, "next_turn:" + p)
             f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
             if not _event(game, st, "turn_start", {"player": p}):
                 return
@@ -469,7 +503,7 @@ def advance(game, st):
             ph = phases[f["ph"]]
             p = f["order"][f["i"]]
             limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
-            done = f.get("turn_over") or (limit is not None and f["acts"] >= limit)
+            done = f.get("turn_over") or (limit is not None and f["acts"] >= limit) or _out(st, p)
             if not done and "until" in ph:
                 done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
             if done:
@@ -497,7 +531,7 @@ def advance(game, st):
         elif stage == "phase_end":
             ph = phases[f["ph"]]
             f["ph"] += 1
-            f["stage"] = "phase_start"
+            f["stage"] = "round_end" if _round_over(game, st) else "phase_start"
             if not _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]}):
                 return
         elif stage == "round_end":

@@ -17,6 +17,7 @@ from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault
 from .statements import BUILT_HERE, compiled_block, handle
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
+from .text import Said, Text
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
@@ -31,6 +32,8 @@ def label_of(game, v):
     if isinstance(v, str) and v in game.proto_of:
         p = game.protos[game.proto_of[v]]
         return p.get("name") or {"en": v}
+    if isinstance(v, str) and v in game.protos:  # a card of several copies named as its type: `baron`
+        return game.protos[v].get("name") or {"en": v}
     if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
         return {"en": f"Player {v[1:]}", "ru": f"Игрок {v[1:]}"}
     if isinstance(v, str) and v in game.actions:
@@ -460,16 +463,16 @@ class Interp:
             return 0
         return self.g.distances_from(a).get(b, math.inf)
 
-    def usable(self, window, p):
+    def usable(self, window, p, given=None):
         out = []
         for a in self.g.windows.get(window, []):
-            if self.action_allowed(a, p):
+            if self.action_allowed(a, p, given):
                 out.append(a)
         return out
 
-    def action_allowed(self, aid, p):
+    def action_allowed(self, aid, p, given=None):
         act = self.g.actions[aid]
-        env = {"player": p, "this": aid}
+        env = dict(given, player=p, this=aid) if given else {"player": p, "this": aid}
         if "if" in act and not self.ev(act["if"], env):
             return False
         return self.can_pay(act.get("cost"), env)
@@ -737,10 +740,14 @@ class Interp:
             self.move(x, home or "supply", "down" if (pool or deck) else None)
 
     def s_mark(self, s, env):
+        until = s[4] or "ever"
         if s[4]:  # a mark that lasts until the end of the turn or round: the flow looks for it
             self.st["flow"]["timed"] = True
+            if until == "next_turn":  # the marking player's: it goes as their next turn starts
+                until = "next_turn:" + str(env.get("player") or self.st.get("active"))
+                self.st["flow"]["next_turn"] = True  # turn starts look for such marks from now on
         for x in self.things(self.ev(s[2], env)):
-            self.own(x)["marks"][s[3]] = s[4] or "ever"
+            self.own(x)["marks"][s[3]] = until
             self.changed(("mark", x, s[3]))
 
     def s_unmark(self, s, env):
@@ -749,7 +756,8 @@ class Interp:
             self.changed(("mark", x, s[3]))
 
     def s_fail(self, s, env):
-        raise Fail(s[2] or "this cannot be done now")
+        reason = s[2]
+        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else "this cannot be done now")
 
     def s_endgame(self, s, env):
         self.st["over"] = True
@@ -776,14 +784,41 @@ class Interp:
         unnamed = self.show(v, unnamed=True) if things else None
         self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1]))
 
-    def show(self, v, unnamed=False):
+    def show(self, v, unnamed=False, lang="en"):
+        """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
+        if type(v) is Text:
+            return "".join(x if type(x) is Said else self._value(x, unnamed, lang) for x in v)
         if isinstance(v, list):
-            return ", ".join(self.show(x, unnamed) for x in v)
+            return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
-            if unnamed and v not in self.st["players"]:
-                return "a " + self.g.kind_of.get(v, "thing")
-            return label_of(self.g, v).get("en", v)
+            if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
+                return ("a " if lang == "en" else "") + self.g.kind_of.get(v, "thing")
+            return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
+        if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
+            return label_of(self.g, v).get(lang) or v
         return str(v)
+
+    def _value(self, v, unnamed, lang):
+        """A value inside a text: a whole number without `.0`, yes/no, a list joined."""
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        if v is True or v is False or v is None:
+            return label_of(self.g, v).get(lang, str(v)).lower()
+        if isinstance(v, list) and v:
+            words = [self._value(x, unnamed, lang) for x in v]
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + (" and " if lang == "en" else " и ") + words[-1]
+        return self.show(v, unnamed, lang)
+
+    def said(self, text, env):
+        """A prompt or a reason with values, as every seat may read it: a thing hidden from
+        any seat is unnamed. Its two languages as a prompt carries them ("en / ru")."""
+        v = self.ev(text, env)
+        hidden = {x for x in secrets.named(self.st, v) if not all(secrets.can_see(self.g, self.st, x, p) for p in self.st["players"])}
+        en = self.show(v, hidden or False, "en")
+        if " / " not in en:
+            return en
+        ru = self.show(v, hidden or False, "ru").partition(" / ")[2]
+        return en.partition(" / ")[0] + " / " + (ru or en.partition(" / ")[2])
 
     def s_emit(self, s, env):
         self.fire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
@@ -798,16 +833,43 @@ class Interp:
                 continue
             self.call_block(t["effect"], env)
 
+    def s_offer(self, s, env):
+        """A reaction out of turn: the players asked in order, each choosing one of the
+        window's actions they may take or none; the first to take one does it (priority),
+        with `actor` (the player whose effect offers) and the `with` names bound."""
+        window, who, given, as_ = s[2], s[3], s[4], s[5]
+        actor = env.get("player")
+        if who is None:
+            asked = [x for x in (self.order_from(actor) if actor else self.order()) if x != actor]
+        else:
+            v = self.ev(who, env)
+            asked = [v] if v in self.st["players"] else [x for x in self.items(v) if x in self.st["players"]]
+        given = dict({k: self.ev(e, env) for k, e in given.items()}, actor=actor)
+        taken = None
+        for p in asked:
+            if "out" in self.st["things"][p]["marks"]:  # out of the round or the game: not asked
+                continue
+            reactions = self.usable(window, p, given)
+            if not reactions:
+                continue
+            a = self.pick(p, reactions, None, s[1], True, env)
+            if a is not None:
+                taken = p
+                self.perform(a, p, s[1], given)
+                break
+        if as_:
+            env[as_] = taken
+
     def s_perform(self, s, env):
         x = self.ev(s[2], env)
         p = self.ev(s[3], env) if s[3] is not None else env.get("player")
         self.perform(x, p, s[1])
 
-    def perform(self, x, p, pos):
+    def perform(self, x, p, pos, given=None):
         g = self.g
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
-            env = {"player": p, "this": x}
+            env = dict(given, player=p, this=x) if given else {"player": p, "this": x}  # who reacts is `player`
             self.call_block(act.get("cost", NO_EFFECT), env)
             self.call_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:
@@ -875,18 +937,22 @@ class Interp:
                 out.append(x)
         return out
 
-    def decision(self, who, kind, opts, prompt, pos):
+    def decision(self, who, kind, opts, prompt, pos, env=None):
         g = self.g
-        if prompt not in g.prompts:
-            g.prompts[prompt] = prompt_text(prompt)
-        return {"who": who, "kind": kind, "prompt": g.prompts[prompt], "at": pos,  # shared, as the options are
+        if type(prompt) is list:  # a prompt with values: worked out each time, never kept
+            said = prompt_text(self.said(prompt, env))
+        else:
+            if prompt not in g.prompts:
+                g.prompts[prompt] = prompt_text(prompt)
+            said = g.prompts[prompt]
+        return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
-    def pick(self, who, opts, prompt, pos, optional):
+    def pick(self, who, opts, prompt, pos, optional, env=None):
         values = list(opts) + ([None] if optional else [])
         if len(values) == 1 and not optional:
             return values[0]
-        d = self.decision(who, "choose", values, prompt, pos)
+        d = self.decision(who, "choose", values, prompt, pos, env)
         ids = [o["id"] for o in d["options"]]
         a = self.answer(d)
         return values[ids.index(a)] if a in ids else values[0]
@@ -903,14 +969,14 @@ class Interp:
             n = int(num(self.ev(upto, env)))
             chosen = []
             while len(chosen) < n and opts:
-                v = self.pick(who, opts, prompt, s[1], True)
+                v = self.pick(who, opts, prompt, s[1], True, env)
                 if v is None:
                     break
                 chosen.append(v)
                 opts = [o for o in opts if o != v]
             env[var] = chosen
         else:
-            v = self.pick(who, opts, prompt, s[1], optional)
+            v = self.pick(who, opts, prompt, s[1], optional, env)
             env[var] = v
             if v is None:
                 if other:
@@ -920,7 +986,7 @@ class Interp:
 
     def s_may(self, s, env):
         who = self.ev(s[2], env) if s[2] is not None else env.get("player")
-        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1]))
+        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
         if a == "yes":
             return self.run(s[4], env)
         elif s[5]:

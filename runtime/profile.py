@@ -104,6 +104,8 @@ def attach(game) -> Profile:
                 roots[id(ph[k])] = (ph[k][1], f"{k} of phase {ph['id']}")
     if "end" in game.flow:
         roots[id(game.flow["end"])] = (game.flow["end"][1], "end of the game")
+    if "round_until" in game.flow:
+        roots[id(game.flow["round_until"])] = (game.flow["round_until"][1], "end of a round")
     for k in ("score", "tiebreak", "wins", "faction"):
         if k in game.scoring:
             roots[id(game.scoring[k])] = (game.scoring[k][1], f"{k} of scoring")

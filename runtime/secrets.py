@@ -128,8 +128,8 @@ def resolve(st, choice: str) -> str:
 # ---- log lines ----------------------------------------------------------------
 
 def named(st, v) -> list:
-    """The things a logged value names, in order."""
-    if isinstance(v, list):
+    """The things a logged value names, in order (in lists and in texts with values)."""
+    if isinstance(v, (list, tuple)):
         return [x for item in v for x in named(st, item)]
     if isinstance(v, str) and v in st["things"] and v not in st["players"]:
         return [v]

@@ -15,9 +15,9 @@ from .flow import new_game
 from .interpreter import GameFault
 
 
-def play_one(game, i, seed, players, agent):
+def play_one(game, i, seed, players, agent, options=None):
     s = f"{seed}:{i}"
-    st = new_game(game, players, s)
+    st = new_game(game, players, s, options)
     agents = {p: make(kind, f"{s}:{p}") for p, kind in seat_agents(agent, st["players"]).items()}
     try:
         decisions = play_out(game, st, agents)
@@ -47,12 +47,13 @@ def seat_agents(spec: str, seats) -> dict:
     return {p: per.get(p, default) for p in seats}
 
 
-def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False) -> dict:
+def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False, options=None) -> dict:
+    """`options`: game options set for every game (name -> value; the others keep their defaults)."""
     if n < 1 or workers < 1:
         raise ValueError(f"simulate needs at least one game and one worker, not {n} and {workers}")
     players = players or game.players_min
     workers = min(workers, n)  # a worker with no game to play is a process started for nothing
-    jobs = [(i, seed, players, agent) for i in range(n)]
+    jobs = [(i, seed, players, agent, options) for i in range(n)]
     prof = game.profile
     if prof is not None:  # clocks are read in this process: the games are played here
         workers = 1
@@ -91,6 +92,8 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
         if bar:
             bar.stop()
     out = summarise(game, results, n, seed, players, agent)
+    if options:  # said only when set, so a run without them reports as it always did
+        out["options"] = dict(options)
     if prof is not None:
         out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines(),
                           "building": round(prof.building / (prof.total or 1), 4)}
@@ -110,8 +113,7 @@ def _init_worker(data):
 
 
 def _work_shared(args):
-    i, seed, players, agent = args
-    return play_one(_SHARED["game"], i, seed, players, agent)
+    return play_one(_SHARED["game"], *args)
 
 
 def summarise(game, results, n, seed, players, agent) -> dict:

@@ -60,6 +60,7 @@ SAMPLES = {
     "return": ["return 3"],
     "do": ["push(1, 2)"],
     "swap": ["swap a with b"],
+    "offer": ["offer challenge", "offer block to t with role = contessa, n = 2 as blocker"],
     "if": ["if x:\n  stop", "if x:\n  stop\nelif y:\n  stop\nelse:\n  stop"],
     "for": ["for each c in player.hand:\n  reveal c", "for each c in player.hand where c.speed > 1:\n  reveal c"],
     "repeat": ["repeat 3 times:\n  gain 1 position"],

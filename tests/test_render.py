@@ -42,6 +42,7 @@ STATEMENTS = {
     "return": "return player.vp + 1",
     "do": "helper(player, 2)",
     "swap": "swap top(table) with top(blades)",
+    "offer": "offer parry to others with n = 2 as r",
     "if": "if tension >= 3:\n  gain 1 vp\nelif tension == 2:\n  lose 1 vp\nelse:\n  end turn",
     "for": "for each p in players where p.gold > 0:\n  gain 1 vp to p",
     "repeat": "repeat 3 times:\n  draw from bag to table",
@@ -55,7 +56,7 @@ STATEMENTS = {
 EXPRESSIONS = [
     "1 + 2 * 3 - 4 / 2 % 3", "-player.gold", "player.gold >= 2 and not tension < 1 or tension != 0",
     "top(blades) in player.hand", "top(blades) not in table", "player has blessed", "player has no blessed",
-    "[1, 2, 3][0]", "player.vp if tension > 2 else 0", "none", '"text"', "true", "false", "every card",
+    "[1, 2, 3][0]", "player.vp if tension > 2 else 0", "none", '"text"', '"{player} has {player.gold} gold"', "true", "false", "every card",
     "[c for c in player.hand where c.power > 1]", "[c.power for c in player.hand]",
     "sum(c.power for c in player.hand where c.power > 0)", "count(c for c in player.hand)",
     "any(p.vp > 3 for p in players)", "all(p.vp > 3 for p in others)", "max(p.vp for p in players)",

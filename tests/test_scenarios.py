@@ -110,13 +110,14 @@ def test_k_matches_names_and_file_names_not_the_folder(race):
     assert "0 passed, 0 failed" in run(race, "-k", "race").output  # the folder path is not matched
 
 
-def test_a_copy_unquoted_is_an_error_and_quoted_it_must_exist(race):
-    scenario(race, "unquoted", "setup: |\n  move nitro#1 to p1.hand\nexpect:\n  - count(p1.hand) == 1")
+def test_a_copy_is_named_as_it_is_or_quoted_and_it_must_exist(race):
+    scenario(race, "unquoted", "setup: |\n  move nitro#1 to p1.hand  # a comment\nexpect:\n  - count(p1.hand) == 1\n  - nitro#1 in p1.hand")
+    scenario(race, "quoted", 'setup: |\n  move "nitro#2" to p1.hand\nexpect:\n  - count(p1.hand) == 1')
     scenario(race, "no_such_copy", 'setup: |\n  move "nitro#9" to p1.hand\nexpect:\n  - count(p1.hand) == 1')
+    scenario(race, "no_such_copy_unquoted", 'setup: |\n  move nitro#7 to p1.hand\nexpect:\n  - count(p1.hand) == 1')
     out = run(race).output
-    assert "D032 `nitro#1` is read as `nitro` and a comment" in out
-    assert "D032 no copy `nitro#9`" in out
-    assert "0 passed, 2 failed" in out
+    assert "D032 no copy `nitro#9`" in out and "D032 no copy `nitro#7`" in out
+    assert "2 passed, 2 failed" in out
 
 
 def test_a_misspelled_key_fails_with_did_you_mean_and_validate_reports_it(race):
