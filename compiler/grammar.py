@@ -41,8 +41,8 @@ class _Indent(Indenter):
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
     """Lark's LALR parser for dsl.lark (shipped beside this module). Its tables are made in each
-    process that needs them: Lark's own cache of them is a pickle, which a file planted in
-    a cache folder could turn into code."""
+    process that needs them: Lark's own cache of them loads Python objects from a file, so
+    a file planted in a cache folder could turn into code."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dsl.lark"), encoding="utf-8") as fh:
         text = fh.read()
     return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, lexer="contextual")
