@@ -162,7 +162,8 @@ def tables(m: Model) -> dict:
                  "summary": g.get("summary"), "notes": g.get("notes") or [],
                  "options": {k: v.get("default") for k, v in (g.get("options") or {}).items()},
                  **({"option_texts": {k: _plain(v["text"]) for k, v in g["options"].items() if v.get("text")}}
-                    if any(v.get("text") for v in (g.get("options") or {}).values()) else {})},
+                    if any(v.get("text") for v in (g.get("options") or {}).values()) else {}),
+                 **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

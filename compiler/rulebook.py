@@ -225,6 +225,14 @@ class Book:
             return None
         return {"key": key, "this": this or "", "lines": self._renderer(this).lines(ir)}
 
+    def unless_said(self, text, key, ir, this=None):
+        """Authored text wins: the generated words of an effect are printed only where the
+        content has no `text:` of its own for it."""
+        return None if text else self.effect(key, ir, this)
+
+    def cond_unless(self, text, ir, this=None):
+        return None if text else self.cond(ir, this)
+
     def cond(self, ir, this=None):
         if ir is None:
             return None
@@ -269,7 +277,7 @@ class Book:
             return self.L["of_game"]
         if of == "player":
             return self.L["of_player"]
-        return self.L["of_kind"].format(k=humanize(of))
+        return self.L["of_kind"].format(k=self.names.term(of, self.lang))
 
     # -- sections -----------------------------------------------------------------
     def context(self) -> dict:
@@ -284,7 +292,7 @@ class Book:
             "title": self.tx(g.get("name"), g.get("id") or ""), "game_id": g.get("id"), "version": g.get("version"),
             "players": players, "summary": self.tx(g.get("summary")), "round_name": rn,
             "notes": [self.tx(n) for n in g.get("notes") or []],
-            "options": [(humanize(k), self._value(v), self.tx((g.get("option_texts") or {}).get(k)))
+            "options": [(self.names.term(k, self.lang), self._value(v), self.tx((g.get("option_texts") or {}).get(k)))
                         for k, v in (g.get("options") or {}).items()],
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
@@ -377,7 +385,7 @@ class Book:
             acts = [self.name(a) for a in ph.get("actions") or [] if a in actions] if ph.get("mode") == "turns" else []
             phases.append({"id": ph["id"], "name": self.tx(ph.get("name"), ph["id"]), "text": self.tx(ph.get("text")),
                            "notes": notes, "actions": acts,
-                           "effect": self.effect(f"flow.phases.{i}.effect", ph.get("effect"))})
+                           "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
         end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
         if rounds:
             end.append(L["end_rounds"].format(round=rn if self.ru else rn.lower()))
@@ -386,9 +394,10 @@ class Book:
                 "phases": phases, "end": end}
 
     def _trigger(self, event, i, tr):
-        return {"id": tr["id"], "text": self.tx(tr.get("text")),
-                "when": self.cond(tr.get("when")) if tr.get("when") and _round_of(tr.get("when")) is None else None,
-                "effect": self.effect(f"triggers.{event}.{i}.effect", tr.get("effect"))}
+        text = self.tx(tr.get("text"))
+        return {"id": tr["id"], "text": text,
+                "when": self.cond_unless(text, tr.get("when")) if tr.get("when") and _round_of(tr.get("when")) is None else None,
+                "effect": self.unless_said(text, f"triggers.{event}.{i}.effect", tr.get("effect"))}
 
     def calendar(self):
         """Triggers on round events that name one round: a day-by-day table."""
@@ -418,7 +427,7 @@ class Book:
             elif event.startswith("counter_") and event[8:] in (t.get("counters") or {}):
                 title = L["counter_event"].format(c=self.name(event[8:]))
             else:
-                title = L["custom_event"].format(e=quoted(humanize(event), self.lang))
+                title = L["custom_event"].format(e=quoted(self.names.term(event, self.lang), self.lang))
             out.append({"event": event, "title": title, "triggers": items})
         return out
 
@@ -433,11 +442,12 @@ class Book:
             if a.get("limit"):
                 info.append(L["limit"].format(n=a["limit"]))
             if a.get("window"):
-                info.append(L["window"].format(w=quoted(humanize(a["window"]), self.lang)))
-            out.append({"id": aid, "name": self.name(aid), "text": self.tx(a.get("text")), "info": info,
-                        "if": self.cond(a.get("if"), "actions"),
-                        "cost": self.effect(f"actions.{aid}.cost", a.get("cost"), "actions"),
-                        "effect": self.effect(f"actions.{aid}.effect", a.get("effect"), "actions")})
+                info.append(L["window"].format(w=quoted(self.names.term(a["window"], self.lang), self.lang)))
+            text = self.tx(a.get("text"))
+            out.append({"id": aid, "name": self.name(aid), "text": text, "info": info,
+                        "if": self.cond_unless(text, a.get("if"), "actions"),
+                        "cost": self.unless_said(text, f"actions.{aid}.cost", a.get("cost"), "actions"),
+                        "effect": self.unless_said(text, f"actions.{aid}.effect", a.get("effect"), "actions")})
         return sorted(out, key=_by_name)
 
     def locations(self):
@@ -452,18 +462,19 @@ class Book:
                 "adjacent": [self.name(x) for x in loc.get("adjacent") or []],
                 "links": [(self.name(x), d) for x, d in (loc.get("links") or {}).items()],
                 "activation": {
-                    "text": self.tx(act.get("text")), "if": self.cond(act.get("if"), "locations"),
-                    "cost": self.effect(f"protos.{lid}.activation.cost", act.get("cost"), "locations"),
-                    "effect": self.effect(f"protos.{lid}.activation.effect", act.get("effect"), "locations"),
+                    "text": self.tx(act.get("text")), "if": self.cond_unless(act.get("text"), act.get("if"), "locations"),
+                    "cost": self.unless_said(act.get("text"), f"protos.{lid}.activation.cost", act.get("cost"), "locations"),
+                    "effect": self.unless_said(act.get("text"), f"protos.{lid}.activation.effect", act.get("effect"), "locations"),
                 } if act else None,
             })
         return sorted(out, key=_by_name)
 
     def _thing(self, pid, p, section_this):
-        return {"id": pid, "name": self.name(pid), "count": p.get("count", 1), "text": self.tx(p.get("text")),
-                "attrs": self.attrs(p.get("attrs")), "kind": humanize(p.get("kind", "")),
-                "if": self.cond(p.get("if"), section_this),
-                "effect": self.effect(f"protos.{pid}.effect", p.get("effect"), section_this)}
+        text = self.tx(p.get("text"))
+        return {"id": pid, "name": self.name(pid), "count": p.get("count", 1), "text": text,
+                "attrs": self.attrs(p.get("attrs")), "kind": self.names.term(p.get("kind", ""), self.lang),
+                "if": self.cond_unless(text, p.get("if"), section_this),
+                "effect": self.unless_said(text, f"protos.{pid}.effect", p.get("effect"), section_this)}
 
     def cards(self):
         t = self.t
@@ -488,7 +499,7 @@ class Book:
         s = self.t.get("scoring") or {}
         L = self.L
         tie = s.get("tie", "share")
-        return {"text": self.tx(s.get("text")), "effect": self.effect("scoring.effect", s.get("effect")),
+        return {"text": self.tx(s.get("text")), "effect": self.unless_said(s.get("text"), "scoring.effect", s.get("effect")),
                 "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
                 "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
 
@@ -518,9 +529,9 @@ class Book:
         marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
-            procs.append({"id": pid, "name": quoted(self.names.procedure_name(pid, self.lang), self.lang), "text": self.tx(p.get("text")),
-                          "params": ", ".join(p.get("params") or []),
-                          "effect": self.effect(f"procedures.{pid}.effect", p.get("effect"))})
+            procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
+                          "params": "",  # parameters are names inside the effect, not words for a player
+                          "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"))})
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
