@@ -235,6 +235,7 @@ class Names:
         # words for what has no declaration of its own to carry a name: kinds, attributes,
         # marks, options, procedures, events (game.yaml `game: terms:`)
         self.terms = ((t.get("game") or {}).get("terms") or {})
+        self.raw: set = set()  # ids printed as they are, for want of a name (see rulebook.unnamed_terms)
         self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
         self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
         self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
@@ -298,7 +299,10 @@ class Names:
         """The word for an id from the game's terms, or the id in words (which the checker
         warns of where a rulebook prints it)."""
         t = self.terms.get(ident)
-        return text_of(t, lang, humanize(ident)) if t else humanize(ident)
+        if t:
+            return text_of(t, lang, humanize(ident))
+        self.raw.add(ident)
+        return humanize(ident)
 
     def has_term(self, ident) -> bool:
         return bool(self.terms.get(ident))
@@ -309,7 +313,9 @@ class Names:
             return text_of(ident_named, lang, humanize(pid))
         text = text_of((self.procedures.get(pid) or {}).get("text"), lang)
         short = re.split(r"[:;.(]| — ", text, maxsplit=1)[0].strip() if text else ""
-        return short if 3 <= len(short) <= 60 else humanize(pid)
+        if 3 <= len(short) <= 60 and not re.search(r"\d", short):  # «SIE-061/062» is a reference, not a name
+            return short
+        return self.term(pid, lang)
 
     def attr_name(self, attr, lang) -> str:
         """A fixed attribute, named by an icon or counter of the same id when there is one."""
@@ -326,7 +332,7 @@ class Names:
         for table in (self.icons, self.counters, self.zones, self.decks):
             if attr in table and table[attr].get("name"):
                 return text_of(table[attr]["name"], lang, humanize(attr))
-        return humanize(attr)
+        return self.term(attr, lang)
 
     def phrase(self, ident, lang, declinable=True) -> Ph:
         """An id as a noun phrase: the name itself when it declines safely, else head «name»."""

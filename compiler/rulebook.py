@@ -898,3 +898,16 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
 def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
     """File name -> text of every rulebook, from the text of game.json."""
     return books(*read(game_json), environment(game_folder), LANGS)
+
+
+
+def unnamed_terms(tables: dict) -> list[str]:
+    """The ids a rulebook prints as they are, for want of a name in words (no declaration
+    with a `name:` and no entry in `game: terms:`): kinds, attributes, marks, options,
+    procedures and events that a rendered text names."""
+    raw: set = set()
+    for lang in LANGS:
+        book = Book(tables, lang)
+        book.context()
+        raw |= book.names.raw
+    return sorted(raw)
