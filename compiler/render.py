@@ -883,6 +883,28 @@ class Renderer:
             return _NOUNS["player"]
         return None
 
+    _PARAM_NOUNS = {"player": ("p", "q", "pl", "player", "who", "whom", "target", "victim", "investigator", "other"),
+                    "card": ("c", "card", "cd"), "location": ("l", "loc", "location", "city", "place", "site", "where", "area"),
+                    "piece": ("piece", "pawn", "unit", "agent", "monster")}
+
+    def given(self, params) -> None:
+        """A procedure's parameters, named by what they likely are: «the player», «the card»,
+        or their own words («the amount»)."""
+        for p in params or []:
+            if not isinstance(p, str):
+                continue
+            noun = next((_NOUNS[k] for k, words in self._PARAM_NOUNS.items() if p in words), None)
+            if noun is None:
+                if self.names.has_term(p) or len(p) > 2:
+                    en = self.names.term(p, "en").lower()
+                    ru = self.names.term(p, "ru") if self.names.has_term(p) else "значение"
+                    d = ru_declined(ru.lower())
+                    noun = (_noun(en, d.f, d.gender if d.gender in _RU_THAT else "m", "") if d is not None
+                            else _noun(en, [f + f" «{ru}»" for f in _NOUNS["thing"].ru], "m", ""))
+                else:
+                    noun = _NOUNS["thing"]
+            self._bind(p, noun, the=True)
+
     def _bind(self, var, noun: Noun, the=False) -> Ph:
         """Give a name its words: «that card», or «the other card» when a card is named already."""
         other = any(n.en == noun.en for n in self._live)

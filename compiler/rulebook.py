@@ -40,7 +40,7 @@ LABELS = {
         "name": "Name", "count": "Count", "copies": "Copies", "attrs": "Attributes", "adjacent": "Adjacent to",
         "links": "Roads", "activation": "Activation", "text": "Text", "effect": "Effect", "cost": "Cost",
         "only_if": "Only if", "when": "Only when", "phase": "Phase", "any_phase": "any phase with turns",
-        "limit": "At most {n} time(s) a turn.", "window": "Reaction: used in the window {w}.",
+        "limit": "At most {n} a turn.", "window": "Reaction: used in the window {w}.",
         "deck": "Deck", "deck_of": "{name}: {n} cards", "pool_of": "{name}: {n} tokens, drawn at random",
         "cards_loose": "Cards without a deck", "locations_n": "Locations: {n}", "pieces_of": "{name}: {n}",
         "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
@@ -51,10 +51,11 @@ LABELS = {
         "each_round": "Each {round} has these phases, in order:",
         "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
         "mode_turns": "Each player in turn order takes a turn of actions.",
-        "max_actions": "A turn ends after {n} action(s), or when the player passes.",
+        "max_actions": "On your turn, take {n}, or pass.",
         "rotate": "Players take one action at a time, round the table, until every player has passed.",
         "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
-        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.",
+        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.", "end_rounds_only": "The game ends after the last {round}.",
+        "index": "Index",
         "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
         "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
         "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
@@ -80,7 +81,7 @@ LABELS = {
         "name": "Название", "count": "Кол-во", "copies": "Копий", "attrs": "Свойства", "adjacent": "Соседние",
         "links": "Дороги", "activation": "Активация", "text": "Текст", "effect": "Эффект", "cost": "Цена",
         "only_if": "Только если", "when": "Только когда", "phase": "Фаза", "any_phase": "любая фаза с ходами",
-        "limit": "Не больше {n} раз(а) за ход.", "window": "Реакция: применяется в окне {w}.",
+        "limit": "Не больше {n} за ход.", "window": "Реакция: применяется в окне {w}.",
         "deck": "Колода", "deck_of": "{name}: {n} {cards}", "pool_of": "{name}: {n} {tokens}, тянутся наугад",
         "cards_loose": "Карты вне колод", "locations_n": "Локации: {n}", "pieces_of": "{name}: {n}",
         "per_player": "у каждого игрока своя", "owner": "Чья", "visibility": "Кто видит",
@@ -91,10 +92,11 @@ LABELS = {
         "each_round": "Каждый раунд («{round}») состоит из фаз, по порядку:",
         "mode_once": "Выполняется один раз.", "mode_each": "Выполняется для каждого игрока по очереди.",
         "mode_turns": "Игроки по очереди делают ходы из действий.",
-        "max_actions": "Ход заканчивается после {n} действ., или когда игрок пасует.",
+        "max_actions": "В свой ход выполните {n} или спасуйте.",
         "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
         "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
-        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.",
+        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.", "end_rounds_only": "Игра заканчивается после последнего раунда.",
+        "index": "Указатель",
         "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
         "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
         "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
@@ -202,6 +204,9 @@ class Book:
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.L = LABELS[lang]
+        rn = text_of((tables.get("flow") or {}).get("round_name"), lang, "")
+        if lang == "ru" and rn.lower() in ("", "раунд"):  # «раунд («Раунд»)» says it twice
+            self.L = {k: v.replace(" («{round}»)", "") for k, v in self.L.items()}
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
@@ -219,16 +224,19 @@ class Book:
     def name(self, ident):
         return self.names.name(ident, self.lang)
 
-    def effect(self, key, ir, this=None):
+    def effect(self, key, ir, this=None, params=None):
         """An effect as lines, keyed by where it sits in game.json (the tests re-render it from there)."""
         if not ir:
             return None
-        return {"key": key, "this": this or "", "lines": self._renderer(this).lines(ir)}
+        r = self._renderer(this)
+        if params:
+            r.given(params)
+        return {"key": key, "this": this or "", "lines": r.lines(ir)}
 
-    def unless_said(self, text, key, ir, this=None):
+    def unless_said(self, text, key, ir, this=None, params=None):
         """Authored text wins: the generated words of an effect are printed only where the
         content has no `text:` of its own for it."""
-        return None if text else self.effect(key, ir, this)
+        return None if text else self.effect(key, ir, this, params)
 
     def cond_unless(self, text, ir, this=None):
         return None if text else self.cond(ir, this)
@@ -267,6 +275,23 @@ class Book:
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
+    _EN_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    _RU_ACTIONS = ("действие", "действия", "действий")
+    _RU_NUMBERS_N = ("ни одного", "одно", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять", "десять")
+
+    def _times(self, n, what):
+        """«two actions», «once», «3 раза»: a count said the way a rulebook says it."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            return str(n)
+        if what == "time":
+            if self.ru:
+                return f"{n} {ru_count(n, 'раза', 'раз', 'раз')}" if n != 1 else "одного раза"
+            return {1: "once", 2: "twice"}.get(n, f"{self._EN_NUMBERS[n] if n < 11 else n} times")
+        if self.ru:
+            word = self._RU_NUMBERS_N[n] if 0 < n < 11 else str(n)
+            return f"{word} {ru_count(n, *self._RU_ACTIONS)}"
+        return f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} action{'' if n == 1 else 's'}"
+
     def _value(self, v):
         if isinstance(v, bool):
             return ("да" if v else "нет") if self.ru else ("yes" if v else "no")
@@ -297,6 +322,7 @@ class Book:
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
+            "index": self.index(),
         }
 
     def components(self):
@@ -365,7 +391,8 @@ class Book:
         rounds = flow.get("rounds")
         if rounds:
             if self.ru:
-                intro = L["rounds"].format(n=rounds, round_n=f"раундов («{rn}»)" if ru_count(rounds, 1, 2, 3) == 3 else f"раунда («{rn}»)")
+                own = "" if rn.lower() == "раунд" else f" («{rn}»)"
+                intro = L["rounds"].format(n=rounds, round_n=(ru_count(rounds, "раунд", "раунда", "раундов") + own))
             else:
                 intro = L["rounds"].format(n=rounds, round=rn.lower())
         else:
@@ -375,7 +402,7 @@ class Book:
         for i, ph in enumerate(flow.get("phases") or []):
             notes = [L["mode_" + ph.get("mode", "once")]]
             if ph.get("max_actions"):
-                notes.append(L["max_actions"].format(n=ph["max_actions"]))
+                notes.append(L["max_actions"].format(n=self._times(ph["max_actions"], "action")))
             if ph.get("rotate"):
                 notes.append(L["rotate"])
             if ph.get("if"):
@@ -388,7 +415,7 @@ class Book:
                            "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
         end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
         if rounds:
-            end.append(L["end_rounds"].format(round=rn if self.ru else rn.lower()))
+            end.append(L["end_rounds" if end else "end_rounds_only"].format(round=rn if self.ru else rn.lower()))
         return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
                 "each_round": L["each_round"].format(round=rn if self.ru else rn.lower()),
                 "phases": phases, "end": end}
@@ -440,7 +467,7 @@ class Book:
             if a.get("phase") in phases:
                 info.append(f"{L['phase']}: {self.tx(phases[a['phase']].get('name'), a['phase'])}.")
             if a.get("limit"):
-                info.append(L["limit"].format(n=a["limit"]))
+                info.append(L["limit"].format(n=self._times(a["limit"], "time")))
             if a.get("window"):
                 info.append(L["window"].format(w=quoted(self.names.term(a["window"], self.lang), self.lang)))
             text = self.tx(a.get("text"))
@@ -503,6 +530,29 @@ class Book:
                 "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
                 "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
 
+    def index(self):
+        """Every name a reader looks up, A to Z: cards, locations, actions, counters, zones and
+        the game's terms, each with the section it is in (and its anchor in the HTML book)."""
+        t, L = self.t, self.L
+        entries = []
+        for pid, p in (t.get("protos") or {}).items():
+            section = p.get("section")
+            if section in ("cards", "tokens"):
+                entries.append((self.name(pid), L["cards"], f"card-{pid}"))
+            elif section == "locations":
+                entries.append((self.name(pid), L["locations"], f"location-{pid}"))
+        entries += [(self.name(a), L["actions"], f"action-{a}") for a in t.get("actions") or {}]
+        entries += [(self.name(c), L["counters"], f"counter-{c}") for c in t.get("counters") or {}]
+        entries += [(self.name(z), L["zones"], "glossary") for z in t.get("zones") or {}]
+        entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")
+                    for k, v in (self.names.terms or {}).items() if v]
+        seen, out = set(), []
+        for name, where, anchor in sorted(entries, key=lambda e: (e[0].lower().replace("ё", "е"), e[1], e[2])):
+            if (name, where) not in seen:
+                seen.add((name, where))
+                out.append({"name": name, "where": where, "anchor": anchor})
+        return out
+
     def glossary(self):
         t, L = self.t, self.L
         counters = []
@@ -531,7 +581,8 @@ class Book:
         for pid, p in (t.get("procedures") or {}).items():
             procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
                           "params": "",  # parameters are names inside the effect, not words for a player
-                          "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"))})
+                          "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
+                                                     params=p.get("params"))})
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
@@ -612,6 +663,12 @@ class HtmlPieces:
                 self._attr_html[key] = known
         return known
 
+    def index(self, entries) -> Markup:
+        """The index, one call for all entries (a big game has thousands of cards)."""
+        h = self._h
+        return Markup("".join([f'<p><a href="#{h(e["anchor"])}">{h(e["name"])}</a> <span class="where">· {h(e["where"])}</span></p>\n'
+                               for e in entries]))
+
     def counted(self, items) -> Markup:
         """Names with their counts: «Sabre ×6, Dagger»."""
         h = self._h
@@ -659,6 +716,9 @@ class MarkdownPieces:
         head = f"*{label}:*\n\n" if label else ""
         item = self._item
         return head + "".join(["  " * d + item(line) for d, line in e["lines"]])
+
+    def index(self, entries) -> str:
+        return "".join([f"- {md_escape(e['name'])} — {e['where']}\n" for e in entries])
 
     def counted(self, items) -> str:
         return ", ".join([f"{name} ×{n}" if n and n > 1 else str(name) for name, n in items])
