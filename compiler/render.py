@@ -15,6 +15,7 @@ from ..runtime.ir import EXPRESSIONS
 
 
 LANGS = ("en", "ru")
+_ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
 EXPR_OPS = tuple(EXPRESSIONS)  # every expression of the IR: each has its words (a _x_ method)
@@ -313,7 +314,8 @@ class Names:
             return text_of(ident_named, lang, humanize(pid))
         text = text_of((self.procedures.get(pid) or {}).get("text"), lang)
         short = re.split(r"[:;.(]| — ", text, maxsplit=1)[0].strip() if text else ""
-        if 3 <= len(short) <= 60 and not re.search(r"\d", short):  # «SIE-061/062» is a reference, not a name
+        # «SIE-061/062» is a reference, not a name; «cell c» names its parameter
+        if 3 <= len(short) <= 60 and not re.search(r"\d|(?<![\w'’-])[b-z](?![\w-])", short):
             return short
         return self.term(pid, lang)
 
@@ -485,6 +487,7 @@ class Renderer:
         self.nouns: dict[str, Ph] = {}  # a given name -> the words that say it («that card», or the value itself)
         self._live: list[Noun] = []   # the nouns of the names given so far, to tell two cards apart
         self.reassigned: set[str] = set()  # names that `set` changes in the effect being said
+        self.numbers: dict[str, list] = {}  # names given a plain number: counted as that number
         self.problems: list[str] = []   # anything said clumsily because the IR was not understood
         self.said = said  # a said.Said shared by the renderers of one game and language, or None
 
@@ -504,6 +507,7 @@ class Renderer:
         """What the words of a statement depend on besides the statement: the names given
         before it and what they stand for, and which names the effect changes."""
         return (tuple(sorted((k, v.f) for k, v in self.nouns.items())), tuple(n.en for n in self._live),
+                tuple(sorted((k, repr(v)) for k, v in self.numbers.items())),
                 frozenset(self.reassigned) if self.reassigned else None)
 
     def statement(self, s, out) -> None:
@@ -552,6 +556,8 @@ class Renderer:
             if s[2] not in self.reassigned and found is None and not self._draws(s[3]):
                 self.locals.add(s[2])
                 self.nouns[s[2]] = v  # a value that never changes is said where it is used
+                if s[3][:1] == ["num"]:
+                    self.numbers[s[2]] = s[3]
                 return
             if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
                 found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
@@ -721,6 +727,7 @@ class Renderer:
         ru = self.ru
         who = self._who(target)
         c = self.names.phrase(counter, self.lang)
+        amount = self._number(amount)
         literal = amount[0] == "num" and not isinstance(amount[2], bool)
         if ru:
             verb = _GAIN_RU[op]
@@ -734,9 +741,16 @@ class Renderer:
             return f"{v} {amount[2]} {c}"
         return f"{v} {c} equal to {self._e(amount)}"
 
+    def _number(self, node):
+        """A name given a plain number, as that number (`let n = 2` ... `gain n`: «gain 2»)."""
+        if node and node[0] == "name" and node[2] in self.numbers and node[2] in self.locals:
+            return self.numbers[node[2]]
+        return node
+
     def _draw(self, s):
         ru, E = self.ru, self._e
         amount, source, dest, face, as_ = s[2], s[3], s[4], s[5], s[6]
+        amount = self._number(amount) if amount is not None else None
         pool = source[0] == "name" and self.names.kind_of(source[2]) == "pool"
         n = amount[2] if amount is not None and amount[0] == "num" else (1 if amount is None else None)
         if ru:
@@ -916,6 +930,7 @@ class Renderer:
         else:
             ph = _fixed(f"the other {noun.en}" if other else f"{'the' if the else 'that'} {noun.en}")
         self.nouns[var] = ph
+        self.numbers.pop(var, None)
         return ph
 
     def _source(self, coll) -> tuple[str, str]:
@@ -955,7 +970,10 @@ class Renderer:
         return _fixed(str(v).replace(".", ",") if self.ru else str(v))
 
     def _x_str(self, e):
-        return _fixed(quoted(e[2], self.lang))
+        v = e[2]
+        if isinstance(v, str) and _ID_LIKE(v):  # a value that names something: its name in words
+            v = self.names.name(v, self.lang)
+        return _fixed(quoted(v, self.lang))
 
     def _x_none(self, e):
         return _fixed("ничего" if self.ru else "nothing")

@@ -727,7 +727,7 @@ class MarkdownPieces:
         return "".join([self._card(c) for c in cards])
 
     def _card(self, c) -> str:
-        out = f"#### {c['name']} ×{c['count']} (`{c['id']}`)\n\n"
+        out = f"**{c['name']}** ×{c['count']}\n\n"  # (not a heading: a card with no text would leave it empty)
         if c["attrs"]:
             key = _texts_key(c["attrs"])
             known = self._attr_lines.get(key) if key is not None else None

@@ -70,10 +70,11 @@ class Said:
                 names.update(known[1])
                 renderer.nouns.update(known[2])
                 renderer._live[:] = known[3]
+                renderer.numbers.update(known[4])
             return
         start, problems, before = len(out), len(renderer.problems), set(names)
         renderer.statement(stmt, out)
         if len(renderer.problems) == problems:
             given = names - before
             self._lines[key] = (out[start:], given, {n: renderer.nouns[n] for n in given if n in renderer.nouns},
-                                list(renderer._live))
+                                list(renderer._live), {n: renderer.numbers[n] for n in given if n in renderer.numbers})
