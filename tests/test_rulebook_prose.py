@@ -10,7 +10,7 @@ from tests.test_rulebook import _games, page_of, tables_of
 
 CONTENT = [g for g in _games() if g.startswith("content/")]
 # games whose every kind, attribute, mark, option and procedure has a name in words
-NAMED = ["content/arkham-horror", "content/night-city", "content/study-in-emerald"]
+NAMED = CONTENT
 
 PSEUDO_CODE = [  # (pattern, what it is)
     (r"\(s\)|\(а\)|\bдейств\.", "a plural left to the reader"),
