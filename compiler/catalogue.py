@@ -621,6 +621,17 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW + _SCORING,
         "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if short:\n          log "short game"') + _SCORING,
     },
+    "W016": {
+        "title": "rulebook prints an id",
+        "explain": "A kind, attribute, mark, option, procedure or event that the rulebook (or a card face) "
+                   "names has no name in words: no declaration of it carries a `name:`, so the rulebook "
+                   "would print its id (`seat_no`, `first_edition_track_scoring`) among the prose. Give it "
+                   "words in each language under `game: terms:` in game.yaml. Found by `rulepress build`, "
+                   "which lists every such id of the game.",
+        "build": True,
+        "wrong": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {grip: 2}\n",
+        "right": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {speed: 2}\n",
+    },
     "W013": {
         "title": "comparison no thing can pass",
         "explain": "`x.attr == \"value\"` where no thing (of the kind x runs over, for `every KIND`) has "

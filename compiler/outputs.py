@@ -9,14 +9,15 @@ from .writing import path_in, put_text
 OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS for fmt in FORMATS)
 
 
-def write(t: dict, game_folder: str, target: str, texts=None) -> dict[str, str]:
+def write(t: dict, game_folder: str, target: str, texts=None, raw: set | None = None) -> dict[str, str]:
     """Write game.json and every rulebook into `target`; file name -> path. `texts` are the
     statements' texts by position (Model.statements), which spare the rulebooks working
-    out which statements are alike. Nothing is written where a game's template refuses."""
+    out which statements are alike. Nothing is written where a game's template refuses.
+    `raw`, if given, gets the ids the rulebooks print for want of a name (W016)."""
     env = environment(game_folder)
     paths = {name: path_in(target, name) for name in OUTPUT_NAMES}
     text = codegen.to_json(t)
-    made = books(*read(text), env, LANGS, texts)  # (first: a game's template may refuse)
+    made = books(*read(text), env, LANGS, texts, raw)  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
     for name, book in made.items():
         write_if_changed(paths[name], book)

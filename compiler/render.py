@@ -211,6 +211,8 @@ def text_of(t, lang, default=""):
     return str(t)
 
 
+_KIND_WORDS = {"card": ("card", "карта"), "token": ("token", "жетон"), "piece": ("piece", "фишка"),
+               "location": ("location", "локация")}
 _HEADS_RU = {  # generic head nouns that carry the case for a quoted name
     "counter": "показатель", "zone": "зона", "deck": "колода", "pool": "мешок", "location": "локация",
     "card": "карта", "token": "жетон", "piece": "фишка", "action": "действие", "phase": "фаза",
@@ -302,6 +304,8 @@ class Names:
         t = self.terms.get(ident)
         if t:
             return text_of(t, lang, humanize(ident))
+        if ident in _KIND_WORDS:  # the built-in kinds have words of their own
+            return _KIND_WORDS[ident][lang == "ru"]
         self.raw.add(ident)
         return humanize(ident)
 

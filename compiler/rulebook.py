@@ -943,13 +943,18 @@ def marks_in(game_json: str, tables: dict) -> list:
     return _marks(tables) if _may_mark(game_json) else []
 
 
-def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None) -> dict[str, str]:
+def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
+          raw: set | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
-    `texts`: the statements' texts by position, where the build knows them (see said)."""
+    `texts`: the statements' texts by position, where the build knows them (see said).
+    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name."""
     out = {}
     for lang in langs:
-        ctx = Book(tables, lang, marks, texts).context()
+        book = Book(tables, lang, marks, texts)
+        ctx = book.context()
+        if raw is not None:
+            raw |= book.names.raw
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
     return out
