@@ -217,12 +217,12 @@ def _plain(text, tables, pictures: Pictures) -> str:
                        str(text or ""))
 
 
-def _named_attrs(names: Names, book: Book, attrs: dict) -> list:
-    """The attributes a player reads on a card: those with a name in words (a term, an icon,
-    a counter); the others are data for the rules, not print."""
+def _named_attrs(names: Names, book: Book, attrs: dict) -> dict:
+    """The attributes a player reads on a card, id -> (name, value in words): those with a
+    name in words (a term, an icon, a counter); the others are data for the rules, not print."""
     shown = {k: v for k, v in (attrs or {}).items()
              if names.has_term(k) or any(k in t and t[k].get("name") for t in (names.icons, names.counters))}
-    return book.attrs(shown) if shown else []
+    return dict(zip(shown, book.attrs(shown))) if shown else {}
 
 
 class Fit(NamedTuple):
@@ -301,14 +301,16 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
         # authored text wins: the effect in words only where the card has no text of its own
         lines = Renderer(names, lang, "cards").lines(p["effect"]) if p.get("effect") and not text else []
         cond = Renderer(names, lang, "cards").condition(p["if"]) if p.get("if") is not None and not text else None
-        attrs = _named_attrs(names, book, p.get("attrs"))
+        named = _named_attrs(names, book, p.get("attrs"))
+        attrs = list(named.values())
         art = pictures.art(cid)
         name = names.name(cid, lang)
         paragraphs = [_plain(text, tables, pictures)] + [cond or ""] + [s for _d, s in lines]
         fit = text_fit(paragraphs, size, 1 + (len(name) > 24), math.ceil(len(attrs) / 2), bool(art))
         face = {
             "id": cid, "name": name, "deck": names.name(deck, lang) if deck else "", "deck_id": deck or "",
-            "kind": p.get("kind", "card"), "attrs": attrs, "attr": dict(p.get("attrs") or {}),
+            "kind": p.get("kind", "card"), "attrs": attrs, "attr": dict(p.get("attrs") or {}), "named": named,
+            "lang": lang,
             "text": iconized(text, tables, lang, pictures) if text else "", "plain": paragraphs[0],
             "cond": cond, "lines": lines, "stamp": f"{cid} · v{version} · {card_hash(p)}",
             "hue": _hue(deck or p.get("kind", "card")), "game": game_name, "art": art or "",

@@ -120,8 +120,9 @@ def _icon_map(tables):
     return tables.get("icons") or {}
 
 
-def iconize_html(text, tables, lang) -> Markup:
-    """Escape a text and turn its [icon] marks into glyphs."""
+def iconize_html(text, tables, lang, images: dict | None = None) -> Markup:
+    """Escape a text and turn its [icon] marks into glyphs, or into the game's image of the
+    icon where `images` (icon id -> data: URL) has one."""
     icons = _icon_map(tables)
 
     def sub(m):
@@ -129,6 +130,8 @@ def iconize_html(text, tables, lang) -> Markup:
         if i is None:
             return html.escape(m.group(0))
         title = html.escape(text_of(i.get("name"), lang, m.group(1)))
+        if images and images.get(m.group(1)):
+            return f'<img class="icon icon-{m.group(1)}" src="{images[m.group(1)]}" alt="{title}" title="{title}">'
         return f'<span class="icon icon-{m.group(1)}" title="{title}">{html.escape(i.get("glyph", ""))}</span>'
 
     parts, last = [], 0
@@ -914,10 +917,10 @@ def _refused(exc: Exception, env, name: str) -> TemplateRefused:
     return TemplateRefused(Pos(shown_path(file), line, 1), why if len(why) <= 300 else why[:300] + "…")
 
 
-def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
+def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4", images: dict | None = None) -> str:
     ctx = dict(ctx, paper=paper)
     if fmt == "html":
-        ctx["icon"] = lambda s: iconize_html(s, tables, lang)
+        ctx["icon"] = lambda s: iconize_html(s, tables, lang, images)
         ctx["m"] = HtmlPieces(ctx["L"], ctx["icon"])
     else:
         ctx["icon"] = lambda s: iconize_plain(s, tables)
@@ -928,8 +931,9 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
     return text.rstrip("\n") + "\n"
 
 
-def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
-    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
+def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4",
+                    images: dict | None = None) -> str:
+    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper, images)
 
 
 def read(game_json: str):
@@ -944,7 +948,7 @@ def marks_in(game_json: str, tables: dict) -> list:
 
 
 def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
-          raw: set | None = None) -> dict[str, str]:
+          raw: set | None = None, images: dict | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
     `texts`: the statements' texts by position, where the build knows them (see said).
@@ -956,7 +960,7 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
         if raw is not None:
             raw |= book.names.raw
         for fmt in FORMATS:
-            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt, images=images)
     return out
 
 
