@@ -15,7 +15,6 @@ would print as an empty box), is a warning with the card's id.
 """
 from __future__ import annotations
 
-import base64
 import functools
 import hashlib
 import html
@@ -31,18 +30,17 @@ from markupsafe import Markup
 from .content import UsageError
 from .render import Names, Renderer, text_of
 from .rulebook import ICON_RE, Book, environment, rendered
-from .source import NotReadable, read_bytes
+from .pictures import Pictures
 
 CARD_W, CARD_H = 63.0, 88.0
 SIZES = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "tarot": (70.0, 120.0), "mini": (44.0, 63.0),
          "square": (70.0, 70.0)}
 FIT_SIZES = (7.5, 7.0, 6.5, 6.0)  # pt: the text's sizes, largest first; 6 pt is the smallest readable
 PT = 0.3528  # mm in a point
-IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".svg": "image/svg+xml"}
-MAX_IMAGE_BYTES = 4 * 1024 * 1024
 BLEED = 3.0
 SAFE = 3.0
 MIN_MARGIN = 5.0    # what most printers cannot print
+MARGIN_SLACK = 1.0  # how far the outer bleed may reach into that margin
 MARK_LEN = 5.0      # crop mark length
 MARK_GAP = 1.0      # crop marks stop this far from the bleed
 SEAM = 0.15         # neighbouring bleeds overlap by this much
@@ -96,7 +94,10 @@ def card_size(spec: str | None) -> CardSize:
 def per_page(paper: str, size: CardSize = CardSize(CARD_W, CARD_H)) -> tuple[int, int]:
     """How many cards fit a page across and down, inside the margins and with their bleed."""
     pw, ph = PAPER[paper]
-    return (int((pw - 2 * MIN_MARGIN - 2 * BLEED) // size.w), int((ph - 2 * MIN_MARGIN - 2 * BLEED) // size.h))
+    # (the outer bleed may reach a little into the margin: it is cut away, and a letter page
+    # then still holds three rows of poker cards)
+    return (int((pw - 2 * MIN_MARGIN - 2 * BLEED + MARGIN_SLACK) // size.w),
+            int((ph - 2 * MIN_MARGIN - 2 * BLEED + MARGIN_SLACK) // size.h))
 
 
 def _slots(paper: str, back: bool, size: CardSize = CardSize(CARD_W, CARD_H)):
@@ -153,43 +154,6 @@ def _hue(key: str) -> int:
 
 
 # ---- what a face shows ------------------------------------------------------------
-
-def _data_url(path: str) -> str | None:
-    """A picture of the game folder as a data: URL (the sheet then needs no file beside it)."""
-    kind = IMAGE_TYPES.get(os.path.splitext(path)[1].lower())
-    if kind is None or not os.path.isfile(path):
-        return None
-    try:
-        data = read_bytes(path, MAX_IMAGE_BYTES)
-    except NotReadable:
-        return None
-    return f"data:{kind};base64," + base64.b64encode(data).decode("ascii")
-
-
-class Pictures:
-    """Art and icon images of a game folder: `art/<card id>.<ext>`, `art/icons/<icon id>.<ext>`."""
-
-    def __init__(self, game_folder: str | None):
-        self.folder = game_folder
-        self._found: dict[str, str | None] = {}
-
-    def _find(self, stem: str) -> str | None:
-        if stem not in self._found:
-            url = None
-            if self.folder and re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)?", stem):
-                for ext in IMAGE_TYPES:
-                    url = _data_url(os.path.join(self.folder, "art", *stem.split("/")) + ext)
-                    if url:
-                        break
-            self._found[stem] = url
-        return self._found[stem]
-
-    def art(self, card_id: str) -> str | None:
-        return self._find(card_id)
-
-    def icon(self, icon_id: str) -> str | None:
-        return self._find("icons/" + icon_id)
-
 
 def iconized(text, tables, lang, pictures: Pictures) -> Markup:
     """A text with its [icon] marks as images where the game has one, else as glyphs."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import codegen
-from .cards import Pictures
+from .pictures import Pictures
 from .render import LANGS
 from .rulebook import FORMATS, books, environment, read
 from .writing import path_in, put_text
@@ -18,8 +18,7 @@ def write(t: dict, game_folder: str, target: str, texts=None, raw: set | None = 
     env = environment(game_folder)
     paths = {name: path_in(target, name) for name in OUTPUT_NAMES}
     text = codegen.to_json(t)
-    pictures = Pictures(game_folder)
-    images = {i: pictures.icon(i) for i in t.get("icons") or {} if pictures.icon(i)}
+    images = Pictures(game_folder).icons(t.get("icons") or {})
     made = books(*read(text), env, LANGS, texts, raw, images)  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
     for name, book in made.items():

@@ -7,7 +7,7 @@ import re
 import subprocess
 import tempfile
 
-from .cards import CardSize, Pictures, card_hash, card_ids, card_size, render_cards
+from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
 from .source import NotReadable, read_bytes
 from .pipeline import compile_game
@@ -133,9 +133,7 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
     written = []
     for lang in langs:
         if changed_since is None:
-            pictures = Pictures(folder)
-            images = {i: pictures.icon(i) for i in tables.get("icons") or {} if pictures.icon(i)}
-            html_text = render_rulebook(tables, lang, "html", folder, paper, images)
+            html_text = render_rulebook(tables, lang, "html", folder, paper)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
         ids = card_ids(tables) if only is None else [c for c in card_ids(tables) if c in only]
         if ids:

@@ -20,6 +20,7 @@ from .content import shown_path
 from .diagnostics import Pos
 from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+from .pictures import Pictures
 from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -931,8 +932,8 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
     return text.rstrip("\n") + "\n"
 
 
-def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4",
-                    images: dict | None = None) -> str:
+def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
+    images = Pictures(game_folder).icons(tables.get("icons") or {})
     return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper, images)
 
 
