@@ -29,7 +29,7 @@ from markupsafe import Markup
 
 from .content import UsageError
 from .render import Names, Renderer, text_of
-from .rulebook import ICON_RE, Book, environment, rendered
+from .rulebook import ICON_RE, Book, environment, rendered, template_value
 from .pictures import Pictures
 
 CARD_W, CARD_H = 63.0, 88.0
@@ -37,6 +37,7 @@ SIZES = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "tarot": (70.0, 120.0), 
          "square": (70.0, 70.0)}
 FIT_SIZES = (7.5, 7.0, 6.5, 6.0)  # pt: the text's sizes, largest first; 6 pt is the smallest readable
 PT = 0.3528  # mm in a point
+ATTR_ROW = 3.0  # mm: one attribute's row on a face
 BLEED = 3.0
 SAFE = 3.0
 MIN_MARGIN = 5.0    # what most printers cannot print
@@ -194,11 +195,15 @@ class Fit(NamedTuple):
     fits: bool
 
 
-def text_fit(paragraphs: list[str], size: CardSize, header_lines: int, attr_rows: int, art: bool) -> Fit:
+def text_fit(paragraphs: list[str], size: CardSize, header_lines: int, attr_rows: int, art: bool,
+             height: float | None = None) -> Fit:
     """The largest text size that fits the card, by an estimate on the safe side (DejaVu's
-    average letter is about .55 em wide; every paragraph's last line counts as full)."""
+    average letter is about .55 em wide; every paragraph's last line counts as full).
+    `height`: the room of the text in mm, where a template says it; else the built-in
+    face's room: the card less its name, deck line, attribute rows and art."""
     width = size.w - 2 * SAFE - 2 * 2.2
-    height = size.h - 2 * SAFE - 2.0 - 4.5 - header_lines * 4.0 - 3.5 - attr_rows * 3.4 - (size.h * 0.3 if art else 0)
+    if height is None:
+        height = size.h - 2 * SAFE - 2.0 - 4.5 - header_lines * 4.0 - 3.5 - attr_rows * ATTR_ROW - (size.h * 0.3 if art else 0)
     for pt in FIT_SIZES:
         per_line = max(1, int(width / (0.55 * pt * PT)))
         lines = sum(max(1, math.ceil(len(p) * 1.08 / per_line)) for p in paragraphs if p)
@@ -270,30 +275,50 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
         art = pictures.art(cid)
         name = names.name(cid, lang)
         paragraphs = [_plain(text, tables, pictures)] + [cond or ""] + [s for _d, s in lines]
-        fit = text_fit(paragraphs, size, 1 + (len(name) > 24), math.ceil(len(attrs) / 2), bool(art))
+        fit = text_fit(paragraphs, size, 1 + (len(name) > 24), len(attrs), bool(art))
         face = {
             "id": cid, "name": name, "deck": names.name(deck, lang) if deck else "", "deck_id": deck or "",
             "kind": p.get("kind", "card"), "attrs": attrs, "attr": dict(p.get("attrs") or {}), "named": named,
             "lang": lang,
             "text": iconized(text, tables, lang, pictures) if text else "", "plain": paragraphs[0],
+            "paragraphs": paragraphs,
             "cond": cond, "lines": lines, "stamp": f"{cid} · v{version} · {card_hash(p)}",
             "hue": _hue(deck or p.get("kind", "card")), "game": game_name, "art": art or "",
             "back": text_of(deck_t.get("back"), lang) or (names.name(deck, lang) if deck else game_name),
             "size": fit.size, "fits": fit.fits,
             "template": [f"card.{deck}.html.j2"] * bool(deck) + [f"card.{p.get('kind', 'card')}.html.j2", "card.html.j2"],
         }
-        if warnings is not None:
-            if not fit.fits:
-                warnings.append(FaceWarning(cid, "W017", f"card `{cid}` ({lang}): its text does not fit the card even "
-                                                         f"at {FIT_SIZES[-1]} pt; shorten it or use a larger card size"))
-            gone = missing_glyphs(" ".join([name, face["deck"], *paragraphs, *(f"{k} {v}" for k, v in attrs)]))
-            if gone:
-                shown = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in gone[:5])
-                warnings.append(FaceWarning(cid, "W018", f"card `{cid}` ({lang}): no installed font has {shown}: it would "
-                                                         f"print as an empty box; give the icon an image in "
-                                                         f"art/icons/ or use another character"))
         faces.extend([face] * p.get("count", 1))
+    if warnings is not None:
+        warnings += face_warnings(faces, lang)
     return faces
+
+
+def refit(face: dict, size: CardSize, text_height: float) -> None:
+    """The text's size again, for a face whose template says how much room its text has."""
+    fit = text_fit(face["paragraphs"], size, 0, 0, False, text_height)
+    face["size"], face["fits"] = fit.size, fit.fits
+
+
+def face_warnings(faces: list, lang: str) -> list:
+    """W017 for a text that does not fit even at the smallest size, W018 for a character no
+    installed font draws: once per card."""
+    out, seen = [], set()
+    for f in faces:
+        if f["id"] in seen:
+            continue
+        seen.add(f["id"])
+        cid = f["id"]
+        if not f["fits"]:
+            out.append(FaceWarning(cid, "W017", f"card `{cid}` ({lang}): its text does not fit the card even "
+                                                f"at {FIT_SIZES[-1]} pt; shorten it or use a larger card size"))
+        gone = missing_glyphs(" ".join([f["name"], f["deck"], *f["paragraphs"], *(f"{k} {v}" for k, v in f["attrs"])]))
+        if gone:
+            shown = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in gone[:5])
+            out.append(FaceWarning(cid, "W018", f"card `{cid}` ({lang}): no installed font has {shown}: it would "
+                                                f"print as an empty box; give the icon an image in "
+                                                f"art/icons/ or use another character"))
+    return out
 
 
 def sheets(faces: list, paper: str, size: CardSize = CardSize(CARD_W, CARD_H)):
@@ -344,7 +369,18 @@ def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | 
     env = environment(game_folder)
     pw, ph = PAPER[paper]
     pictures = Pictures(game_folder)
-    faces = card_faces(tables, lang, only, size, pictures, warnings)
+    faces = card_faces(tables, lang, only, size, pictures)
+    icon = lambda s: iconized(s, tables, lang, pictures)  # noqa: E731
+    rooms: dict[tuple, float | None] = {}
+    for f in {f["id"]: f for f in faces}.values():  # a template may say how much room its text has
+        key = tuple(f["template"])
+        if key not in rooms:
+            room = template_value(env, list(key), {"c": f, "icon": icon}, "text_height")
+            rooms[key] = float(room) if isinstance(room, (int, float)) and 5 <= room <= size.h else None
+        if rooms[key] is not None:
+            refit(f, size, rooms[key])
+    if warnings is not None:
+        warnings += face_warnings(faces, lang)
     if layout == "single":
         pages, pw, ph = one_per_page(faces, size), size.w + 2 * BLEED, size.h + 2 * BLEED
     elif layout == "contact":
@@ -354,4 +390,4 @@ def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | 
     return rendered(env, "cards.html.j2", dict(
         lang=lang, pages=pages, paper_w=pw, paper_h=ph, card_w=size.w, card_h=size.h,
         bleed=BLEED, safe=SAFE, count=len(faces), title=text_of((tables.get("game") or {}).get("name"), lang, ""),
-        min_pt=FIT_SIZES[-1], icon=lambda s: iconized(s, tables, lang, pictures)))
+        min_pt=FIT_SIZES[-1], icon=icon))

@@ -897,6 +897,20 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
         raise _refused(exc, env, name) from None
 
 
+def template_value(env: jinja2.Environment, names: list, ctx: dict, value: str):
+    """A value a template sets at its top (`{% set text_height = 40 %}`), or None; the first
+    of `names` that exists is read, the way an include picks it."""
+    try:
+        template = env.select_template(names)
+        return getattr(template.make_module(ctx), value, None)
+    except TemplateRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - as in `rendered`: a game's template is content
+        if not env.sandboxed:
+            raise
+        raise _refused(exc, env, names[-1]) from None
+
+
 def _refused(exc: Exception, env, name: str) -> TemplateRefused:
     folders = [f for loader in env.loader.loaders for f in loader.searchpath]
     where = (exc.filename, exc.lineno) if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename else None
