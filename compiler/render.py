@@ -19,6 +19,7 @@ _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
 EXPR_OPS = tuple(EXPRESSIONS)  # every expression of the IR: each has its words (a _x_ method)
+_EXPR_SET = frozenset(EXPRESSIONS)
 
 
 # ---- phrases with case forms ------------------------------------------------
@@ -463,12 +464,21 @@ def _article(word: str) -> str:
 
 
 def _sets(block, found: set) -> set:
-    """Every name a `set` statement gives a new value anywhere in an effect."""
-    if isinstance(block, list):
-        if len(block) > 2 and block[0] == "set" and isinstance(block[2], list) and block[2][:1] == ["name"]:
-            found.add(block[2][2])
-        for x in block:
-            if isinstance(x, list):
+    """Every name a `set` statement gives a new value anywhere in an effect. Statements hold
+    statements only in their blocks, never in an expression: expressions are not walked."""
+    for s in block:
+        if type(s) is not list or not s:
+            continue
+        op = s[0]
+        if type(op) is not str:  # the branches of an `if`: [condition, block]
+            _sets(s, found)
+            continue
+        if op in _EXPR_SET:
+            continue
+        if op == "set" and len(s) > 2 and type(s[2]) is list and s[2][:1] == ["name"]:
+            found.add(s[2][2])
+        for x in s[2:]:
+            if type(x) is list:
                 _sets(x, found)
     return found
 
