@@ -19,7 +19,6 @@ _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
 EXPR_OPS = tuple(EXPRESSIONS)  # every expression of the IR: each has its words (a _x_ method)
-_EXPR_SET = frozenset(EXPRESSIONS)
 
 
 # ---- phrases with case forms ------------------------------------------------
@@ -463,23 +462,25 @@ def _article(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
+_BLOCKS = {"if": (), "for": (5,), "repeat": (3,), "while": (3,), "choose": (9, 10), "may": (4, 5), "secret": (7,)}
+
+
 def _sets(block, found: set) -> set:
-    """Every name a `set` statement gives a new value anywhere in an effect. Statements hold
-    statements only in their blocks, never in an expression: expressions are not walked."""
-    for s in block:
-        if type(s) is not list or not s:
-            continue
+    """Every name a `set` statement gives a new value anywhere in an effect (statements
+    hold statements only in their blocks: nothing else is walked)."""
+    for s in block or ():
         op = s[0]
-        if type(op) is not str:  # the branches of an `if`: [condition, block]
-            _sets(s, found)
-            continue
-        if op in _EXPR_SET:
-            continue
-        if op == "set" and len(s) > 2 and type(s[2]) is list and s[2][:1] == ["name"]:
-            found.add(s[2][2])
-        for x in s[2:]:
-            if type(x) is list:
-                _sets(x, found)
+        if op == "set":
+            if type(s[2]) is list and s[2][0] == "name":
+                found.add(s[2][2])
+        elif op in _BLOCKS:
+            if op == "if":
+                for _cond, body in s[2]:
+                    _sets(body, found)
+                _sets(s[3], found)
+            else:
+                for k in _BLOCKS[op]:
+                    _sets(s[k], found)
     return found
 
 
@@ -509,7 +510,10 @@ class Renderer:
     def lines(self, block) -> list[tuple[int, str]]:
         """Statements as (depth, sentence) lines: a line ending in `:` opens the deeper lines after it."""
         out: list[tuple[int, str]] = []
-        self.reassigned = _sets(block or [], set())
+        try:
+            self.reassigned = _sets(block or [], set())
+        except (IndexError, KeyError, TypeError, ValueError):  # IR not understood: said clumsily below, not here
+            self.reassigned = set()
         if self.said is None:
             self._block(block or [], 0, out)
         else:
