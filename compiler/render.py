@@ -1049,6 +1049,8 @@ class Renderer:
                 head = _BUILTIN_ATTR_RU_HEAD[a]
                 d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
                 return Ph(None, d).then((" за столом " if a == "seat" else " ") + o.c("g"))
+            if is_player and en.startswith("the ") and en.endswith(" of {x}"):  # «your location», not «the location of you»
+                return _fixed("your " + en[4:-7])
             return _fixed(en.format(x="you" if is_player else o))
         name = self.names.attr_name(a, self.lang)
         if ru:

@@ -548,8 +548,8 @@ class Book:
         entries += [(self.name(a), L["actions"], f"action-{a}") for a in t.get("actions") or {}]
         entries += [(self.name(c), L["counters"], f"counter-{c}") for c in t.get("counters") or {}]
         entries += [(self.name(z), L["zones"], "glossary") for z in t.get("zones") or {}]
-        entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")
-                    for k, v in (self.names.terms or {}).items() if v]
+        entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")  # (a procedure is no term to look up)
+                    for k, v in (self.names.terms or {}).items() if v and k not in (t.get("procedures") or {})]
         seen, out = set(), []
         for name, where, anchor in sorted(entries, key=lambda e: (e[0].lower().replace("ё", "е"), e[1], e[2])):
             if (name, where) not in seen:
