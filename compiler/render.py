@@ -580,12 +580,19 @@ class Renderer:
             if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
                 found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
             ref = self._bind(s[2], found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
-            L(f"пусть {ref.c('n')} равен {v.c('d')}" if ru else f"let {ref} be {v}")
+            if ru:  # (a phrase without its cases cannot follow «равен»)
+                L(f"заведите {ref.c('a')} со значением {v.c('n')}" if found is _NOUNS["tally"]
+                  else f"{ref.c('n')} — {v.c('n')}" if len(set(v.f)) == 1 else f"пусть {ref.c('n')} равен {v.c('d')}")
+            else:
+                L(f"let {ref} be {v}")
         elif op == "set":
             t = s[2]
             target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
             v = E(s[3])
-            L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
+            if ru and len(set(v.f)) == 1 and len(set(target.f)) > 1:  # a value without its cases: «теперь X — Y»
+                L(f"теперь {target.c('n')} — {v.c('n')}")
+            else:
+                L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
         elif op in ("gain", "lose", "pay"):
             L(self._gain(op, s[2], s[3], s[4]))
         elif op == "move":
