@@ -20,7 +20,6 @@ import hashlib
 import html
 import json
 import math
-import os
 import re
 import subprocess
 from typing import NamedTuple
@@ -28,9 +27,9 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from .content import UsageError
+from .pictures import Pictures
 from .render import Names, Renderer, text_of
 from .rulebook import ICON_RE, Book, environment, rendered, template_value
-from .pictures import Pictures
 
 CARD_W, CARD_H = 63.0, 88.0
 SIZES = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "tarot": (70.0, 120.0), "mini": (44.0, 63.0),

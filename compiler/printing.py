@@ -9,9 +9,9 @@ import tempfile
 
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
-from .source import NotReadable, read_bytes
 from .pipeline import compile_game
 from .rulebook import TemplateRefused, render_rulebook
+from .source import NotReadable, read_bytes
 from .writing import check_output_folder, make_output_folder, put
 
 

@@ -18,9 +18,9 @@ from markupsafe import Markup, escape
 
 from .content import shown_path
 from .diagnostics import Pos
+from .pictures import Pictures
 from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
-from .pictures import Pictures
 from .said import Said
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
@@ -290,7 +290,7 @@ class Book:
         if what == "time":
             if self.ru:
                 return f"{n} {ru_count(n, 'раза', 'раз', 'раз')}" if n != 1 else "одного раза"
-            return {1: "once", 2: "twice"}.get(n, f"{self._EN_NUMBERS[n] if n < 11 else n} times")
+            return {1: "once", 2: "twice"}.get(n, f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} times")
         if self.ru:
             word = self._RU_NUMBERS_N[n] if 0 < n < 11 else str(n)
             return f"{word} {ru_count(n, *self._RU_ACTIONS)}"
