@@ -635,6 +635,43 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _MINI + "  options:\n    short: {default: true}\n" + _FLOW + _SCORING,
         "right": _MINI + "  options:\n    short: {default: true}\n" + _FLOW.replace('log "hello"', 'if short:\n          log "short game"') + _SCORING,
     },
+    "W019": {
+        "title": "rulebook prints an id",
+        "explain": "A kind, attribute, mark, option, procedure or event that the rulebook (or a card face) "
+                   "names has no name in words: no declaration of it carries a `name:`, so the rulebook "
+                   "would print its id (`seat_no`, `first_edition_track_scoring`) among the prose. Give it "
+                   "words in each language under `game: terms:` in game.yaml. Found by `rulepress build`, "
+                   "which lists every such id of the game.",
+        "build": True,
+        "wrong": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {grip: 2}\n",
+        "right": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {speed: 2}\n",
+    },
+    "W020": {
+        "title": "card text does not fit",
+        "explain": "A card's text is set in the largest size from 7.5 pt down to 6 pt that fits its face; "
+                   "below 6 pt nobody reads it at the table. This card's text (with its effect in words "
+                   "where it has no text) does not fit even at 6 pt on the card size printed. Shorten the "
+                   "text, move detail to the rulebook, or print a larger size (`rulepress print --size "
+                   "tarot`). Found by `rulepress print`, with the card's place.",
+        "print": True,
+        "wrong": "cards:\n  - id: essay\n    name: {en: Essay, ru: Эссе}\n    deck: boosts\n"
+                 "    text: {en: \"Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead. Move ahead.\", ru: \"Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд. Вперёд.\"}\n",
+        "right": "cards:\n  - id: essay\n    name: {en: Essay, ru: Эссе}\n    deck: boosts\n"
+                 "    text: {en: \"Move ahead.\", ru: \"Вперёд.\"}\n",
+    },
+    "W021": {
+        "title": "character no font draws",
+        "explain": "A card holds a character that no installed font can draw (often an emoji or a rare "
+                   "symbol used as an icon's glyph): the printed card would show an empty box. Give the "
+                   "icon an image (`art/icons/<icon id>.svg` or `.png` in the game folder: the card and "
+                   "the rulebook show it instead of the glyph) or use a character the fonts have. Found "
+                   "by `rulepress print`, with the card's place.",
+        "print": True,
+        "wrong": "cards:\n  - id: charm\n    name: {en: Charm, ru: Амулет}\n    deck: boosts\n"
+                 "    text: {en: \"Gain 1 \\ue000\", ru: \"Получите 1 \\ue000\"}\n",
+        "right": "cards:\n  - id: charm\n    name: {en: Charm, ru: Амулет}\n    deck: boosts\n"
+                 "    text: {en: \"Gain 1 ★\", ru: \"Получите 1 ★\"}\n",
+    },
     "W013": {
         "title": "comparison no thing can pass",
         "explain": "`x.attr == \"value\"` where no thing (of the kind x runs over, for `every KIND`) has "
@@ -688,6 +725,8 @@ def render(code: str, entry: dict) -> str:
              else f"`{name}` added to the tutorial game {_RACE}")
     if entry.get("build"):
         where += ", then `rulepress build`"
+    if entry.get("print"):
+        where += ", then `rulepress print`"
     right_file = entry.get("right_file")
     lines = [f"## {code}: {entry['title']}", "", entry["explain"], "",
              f"Wrong, as {where}:", "", _fence(entry["wrong"], entry.get("fence", "yaml")), "",

@@ -165,7 +165,8 @@ def tables(m: Model) -> dict:
                  **({"option_texts": {k: _plain(v["text"]) for k, v in g["options"].items() if v.get("text")}}
                     if any(v.get("text") for v in (g.get("options") or {}).values()) else {}),
                  # the languages of its rulebooks, where it declares fewer than all
-                 **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {})},
+                 **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {}),
+                 **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

@@ -6,8 +6,8 @@ import os
 from . import buildcache, outputs, writing
 from .cache import known_report, parsed_statements
 from .codegen import tables, to_json
-from .content import find_games, load_game
-from .diagnostics import Report
+from .content import find_games, load_game, shown_path
+from .diagnostics import Pos, Report
 from .memory import no_collection
 from .model import build_model
 from .rulebook import TemplateRefused
@@ -63,6 +63,14 @@ def build(paths, out_dir: str):
         return _build(paths, out_dir)
 
 
+def _unnamed(folder: str, raw: set):
+    """W019: the ids a rulebook prints as they are, at the manifest that can name them."""
+    shown = ", ".join(f"`{i}`" for i in sorted(raw)[:12]) + (f" and {len(raw) - 12} more" if len(raw) > 12 else "")
+    return (Pos(shown_path(os.path.join(folder, "game.yaml")), 1, 1), "W019",
+            f"the rulebook prints {len(raw)} {'id' if len(raw) == 1 else 'ids'} as they are, for want of a name in words: {shown}; "
+            f"name them in `game: terms:` (or with `name:` on their declaration)")
+
+
 def _build(paths, out_dir: str):
     report, written = Report(), []
     for folder in find_games(paths):
@@ -84,8 +92,9 @@ def _build(paths, out_dir: str):
         if t is None:
             continue
         target = writing.folder_in(out_dir, gid)
+        raw: set = set()
         try:
-            paths = outputs.write(t, folder, target, texts)
+            paths = outputs.write(t, folder, target, texts, raw)
         except TemplateRefused as exc:  # a game's own template: its author's error, at its line
             report.error(exc.pos, "G007", exc.message)
             try:
@@ -93,6 +102,9 @@ def _build(paths, out_dir: str):
             except OSError:
                 pass
             continue
+        if raw:
+            rep.warning(*_unnamed(folder, raw))  # (kept with the report: a kept build says it again)
+            report.items.append(rep.items[-1])
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read
             buildcache.store(folder, key, gid, paths, rep)

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 
-from .cards import card_hash, card_ids, render_cards
-from .content import UsageError
+from .cards import CardSize, card_hash, card_ids, card_size, render_cards
+from .content import UsageError, shown_path
 from .pipeline import compile_game
 from .rulebook import TemplateRefused, render_rulebook
+from .source import NotReadable, read_bytes
 from .writing import check_output_folder, make_output_folder, put
 
 
@@ -88,21 +90,45 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
     return {c for c in card_ids(tables) if c not in before or card_hash(before[c]) != card_hash(now[c])}
 
 
-def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print") -> list[str]:
-    """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf; returns the paths written."""
+def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
+               size: str | None = None, png: bool = False, warnings: list | None = None) -> list[str]:
+    """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf (and with `png`, a
+    contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/);
+    returns the paths written. `warnings` gets each card face's warning as one line."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
     check_output_folder(out_dir)
+    cards = card_size(size)
     tables = game_tables(folder)
     gid = tables["game"]["id"]
     make_output_folder(out_dir)
+    found: list = []
     try:
-        return _print(folder, tables, gid, langs, paper, changed_since, out_dir)
+        return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found)
     except TemplateRefused as exc:
         raise PrintError(f"{exc.pos}: error: G007 {exc.message}") from None
+    finally:
+        if warnings is not None:
+            warnings += [f"{_card_pos(folder, w.card)}: warning: {w.code} {w.message}" for w in found]
 
 
-def _print(folder, tables, gid, langs, paper, changed_since, out_dir) -> list[str]:
+def _card_pos(folder: str, card: str) -> str:
+    """Where a card is declared (`id: <card>` in one of the game's files), for a warning."""
+    pattern = re.compile(r"\bid:\s*" + re.escape(card) + r"\b")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith((".yaml", ".yml")):
+            try:
+                lines = read_bytes(os.path.join(folder, name)).decode("utf-8", "replace").splitlines()
+            except NotReadable:
+                continue
+            for n, line in enumerate(lines, 1):
+                m = pattern.search(line)
+                if m:
+                    return f"{shown_path(os.path.join(folder, name))}:{n}:{m.start() + 1}"
+    return f"{shown_path(os.path.join(folder, 'game.yaml'))}:1:1"
+
+
+def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     written = []
     for lang in langs:
@@ -111,6 +137,33 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir) -> list[st
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
         ids = card_ids(tables) if only is None else [c for c in card_ids(tables) if c in only]
         if ids:
-            html_text = render_cards(tables, lang, paper, folder, set(ids))
+            html_text = render_cards(tables, lang, paper, folder, set(ids), size, warnings=warnings)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.cards.{lang}.pdf")))
+            if png:
+                html_text = render_cards(tables, lang, paper, folder, set(ids), size, "contact")
+                written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
+                written += _pngs(render_cards(tables, lang, paper, folder, set(ids), size, "single"), folder,
+                                 os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
     return written
+
+
+PNG_DPI = 300  # what a virtual table scales down from without blur
+
+
+def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:
+    """One PNG per card (with its bleed), named by the card's id, from a page per card."""
+    make_output_folder(target)
+    with tempfile.TemporaryDirectory() as tmp:
+        pdf = _pdf(html_text, folder, os.path.join(tmp, "cards.pdf"))
+        done = subprocess.run(["pdftoppm", "-png", "-r", str(PNG_DPI), pdf, os.path.join(tmp, "p")],
+                              capture_output=True, check=False, timeout=600)
+        if done.returncode != 0:
+            raise PrintError(f"pdftoppm failed: {done.stderr.decode(errors='replace').strip()[:200]}")
+        pages = sorted(f for f in os.listdir(tmp) if f.startswith("p") and f.endswith(".png"))
+        out = []
+        for page, cid in zip(pages, ids):
+            with open(os.path.join(tmp, page), "rb") as fh:
+                path = os.path.join(target, f"{cid}.png")
+                put(path, fh.read())
+                out.append(path)
+    return out

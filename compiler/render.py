@@ -9,11 +9,13 @@ the case and the name stands in quotes («колода «Мифы»»), which is
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..runtime.ir import EXPRESSIONS
 
 
 LANGS = ("en", "ru")
+_ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
 EXPR_OPS = tuple(EXPRESSIONS)  # every expression of the IR: each has its words (a _x_ method)
@@ -209,6 +211,8 @@ def text_of(t, lang, default=""):
     return str(t)
 
 
+_KIND_WORDS = {"card": ("card", "карта"), "token": ("token", "жетон"), "piece": ("piece", "фишка"),
+               "location": ("location", "локация")}
 _HEADS_RU = {  # generic head nouns that carry the case for a quoted name
     "counter": "показатель", "zone": "зона", "deck": "колода", "pool": "мешок", "location": "локация",
     "card": "карта", "token": "жетон", "piece": "фишка", "action": "действие", "phase": "фаза",
@@ -231,6 +235,10 @@ class Names:
         self.procedures = t.get("procedures") or {}
         self.icons = t.get("icons") or {}
         self.options = ((t.get("game") or {}).get("options") or {})
+        # words for what has no declaration of its own to carry a name: kinds, attributes,
+        # marks, options, procedures, events (game.yaml `game: terms:`)
+        self.terms = ((t.get("game") or {}).get("terms") or {})
+        self.raw: set = set()  # ids printed as they are, for want of a name (see rulebook.unnamed_terms)
         self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
         self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
         self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
@@ -288,13 +296,32 @@ class Names:
         if ident in self.discards:
             deck = self.name(self.discards[ident], lang)
             return f"Сброс колоды «{deck}»" if lang == "ru" else f"{deck} discard pile"
+        return self.term(ident, lang)
+
+    def term(self, ident, lang) -> str:
+        """The word for an id from the game's terms, or the id in words (which the checker
+        warns of where a rulebook prints it)."""
+        t = self.terms.get(ident)
+        if t:
+            return text_of(t, lang, humanize(ident))
+        if ident in _KIND_WORDS:  # the built-in kinds have words of their own
+            return _KIND_WORDS[ident][lang == "ru"]
+        self.raw.add(ident)
         return humanize(ident)
 
+    def has_term(self, ident) -> bool:
+        return bool(self.terms.get(ident))
+
     def procedure_name(self, pid, lang) -> str:
-        """A procedure's short name: its text up to the first stop, or its id in words."""
+        """A procedure's short name: its term, its text up to the first stop, or its id in words."""
+        if ident_named := self.terms.get(pid):
+            return text_of(ident_named, lang, humanize(pid))
         text = text_of((self.procedures.get(pid) or {}).get("text"), lang)
         short = re.split(r"[:;.(]| — ", text, maxsplit=1)[0].strip() if text else ""
-        return short if 3 <= len(short) <= 60 else humanize(pid)
+        # «SIE-061/062» is a reference, not a name; «cell c» names its parameter
+        if 3 <= len(short) <= 60 and not re.search(r"\d|(?<![\w'’-])[b-z](?![\w-])", short):
+            return short
+        return self.term(pid, lang)
 
     def attr_name(self, attr, lang) -> str:
         """A fixed attribute, named by an icon or counter of the same id when there is one."""
@@ -306,10 +333,12 @@ class Names:
             return n
 
     def _attr_name(self, attr, lang) -> str:
+        if self.terms.get(attr):
+            return text_of(self.terms[attr], lang, humanize(attr))
         for table in (self.icons, self.counters, self.zones, self.decks):
             if attr in table and table[attr].get("name"):
                 return text_of(table[attr]["name"], lang, humanize(attr))
-        return humanize(attr)
+        return self.term(attr, lang)
 
     def phrase(self, ident, lang, declinable=True) -> Ph:
         """An id as a noun phrase: the name itself when it declines safely, else head «name»."""
@@ -387,6 +416,75 @@ _GAIN_EN = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay",
 _GAIN_RU = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}
 
 
+class Noun(NamedTuple):
+    """What a name given by a loop, a choice or `let` stands for, so the rules text says
+    «that card» where the effect says `c`: English singular and plural, the six Russian
+    case forms, the Russian gender (m, f, n; "ma" for animate masculine) and the Russian
+    genitive plural («карт»)."""
+    en: str
+    en_pl: str
+    ru: tuple
+    gender: str
+    ru_pl_g: str
+
+
+def _noun(en, ru_forms, gender, ru_pl_g, en_pl=None) -> Noun:
+    return Noun(en, en_pl or en + "s", tuple(ru_forms), gender, ru_pl_g)
+
+
+_NOUNS = {
+    "player": _noun("player", ("игрок", "игрока", "игроку", "игрока", "игроком", "игроке"), "ma", "игроков"),
+    "card": _noun("card", ("карта", "карты", "карте", "карту", "картой", "карте"), "f", "карт"),
+    "location": _noun("location", ("локация", "локации", "локации", "локацию", "локацией", "локации"), "f", "локаций"),
+    "piece": _noun("piece", ("фишка", "фишки", "фишке", "фишку", "фишкой", "фишке"), "f", "фишек"),
+    "token": _noun("token", ("жетон", "жетона", "жетону", "жетон", "жетоном", "жетоне"), "m", "жетонов"),
+    "thing": _noun("thing", ("предмет", "предмета", "предмету", "предмет", "предметом", "предмете"), "m", "предметов"),
+    "tally": _noun("tally", ("счётчик", "счётчика", "счётчику", "счётчик", "счётчиком", "счётчике"), "m", "счётчиков",
+                   "tallies"),
+    "result": _noun("result", ("результат", "результата", "результату", "результат", "результатом", "результате"), "m",
+                    "результатов"),
+}
+_KIND_NOUNS = {"cards": "card", "locations": "location", "pieces": "piece", "tokens": "token"}
+_RU_THAT = {  # «этот» by gender, six cases (the accusative of an animate masculine is its genitive)
+    "m": ("этот", "этого", "этому", "этот", "этим", "этом"), "ma": ("этот", "этого", "этому", "этого", "этим", "этом"),
+    "f": ("эта", "этой", "этой", "эту", "этой", "этой"), "n": ("это", "этого", "этому", "это", "этим", "этом"),
+}
+_RU_OTHER = {
+    "m": ("другой", "другого", "другому", "другой", "другим", "другом"),
+    "ma": ("другой", "другого", "другому", "другого", "другим", "другом"),
+    "f": ("другая", "другой", "другой", "другую", "другой", "другой"), "n": ("другое", "другого", "другому", "другое", "другим", "другом"),
+}
+_RU_EACH_G = {"m": "каждого", "ma": "каждого", "f": "каждой", "n": "каждого"}
+_RU_ONE_G = {"m": "одного", "ma": "одного", "f": "одной", "n": "одного"}
+_RU_CHOSEN = ("выбранное", "выбранного", "выбранному", "выбранное", "выбранным", "выбранном")
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+_BLOCKS = {"if": (), "for": (5,), "repeat": (3,), "while": (3,), "choose": (9, 10), "may": (4, 5), "secret": (7,)}
+
+
+def _sets(block, found: set) -> set:
+    """Every name a `set` statement gives a new value anywhere in an effect (statements
+    hold statements only in their blocks: nothing else is walked)."""
+    for s in block or ():
+        op = s[0]
+        if op == "set":
+            if type(s[2]) is list and s[2][0] == "name":
+                found.add(s[2][2])
+        elif op in _BLOCKS:
+            if op == "if":
+                for _cond, body in s[2]:
+                    _sets(body, found)
+                _sets(s[3], found)
+            else:
+                for k in _BLOCKS[op]:
+                    _sets(s[k], found)
+    return found
+
+
 def _cap(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
@@ -402,6 +500,10 @@ class Renderer:
         self.ru = lang == "ru"
         self.this = this
         self.locals: set[str] = set()
+        self.nouns: dict[str, Ph] = {}  # a given name -> the words that say it («that card», or the value itself)
+        self._live: list[Noun] = []   # the nouns of the names given so far, to tell two cards apart
+        self.reassigned: set[str] = set()  # names that `set` changes in the effect being said
+        self.numbers: dict[str, list] = {}  # names given a plain number: counted as that number
         self.problems: list[str] = []   # anything said clumsily because the IR was not understood
         self.said = said  # a said.Said shared by the renderers of one game and language, or None
 
@@ -409,12 +511,23 @@ class Renderer:
     def lines(self, block) -> list[tuple[int, str]]:
         """Statements as (depth, sentence) lines: a line ending in `:` opens the deeper lines after it."""
         out: list[tuple[int, str]] = []
+        try:
+            self.reassigned = _sets(block or [], set())
+        except (IndexError, KeyError, TypeError, ValueError):  # IR not understood: said clumsily below, not here
+            self.reassigned = set()
         if self.said is None:
             self._block(block or [], 0, out)
         else:
             for s in block or []:
                 self.said.lines(self, s, out)
         return out
+
+    def scope(self):
+        """What the words of a statement depend on besides the statement: the names given
+        before it and what they stand for, and which names the effect changes."""
+        return (tuple(sorted((k, v.f) for k, v in self.nouns.items())), tuple(n.en for n in self._live),
+                tuple(sorted((k, repr(v)) for k, v in self.numbers.items())),
+                frozenset(self.reassigned) if self.reassigned else None)
 
     def statement(self, s, out) -> None:
         """One top-level statement's lines, added to `out`."""
@@ -439,9 +552,7 @@ class Renderer:
                 self._line(out, depth, humanize(s[0]))
 
     def _line(self, out, depth, text, opens=False):
-        text = text.strip()
-        if not self.locals or text.split(" ", 1)[0] not in self.locals:  # a name given by `let` or a loop keeps its case
-            text = _cap(text)
+        text = _cap(text.strip())
         if opens:
             text += ":"
         elif not text.endswith((".", "!", "?")):
@@ -459,14 +570,30 @@ class Renderer:
         ru, E = self.ru, self._e
         L = lambda text, opens=False: self._line(out, depth, text, opens)
         if op == "let":
-            self.locals.add(s[2])
             v = E(s[3])
-            L(f"пусть {s[2]} — {v.c('n')}" if ru else f"let {s[2]} be {v}")
+            found = self._found_noun(s[3])
+            if s[2] not in self.reassigned and found is None and not self._draws(s[3]):
+                self.locals.add(s[2])
+                self.nouns[s[2]] = v  # a value that never changes is said where it is used
+                if s[3][:1] == ["num"]:
+                    self.numbers[s[2]] = s[3]
+                return
+            if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
+                found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
+            ref = self._bind(s[2], found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
+            if ru:  # (a phrase without its cases cannot follow «равен»)
+                L(f"заведите {ref.c('a')} со значением {v.c('n')}" if found is _NOUNS["tally"]
+                  else f"{ref.c('n')} — {v.c('n')}" if len(set(v.f)) == 1 else f"пусть {ref.c('n')} равен {v.c('d')}")
+            else:
+                L(f"let {ref} be {v}")
         elif op == "set":
             t = s[2]
             target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
             v = E(s[3])
-            L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
+            if ru and len(set(v.f)) == 1 and len(set(target.f)) > 1:  # a value without its cases: «теперь X — Y»
+                L(f"теперь {target.c('n')} — {v.c('n')}")
+            else:
+                L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
         elif op in ("gain", "lose", "pay"):
             L(self._gain(op, s[2], s[3], s[4]))
         elif op == "move":
@@ -514,7 +641,7 @@ class Renderer:
         elif op == "log":
             L(f"объявите: {E(s[2]).c('n')}" if ru else f"announce: {E(s[2])}")
         elif op == "emit":
-            ev = quoted(humanize(s[2]), self.lang)
+            ev = quoted(self.names.term(s[2], self.lang), self.lang)
             args = "; ".join(f"{k} — {E(v).c('n')}" if ru else f"{k}: {E(v)}" for k, v in (s[3] or {}).items())
             args = f" ({args})" if args else ""
             L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
@@ -550,10 +677,17 @@ class Renderer:
                 L("иначе" if ru else "otherwise", True)
                 self._block(s[3], depth + 1, out)
         elif op == "for":
-            self.locals.add(s[2])
+            src = self._source(s[3])
+            noun = self._noun_of(s[3])
+            mark = len(self._live)
+            self._bind(s[2], noun)
             where = self._where(s[4])
-            L(f"для каждого {s[2]} из {E(s[3]).c('g')}{where}" if ru else f"for each {s[2]} in {E(s[3])}{where}", True)
+            if ru:
+                L(f"для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{where}", True)
+            else:
+                L(f"for each {noun.en}{src[0]}{where}", True)
             self._block(s[5], depth + 1, out)
+            del self._live[mark:]
         elif op == "repeat":
             n = E(s[2]).c("n")
             times = ru_count(s[2][2] if s[2][0] == "num" else None, "раз", "раза", "раз")
@@ -563,9 +697,10 @@ class Renderer:
             L(f"пока {E(s[2]).c('n')}" if ru else f"while {E(s[2])}", True)
             self._block(s[3], depth + 1, out)
         elif op == "choose":
-            self.locals.add(s[3])
+            mark = len(self._live)
             L(self._choose(s), True)
             self._block(s[9], depth + 1, out)
+            del self._live[mark:]
             if s[10]:
                 L("если ничего не выбрано" if ru else "if nothing is chosen", True)
                 self._block(s[10], depth + 1, out)
@@ -581,13 +716,17 @@ class Renderer:
                 L("если нет" if ru else "if not", True)
                 self._block(s[5], depth + 1, out)
         elif op == "secret":
-            self.locals.update((s[2], s[4]))
+            who_src, what_src = self._source(s[3]), self._source(s[5])
+            who_n, what_n = self._noun_of(s[3]), self._noun_of(s[5])
+            self._bind(s[2], who_n)
+            self._bind(s[4], what_n)
             where = self._where(s[6])
             if ru:
-                L(f"каждый {s[2]} из {E(s[3]).c('g')} тайно выбирает {s[4]} из {E(s[5]).c('g')}{where}; "
+                L(f"каждый {who_n.ru[0]}{who_src[1]} тайно выбирает {what_n.ru[3]}{what_src[1]}{where}; "
                   f"выбор открывается одновременно", True)
             else:
-                L(f"each {s[2]} of {E(s[3])} secretly chooses {s[4]} from {E(s[5])}{where}; the choices are revealed together", True)
+                L(f"each {who_n.en}{who_src[0]} secretly chooses {_article(what_n.en)}{what_src[0]}{where}; "
+                  f"the choices are revealed together", True)
             self._block(s[7], depth + 1, out)
         else:
             self.problems.append(f"no words for statement `{op}`")
@@ -626,6 +765,7 @@ class Renderer:
         ru = self.ru
         who = self._who(target)
         c = self.names.phrase(counter, self.lang)
+        amount = self._number(amount)
         literal = amount[0] == "num" and not isinstance(amount[2], bool)
         if ru:
             verb = _GAIN_RU[op]
@@ -639,9 +779,16 @@ class Renderer:
             return f"{v} {amount[2]} {c}"
         return f"{v} {c} equal to {self._e(amount)}"
 
+    def _number(self, node):
+        """A name given a plain number, as that number (`let n = 2` ... `gain n`: «gain 2»)."""
+        if node and node[0] == "name" and node[2] in self.numbers and node[2] in self.locals:
+            return self.numbers[node[2]]
+        return node
+
     def _draw(self, s):
         ru, E = self.ru, self._e
         amount, source, dest, face, as_ = s[2], s[3], s[4], s[5], s[6]
+        amount = self._number(amount) if amount is not None else None
         pool = source[0] == "name" and self.names.kind_of(source[2]) == "pool"
         n = amount[2] if amount is not None and amount[0] == "num" else (1 if amount is None else None)
         if ru:
@@ -653,8 +800,10 @@ class Renderer:
                 text += f" в {E(dest).c('a')}"
             text += self._face(face)
             if as_:
-                self.locals.add(as_)
-                text += f" (взятое — {as_})"
+                self._bind(as_, _noun("drawn " + ("token" if pool else "card"),
+                                      ("взятый жетон", "взятого жетона", "взятому жетону", "взятый жетон", "взятым жетоном", "взятом жетоне")
+                                      if pool else ("взятая карта", "взятой карты", "взятой карте", "взятую карту", "взятой картой", "взятой карте"),
+                                      "m" if pool else "f", "взятых"))
             return text
         unit = ("token" if pool else "card") + ("" if n == 1 else "s")
         count = f"{n} {unit}" if n is not None else f"{unit} equal to {E(amount)}"
@@ -664,8 +813,7 @@ class Renderer:
             text += f" into {E(dest)}"
         text += self._face(face)
         if as_:
-            self.locals.add(as_)
-            text += f" (call what was drawn {as_})"
+            self._bind(as_, _noun("drawn " + ("token" if pool else "card"), _NOUNS["thing"].ru, "m", "взятых"))
         return text
 
     def _perform(self, thing, by):
@@ -701,17 +849,137 @@ class Renderer:
         up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
         who = self._who(by)
         prompt_t = f" ({quoted(self._said(prompt) if type(prompt) is list else prompt, self.lang)})" if prompt else ""
+        noun = self._noun_of(options)
+        src = self._source(options)
+        many = E(up_to) if up_to is not None else None
+        if many is not None:  # the name stands for all that are chosen
+            self.locals.add(var)
+            self.nouns[var] = (Ph(None, [f"{w} {noun.ru_pl_g}" if noun.ru_pl_g else w for w in _RU_CHOSEN]) if ru
+                               else _fixed(f"the chosen {noun.en_pl}"))
+            self._live.append(noun)
+        else:
+            self._bind(var, noun)
+        where = self._where(where)
         if ru:
             verb = f"{who.c('n')} выбирает" if who else "выберите"
-            many = f" до {E(up_to).c('g')}" if up_to is not None else ""
+            what = f" до {many.c('g')} ({noun.ru_pl_g})" if many is not None else f" {noun.ru[3]}"
             none = "; можно ничего не выбирать" if or_none else ""
-            return f"{verb}{many} {var} из {E(options).c('g')}{self._where(where)}{prompt_t}{none}"
+            return f"{verb}{what}{src[1]}{where}{prompt_t}{none}"
         verb = f"{who} chooses" if who else "choose"
-        many = f" up to {E(up_to)}" if up_to is not None else ""
+        what = f" up to {many} {noun.en_pl}" if many is not None else f" {_article(noun.en)}"
         none = "; you may choose none" if or_none else ""
         if who and or_none:
             none = "; they may choose none"
-        return f"{verb}{many} {var} from {E(options)}{self._where(where)}{prompt_t}{none}"
+        return f"{verb}{what}{src[0]}{where}{prompt_t}{none}"
+
+    # -- names given by loops, choices and `let` -------------------------------------
+    def _noun_of(self, coll) -> Noun:
+        """What the things of a collection are: players, cards of a zone, things of a kind."""
+        if not isinstance(coll, list) or not coll:
+            return _NOUNS["thing"]
+        op = coll[0]
+        if op == "name":
+            n = coll[2]
+            if n in ("players", "others") and n not in self.locals:
+                return _NOUNS["player"]
+            kind = self.names.kind_of(n)
+            if kind in ("zone", "deck", "discard"):
+                return _NOUNS["card"]
+            if kind == "pool":
+                return _NOUNS["token"]
+            return _NOUNS["thing"]
+        if op == "every":
+            return self._kind_noun(coll[2])
+        if op == "attr":
+            a = coll[3]
+            if a in self.names.zones or a in self.names.decks or a in self.names.discards:
+                return _NOUNS["card"]
+            if a in self.names.pools:
+                return _NOUNS["token"]
+            return _NOUNS["thing"]
+        if op == "comp" and len(coll) > 4 and coll[2][:1] == ["name"] and coll[2][2] == coll[3]:
+            return self._noun_of(coll[4])
+        if op == "call" and coll[2] in ("sorted", "distinct", "neighbours", "within") and coll[3]:
+            return _NOUNS["location"] if coll[2] in ("neighbours", "within") else self._noun_of(coll[3][0])
+        return _NOUNS["thing"]
+
+    def _kind_noun(self, kind) -> Noun:
+        if kind in _NOUNS:
+            return _NOUNS[kind]
+        if kind in _KIND_NOUNS:
+            return _NOUNS[_KIND_NOUNS[kind]]
+        en = self.names.term(kind, "en").lower() if self.names.has_term(kind) else humanize(kind)
+        ru_name = self.names.term(kind, "ru")
+        d = ru_declined(ru_name.lower()) if self.names.has_term(kind) else None
+        if d is not None and d.gender in ("m", "f", "n"):
+            return _noun(en, d.f, d.gender, f"объектов вида «{ru_name.lower()}»")
+        thing = _NOUNS["thing"]
+        return _noun(en, [f + f" «{ru_name}»" for f in thing.ru], "m", f"предметов «{ru_name}»")
+
+    def _draws(self, node) -> bool:
+        """Whether a value is drawn by chance or worked out by a procedure: said once, not repeated."""
+        if isinstance(node, list):
+            if node[:1] == ["call"] and len(node) > 2 and (node[2] in ("random", "roll") or node[2] in self.names.procedures):
+                return True
+            return any(self._draws(x) for x in node if isinstance(x, list))
+        return False
+
+    def _found_noun(self, value):
+        """The noun of a value that is one thing found among others (`first(...)`, the next player)."""
+        if isinstance(value, list) and value[:1] == ["call"] and len(value) > 3:
+            if value[2] in ("next_player", "previous_player"):
+                return _NOUNS["player"]
+            if value[2] in ("first", "last", "random", "top") and value[3]:
+                return self._noun_of(value[3][0]) if value[2] != "top" else _NOUNS["card"]
+        if isinstance(value, list) and value[:1] == ["name"] and value[2] == "first_player":
+            return _NOUNS["player"]
+        return None
+
+    _PARAM_NOUNS = {"player": ("p", "q", "pl", "player", "who", "whom", "target", "victim", "investigator", "other"),
+                    "card": ("c", "card", "cd"), "location": ("l", "loc", "location", "city", "place", "site", "where", "area"),
+                    "piece": ("piece", "pawn", "unit", "agent", "monster")}
+
+    def given(self, params) -> None:
+        """A procedure's parameters, named by what they likely are: «the player», «the card»,
+        or their own words («the amount»)."""
+        for p in params or []:
+            if not isinstance(p, str):
+                continue
+            noun = next((_NOUNS[k] for k, words in self._PARAM_NOUNS.items() if p in words), None)
+            if noun is None:
+                if self.names.has_term(p) or len(p) > 2:
+                    en = self.names.term(p, "en").lower()
+                    ru = self.names.term(p, "ru") if self.names.has_term(p) else "значение"
+                    d = ru_declined(ru.lower())
+                    noun = (_noun(en, d.f, d.gender if d.gender in _RU_THAT else "m", "") if d is not None
+                            else _noun(en, [f + f" «{ru}»" for f in _NOUNS["thing"].ru], "m", ""))
+                else:
+                    noun = _NOUNS["thing"]
+            self._bind(p, noun, the=True)
+
+    def _bind(self, var, noun: Noun, the=False) -> Ph:
+        """Give a name its words: «that card», or «the other card» when a card is named already."""
+        other = any(n.en == noun.en for n in self._live)
+        self._live.append(noun)
+        self.locals.add(var)
+        if self.ru:
+            head = _RU_OTHER[noun.gender] if other else (("",) * 6 if the else _RU_THAT[noun.gender])
+            ph = Ph(None, [f"{h} {f}".strip() for h, f in zip(head, noun.ru)], "m" if noun.gender == "ma" else noun.gender)
+        else:
+            ph = _fixed(f"the other {noun.en}" if other else f"{'the' if the else 'that'} {noun.en}")
+        self.nouns[var] = ph
+        self.numbers.pop(var, None)
+        return ph
+
+    def _source(self, coll) -> tuple[str, str]:
+        """Where a loop or a choice takes its things from, as a tail (en, ru): nothing for
+        all players or every thing of a kind, else « in your Hand» / « из вашей руки»."""
+        if isinstance(coll, list) and coll[:1] == ["name"] and coll[2] == "players" and "players" not in self.locals:
+            return "", ""
+        if isinstance(coll, list) and coll[:1] == ["every"]:
+            return " in play", " в игре"
+        src = self._e(coll)
+        return (f" in {src}", f" из {src.c('g')}") if not self.ru else (f" in {src}", f" из {src.c('g')}")
 
     # -- expressions -----------------------------------------------------------------
     def _e(self, e) -> Ph:
@@ -740,7 +1008,10 @@ class Renderer:
         return _fixed(str(v).replace(".", ",") if self.ru else str(v))
 
     def _x_str(self, e):
-        return _fixed(quoted(e[2], self.lang))
+        v = e[2]
+        if isinstance(v, str) and _ID_LIKE(v):  # a value that names something: its name in words
+            v = self.names.name(v, self.lang)
+        return _fixed(quoted(v, self.lang))
 
     def _x_text(self, e):
         return _fixed(quoted(self._said(e), self.lang))
@@ -761,7 +1032,7 @@ class Renderer:
     def _x_name(self, e):
         n = e[2]
         if n in self.locals:
-            return _fixed(n)
+            return self.nouns.get(n) or _fixed(humanize(n))
         if n == "this":
             en, ru = _THIS.get(self.this or "", ("this", "это"))
             return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
@@ -781,7 +1052,7 @@ class Renderer:
             return _ru(ru) if self.ru else _fixed(en)
         kind = self.names.kind_of(n)
         if kind == "option":
-            return _ru("параметр").then(f" «{humanize(n)}»") if self.ru else _fixed(f"the option {quoted(humanize(n), 'en')}")
+            return _ru("параметр").then(f" «{self.names.term(n, 'ru')}»") if self.ru else _fixed(f"the option {quoted(self.names.term(n, 'en'), 'en')}")
         if kind is not None:
             if kind == "counter":
                 return self._counter_ref(n, None)
@@ -811,6 +1082,8 @@ class Renderer:
                 head = _BUILTIN_ATTR_RU_HEAD[a]
                 d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
                 return Ph(None, d).then((" за столом " if a == "seat" else " ") + o.c("g"))
+            if is_player and en.startswith("the ") and en.endswith(" of {x}"):  # «your location», not «the location of you»
+                return _fixed("your " + en[4:-7])
             return _fixed(en.format(x="you" if is_player else o))
         name = self.names.attr_name(a, self.lang)
         if ru:
@@ -821,7 +1094,7 @@ class Renderer:
         return _fixed(f"your {name}" if is_player else f"the {name} of {o}")
 
     def _x_every(self, e):
-        k = humanize(e[2])
+        k = self.names.term(e[2], self.lang)
         if self.ru:
             return Ph(None, [f"{w} «{k}» в игре" for w in ("все объекты вида", "всех объектов вида", "всем объектам вида",
                                                           "все объекты вида", "всеми объектами вида", "всех объектах вида")])
@@ -926,17 +1199,19 @@ class Renderer:
 
     def _x_comp(self, e):
         body, var, coll, where = e[2], e[3], e[4], e[5]
-        self.locals.add(var)
-        src = self._e(coll)
+        noun, src = self._noun_of(coll), self._source(coll)
+        mark = len(self._live)
+        self._bind(var, noun)
         w = self._where(where)
+        b = self._e(body)
+        del self._live[mark:]
         if body[0] == "name" and body[2] == var:
             if self.ru:
-                return Ph(None, [f"{t} {var} из {src.c('g')}{w}" for t in ("те", "тех", "тем", "те", "теми", "тех")])
-            return _fixed(f"those {var} in {src}{w}")
-        b = self._e(body)
+                return Ph(None, [f"{t} {noun.ru_pl_g}{src[1]}{w}" for t in ("те из", "тех из", "тем из", "те из", "теми из", "тех из")])
+            return _fixed(f"the {noun.en_pl}{src[0]}{w}")
         if self.ru:
-            return Ph(None, [f"{b.c(k)} для каждого {var} из {src.c('g')}{w}" for k in CASES])
-        return _fixed(f"{b} for each {var} in {src}{w}")
+            return Ph(None, [f"{b.c(k)} для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}" for k in CASES])
+        return _fixed(f"{b} for each {noun.en}{src[0]}{w}")
 
     _FN_EN = {
         "count": "the number of {0}", "sum": "the total of {0}", "max": "the largest of {0}", "min": "the smallest of {0}",
@@ -1009,7 +1284,7 @@ class Renderer:
             joined = ", ".join(str(p) for p in ph[:-1]) + " and " + str(ph[-1])
             return _fixed(f"the {'larger' if name == 'max' else 'smaller'} of {joined}")
         if name == "option" and args and args[0][0] == "str":
-            ph[0] = _fixed(quoted(humanize(args[0][2]), self.lang))
+            ph[0] = _fixed(quoted(self.names.term(args[0][2], self.lang), self.lang))
         if name == "sorted" and len(ph) > 1:
             return _fixed(f"{ph[0].c('n')} по порядку {ph[1].c('g')}" if self.ru else f"{ph[0]}, ordered by {ph[1]}")
         return self._fn(name, ph)
@@ -1029,38 +1304,42 @@ class Renderer:
 
     def _x_gen(self, e):
         name, body, var, coll, where = e[2], e[3], e[4], e[5], e[6]
-        self.locals.add(var)
-        b, src, w = self._e(body), self._e(coll), self._where(where)
+        noun, src = self._noun_of(coll), self._source(coll)
+        mark = len(self._live)
+        self._bind(var, noun)
+        b, w = self._e(body), self._where(where)
+        del self._live[mark:]
+        itself = body[0] == "name" and body[2] == var
         if self.ru:
-            over = f"по всем {var} из {src.c('g')}{w}"
+            each = f"{_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}"
             if name == "any":
-                return _fixed(f"{b.c('n')} хотя бы для одного {var} из {src.c('g')}{w}")
+                return _fixed(f"хотя бы для {_RU_ONE_G[noun.gender]} {noun.ru[1]}{src[1]}{w} {b.c('n')}")
             if name == "all":
-                return _fixed(f"{b.c('n')} для всех {var} из {src.c('g')}{w}")
+                return _fixed(f"для {each} {b.c('n')}")
             if name == "count":
-                return Ph(None, self._RU_FN_HEADS["число"]).then(f" {var} из {src.c('g')}, для которых {b.c('n')}"
-                                                              if body[0] != "name" or body[2] != var else f" {var} из {src.c('g')}{w}")
+                return Ph(None, self._RU_FN_HEADS["число"]).then(f" {noun.ru_pl_g}{src[1]}{w}" if itself
+                                                              else f" {noun.ru_pl_g}{src[1]}{w}, для которых {b.c('n')}")
             if name in ("sum", "max", "min"):
                 head = {"sum": "сумма", "max": "наибольшее", "min": "наименьшее"}[name]
-                return Ph(None, self._RU_FN_HEADS[head]).then(f" {b.c('g')} {over}")
+                return Ph(None, self._RU_FN_HEADS[head]).then(f" {b.c('g')} среди {noun.ru_pl_g}{src[1]}{w}")
             if name == "sorted":
-                return _fixed(f"{src.c('n')}{w}, по порядку {b.c('g')}")
-            return _fixed(f"{b.c('n')} без повторов, {over}")
-        over = f"for each {var} in {src}{w}"
+                return _fixed(f"{noun.ru_pl_g}{src[1]}{w}, по порядку {b.c('g')}")
+            return _fixed(f"{b.c('n')} без повторов, для {each}")
+        each = f"{noun.en}{src[0]}{w}"
         if name == "any":
-            return _fixed(f"{b} for at least one {var} in {src}{w}")
+            return _fixed(f"for at least one {each}, {b}")
         if name == "all":
-            return _fixed(f"{b} for every {var} in {src}{w}")
+            return _fixed(f"for every {each}, {b}")
         if name == "count":
-            if body[0] == "name" and body[2] == var:
-                return _fixed(f"the number of {var} in {src}{w}")
-            return _fixed(f"the number of {var} in {src}{w} for which {b}")
+            if itself:
+                return _fixed(f"the number of {noun.en_pl}{src[0]}{w}")
+            return _fixed(f"the number of {noun.en_pl}{src[0]}{w} for which {b}")
         if name in ("sum", "max", "min"):
             word = {"sum": "the total of", "max": "the largest", "min": "the smallest"}[name]
-            return _fixed(f"{word} {b} {over}")
+            return _fixed(f"{word} {b} over every {each}")
         if name == "sorted":
-            return _fixed(f"{src}{w}, ordered by {b}")
-        return _fixed(f"{b} without repeats, {over}")
+            return _fixed(f"the {noun.en_pl}{src[0]}{w}, ordered by {b}")
+        return _fixed(f"{b} without repeats, over every {each}")
 
 
 def effect_lines(ir, tables, lang, this=None):

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from .content import shown_path
 from .diagnostics import Pos
 from .memory import capped_memory
+from .pictures import Pictures
 from .source import NotReadable, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
 from .said import Said
@@ -41,7 +42,7 @@ LABELS = {
         "name": "Name", "count": "Count", "copies": "Copies", "attrs": "Attributes", "adjacent": "Adjacent to",
         "links": "Roads", "activation": "Activation", "text": "Text", "effect": "Effect", "cost": "Cost",
         "only_if": "Only if", "when": "Only when", "phase": "Phase", "any_phase": "any phase with turns",
-        "limit": "At most {n} time(s) a turn.", "window": "Reaction: used in the window {w}.",
+        "limit": "At most {n} a turn.", "window": "Reaction: used in the window {w}.",
         "deck": "Deck", "deck_of": "{name}: {n} cards", "pool_of": "{name}: {n} tokens, drawn at random",
         "cards_loose": "Cards without a deck", "locations_n": "Locations: {n}", "pieces_of": "{name}: {n}",
         "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
@@ -52,11 +53,12 @@ LABELS = {
         "each_round": "Each {round} has these phases, in order:",
         "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
         "mode_turns": "Each player in turn order takes a turn of actions.",
-        "max_actions": "A turn ends after {n} action(s), or when the player passes.",
+        "max_actions": "On your turn, take {n}, or pass.",
         "rotate": "Players take one action at a time, round the table, until every player has passed.",
         "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
-        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.",
+        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.", "end_rounds_only": "The game ends after the last {round}.",
         "round_until": "A {round} ends at once when: {c}; the next one then starts.",
+        "index": "Index",
         "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
         "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
         "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
@@ -82,7 +84,7 @@ LABELS = {
         "name": "Название", "count": "Кол-во", "copies": "Копий", "attrs": "Свойства", "adjacent": "Соседние",
         "links": "Дороги", "activation": "Активация", "text": "Текст", "effect": "Эффект", "cost": "Цена",
         "only_if": "Только если", "when": "Только когда", "phase": "Фаза", "any_phase": "любая фаза с ходами",
-        "limit": "Не больше {n} раз(а) за ход.", "window": "Реакция: применяется в окне {w}.",
+        "limit": "Не больше {n} за ход.", "window": "Реакция: применяется в окне {w}.",
         "deck": "Колода", "deck_of": "{name}: {n} {cards}", "pool_of": "{name}: {n} {tokens}, тянутся наугад",
         "cards_loose": "Карты вне колод", "locations_n": "Локации: {n}", "pieces_of": "{name}: {n}",
         "per_player": "у каждого игрока своя", "owner": "Чья", "visibility": "Кто видит",
@@ -93,11 +95,12 @@ LABELS = {
         "each_round": "Каждый раунд («{round}») состоит из фаз, по порядку:",
         "mode_once": "Выполняется один раз.", "mode_each": "Выполняется для каждого игрока по очереди.",
         "mode_turns": "Игроки по очереди делают ходы из действий.",
-        "max_actions": "Ход заканчивается после {n} действ., или когда игрок пасует.",
+        "max_actions": "В свой ход выполните {n} или спасуйте.",
         "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
         "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
-        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.",
+        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.", "end_rounds_only": "Игра заканчивается после последнего раунда.",
         "round_until": "Раунд («{round}») сразу заканчивается, когда: {c}; затем начинается следующий.",
+        "index": "Указатель",
         "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
         "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
         "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
@@ -121,8 +124,9 @@ def _icon_map(tables):
     return tables.get("icons") or {}
 
 
-def iconize_html(text, tables, lang) -> Markup:
-    """Escape a text and turn its [icon] marks into glyphs."""
+def iconize_html(text, tables, lang, images: dict | None = None) -> Markup:
+    """Escape a text and turn its [icon] marks into glyphs, or into the game's image of the
+    icon where `images` (icon id -> data: URL) has one."""
     icons = _icon_map(tables)
 
     def sub(m):
@@ -130,6 +134,8 @@ def iconize_html(text, tables, lang) -> Markup:
         if i is None:
             return html.escape(m.group(0))
         title = html.escape(text_of(i.get("name"), lang, m.group(1)))
+        if images and images.get(m.group(1)):
+            return f'<img class="icon icon-{m.group(1)}" src="{images[m.group(1)]}" alt="{title}" title="{title}">'
         return f'<span class="icon icon-{m.group(1)}" title="{title}">{html.escape(i.get("glyph", ""))}</span>'
 
     parts, last = [], 0
@@ -205,6 +211,9 @@ class Book:
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.L = LABELS[lang]
+        rn = text_of((tables.get("flow") or {}).get("round_name"), lang, "")
+        if lang == "ru" and rn.lower() in ("", "раунд"):  # «раунд («Раунд»)» says it twice
+            self.L = {k: v.replace(" («{round}»)", "") for k, v in self.L.items()}
         self.ru = lang == "ru"
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
@@ -222,11 +231,22 @@ class Book:
     def name(self, ident):
         return self.names.name(ident, self.lang)
 
-    def effect(self, key, ir, this=None):
+    def effect(self, key, ir, this=None, params=None):
         """An effect as lines, keyed by where it sits in game.json (the tests re-render it from there)."""
         if not ir:
             return None
-        return {"key": key, "this": this or "", "lines": self._renderer(this).lines(ir)}
+        r = self._renderer(this)
+        if params:
+            r.given(params)
+        return {"key": key, "this": this or "", "lines": r.lines(ir)}
+
+    def unless_said(self, text, key, ir, this=None, params=None):
+        """Authored text wins: the generated words of an effect are printed only where the
+        content has no `text:` of its own for it."""
+        return None if text else self.effect(key, ir, this, params)
+
+    def cond_unless(self, text, ir, this=None):
+        return None if text else self.cond(ir, this)
 
     def cond(self, ir, this=None):
         if ir is None:
@@ -262,6 +282,23 @@ class Book:
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
+    _EN_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    _RU_ACTIONS = ("действие", "действия", "действий")
+    _RU_NUMBERS_N = ("ни одного", "одно", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять", "десять")
+
+    def _times(self, n, what):
+        """«two actions», «once», «3 раза»: a count said the way a rulebook says it."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            return str(n)
+        if what == "time":
+            if self.ru:
+                return f"{n} {ru_count(n, 'раза', 'раз', 'раз')}" if n != 1 else "одного раза"
+            return {1: "once", 2: "twice"}.get(n, f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} times")
+        if self.ru:
+            word = self._RU_NUMBERS_N[n] if 0 < n < 11 else str(n)
+            return f"{word} {ru_count(n, *self._RU_ACTIONS)}"
+        return f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} action{'' if n == 1 else 's'}"
+
     def _value(self, v):
         if isinstance(v, bool):
             return ("да" if v else "нет") if self.ru else ("yes" if v else "no")
@@ -272,7 +309,7 @@ class Book:
             return self.L["of_game"]
         if of == "player":
             return self.L["of_player"]
-        return self.L["of_kind"].format(k=humanize(of))
+        return self.L["of_kind"].format(k=self.names.term(of, self.lang))
 
     # -- sections -----------------------------------------------------------------
     def context(self) -> dict:
@@ -287,11 +324,12 @@ class Book:
             "title": self.tx(g.get("name"), g.get("id") or ""), "game_id": g.get("id"), "version": g.get("version"),
             "players": players, "summary": self.tx(g.get("summary")), "round_name": rn,
             "notes": [self.tx(n) for n in g.get("notes") or []],
-            "options": [(humanize(k), self._value(v), self.tx((g.get("option_texts") or {}).get(k)))
+            "options": [(self.names.term(k, self.lang), self._value(v), self.tx((g.get("option_texts") or {}).get(k)))
                         for k, v in (g.get("options") or {}).items()],
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
+            "index": self.index(),
         }
 
     def components(self):
@@ -360,7 +398,8 @@ class Book:
         rounds = flow.get("rounds")
         if rounds:
             if self.ru:
-                intro = L["rounds"].format(n=rounds, round_n=f"раундов («{rn}»)" if ru_count(rounds, 1, 2, 3) == 3 else f"раунда («{rn}»)")
+                own = "" if rn.lower() == "раунд" else f" («{rn}»)"
+                intro = L["rounds"].format(n=rounds, round_n=(ru_count(rounds, "раунд", "раунда", "раундов") + own))
             else:
                 intro = L["rounds"].format(n=rounds, round=rn.lower(), rounds=rn.lower() if rounds == 1 else _plural(rn.lower()))
         else:
@@ -372,7 +411,7 @@ class Book:
         for i, ph in enumerate(flow.get("phases") or []):
             notes = [L["mode_" + ph.get("mode", "once")]]
             if ph.get("max_actions"):
-                notes.append(L["max_actions"].format(n=ph["max_actions"]))
+                notes.append(L["max_actions"].format(n=self._times(ph["max_actions"], "action")))
             if ph.get("rotate"):
                 notes.append(L["rotate"])
             if ph.get("if"):
@@ -382,18 +421,19 @@ class Book:
             acts = [self.name(a) for a in ph.get("actions") or [] if a in actions] if ph.get("mode") == "turns" else []
             phases.append({"id": ph["id"], "name": self.tx(ph.get("name"), ph["id"]), "text": self.tx(ph.get("text")),
                            "notes": notes, "actions": acts,
-                           "effect": self.effect(f"flow.phases.{i}.effect", ph.get("effect"))})
+                           "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
         end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
         if rounds:
-            end.append(L["end_rounds"].format(round=rn if self.ru else rn.lower()))
+            end.append(L["end_rounds" if end else "end_rounds_only"].format(round=rn if self.ru else rn.lower()))
         return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
                 "each_round": L["each_round"].format(round=rn if self.ru else rn.lower()),
                 "phases": phases, "end": end}
 
     def _trigger(self, event, i, tr):
-        return {"id": tr["id"], "text": self.tx(tr.get("text")),
-                "when": self.cond(tr.get("when")) if tr.get("when") and _round_of(tr.get("when")) is None else None,
-                "effect": self.effect(f"triggers.{event}.{i}.effect", tr.get("effect"))}
+        text = self.tx(tr.get("text"))
+        return {"id": tr["id"], "text": text,
+                "when": self.cond_unless(text, tr.get("when")) if tr.get("when") and _round_of(tr.get("when")) is None else None,
+                "effect": self.unless_said(text, f"triggers.{event}.{i}.effect", tr.get("effect"))}
 
     def calendar(self):
         """Triggers on round events that name one round: a day-by-day table."""
@@ -423,7 +463,7 @@ class Book:
             elif event.startswith("counter_") and event[8:] in (t.get("counters") or {}):
                 title = L["counter_event"].format(c=self.name(event[8:]))
             else:
-                title = L["custom_event"].format(e=quoted(humanize(event), self.lang))
+                title = L["custom_event"].format(e=quoted(self.names.term(event, self.lang), self.lang))
             out.append({"event": event, "title": title, "triggers": items})
         return out
 
@@ -436,13 +476,14 @@ class Book:
             if a.get("phase") in phases:
                 info.append(f"{L['phase']}: {self.tx(phases[a['phase']].get('name'), a['phase'])}.")
             if a.get("limit"):
-                info.append(L["limit"].format(n=a["limit"]))
+                info.append(L["limit"].format(n=self._times(a["limit"], "time")))
             if a.get("window"):
-                info.append(L["window"].format(w=quoted(humanize(a["window"]), self.lang)))
-            out.append({"id": aid, "name": self.name(aid), "text": self.tx(a.get("text")), "info": info,
-                        "if": self.cond(a.get("if"), "actions"),
-                        "cost": self.effect(f"actions.{aid}.cost", a.get("cost"), "actions"),
-                        "effect": self.effect(f"actions.{aid}.effect", a.get("effect"), "actions")})
+                info.append(L["window"].format(w=quoted(self.names.term(a["window"], self.lang), self.lang)))
+            text = self.tx(a.get("text"))
+            out.append({"id": aid, "name": self.name(aid), "text": text, "info": info,
+                        "if": self.cond_unless(text, a.get("if"), "actions"),
+                        "cost": self.unless_said(text, f"actions.{aid}.cost", a.get("cost"), "actions"),
+                        "effect": self.unless_said(text, f"actions.{aid}.effect", a.get("effect"), "actions")})
         return sorted(out, key=_by_name)
 
     def locations(self):
@@ -457,18 +498,19 @@ class Book:
                 "adjacent": [self.name(x) for x in loc.get("adjacent") or []],
                 "links": [(self.name(x), d) for x, d in (loc.get("links") or {}).items()],
                 "activation": {
-                    "text": self.tx(act.get("text")), "if": self.cond(act.get("if"), "locations"),
-                    "cost": self.effect(f"protos.{lid}.activation.cost", act.get("cost"), "locations"),
-                    "effect": self.effect(f"protos.{lid}.activation.effect", act.get("effect"), "locations"),
+                    "text": self.tx(act.get("text")), "if": self.cond_unless(act.get("text"), act.get("if"), "locations"),
+                    "cost": self.unless_said(act.get("text"), f"protos.{lid}.activation.cost", act.get("cost"), "locations"),
+                    "effect": self.unless_said(act.get("text"), f"protos.{lid}.activation.effect", act.get("effect"), "locations"),
                 } if act else None,
             })
         return sorted(out, key=_by_name)
 
     def _thing(self, pid, p, section_this):
-        return {"id": pid, "name": self.name(pid), "count": p.get("count", 1), "text": self.tx(p.get("text")),
-                "attrs": self.attrs(p.get("attrs")), "kind": humanize(p.get("kind", "")),
-                "if": self.cond(p.get("if"), section_this),
-                "effect": self.effect(f"protos.{pid}.effect", p.get("effect"), section_this)}
+        text = self.tx(p.get("text"))
+        return {"id": pid, "name": self.name(pid), "count": p.get("count", 1), "text": text,
+                "attrs": self.attrs(p.get("attrs")), "kind": self.names.term(p.get("kind", ""), self.lang),
+                "if": self.cond_unless(text, p.get("if"), section_this),
+                "effect": self.unless_said(text, f"protos.{pid}.effect", p.get("effect"), section_this)}
 
     def cards(self):
         t = self.t
@@ -493,9 +535,32 @@ class Book:
         s = self.t.get("scoring") or {}
         L = self.L
         tie = s.get("tie", "share")
-        return {"text": self.tx(s.get("text")), "effect": self.effect("scoring.effect", s.get("effect")),
+        return {"text": self.tx(s.get("text")), "effect": self.unless_said(s.get("text"), "scoring.effect", s.get("effect")),
                 "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
                 "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
+
+    def index(self):
+        """Every name a reader looks up, A to Z: cards, locations, actions, counters, zones and
+        the game's terms, each with the section it is in (and its anchor in the HTML book)."""
+        t, L = self.t, self.L
+        entries = []
+        for pid, p in (t.get("protos") or {}).items():
+            section = p.get("section")
+            if section in ("cards", "tokens"):
+                entries.append((self.name(pid), L["cards"], f"card-{pid}"))
+            elif section == "locations":
+                entries.append((self.name(pid), L["locations"], f"location-{pid}"))
+        entries += [(self.name(a), L["actions"], f"action-{a}") for a in t.get("actions") or {}]
+        entries += [(self.name(c), L["counters"], f"counter-{c}") for c in t.get("counters") or {}]
+        entries += [(self.name(z), L["zones"], "glossary") for z in t.get("zones") or {}]
+        entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")  # (a procedure is no term to look up)
+                    for k, v in (self.names.terms or {}).items() if v and k not in (t.get("procedures") or {})]
+        seen, out = set(), []
+        for name, where, anchor in sorted(entries, key=lambda e: (e[0].lower().replace("ё", "е"), e[1], e[2])):
+            if (name, where) not in seen:
+                seen.add((name, where))
+                out.append({"name": name, "where": where, "anchor": anchor})
+        return out
 
     def glossary(self):
         t, L = self.t, self.L
@@ -523,9 +588,10 @@ class Book:
         marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
-            procs.append({"id": pid, "name": quoted(self.names.procedure_name(pid, self.lang), self.lang), "text": self.tx(p.get("text")),
-                          "params": ", ".join(p.get("params") or []),
-                          "effect": self.effect(f"procedures.{pid}.effect", p.get("effect"))})
+            procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
+                          "params": "",  # parameters are names inside the effect, not words for a player
+                          "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
+                                                     params=p.get("params"))})
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
@@ -613,6 +679,12 @@ class HtmlPieces:
                 self._attr_html[key] = known
         return known
 
+    def index(self, entries) -> Markup:
+        """The index, one call for all entries (a big game has thousands of cards)."""
+        h = self._h
+        return Markup("".join([f'<p><a href="#{h(e["anchor"])}">{h(e["name"])}</a> <span class="where">· {h(e["where"])}</span></p>\n'
+                               for e in entries]))
+
     def counted(self, items) -> Markup:
         """Names with their counts: «Sabre ×6, Dagger»."""
         h = self._h
@@ -661,6 +733,9 @@ class MarkdownPieces:
         item = self._item
         return head + "".join(["  " * d + item(line) for d, line in e["lines"]])
 
+    def index(self, entries) -> str:
+        return "".join([f"- {md_escape(e['name'])} — {e['where']}\n" for e in entries])
+
     def counted(self, items) -> str:
         return ", ".join([f"{name} ×{n}" if n and n > 1 else str(name) for name, n in items])
 
@@ -668,7 +743,7 @@ class MarkdownPieces:
         return "".join([self._card(c) for c in cards])
 
     def _card(self, c) -> str:
-        out = f"#### {c['name']} ×{c['count']} (`{c['id']}`)\n\n"
+        out = f"**{c['name']}** ×{c['count']}\n\n"  # (not a heading: a card with no text would leave it empty)
         if c["attrs"]:
             key = _texts_key(c["attrs"])
             known = self._attr_lines.get(key) if key is not None else None
@@ -835,6 +910,20 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
         raise _refused(exc, env, name) from None
 
 
+def template_value(env: jinja2.Environment, names: list, ctx: dict, value: str):
+    """A value a template sets at its top (`{% set text_height = 40 %}`), or None; the first
+    of `names` that exists is read, the way an include picks it."""
+    try:
+        template = env.select_template(names)
+        return getattr(template.make_module(ctx), value, None)
+    except TemplateRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 - as in `rendered`: a game's template is content
+        if not env.sandboxed:
+            raise
+        raise _refused(exc, env, names[-1]) from None
+
+
 def _refused(exc: Exception, env, name: str) -> TemplateRefused:
     folders = [f for loader in env.loader.loaders for f in loader.searchpath]
     where = (exc.filename, exc.lineno) if isinstance(exc, jinja2.TemplateSyntaxError) and exc.filename else None
@@ -858,10 +947,10 @@ def _refused(exc: Exception, env, name: str) -> TemplateRefused:
     return TemplateRefused(Pos(shown_path(file), line, 1), why if len(why) <= 300 else why[:300] + "…")
 
 
-def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4") -> str:
+def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4", images: dict | None = None) -> str:
     ctx = dict(ctx, paper=paper)
     if fmt == "html":
-        ctx["icon"] = lambda s: iconize_html(s, tables, lang)
+        ctx["icon"] = lambda s: iconize_html(s, tables, lang, images)
         ctx["m"] = HtmlPieces(ctx["L"], ctx["icon"])
     else:
         ctx["icon"] = lambda s: iconize_plain(s, tables)
@@ -873,7 +962,8 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
 
 
 def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
-    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper)
+    images = Pictures(game_folder).icons(tables.get("icons") or {})
+    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper, images)
 
 
 def read(game_json: str):
@@ -887,18 +977,36 @@ def marks_in(game_json: str, tables: dict) -> list:
     return _marks(tables) if _may_mark(game_json) else []
 
 
-def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None) -> dict[str, str]:
+def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
+          raw: set | None = None, images: dict | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
-    `texts`: the statements' texts by position, where the build knows them (see said)."""
+    `texts`: the statements' texts by position, where the build knows them (see said).
+    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name."""
     out = {}
     for lang in langs:
-        ctx = Book(tables, lang, marks, texts).context()
+        book = Book(tables, lang, marks, texts)
+        ctx = book.context()
+        if raw is not None:
+            raw |= book.names.raw
         for fmt in FORMATS:
-            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt)
+            out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt, images=images)
     return out
 
 
 def rulebooks(game_json: str, game_folder: str) -> dict[str, str]:
     """File name -> text of every rulebook, from the text of game.json."""
     return books(*read(game_json), environment(game_folder), LANGS)
+
+
+
+def unnamed_terms(tables: dict) -> list[str]:
+    """The ids a rulebook prints as they are, for want of a name in words (no declaration
+    with a `name:` and no entry in `game: terms:`): kinds, attributes, marks, options,
+    procedures and events that a rendered text names."""
+    raw: set = set()
+    for lang in LANGS:
+        book = Book(tables, lang)
+        book.context()
+        raw |= book.names.raw
+    return sorted(raw)

@@ -58,17 +58,23 @@ class Said:
         names = renderer.locals
         texts = self._texts
         text = texts.get(stmt[1]) if texts and type(stmt) is list and len(stmt) > 1 and type(stmt[1]) is str else None
+        scope = renderer.scope() if names or renderer.reassigned else None
         if text is not None and text[0] == stmt[0]:
-            key = (_TEXT, text[1], text[2], renderer.this, frozenset(names) if names else None)
+            key = (_TEXT, text[1], text[2], renderer.this, scope)
         else:
-            key = (shape(stmt), renderer.this, frozenset(names) if names else None)
+            key = (shape(stmt), renderer.this, scope)
         known = self._lines.get(key)
         if known is not None:
             out += known[0]
-            if known[1]:
+            if known[1]:  # the names it gives, with their words
                 names.update(known[1])
+                renderer.nouns.update(known[2])
+                renderer._live[:] = known[3]
+                renderer.numbers.update(known[4])
             return
         start, problems, before = len(out), len(renderer.problems), set(names)
         renderer.statement(stmt, out)
         if len(renderer.problems) == problems:
-            self._lines[key] = (out[start:], names - before)
+            given = names - before
+            self._lines[key] = (out[start:], given, {n: renderer.nouns[n] for n in given if n in renderer.nouns},
+                                list(renderer._live), {n: renderer.numbers[n] for n in given if n in renderer.numbers})

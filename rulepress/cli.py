@@ -356,7 +356,10 @@ def replay(log, games):
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--changed-since", "changed_since", default=None, metavar="REF", help="only cards whose definition changed since this git revision")
 @click.option("-o", "--out", default="print", show_default=True, help="output folder")
-def print_cmd(game, langs, paper, changed_since, out):
+@click.option("--size", default="poker", show_default=True, metavar="SIZE",
+              help="card size: poker, bridge, tarot, mini, square, or WxH in mm")
+@click.option("--png", is_flag=True, help="also a contact sheet and one PNG per card (for a virtual table)")
+def print_cmd(game, langs, paper, changed_since, out, size, png):
     """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
     from .compiler.printing import PrintError, print_game
     folder = game if os.path.isdir(game) else os.path.join("content", game)
@@ -367,13 +370,17 @@ def print_cmd(game, langs, paper, changed_since, out):
         check_utf8_path(folder, "GAME")
     except BadArgument as exc:
         _usage(exc)
+    warnings: list[str] = []
     try:
-        written = print_game(folder, langs or ("en",), paper, changed_since, out)
+        written = print_game(folder, langs or ("en",), paper, changed_since, out, size, png, warnings)
     except UsageError as exc:
         _usage(exc)
     except PrintError as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
+    finally:
+        for w in warnings:
+            click.echo(w, err=True)
     if not written:
         click.echo("nothing to print: no card changed")
     for w in written:

@@ -106,7 +106,13 @@ def make_game(tmp_path, entry, which):
     return str(folder)
 
 
-def codes_for(folder, built=False):
+def codes_for(folder, built=False, printed=False):
+    if printed:  # a finding only printing makes (a card face, laid out)
+        from rulepress.compiler.printing import print_game
+        lines: list[str] = []
+        print_game(folder, ("en", "ru"), out_dir=folder + "-print", warnings=lines)
+        report = check_game(folder)[1]
+        return {ln.split(": warning: ")[1].split(" ")[0] for ln in lines}, report
     if built:  # a finding only a build makes (a game's own template, rendered)
         _written, report = build([folder], folder + "-out")
         return {d.code for d in report.items}, report
@@ -122,9 +128,9 @@ def test_the_wrong_example_gives_the_code_and_the_right_one_does_not(code, tmp_p
     monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
     if entry.get("untested"):
         pytest.skip(entry["untested"])
-    wrong, report = codes_for(make_game(tmp_path, entry, "wrong"), entry.get("build"))
+    wrong, report = codes_for(make_game(tmp_path, entry, "wrong"), entry.get("build"), entry.get("print"))
     assert code in wrong, "\n".join(d.text() for d in report.sorted())
-    right, report = codes_for(make_game(tmp_path, entry, "right"), entry.get("build"))
+    right, report = codes_for(make_game(tmp_path, entry, "right"), entry.get("build"), entry.get("print"))
     assert code not in right, "\n".join(d.text() for d in report.sorted())
     if not code.startswith("W") and not entry.get("alone"):
         # a right example is content a designer could keep: no errors at all

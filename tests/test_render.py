@@ -16,7 +16,7 @@ def _where(line, col):
 
 # One sample per statement verb (names from tests/games/duel).
 STATEMENTS = {
-    "let": "let n = 2",
+    "let": "let n = 2\ngain n vp",
     "set": "set player.gold to 3",
     "gain": "gain 2 gold",
     "lose": "lose 1 vp from first_player",
@@ -190,5 +190,8 @@ def test_a_name_that_does_not_decline_stands_in_quotes_after_a_head_noun(tables)
 def test_effects_of_the_tutorial_read_well():
     race = game_from("docs/tutorial/race").data
     roll = race["actions"]["roll"]["effect"]
-    assert Renderer(race, "en").lines(roll) == [(0, "Let dice be a roll of 2 dice."), (0, "Gain Position equal to the total of dice.")]
-    assert Renderer(race, "ru").lines(roll) == [(0, "Пусть dice — бросок 2 кубиков."), (0, "Получите ед. Позиции — сумма dice.")]
+    # a value drawn by chance is named once, as «the result», never by its variable name
+    assert Renderer(race, "en").lines(roll) == [(0, "Let the result be a roll of 2 dice."),
+                                                (0, "Gain Position equal to the total of the result.")]
+    assert Renderer(race, "ru").lines(roll) == [(0, "Пусть результат равен броску 2 кубиков."),
+                                                (0, "Получите ед. Позиции — сумма результата.")]

@@ -1,0 +1,193 @@
+"""Card faces for playtesting (issue #28, part 4): named attributes, text that fits in a
+readable size, no character the fonts cannot draw, card sizes, per-deck templates, a
+contact sheet and a PNG per card."""
+import os
+import re
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from rulepress.cli import main
+from rulepress.compiler.cards import (FIT_SIZES, CardSize, Pictures, card_faces, card_size, installed_glyphs,
+                                      per_page, render_cards)
+from rulepress.compiler.content import UsageError
+from rulepress.compiler.render import Names
+from tests.conftest import ROOT
+from tests.test_rulebook import tables_of
+
+CONTENT = [f"content/{g}" for g in ("android", "arkham-horror", "night-city", "study-in-emerald")]
+RACE = os.path.join(ROOT, "docs", "tutorial", "race")
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize("folder", CONTENT)
+def test_card_faces_show_attributes_by_their_names_only(folder, lang):
+    t = tables_of(folder)
+    names = Names(t)
+    faces = card_faces(t, lang, pictures=Pictures(os.path.join(ROOT, folder)))
+    assert faces
+    for f in faces:
+        for key, (label, _value) in f["named"].items():
+            assert label == names.attr_name(key, lang) and not re.search(r"[a-z]_[a-z]", label), (f["id"], key, label)
+        assert list(f["named"].values()) == f["attrs"]
+
+
+@pytest.mark.parametrize("folder", CONTENT)
+def test_no_content_card_is_too_long_or_holds_a_character_no_font_draws(folder):
+    for lang in ("en", "ru"):
+        warnings = []  # (with the game's own templates, which may give their text more or less room)
+        render_cards(tables_of(folder), lang, "a4", os.path.join(ROOT, folder), warnings=warnings)
+        assert [w.message for w in warnings] == []
+
+
+def _laid_out(html_text, folder):
+    """Each front face of a card sheet as WeasyPrint lays it out: (card id, the face's safe
+    area box, the lowest bottom of any line of its text, its text's font size in pt)."""
+    import weasyprint
+    doc = weasyprint.HTML(string=html_text, base_url=folder).render()
+    out = []
+
+    def walk(box, card=None):
+        el = getattr(box, "element", None)
+        if el is not None and el.get("data-card"):
+            card = el.get("data-card")
+        yield box, card
+        for child in getattr(box, "children", []) or []:
+            yield from walk(child, card)
+
+    for page in doc.pages:
+        for box, card in walk(page._page_box):
+            el = getattr(box, "element", None)
+            if el is None or "safe" not in (el.get("class") or "").split() or box.element_tag != "div":
+                continue
+            bottom = max((b.position_y + b.height for b, _c in walk(box)
+                          if type(b).__name__ == "LineBox" and b is not box), default=box.position_y)
+            out.append((card, box, bottom, box.style["font_size"] * 0.75))
+    return out
+
+
+@pytest.mark.parametrize("folder", CONTENT)
+def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
+    """The fit is an estimate; this lays every card out for real and measures."""
+    t = tables_of(folder)
+    path = os.path.join(ROOT, folder)
+    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact"), path)
+    assert len(faces) == len({f["id"] for f in card_faces(t, "ru")})
+    for card, box, bottom, pt in faces:
+        inside = box.position_y + box.margin_height() - box.border_bottom_width
+        assert bottom <= inside + 0.5, f"{card}: the text runs {bottom - inside:.1f} px past the face"
+        assert pt >= FIT_SIZES[-1] - 0.01, f"{card}: {pt} pt"
+
+
+def test_a_text_too_long_for_the_card_is_shrunk_to_the_minimum_and_warned_of():
+    t = tables_of("docs/tutorial/race")
+    t = dict(t, protos={k: (dict(p, text={"en": "Move ahead. " * 200}) if p.get("section") == "cards" else p)
+                        for k, p in t["protos"].items()})
+    warnings = []
+    faces = card_faces(t, "en", warnings=warnings)
+    assert faces and all(f["size"] == FIT_SIZES[-1] and not f["fits"] for f in faces)
+    assert {w.code for w in warnings} == {"W020"} and all(f"card `{w.card}`" in w.message for w in warnings)
+
+
+def test_a_short_text_keeps_the_largest_size():
+    faces = card_faces(tables_of("docs/tutorial/race"), "en")
+    assert faces and all(f["size"] == FIT_SIZES[0] and f["fits"] for f in faces)
+
+
+@pytest.mark.skipif(installed_glyphs() is None, reason="fonts cannot be listed here")
+def test_a_character_no_font_draws_is_a_warning_with_the_cards_id():
+    t = tables_of("docs/tutorial/race")
+    some = next(k for k, p in t["protos"].items() if p.get("section") == "cards")
+    t = dict(t, protos=dict(t["protos"], **{some: dict(t["protos"][some], text={"en": "Gain \ue000 and ★"})}))
+    warnings = []
+    card_faces(t, "en", warnings=warnings)
+    assert [(w.card, w.code) for w in warnings] == [(some, "W021")]
+    assert "U+E000" in warnings[0].message and "★" not in warnings[0].message
+
+
+def test_an_icon_with_an_image_is_drawn_as_the_image_not_the_glyph(tmp_path):
+    game = tmp_path / "sie"
+    shutil.copytree(os.path.join(ROOT, "content", "study-in-emerald"), game, ignore=shutil.ignore_patterns("scenarios"))
+    t = tables_of("content/study-in-emerald")
+    html_text = render_cards(t, "en", "a4", str(game), layout="contact")
+    assert 'class="icon icon-assassin" src="data:image/svg+xml;base64,' in html_text
+    assert "Ⓐ" not in html_text
+    os.remove(game / "art" / "icons" / "assassin.svg")
+    warnings = []
+    card_faces(t, "en", pictures=Pictures(str(game)), warnings=warnings)
+    if installed_glyphs() is not None:
+        assert {w.code for w in warnings} == {"W021"}
+
+
+def test_a_picture_linked_from_outside_the_game_folder_is_not_read(tmp_path):
+    game = tmp_path / "g"
+    (game / "art" / "icons").mkdir(parents=True)
+    secret = tmp_path / "secret.svg"
+    secret.write_text("<svg>private</svg>")
+    os.symlink(secret, game / "art" / "icons" / "bomb.svg")
+    (game / "art" / "icons" / "star.svg").write_text("<svg/>")
+    pictures = Pictures(str(game))
+    assert pictures.icon("bomb") is None
+    assert pictures.icon("star").startswith("data:image/svg+xml;base64,")
+    assert pictures.icon("../../secret") is None and pictures.art("../secret") is None
+
+
+@pytest.mark.parametrize("spec, size", [("poker", (63, 88)), ("bridge", (57, 89)), ("tarot", (70, 120)),
+                                        ("mini", (44, 63)), ("square", (70, 70)), ("70x100", (70, 100)),
+                                        ("63.5x88.9", (63.5, 88.9)), (None, (63, 88))])
+def test_card_sizes_by_name_or_in_millimetres(spec, size):
+    assert card_size(spec) == CardSize(*size)
+
+
+@pytest.mark.parametrize("spec", ["huge", "9999x1", "1x1", "63x", "x88", "63*88", "../x", "63x88; rm", "1e3x88", ""])
+def test_a_card_size_that_is_no_size_is_a_usage_error(spec):
+    if spec == "":
+        assert card_size(spec) == CardSize(63, 88)  # (an empty option is the default)
+        return
+    with pytest.raises(UsageError):
+        card_size(spec)
+
+
+def test_how_many_cards_a_page_holds_follows_the_card_size():
+    assert per_page("a4", CardSize(63, 88)) == (3, 3)
+    assert per_page("letter", CardSize(63, 88)) == (3, 3)
+    assert per_page("a4", CardSize(44, 63)) == (4, 4)
+    assert per_page("a4", CardSize(70, 120)) == (2, 2)
+
+
+def test_a_deck_template_of_the_game_draws_that_decks_faces_in_the_sandbox(tmp_path):
+    game = tmp_path / "race"
+    shutil.copytree(RACE, game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "templates").mkdir()
+    (game / "templates" / "card.boosts.html.j2").write_text(
+        '<div class="safe">BOOST {{ c.name }} {{ c.named.get("speed", ("", ""))|join("=") }}</div>')
+    t = tables_of("docs/tutorial/race")
+    html_text = render_cards(t, "en", "a4", str(game))
+    assert "BOOST Nitro Speed=" in html_text or "BOOST " in html_text
+    assert re.search(r"BOOST \w+ Speed=\d", html_text)
+    (game / "templates" / "card.boosts.html.j2").write_text("{{ c.__class__.__mro__ }}")
+    from rulepress.compiler.rulebook import TemplateRefused
+    with pytest.raises(TemplateRefused):
+        render_cards(t, "en", "a4", str(game))
+
+
+def test_print_writes_a_contact_sheet_and_a_png_per_card_of_the_chosen_size(tmp_path):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["print", RACE, "--size", "mini", "--png", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "race.contact.en.pdf").is_file() and (out / "race.cards.en.pdf").is_file()
+    t = tables_of("docs/tutorial/race")
+    cards = sorted(k for k, p in t["protos"].items() if p.get("section") == "cards")
+    pngs = sorted(os.listdir(out / "race.cards.en"))
+    assert pngs == sorted(f"{c}.png" for c in cards)
+    with open(out / "race.cards.en" / pngs[0], "rb") as fh:
+        head = fh.read(24)
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    # a mini card with its bleed, 50×69 mm, at 300 dpi
+    assert abs(width - 50 / 25.4 * 300) < 3 and abs(height - 69 / 25.4 * 300) < 3
+
+
+def test_print_refuses_a_size_that_is_no_size_as_a_usage_error(tmp_path):
+    result = CliRunner().invoke(main, ["print", RACE, "--size", "9999x1", "-o", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "card size" in result.output and "Traceback" not in result.output
