@@ -85,11 +85,7 @@ def attach(game) -> Profile:
     """Clock this game's content from now on: its closures are made again, with clocks."""
     prof = Profile()
     game.profile = prof
-    game.closures.clear()
-    game.closure_nodes.clear()
-    game.blocks.clear()
-    game.block_nodes.clear()
-    game.bodies.clear()
+    game.forget_closures()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
         if "if" in act:

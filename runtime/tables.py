@@ -157,6 +157,12 @@ class Game:
         cache[a] = dist
         return dist
 
+    def forget_closures(self) -> None:
+        """Drop every closure made from the IR, so the next look-up makes them anew (as a
+        profile or a coverage recording does, with its counters around each line)."""
+        for table in (self.closures, self.closure_nodes, self.blocks, self.block_nodes, self.bodies):
+            table.clear()
+
     @classmethod
     def load(cls, path: str) -> "Game":
         """A game.json as `rulepress build` wrote it. A file is untrusted: one whose text was
