@@ -12,9 +12,14 @@ or where its first child stands; a child in parentheses stands at its outermost 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 
+import lark
 from lark import Lark, Transformer
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, LarkError, VisitError
 from lark.indenter import Indenter
 
@@ -38,14 +43,78 @@ class _Indent(Indenter):
     tab_len = 8
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# Lark's LALR tables for dsl.lark, made once by `python -m rulepress.compiler.grammar` and
+# shipped beside it: making them takes a process ~0.15 s of CPU, a sixth of a cold validate.
+# They are plain JSON (Lark's own cache of them is a pickle, which a planted file would turn
+# into code) and name the grammar and the Lark they were made from; when either differs they
+# are not used and the tables are made again in memory.
+TABLES = "dsl.tables.json"
+
+
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
-    """Lark's LALR parser for dsl.lark (shipped beside this module). Its tables are made in each
-    process that needs them: Lark's own cache of them loads Python objects from a file, so
-    a file planted in a cache folder could turn into code."""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "dsl.lark"), encoding="utf-8") as fh:
-        text = fh.read()
+    """Lark's LALR parser for dsl.lark: from the kept tables where they fit, else made here."""
+    text = _grammar_text()
+    kept = _kept_tables(text)
+    if kept is not None:
+        return Lark._load_from_dict(kept["data"], kept["memo"], postlex=_Indent())
+    return _made(text)
+
+
+def _grammar_text() -> str:
+    with open(os.path.join(_HERE, "dsl.lark"), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _made(text: str) -> Lark:
     return Lark(text, parser="lalr", postlex=_Indent(), maybe_placeholders=True, lexer="contextual")
+
+
+def _stamp(text: str) -> dict:
+    return {"grammar": hashlib.sha256(text.encode("utf-8")).hexdigest(), "lark": lark.__version__}
+
+
+def tables_json(text: str | None = None) -> str:
+    """The kept tables' file: the stamp, and Lark's serialised parser as JSON."""
+    text = _grammar_text() if text is None else text
+    data, memo = _made(text).memo_serialize([TerminalDef, Rule])
+    data = {k: v for k, v in data.items() if k != "options"} | {
+        "options": {k: v for k, v in data["options"].items() if k != "postlex"}}
+    return json.dumps({**_stamp(text), "data": _to_json(data), "memo": _to_json(memo)},
+                      sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def _kept_tables(text: str):
+    try:
+        with open(os.path.join(_HERE, TABLES), encoding="utf-8") as fh:
+            kept = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or any(kept.get(k) != v for k, v in _stamp(text).items()):
+        return None
+    return {"data": _from_json(kept.get("data")), "memo": _from_json(kept.get("memo"))}
+
+
+# JSON keys are texts: a table keyed by numbers is kept as {"#": [[key, value], ...]}.
+def _to_json(v):
+    if isinstance(v, dict):
+        if v and all(type(k) is int for k in v):
+            return {"#": [[k, _to_json(x)] for k, x in v.items()]}
+        return {k: _to_json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_to_json(x) for x in v]
+    return v
+
+
+def _from_json(v):
+    if isinstance(v, dict):
+        if len(v) == 1 and "#" in v:
+            return {k: _from_json(x) for k, x in v["#"]}
+        return {k: _from_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_from_json(x) for x in v]
+    return v
 
 
 # Words a designer recognises, for tokens the parser expected.
@@ -340,3 +409,8 @@ def depth(ir) -> int:
             if type(x) is list or type(x) is dict:
                 todo.append((x, d + 1))
     return deepest
+
+
+if __name__ == "__main__":  # writes the kept tables after an edit of dsl.lark
+    from .writing import put_text
+    put_text(os.path.join(_HERE, TABLES), tables_json())
