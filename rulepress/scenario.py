@@ -55,9 +55,11 @@ def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
             raise UsageError(f"--scenarios needs exactly one game, not {len(games)}")
         if not os.path.isdir(scenarios_dir):
             raise UsageError(f"--scenarios {scenarios_dir}: not a folder")
+    without = []
     for folder in games:
         files = scenario_files(scenarios_dir or os.path.join(folder, "scenarios"))
         if not files:
+            without.append(folder)
             continue
         text, gid, report = compile_game(folder)
         checked = check_folder(folder, scenarios_dir=scenarios_dir) if text is not None else None
@@ -84,7 +86,13 @@ def run_paths(paths, select, verbose, echo, scenarios_dir=None) -> bool:
             else:
                 failed += 1
                 echo(f"FAILED {os.path.relpath(f)}: {name}\n       {msg}")
+    if without:
+        echo(f"no scenarios in: {', '.join(without)} (see docs/scenarios.md)")
     echo(f"{passed} passed, {failed} failed")
+    if passed + failed == 0:  # a test run that tested nothing must not read as a pass
+        echo("nothing was tested: " + (f"no scenario's name or file name holds `{select}`" if select else
+                                       "no scenario files found"))
+        return False
     return failed == 0
 
 

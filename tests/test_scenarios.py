@@ -107,7 +107,19 @@ def test_k_matches_names_and_file_names_not_the_folder(race):
     (race / "scenarios" / "other.yaml").write_text("scenario:\n  name: Boosting\n  expect: [p1.position == 0]\n", encoding="utf-8")
     assert "1 passed" in run(race, "-k", "roll_once").output  # the file name
     assert "1 passed" in run(race, "-k", "boosting").output  # the name
-    assert "0 passed, 0 failed" in run(race, "-k", "race").output  # the folder path is not matched
+    nothing = run(race, "-k", "race")  # the folder path is not matched
+    assert "0 passed, 0 failed" in nothing.output and "nothing was tested" in nothing.output
+    assert nothing.exit_code == 1  # a run that tested nothing is not a pass
+
+
+def test_a_game_without_scenarios_is_named_and_alone_fails(race, tmp_path):
+    scenario(race, "roll_once", "dice: [1, 1]\nsteps: [roll]\nexpect:\n  - p1.position == 2")
+    bare = tmp_path / "bare"
+    shutil.copytree(RACE, bare, ignore=shutil.ignore_patterns("scenarios"))
+    alone = run(bare)
+    assert alone.exit_code == 1 and "no scenarios in:" in alone.output and "no scenario files found" in alone.output
+    both = run(race, bare)
+    assert both.exit_code == 0 and "1 passed, 0 failed" in both.output and "no scenarios in:" in both.output
 
 
 def test_a_copy_is_named_as_it_is_or_quoted_and_it_must_exist(race):
