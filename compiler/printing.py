@@ -10,7 +10,7 @@ import tempfile
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
 from .pipeline import compile_game
-from .rulebook import TemplateRefused, render_rulebook
+from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
 from .writing import check_output_folder, make_output_folder, put
 
@@ -46,9 +46,12 @@ def _game_files(folder: str):
 
 def game_tables(folder: str) -> dict:
     text, _gid, report = compile_game(folder)
-    if text is None:
-        lines = "\n".join(d.text() for d in report.sorted() if d.severity == "error")
-        raise PrintError(f"{folder} does not build:\n{lines}")
+    for problem in template_problems(folder):  # what would stop `build` stops `print`
+        report.error(problem.pos, "G007", problem.message)
+    if text is None or report.errors:
+        errors = [d.text() for d in report.sorted() if d.severity == "error"]
+        more = f" (and {len(errors) - 1} more: `rulepress validate {folder}`)" if len(errors) > 1 else ""
+        raise PrintError(f"{folder} does not build: {errors[0] if errors else 'no tables'}{more}")
     return json.loads(text)
 
 

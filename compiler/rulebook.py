@@ -910,6 +910,26 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
         raise _refused(exc, env, name) from None
 
 
+def template_problems(game_folder: str) -> list[TemplateRefused]:
+    """What is wrong with the game's own templates as templates (syntax, unreadable files),
+    found without rendering them: `validate` and `print` report what `build` would."""
+    own = os.path.join(game_folder, "templates")
+    if not os.path.isdir(own):
+        return []
+    env = environment(game_folder)
+    problems = []
+    for name in sorted(os.listdir(own)):
+        if not name.endswith(".j2"):
+            continue
+        try:
+            env.get_template(name)
+        except TemplateRefused as exc:
+            problems.append(exc)
+        except Exception as exc:  # noqa: BLE001 - as in `rendered`: a game's template is content
+            problems.append(_refused(exc, env, name))
+    return problems
+
+
 def template_value(env: jinja2.Environment, names: list, ctx: dict, value: str):
     """A value a template sets at its top (`{% set text_height = 40 %}`), or None; the first
     of `names` that exists is read, the way an include picks it."""

@@ -418,11 +418,22 @@ def test_a_broken_template_is_an_error_with_its_path(game, tmp_path, text, says)
     assert says in only_error(result, "G007", "rulebook.md.j2")
 
 
+def test_validate_and_print_find_what_would_stop_build(game, tmp_path):
+    """A template that does not parse validated clean and printed (print reads only the HTML
+    rulebook): both now stop at it, as build does."""
+    put(game, "templates/rulebook.md.j2", "# {{ title }}\n{% for x in %}\n")
+    only_error(run("validate", "--no-cache", game), "G007", "rulebook.md.j2", 2)
+    printed = run("print", game, "-o", tmp_path / "print")
+    assert printed.exit_code == 1 and "rulebook.md.j2:2:1: error: G007" in printed.output
+    assert len(printed.output.strip().splitlines()) == 1 and not (tmp_path / "print").exists()
+
+
 def test_a_template_that_is_a_fifo_is_refused_unread(game, tmp_path):
     (game / "templates").mkdir()
     os.mkfifo(game / "templates" / "rulebook.md.j2")
     result, _out = built(game, tmp_path)
     assert "not a regular file" in only_error(result, "G007", "rulebook.md.j2", 1)
+    assert "not a regular file" in only_error(run("validate", "--no-cache", game), "G007", "rulebook.md.j2", 1)
 
 
 def test_a_harmless_template_of_the_game_still_renders(game, tmp_path):
