@@ -42,13 +42,10 @@ class Result(NamedTuple):
 class RandomBot:
     """Uniform over the options, from the generator it is handed (a Mersenne Twister costs
     more to seed than a whole game costs to play, so the games of a run share one)."""
-    __slots__ = ("pick_index",)
+    __slots__ = ("choose",)
 
     def __init__(self, rng: random.Random):
-        self.pick_index = rng._randbelow
-
-    def choose(self, options):
-        return options[self.pick_index(len(options))]
+        self.choose = rng.choice  # choose(options) -> one of them
 
 
 def play(players: int, rng: random.Random, bots) -> Result:

@@ -5,7 +5,8 @@
 docs/examples/love-letter is played by the runtime (random bots, as `rulepress simulate`
 plays) and by bench/plain_love_letter.py (the same rules by hand, the same kind of bots; see
 bench/same_rules.py for the proof that they agree), in one process, taking turns: run by run,
-N games of one then N games of the other, so that the machine's drift falls on both. Prints
+N runtime games, then 20 N plain ones (of about the same length), so that the machine's
+drift falls on both. Prints
 the median microseconds of CPU a decision of each over R runs, and their ratio.
 """
 from __future__ import annotations
