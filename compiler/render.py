@@ -12,9 +12,10 @@ import re
 from typing import NamedTuple
 
 from ..runtime.ir import EXPRESSIONS
+from .wording import catalogue, languages
 
 
-LANGS = ("en", "ru")
+LANGS = languages()  # one a message catalogue (compiler/messages/<lang>.yaml)
 _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
@@ -181,15 +182,9 @@ def _ru(word: str) -> Ph:
 
 
 def ru_count(n, one, few, many) -> str:
-    """Russian numeral agreement: 1 карта, 2 карты, 5 карт."""
-    if not isinstance(n, int):
-        return many
-    n = abs(n)
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
+    """Russian numeral agreement: 1 карта, 2 карты, 5 карт (by the plural rules of ru.yaml;
+    a count that is no whole number takes the form of many)."""
+    return {"one": one, "few": few}.get(catalogue("ru").category(n) if type(n) is int else "many", many)
 
 
 def humanize(ident: str) -> str:
@@ -197,7 +192,13 @@ def humanize(ident: str) -> str:
 
 
 def quoted(s: str, lang: str) -> str:
-    return f"«{s}»" if lang == "ru" else f"“{s}”"
+    opening, closing = catalogue(lang).language["quotes"]
+    return f"{opening}{s}{closing}"
+
+
+def _russian(lang) -> bool:
+    """Whether a language's effects are said by the Russian sentence builders (with cases)."""
+    return catalogue(lang).prose == "ru"
 
 
 # ---- names from the tables ---------------------------------------------------
@@ -295,7 +296,7 @@ class Names:
                 return text_of(table[ident]["name"], lang, humanize(ident))
         if ident in self.discards:
             deck = self.name(self.discards[ident], lang)
-            return f"Сброс колоды «{deck}»" if lang == "ru" else f"{deck} discard pile"
+            return f"Сброс колоды «{deck}»" if _russian(lang) else f"{deck} discard pile"
         return self.term(ident, lang)
 
     def term(self, ident, lang) -> str:
@@ -305,7 +306,7 @@ class Names:
         if t:
             return text_of(t, lang, humanize(ident))
         if ident in _KIND_WORDS:  # the built-in kinds have words of their own
-            return _KIND_WORDS[ident][lang == "ru"]
+            return _KIND_WORDS[ident][_russian(lang)]
         self.raw.add(ident)
         return humanize(ident)
 
@@ -352,7 +353,7 @@ class Names:
     def _phrase(self, ident, lang, declinable=True) -> Ph:
         kind = self.kind_of(ident)
         name = self.name(ident, lang)
-        if lang == "en":
+        if not _russian(lang):
             return _fixed(name)
         head = _HEADS_RU.get(kind or "", None)
         if declinable and (kind in ("counter", "zone") or (head and head[:4] in name.lower())):
@@ -493,11 +494,10 @@ class Renderer:
     """Renders IR in one language with one game's names. `this` is the section of the effect."""
 
     def __init__(self, tables: dict, lang: str = "en", this: str | None = None, said=None):
-        if lang not in LANGS:
-            raise ValueError(f"unknown language {lang}")
+        prose = catalogue(lang).prose  # (CatalogueError where the language has none)
         self.names = tables if isinstance(tables, Names) else Names(tables)
         self.lang = lang
-        self.ru = lang == "ru"
+        self.ru = prose == "ru"
         self.this = this
         self.locals: set[str] = set()
         self.nouns: dict[str, Ph] = {}  # a given name -> the words that say it («that card», or the value itself)
