@@ -64,8 +64,14 @@ _RU_NOUNS = {  # words the ending rules below would get wrong
     "сброс": ("сброс", "сброса", "сбросу", "сброс", "сбросом", "сбросе"),
     "содержимое": ("содержимое", "содержимого", "содержимому", "содержимое", "содержимым", "содержимом"),
     "владелец": ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце"),
+    # plural only: an ending in -а or -и says nothing of these
+    "врата": ("врата", "врат", "вратам", "врата", "вратами", "вратах"),
+    "ворота": ("ворота", "ворот", "воротам", "ворота", "воротами", "воротах"),
+    "сутки": ("сутки", "суток", "суткам", "сутки", "сутками", "сутках"),
+    "часы": ("часы", "часов", "часам", "часы", "часами", "часах"),
 }
-_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны"}
+_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны", "врата", "ворота", "сутки", "часы"}
+_SIBILANT = "жшщчц"  # after these a neuter -е declines with а, у: убежище, убежища
 _GKH = "гкхжшщч"
 _CONS = "бвгджзклмнпрстфхцчшщ"
 
@@ -106,6 +112,8 @@ def _ru_noun(w: str):
     if lw.endswith("о"):
         return f(1, ("о", "а", "у", "о", "ом", "е"), "n")
     if lw.endswith("е"):
+        if lw[-2] in _SIBILANT:
+            return f(1, ("е", "а", "у", "е", "ем", "е"), "n")
         return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
     if lw.endswith("й") and not lw.endswith(("ый", "ой")):
         return f(1, ("й", "я", "ю", "й", "ем", "е"), "m")
@@ -407,6 +415,7 @@ _BUILTIN_ATTR = {
 _BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "kind": "вид", "name": "название",
                          "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
                          "seat": "место"}
+_BUILTIN_ATTR_RU_GENDER = {"название": "n", "место": "n", "локация": "f", "содержимое": "n"}  # others: m
 _UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
           "game": ("until the end of the game", "до конца игры"),
           "next_turn": ("until the start of your next turn", "до начала вашего следующего хода")}
@@ -598,7 +607,10 @@ class Renderer:
             L(self._gain(op, s[2], s[3], s[4]))
         elif op == "move":
             face = self._face(s[4])
-            L(f"переместите {E(s[2]).c('a')} в {E(s[3]).c('a')}{face}" if ru else f"move {E(s[2])} to {E(s[3])}{face}")
+            if self._is_you(s[2]):  # the acting player moves: «move to the Bank», «переместитесь в Банк»
+                L(f"переместитесь в {E(s[3]).c('a')}{face}" if ru else f"move to {E(s[3])}{face}")
+            else:
+                L(f"переместите {E(s[2]).c('a')} в {E(s[3]).c('a')}{face}" if ru else f"move {E(s[2])} to {E(s[3])}{face}")
         elif op == "draw":
             L(self._draw(s))
         elif op == "discard":
@@ -1081,6 +1093,9 @@ class Renderer:
                     return _fixed(rt.format(x=o.c("n")))
                 head = _BUILTIN_ATTR_RU_HEAD[a]
                 d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
+                if is_player:  # «ваша локация», not «локация вас»
+                    own = Ph(None, d).after(Ph(None, _RU_POSS[_BUILTIN_ATTR_RU_GENDER.get(head, "m")]))
+                    return own.then(" за столом") if a == "seat" else own
                 return Ph(None, d).then((" за столом " if a == "seat" else " ") + o.c("g"))
             if is_player and en.startswith("the ") and en.endswith(" of {x}"):  # «your location», not «the location of you»
                 return _fixed("your " + en[4:-7])
@@ -1232,7 +1247,7 @@ class Renderer:
         "abs": ("модуль", " {0g}"), "floor": (None, "{0n} с округлением вниз"), "ceil": (None, "{0n} с округлением вверх"),
         "clamp": (None, "{0n}, но не меньше {1g} и не больше {2g}"), "random": (None, "случайный из {0g}"),
         "distance": ("расстояние", " от {0g} до {1g}"), "adjacent": (None, "{0n} соседствует с {1i}"),
-        "neighbours": (None, "соседние с {0i} места"), "within": (None, "места на расстоянии не больше {1g} от {0g}"),
+        "neighbours": ("места", ", соседние с {0i}"), "within": ("места", " на расстоянии не больше {1g} от {0g}"),
         "top": (None, "верхняя карта {0g}"), "first": (None, "первый из {0g}"), "last": (None, "последний из {0g}"),
         "next_player": (None, "игрок слева от {0g}"), "previous_player": (None, "игрок справа от {0g}"),
         "usable": (None, "реакции окна {0n}, доступные {1d}"), "sorted": (None, "{0n} по порядку"),
@@ -1247,7 +1262,11 @@ class Renderer:
         "расстояние": ("расстояние", "расстояния", "расстоянию", "расстояние", "расстоянием", "расстоянии"),
         "параметр": ("параметр", "параметра", "параметру", "параметр", "параметром", "параметре"),
         "грани": ("грани", "граней", "граням", "грани", "гранями", "гранях"),
+        "места": ("места", "мест", "местам", "места", "местами", "местах"),
     }
+    # heads whose words after them agree too: «мест, соседних с …»
+    _RU_FN_AGREE = {", соседние с ": (", соседние с ", ", соседних с ", ", соседним с ", ", соседние с ",
+                                      ", соседними с ", ", соседних с ")}
 
     def _count_of(self, arg):
         """`count(zone)` reads as the number of things in it."""
@@ -1296,6 +1315,10 @@ class Renderer:
             def fill(s):
                 return re.sub(r"\{(\d)([ngdaip])\}", lambda mm: ph[int(mm.group(1))].c(mm.group(2)) if int(mm.group(1)) < len(ph) else "", s)
             tail = fill(rest)
+            for said, forms in self._RU_FN_AGREE.items():
+                if head and rest.startswith(said):
+                    rest = fill(rest[len(said):])
+                    return Ph(None, [h + w + rest for h, w in zip(self._RU_FN_HEADS[head], forms)])
             if head:
                 return Ph(None, self._RU_FN_HEADS[head]).then(tail)
             return _fixed(tail)

@@ -140,3 +140,30 @@ def test_the_actions_of_a_turn_are_counted_in_words(n, en, ru):
     tables = {"flow": {"phases": [{"id": "t", "mode": "turns", "max_actions": n, "name": {"en": "Turns"}}]}}
     assert en in " ".join(Book(tables, "en").turn()["phases"][0]["notes"])
     assert ru in " ".join(Book(tables, "ru").turn()["phases"][0]["notes"])
+
+
+# ---- Russian case and number: each class of error found in the four games' rulebooks ----
+
+def test_the_acting_player_moving_is_said_reflexively_not_move_you():
+    stmt = ["move", P, ["name", P, "player"], ["name", P, "l"], None]
+    r = Renderer({}, "ru")
+    r.locals.add("l")
+    r.nouns["l"] = Renderer({}, "ru")._e(["name", P, "here"])
+    assert r.lines([stmt]) == [(0, "Переместитесь в эту локацию.")]
+    assert Renderer({}, "en").lines([stmt])[0][1].startswith("Move to ")
+
+
+def test_a_players_own_location_is_yours_and_places_next_to_it_decline():
+    loc = ["attr", P, ["name", P, "player"], "location"]
+    assert Renderer({}, "ru").expr(loc) == "ваша локация"
+    assert Renderer({}, "ru")._e(loc).c("i") == "вашей локацией"
+    nxt = Renderer({}, "ru")._e(["call", P, "neighbours", [loc]])
+    assert nxt.c("n") == "места, соседние с вашей локацией"
+    assert nxt.c("g") == "мест, соседних с вашей локацией"
+
+
+@pytest.mark.parametrize("word, genitive", [("убежище", "убежища"), ("жилище", "жилища"), ("поле", "поля"),
+                                            ("врата", "врат"), ("сутки", "суток")])
+def test_russian_nouns_after_a_hushing_consonant_and_plural_only_nouns_decline(word, genitive):
+    from rulepress.compiler.render import ru_declined
+    assert ru_declined(word).c("g") == genitive
