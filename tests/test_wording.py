@@ -157,3 +157,50 @@ def _fresh_cache():
     wording._catalogue.cache_clear()
     yield
     wording._catalogue.cache_clear()
+
+
+def test_a_game_that_declares_a_new_language_gets_its_rulebook_and_its_texts(messages, tmp_path, monkeypatch):
+    from rulepress.compiler.pipeline import build
+    from tests.conftest import ROOT
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    _xx(messages)
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    manifest = game / "game.yaml"
+    manifest.write_text(manifest.read_text().replace(
+        "  name: {en: Dice Race, ru: Гонка на кубиках}\n", "  name: {en: Dice Race, xx: Xx Race}\n  languages: [en, xx]\n", 1))
+    written, report = build([str(game)], str(tmp_path / "out"))
+    assert not report.errors, [d.text() for d in report.sorted()]
+    out = tmp_path / "out" / "race"
+    assert sorted(p.name for p in out.iterdir()) == ["game.json", "rulebook.en.html", "rulebook.en.md",
+                                                     "rulebook.xx.html", "rulebook.xx.md"]
+    md = (out / "rulebook.xx.md").read_text()
+    assert md.startswith("# Xx Race") and "## XX Components" in md
+    codes = {d.code for d in report.items}
+    assert "S103" not in codes and "S101" in codes  # (the race has no `xx` translations but its name)
+
+
+def test_a_declared_language_without_a_catalogue_is_said_at_its_tag_and_gets_no_rulebook(tmp_path, monkeypatch):
+    from rulepress.compiler.pipeline import build
+    from tests.conftest import ROOT
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
+    manifest = game / "game.yaml"
+    manifest.write_text(manifest.read_text().replace("  version: 1\n", "  version: 1\n  languages: [en, de]\n", 1))
+    written, report = build([str(game)], str(tmp_path / "out"))
+    s103 = [d for d in report.items if d.code == "S103"]
+    assert len(s103) == 1 and "`de`" in s103[0].text() and s103[0].pos.line == 5, s103
+    assert sorted(p.name for p in (tmp_path / "out" / "race").iterdir()) == ["game.json", "rulebook.en.html", "rulebook.en.md"]
+
+
+@pytest.mark.parametrize("text", ["{en: Turbo, rus: Турбо}", '{en: Turbo, "ru\\n": Турбо}'])
+def test_a_text_in_a_language_the_game_does_not_declare_is_a_warning_at_its_key(tmp_path, text):
+    from rulepress.compiler.pipeline import check_game
+    from tests.conftest import ROOT
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "extra.yaml").write_text(f"cards:\n  - id: turbo\n    name: {text}\n    deck: boosts\n")
+    _model, report = check_game(str(game))
+    s102 = [d.text() for d in report.items if d.code == "S102"]
+    assert len(s102) == 1 and "extra.yaml:3:" in s102[0] and "\n" not in s102[0], s102
