@@ -416,11 +416,8 @@ _BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "
                          "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
                          "seat": "место"}
 _BUILTIN_ATTR_RU_GENDER = {"название": "n", "место": "n", "локация": "f", "содержимое": "n"}  # others: m
-_UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
-          "game": ("until the end of the game", "до конца игры"),
-          "next_turn": ("until the start of your next turn", "до начала вашего следующего хода")}
-_CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
-_CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
+_UNTIL = ("turn", "round", "game", "next_turn")  # how long a mark lasts: sentences until_<it>
+_CMP_EN = {"==": "is", "!=": "is_not", "<": "less", "<=": "at_most", ">": "more", ">=": "at_least"}  # their sentences
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
 _GAIN_EN = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}  # (you, another player)
 _GAIN_RU = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}
@@ -507,6 +504,7 @@ class Renderer:
         self.names = tables if isinstance(tables, Names) else Names(tables)
         self.lang = lang
         self.ru = prose == "ru"
+        self.W = catalogue(lang)  # the language's sentences (compiler/messages/<lang>.yaml)
         self.this = this
         self.locals: set[str] = set()
         self.nouns: dict[str, Ph] = {}  # a given name -> the words that say it («that card», or the value itself)
@@ -576,7 +574,7 @@ class Renderer:
 
     def _stmt(self, s, depth, out):
         op = s[0]
-        ru, E = self.ru, self._e
+        ru, E, S = self.ru, self._e, self.W.sentence
         L = lambda text, opens=False: self._line(out, depth, text, opens)
         if op == "let":
             v = E(s[3])
@@ -590,103 +588,85 @@ class Renderer:
             if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
                 found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
             ref = self._bind(s[2], found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
-            if ru:  # (a phrase without its cases cannot follow «равен»)
-                L(f"заведите {ref.c('a')} со значением {v.c('n')}" if found is _NOUNS["tally"]
-                  else f"{ref.c('n')} — {v.c('n')}" if len(set(v.f)) == 1 else f"пусть {ref.c('n')} равен {v.c('d')}")
-            else:
-                L(f"let {ref} be {v}")
+            # (a value without its cases cannot follow «равен»: «результат — 3»)
+            L(S("let_tally" if found is _NOUNS["tally"] else "let_uncased" if len(set(v.f)) == 1 else "let",
+                ref=ref, value=v))
         elif op == "set":
             t = s[2]
             target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
             v = E(s[3])
-            if ru and len(set(v.f)) == 1 and len(set(target.f)) > 1:  # a value without its cases: «теперь X — Y»
-                L(f"теперь {target.c('n')} — {v.c('n')}")
-            else:
-                L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
+            uncased = len(set(v.f)) == 1 and len(set(target.f)) > 1  # a value without its cases: «теперь X — Y»
+            L(S("set_uncased" if uncased else "set", target=target, value=v))
         elif op in ("gain", "lose", "pay"):
             L(self._gain(op, s[2], s[3], s[4]))
         elif op == "move":
             face = self._face(s[4])
             if self._is_you(s[2]):  # the acting player moves: «move to the Bank», «переместитесь в Банк»
-                L(f"переместитесь в {E(s[3]).c('a')}{face}" if ru else f"move to {E(s[3])}{face}")
+                L(S("move_self", to=E(s[3]), face=face))
             else:
-                L(f"переместите {E(s[2]).c('a')} в {E(s[3]).c('a')}{face}" if ru else f"move {E(s[2])} to {E(s[3])}{face}")
+                L(S("move", x=E(s[2]), to=E(s[3]), face=face))
         elif op == "draw":
             L(self._draw(s))
         elif op == "discard":
-            x = E(s[2])
-            if s[3]:
-                L(f"положите {x.c('a')} лицом вниз под низ колоды" if ru else f"put {x} face down at the bottom of its deck")
-            else:
-                L(f"сбросьте {x.c('a')}" if ru else f"discard {x}")
+            L(S("discard_bottom" if s[3] else "discard", x=E(s[2])))
         elif op == "shuffle":
             if s[3] is not None:
-                L(f"замешайте {E(s[2]).c('a')} в {E(s[3]).c('a')}" if ru else f"shuffle {E(s[2])} into {E(s[3])}")
+                L(S("shuffle_into", x=E(s[2]), into=E(s[3])))
             else:
-                L(f"перемешайте {E(s[2]).c('a')}" if ru else f"shuffle {E(s[2])}")
+                L(S("shuffle", x=E(s[2])))
         elif op == "reveal":
-            L(f"откройте {E(s[2]).c('a')}" if ru else f"reveal {E(s[2])}")
+            L(S("reveal", x=E(s[2])))
         elif op == "show":
-            L(f"покажите {E(s[2]).c('a')} только {E(s[3]).c('d')}" if ru else f"show {E(s[2])} to {E(s[3])} only")
+            L(S("show", x=E(s[2]), whom=E(s[3])))
         elif op == "conceal":
-            L(f"переверните {E(s[2]).c('a')} лицом вниз" if ru else f"turn {E(s[2])} face down")
+            L(S("conceal", x=E(s[2])))
         elif op == "remove":
-            L(f"уберите {E(s[2]).c('a')} из игры" if ru else f"remove {E(s[2])} from the game")
+            L(S("remove", x=E(s[2])))
         elif op == "putback":
-            L(f"верните {E(s[2]).c('a')} на место (жетон — в мешок, карту — в колоду)" if ru
-              else f"put {E(s[2])} back (a token into its pool, a card into its deck)")
+            L(S("putback", x=E(s[2])))
         elif op == "mark":
-            until = f" {_UNTIL[s[4]][1 if ru else 0]}" if s[4] in _UNTIL else ""
-            L(f"отметьте {E(s[2]).c('a')} отметкой {self._mark(s[3])}{until}" if ru
-              else f"mark {E(s[2])} as {self._mark(s[3])}{until}")
+            until = S("until_" + s[4]) if s[4] in _UNTIL else ""
+            L(S("mark", x=E(s[2]), mark=self._mark(s[3]), until=until))
         elif op == "unmark":
-            L(f"снимите с {E(s[2]).c('g')} отметку {self._mark(s[3])}" if ru else f"remove the mark {self._mark(s[3])} from {E(s[2])}")
+            L(S("unmark", x=E(s[2]), mark=self._mark(s[3])))
         elif op == "fail":
             why = f": {self._said(s[2])}" if s[2] else ""
-            L(f"это сделать нельзя{why}" if ru else f"this cannot be done{why}")
+            L(S("fail", why=why))
         elif op == "endgame":
-            L("игра заканчивается" if ru else "the game ends")
+            L(S("endgame"))
         elif op == "endturn":
-            L("ваш ход заканчивается" if ru else "your turn ends")
+            L(S("endturn"))
         elif op == "stop":
-            L("прекратите повторение" if ru else "stop repeating")
+            L(S("stop"))
         elif op == "log":
-            L(f"объявите: {E(s[2]).c('n')}" if ru else f"announce: {E(s[2])}")
+            L(S("log", x=E(s[2])))
         elif op == "emit":
             ev = quoted(self.names.term(s[2], self.lang), self.lang)
-            args = "; ".join(f"{k} — {E(v).c('n')}" if ru else f"{k}: {E(v)}" for k, v in (s[3] or {}).items())
+            args = "; ".join(S("emit_value", name=k, value=E(v)) for k, v in (s[3] or {}).items())
             args = f" ({args})" if args else ""
-            L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
+            L(S("emit", event=ev, args=args))
         elif op == "perform":
             L(self._perform(s[2], s[3]))
         elif op == "offer":
             who = E(s[3]) if s[3] is not None else None
             actions = self.names.t.get("actions") or {}
             acts = [a for a, d in actions.items() if d.get("window") == s[2]]
-            w = (" / " if ru else " or ").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
-                                              for a in acts) or quoted(humanize(s[2]), self.lang)
-            if ru:
-                whom = f"{who.c('n')} по очереди" if who else "другие игроки по очереди, начиная со следующего"
-                L(f"{whom} могут ответить: {w}; первый ответивший выполняет это действие, остальных больше не спрашивают")
-            else:
-                whom = f"{who}, one after another," if who else "the other players, one after another from the next,"
-                L(f"{whom} may react: {w}; the first to react does it, and no one after is asked")
+            w = S("either").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
+                                 for a in acts) or quoted(humanize(s[2]), self.lang)
+            whom = S("offer_to", who=who) if who else S("offer_to_others")
+            L(S("offer", whom=whom, actions=w))
         elif op == "return":
-            L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
+            L(S("return", x=E(s[2])))
         elif op == "do":
             L(self._do(s[2]))
         elif op == "swap":
-            L(f"поменяйте местами {E(s[2]).c('a')} и {E(s[3]).c('a')}" if ru else f"swap the places of {E(s[2])} and {E(s[3])}")
+            L(S("swap", x=E(s[2]), y=E(s[3])))
         elif op == "if":
             for i, (cond, body) in enumerate(s[2]):
-                c = self._e(cond).c("n")
-                if i == 0:
-                    L(f"если {c}" if ru else f"if {c}", True)
-                else:
-                    L(f"иначе, если {c}" if ru else f"otherwise, if {c}", True)
+                L(S("if" if i == 0 else "else_if", c=self._e(cond)), True)
                 self._block(body, depth + 1, out)
             if s[3]:
-                L("иначе" if ru else "otherwise", True)
+                L(S("else"), True)
                 self._block(s[3], depth + 1, out)
         elif op == "for":
             src = self._source(s[3])
@@ -706,7 +686,7 @@ class Renderer:
             L(f"повторите {n} {times}" if ru else f"repeat {n} time{'' if s[2][0] == 'num' and s[2][2] == 1 else 's'}", True)
             self._block(s[3], depth + 1, out)
         elif op == "while":
-            L(f"пока {E(s[2]).c('n')}" if ru else f"while {E(s[2])}", True)
+            L(S("while", c=E(s[2])), True)
             self._block(s[3], depth + 1, out)
         elif op == "choose":
             mark = len(self._live)
@@ -714,7 +694,7 @@ class Renderer:
             self._block(s[9], depth + 1, out)
             del self._live[mark:]
             if s[10]:
-                L("если ничего не выбрано" if ru else "if nothing is chosen", True)
+                L(S("if_none_chosen"), True)
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
@@ -725,7 +705,7 @@ class Renderer:
                 L((f"{who} may" if who else "you may") + prompt, True)
             self._block(s[4], depth + 1, out)
             if s[5]:
-                L("если нет" if ru else "if not", True)
+                L(S("if_not"), True)
                 self._block(s[5], depth + 1, out)
         elif op == "secret":
             who_src, what_src = self._source(s[3]), self._source(s[5])
@@ -747,14 +727,12 @@ class Renderer:
     def _face(self, face):
         if face is None:
             return ""
-        if self.ru:
-            return " лицом вверх" if face == "up" else " лицом вниз"
-        return " face up" if face == "up" else " face down"
+        return self.W.sentence("face_up" if face == "up" else "face_down")
 
     def _where(self, cond):
         if cond is None:
             return ""
-        return f", где {self._e(cond).c('n')}" if self.ru else f" where {self._e(cond)}"
+        return self.W.sentence("where", c=self._e(cond))
 
     def _mark(self, mark):
         return quoted(self.names.attr_name(mark, self.lang), self.lang)
@@ -1135,10 +1113,7 @@ class Renderer:
             no = "не " if sym == "!=" else ""
             return _fixed(f"вы {no}являетесь {b.c('i')}" if self.ru else f"you are {'not ' if no else ''}{b}")
         if sym in _CMP_EN:
-            if self.ru:
-                case = "d" if sym in ("==", "!=") else "g"
-                return _fixed(f"{a.c('n')} {_CMP_RU[sym]} {b.c(case)}")
-            return _fixed(f"{a} {_CMP_EN[sym]} {b}")
+            return _fixed(self.W.sentence(_CMP_EN[sym], a=a, b=b))
         word = _ARITH.get(sym, sym)
         if self.ru and sym == "%":
             word = "mod"
@@ -1150,10 +1125,10 @@ class Renderer:
         return f"({s})" if wrap else s
 
     def _x_and(self, e):
-        return _fixed(f"{self._e(e[2]).c('n')} {'и' if self.ru else 'and'} {self._e(e[3]).c('n')}")
+        return _fixed(self.W.sentence("and", a=self._e(e[2]), b=self._e(e[3])))
 
     def _x_or(self, e):
-        return _fixed(f"{self._e(e[2]).c('n')} {'или' if self.ru else 'or'} {self._e(e[3]).c('n')}")
+        return _fixed(self.W.sentence("or", a=self._e(e[2]), b=self._e(e[3])))
 
     def _x_not(self, e):
         inner = e[2]
@@ -1161,8 +1136,7 @@ class Renderer:
             return self._membership(inner, negated=True)
         if inner[0] == "has":
             return self._has(inner, negated=True)
-        v = self._e(inner).c("n")
-        return _fixed(f"неверно, что {v}" if self.ru else f"it is not so that {v}")
+        return _fixed(self.W.sentence("not", x=self._e(inner)))
 
     def _x_neg(self, e):
         return _fixed(f"−{self._paren(e[2], self._e(e[2]))}")

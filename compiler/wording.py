@@ -1,8 +1,9 @@
 """Message catalogues: the rulebook's own words, one file per language.
 
 `compiler/messages/<lang>.yaml` holds a language's headings and fixed phrases (`labels`),
-its words that change with a number (`words`, a form per plural category) and the rules
-that pick that category (`plural`, in CLDR's notation). A new language is a new file:
+its words that change with a number (`words`, a form per plural category), the rules that
+pick that category (`plural`, in CLDR's notation) and the sentences that say effects in
+words (`sentences`, with a case asked of each value where the language has cases). A new language is a new file:
 every key of the English file must be in it, and a missing one is an error when the
 catalogue is read, never an English word in a rulebook of another language.
 """
@@ -21,6 +22,8 @@ PROSE = ("en", "ru")  # languages the effect renderer (render.py) has sentence b
 MAX_CATALOGUE_BYTES = 256 * 1024
 _LANG_FILE = re.compile(r"([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\.yaml").fullmatch
 _PLACE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|([a-z_][a-z0-9_]*))?\}")
+_SLOT = re.compile(r"\{([a-z_][a-z0-9_]*)(?::([ngdaip]))?\}")  # a sentence's value, in a case
+_NAMES = re.compile(r"\{([a-z_][a-z0-9_]*)[:|}]")  # the value names of any message
 CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
 
@@ -126,6 +129,7 @@ class Catalogue:
     def __init__(self, lang: str, data: dict, where: str):
         self.lang, self.where = lang, where
         self.labels: dict = data["labels"]
+        self.sentences: dict = data["sentences"]
         self.words: dict = data["words"]
         self.numbers: list = data.get("numbers") or []
         self.language: dict = data["language"]
@@ -173,6 +177,14 @@ class Catalogue:
         """A label with its values put in: `{x}` a value, `{n|word}` the word counted by n."""
         return self.fill(self.labels[key], **args)
 
+    def sentence(self, key: str, **values) -> str:
+        """An effect's sentence: `{x}` the value in words, `{x:a}` in a case (a value
+        without cases, such as a number, reads the same in each)."""
+        def put(m):
+            v = values[m.group(1)]
+            return v.c(m.group(2)) if m.group(2) and hasattr(v, "c") else str(v)
+        return _SLOT.sub(put, self.sentences[key])
+
     def fill(self, template: str, **args) -> str:
         def put(m):
             name, word = m.group(1), m.group(2)
@@ -204,7 +216,7 @@ def _read(path: str, shown: str) -> dict:
 def _keys(doc: dict) -> set:
     """Every message key of a catalogue, as section.key (the plural rules are the language's own)."""
     out = set()
-    for section in ("language", "labels", "words"):
+    for section in ("language", "labels", "words", "sentences"):
         value = doc.get(section)
         if isinstance(value, dict):
             out |= {f"{section}.{k}" for k in value}
@@ -228,18 +240,26 @@ def _catalogue(lang: str, folder: str) -> Catalogue:
     if not os.path.isfile(path):
         raise CatalogueError(f"no message catalogue for the language `{lang}` ({shown})")
     doc = _read(path, shown)
+    reference = doc if lang == REFERENCE else _read(os.path.join(folder, f"{REFERENCE}.yaml"), f"{REFERENCE}.yaml")
     if lang != REFERENCE:
-        want = _keys(_read(os.path.join(folder, f"{REFERENCE}.yaml"), f"{REFERENCE}.yaml"))
-        missing = sorted(want - _keys(doc))
+        missing = sorted(_keys(reference) - _keys(doc))
         if missing:
             more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
             raise CatalogueError(f"{shown}: no message `{missing[0]}`{more} (every key of {REFERENCE}.yaml is needed)")
-    for section in ("labels", "words", "language"):
+    for section in ("labels", "words", "language", "sentences"):
         if not isinstance(doc.get(section), dict):
             raise CatalogueError(f"{shown}: `{section}` must be a map")
-    for key, value in doc["labels"].items():
-        if not isinstance(value, str):
-            raise CatalogueError(f"{shown}: labels.{key}: expected text")
+    for section in ("labels", "sentences"):
+        for key, value in doc[section].items():
+            if not isinstance(value, str):
+                raise CatalogueError(f"{shown}: {section}.{key}: expected text")
+            given = set(_NAMES.findall(str((reference.get(section) or {}).get(key, ""))))
+            if section == "labels":  # (every label may say the game's round: Book gives it)
+                given |= {"round", "round_lower", "rounds"}
+            unknown = sorted(set(_NAMES.findall(value)) - given)
+            if unknown:
+                raise CatalogueError(f"{shown}: {section}.{key}: `{{{unknown[0]}}}` is no value of this message "
+                                     f"(it has {', '.join('{' + g + '}' for g in sorted(given)) or 'none'})")
     for key, forms in doc["words"].items():
         if not isinstance(forms, dict) or "other" not in forms or not all(isinstance(f, str) for f in forms.values()):
             raise CatalogueError(f"{shown}: words.{key}: expected a form per plural category, `other` among them")

@@ -204,3 +204,34 @@ def test_a_text_in_a_language_the_game_does_not_declare_is_a_warning_at_its_key(
     _model, report = check_game(str(game))
     s102 = [d.text() for d in report.items if d.code == "S102"]
     assert len(s102) == 1 and "extra.yaml:3:" in s102[0] and "\n" not in s102[0], s102
+
+
+def test_a_new_languages_file_says_the_effects_sentences(messages):
+    from rulepress.compiler.render import Renderer
+    _xx(messages)
+    path = messages / "xx.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["sentences"]["shuffle"] = "mische {x}"
+    doc["sentences"]["endgame"] = "das Spiel endet"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    tables = {"decks": {"pile": {"name": {"en": "Pile", "xx": "Stapel"}, "discard": "pile_discard"}}}
+    lines = Renderer(tables, "xx").lines([["shuffle", "f:1:1", ["name", "f:1:1", "pile"], None], ["endgame", "f:2:1"]])
+    assert lines == [(0, "Mische Stapel."), (0, "Das Spiel endet.")]
+
+
+def test_a_russian_sentence_puts_each_value_in_its_case():
+    from rulepress.compiler.render import Renderer
+    stmt = ["show", "f:1:1", ["name", "f:1:6", "this"], ["name", "f:1:14", "others"]]
+    assert Renderer({}, "ru", "cards").lines([stmt]) == [(0, "Покажите эту карту только другим игрокам.")]
+    assert Renderer({}, "en", "cards").lines([stmt]) == [(0, "Show this card to the other players only.")]
+
+
+@pytest.mark.parametrize("section, key, text", [("sentences", "move", "move {x} to {where}"), ("labels", "deck_of", "{name}: {m}")])
+def test_a_message_that_says_a_value_it_is_not_given_is_an_error(messages, section, key, text):
+    _xx(messages)
+    path = messages / "xx.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc[section][key] = text
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    with pytest.raises(CatalogueError, match=rf"xx\.yaml: {section}\.{key}: `\{{(where|m)\}}` is no value of this message"):
+        catalogue("xx")
