@@ -386,10 +386,12 @@ def check_languages(node, report, langs=LANGUAGES):
         n = stack.pop()
         if type(n) is PMap:
             keys = n.keys()
-            if keys and keys <= texts and not want <= keys:
+            text = keys <= texts
+            if keys and text and not want <= keys:
                 missing = [x for x in langs if x not in keys]
                 report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
-            if keys and _TEXT_KEYS & keys and all(type(v) is not PMap and type(v) is not PList for v in n.values()):
+            if not text and not _TEXT_KEYS.isdisjoint(keys) \
+                    and all(type(v) is not PMap and type(v) is not PList for v in n.values()):
                 for k in sorted(keys - texts):  # (a key the schema let through: a language tag)
                     if isinstance(k, str):
                         report.warning(n.key_pos.get(k, n.pos), "S102",
