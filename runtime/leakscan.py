@@ -3,7 +3,8 @@
 Random bots play; at every decision every seat's view (its options and log lines
 included), the options its bot is handed, and the spectator's view are searched for
 anything of a thing hidden from that seat: its id, its prototype, its name (unless a thing
-of the same name is in sight, or the name is also that of a rule, place or counter), and
+of the same name is in sight, or was as the log line saying it was written; or the name is
+that of a rule, place or counter, or of a kind of card the line names as a kind), and
 counters marked hidden that the seat may not read. The first leak is reported with its
 path through the view and the content line that wrote it.
 """
@@ -248,7 +249,6 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
     Returns (leak, decisions scanned)."""
     players = players or game.players_min
     static = _static_names(game)
-    scanned = 0
     witness = Witness(game)
     game.log_hook = witness
     try:
