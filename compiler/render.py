@@ -1117,10 +1117,12 @@ class Renderer:
         word = _ARITH.get(sym, sym)
         if self.ru and sym == "%":
             word = "mod"
-        return _fixed(f"{self._paren(e[3], a)} {word} {self._paren(e[4], b)}")
+        # the first term carries the case, as the head of a phrase does: «из 0 и счётчика − 1»
+        right = self._paren(e[4], b)
+        return Ph(None, [f"{self._paren(e[3], a, k)} {word} {right}" for k in CASES])
 
-    def _paren(self, node, ph):
-        s = ph.c("n")
+    def _paren(self, node, ph, case="n"):
+        s = ph.c(case)
         wrap = node[0] in ("cond", "and", "or") or (node[0] == "op" and node[2] not in _CMP_EN)
         return f"({s})" if wrap else s
 

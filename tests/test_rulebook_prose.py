@@ -167,3 +167,11 @@ def test_a_players_own_location_is_yours_and_places_next_to_it_decline():
 def test_russian_nouns_after_a_hushing_consonant_and_plural_only_nouns_decline(word, genitive):
     from rulepress.compiler.render import ru_declined
     assert ru_declined(word).c("g") == genitive
+
+
+def test_a_sum_in_a_russian_case_declines_its_first_term():
+    tables = {"counters": {"vp": {"name": {"en": "Score", "ru": "Счёт"}, "of": "game"}}}
+    minus = ["op", P, "-", ["name", P, "vp"], ["num", P, 1]]
+    stmt = ["set", P, ["name", P, "vp"], ["call", P, "max", [["num", P, 0], minus]]]
+    assert _say(stmt, "ru", tables) == [(0, "Установите Счёт равным наибольшему из 0 и Счёта − 1.")]
+    assert _say(stmt, "en", tables) == [(0, "Set Score to the larger of 0 and Score − 1.")]
