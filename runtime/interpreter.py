@@ -782,7 +782,7 @@ class Interp:
         things = secrets.named(self.st, v)
         text = self.show(v)
         unnamed = self.show(v, unnamed=True) if things else None
-        types = secrets.named_types(self.g, v)
+        types = secrets.named_types(self.g, v, s[2])
         self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
         if self.g.log_hook is not None:
             self.g.log_hook(self.st, len(self.st["log"]) - 1)

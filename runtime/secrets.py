@@ -151,14 +151,22 @@ def named(st, v) -> list:
     return []
 
 
-def named_types(game, v) -> list:
+def named_types(game, v, ir=None) -> list:
     """The kinds of card a logged value names as kinds (`claims the {role}`, role = `duke`):
-    words of the rules, not any one card."""
+    words of the rules, not any one card. A kind read off a thing (`{c.type}`) is news of
+    that thing, not a word of the rules: left out where the line's own parts show it."""
     if isinstance(v, (list, tuple)):
+        parts = ir[2] if type(ir) is list and len(ir) > 2 and ir[0] in ("text", "list") else None
+        if parts is not None and len(parts) == len(v):
+            return [x for item, part in zip(v, parts) if not _reads_kind(part) for x in named_types(game, item, part)]
         return [x for item in v for x in named_types(game, item)]
     if type(v) is str and v in game.protos and v not in game.proto_of:  # (a single card's id is the card; Said is words)
         return [v]
     return []
+
+
+def _reads_kind(part) -> bool:
+    return type(part) is list and part[:1] == ["attr"] and part[3] == "type"
 
 
 def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types=()) -> dict:

@@ -72,6 +72,17 @@ def test_a_kind_of_card_said_as_a_kind_is_no_leak_but_the_copy_drawn_is_where_no
     assert leak.what in ("Duke", "Captain")
 
 
+def test_a_kind_read_off_a_hidden_card_is_a_leak_the_scan_finds(tmp_path):
+    """`{first(got).type}` names a kind, but it is the kind of the card just drawn into a
+    hand: news of that card, which no view can unname."""
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "tests/games/leak-kinds"), tmp_path / "g")
+    path = tmp_path / "g" / "game.yaml"
+    path.write_text(path.read_text().replace('log "{player} draws {got}"', 'log "{player} draws a {first(got).type}"'))
+    leak, _ = scan(game_from(str(tmp_path / "g")), n=20, seed=1, players=2)
+    assert leak is not None and leak.what in ("Duke", "Captain") and leak.at == "game.yaml:37:7", leak
+
+
 @pytest.mark.parametrize("action, kinds", [("guess", ["duke", "captain", "princess"]), ("guess_royal", ["princess", "queen"])])
 def test_a_card_of_one_copy_offered_as_its_kind_is_that_kind_not_where_it_lies(bait, action, kinds):
     """The Princess has one copy, so her card's id is her kind's: named among kinds, a
