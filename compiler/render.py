@@ -1204,46 +1204,15 @@ class Renderer:
             return Ph(None, [f"{b.c(k)} для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}" for k in CASES])
         return _fixed(f"{b} for each {noun.en}{src[0]}{w}")
 
-    _FN_EN = {
-        "count": "the number of {0}", "sum": "the total of {0}", "max": "the largest of {0}", "min": "the smallest of {0}",
-        "any": "any of {0}", "all": "all of {0}", "abs": "the absolute value of {0}", "floor": "{0}, rounded down",
-        "ceil": "{0}, rounded up", "clamp": "{0}, but no less than {1} and no more than {2}",
-        "random": "one of {0} at random", "distance": "the distance from {0} to {1}",
-        "adjacent": "{0} is adjacent to {1}", "neighbours": "the places next to {0}",
-        "within": "the places within {1} of {0}", "top": "the top card of {0}", "first": "the first of {0}",
-        "last": "the last of {0}", "next_player": "the player to the left of {0}",
-        "previous_player": "the player to the right of {0}", "usable": "the reactions of {0} that {1} can use",
-        "sorted": "{0}, in order", "distinct": "{0} without repeats", "option": "the option {0}",
-        "faces": "the faces of {0}",
-    }
-    # (head noun forms or None, rest) — a head declines, "{0}" parts are in the genitive unless marked
-    _FN_RU = {
-        "count": ("число", " {0g}"), "sum": ("сумма", " {0g}"), "max": ("наибольшее", " из {0g}"),
-        "min": ("наименьшее", " из {0g}"), "any": (None, "хотя бы один из {0g}"), "all": (None, "все из {0g}"),
-        "abs": ("модуль", " {0g}"), "floor": (None, "{0n} с округлением вниз"), "ceil": (None, "{0n} с округлением вверх"),
-        "clamp": (None, "{0n}, но не меньше {1g} и не больше {2g}"), "random": (None, "случайный из {0g}"),
-        "distance": ("расстояние", " от {0g} до {1g}"), "adjacent": (None, "{0n} соседствует с {1i}"),
-        "neighbours": ("места", ", соседние с {0i}"), "within": ("места", " на расстоянии не больше {1g} от {0g}"),
-        "top": (None, "верхняя карта {0g}"), "first": (None, "первый из {0g}"), "last": (None, "последний из {0g}"),
-        "next_player": (None, "игрок слева от {0g}"), "previous_player": (None, "игрок справа от {0g}"),
-        "usable": (None, "реакции окна {0n}, доступные {1d}"), "sorted": (None, "{0n} по порядку"),
-        "distinct": (None, "{0n} без повторов"), "option": ("параметр", " {0n}"), "faces": ("грани", " {0g}"),
-    }
+    _FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "floor", "ceil", "clamp", "random", "distance",
+                        "adjacent", "neighbours", "within", "top", "first", "last", "next_player", "previous_player",
+                        "usable", "sorted", "distinct", "option", "faces"))  # built-in: their words are in the catalogue
     _RU_FN_HEADS = {
         "число": ("число", "числа", "числу", "число", "числом", "числе"),
         "сумма": ("сумма", "суммы", "сумме", "сумму", "суммой", "сумме"),
         "наибольшее": ("наибольшее", "наибольшего", "наибольшему", "наибольшее", "наибольшим", "наибольшем"),
         "наименьшее": ("наименьшее", "наименьшего", "наименьшему", "наименьшее", "наименьшим", "наименьшем"),
-        "модуль": ("модуль", "модуля", "модулю", "модуль", "модулем", "модуле"),
-        "расстояние": ("расстояние", "расстояния", "расстоянию", "расстояние", "расстоянием", "расстоянии"),
-        "параметр": ("параметр", "параметра", "параметру", "параметр", "параметром", "параметре"),
-        "грани": ("грани", "граней", "граням", "грани", "гранями", "гранях"),
-        "места": ("места", "мест", "местам", "места", "местами", "местах"),
     }
-    # heads whose words after them agree too: «мест, соседних с …»
-    _RU_FN_AGREE = {", соседние с ": (", соседние с ", ", соседних с ", ", соседним с ", ", соседние с ",
-                                      ", соседними с ", ", соседних с ")}
-
     def _count_of(self, arg):
         """`count(zone)` reads as the number of things in it."""
         if arg[0] == "attr" and (arg[3] in self.names.zones or arg[3] in self.names.decks or arg[3] in self.names.pools
@@ -1253,7 +1222,7 @@ class Renderer:
 
     def _x_call(self, e):
         name, args = e[2], e[3]
-        if name in self.names.procedures and name not in self._FN_EN:
+        if name in self.names.procedures and name not in self._FUNCTIONS:
             p = self._proc_name(name)
             return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
                     else _fixed(f"the result of {p}{self._args(args)}"))
@@ -1285,21 +1254,13 @@ class Renderer:
         return self._fn(name, ph)
 
     def _fn(self, name, ph):
-        if self.ru:
-            head, rest = self._FN_RU.get(name, (None, humanize(name) + " {0g}"))
-
-            def fill(s):
-                return re.sub(r"\{(\d)([ngdaip])\}", lambda mm: ph[int(mm.group(1))].c(mm.group(2)) if int(mm.group(1)) < len(ph) else "", s)
-            tail = fill(rest)
-            for said, forms in self._RU_FN_AGREE.items():
-                if head and rest.startswith(said):
-                    rest = fill(rest[len(said):])
-                    return Ph(None, [h + w + rest for h, w in zip(self._RU_FN_HEADS[head], forms)])
-            if head:
-                return Ph(None, self._RU_FN_HEADS[head]).then(tail)
-            return _fixed(tail)
-        tmpl = self._FN_EN.get(name, humanize(name) + " of {0}")
-        return _fixed(tmpl.format(*[str(p) for p in ph], *[""] * 3))
+        """A function's words from the catalogue: a phrase, or one in each of the six cases."""
+        words = self.W.functions.get(name) or self.W.functions["unknown"]
+        values = {"name": humanize(name), "0": "", "1": "", "2": "", "3": ""}
+        values.update((str(i), p) for i, p in enumerate(ph[:4]))
+        if type(words) is list:
+            return Ph(None, [self.W.put(w, values) for w in words])
+        return _fixed(self.W.put(words, values))
 
     def _x_gen(self, e):
         name, body, var, coll, where = e[2], e[3], e[4], e[5], e[6]

@@ -22,8 +22,8 @@ PROSE = ("en", "ru")  # languages the effect renderer (render.py) has sentence b
 MAX_CATALOGUE_BYTES = 256 * 1024
 _LANG_FILE = re.compile(r"([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\.yaml").fullmatch
 _PLACE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|([a-z_][a-z0-9_]*))?\}")
-_SLOT = re.compile(r"\{([a-z_][a-z0-9_]*)(?::([ngdaip]))?\}")  # a sentence's value, in a case
-_NAMES = re.compile(r"\{([a-z_][a-z0-9_]*)[:|}]")  # the value names of any message
+_SLOT = re.compile(r"\{([a-z_][a-z0-9_]*|\d)(?::([ngdaip]))?\}")  # a sentence's value, in a case
+_NAMES = re.compile(r"\{([a-z_][a-z0-9_]*|\d)[:|}]")  # the value names of any message
 CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
 
@@ -130,6 +130,7 @@ class Catalogue:
         self.lang, self.where = lang, where
         self.labels: dict = data["labels"]
         self.sentences: dict = data["sentences"]
+        self.functions: dict = data["functions"]
         self.words: dict = data["words"]
         self.numbers: list = data.get("numbers") or []
         self.language: dict = data["language"]
@@ -180,10 +181,13 @@ class Catalogue:
     def sentence(self, key: str, **values) -> str:
         """An effect's sentence: `{x}` the value in words, `{x:a}` in a case (a value
         without cases, such as a number, reads the same in each)."""
+        return self.put(self.sentences[key], values)
+
+    def put(self, template: str, values: dict) -> str:
         def put(m):
             v = values[m.group(1)]
             return v.c(m.group(2)) if m.group(2) and hasattr(v, "c") else str(v)
-        return _SLOT.sub(put, self.sentences[key])
+        return _SLOT.sub(put, template)
 
     def fill(self, template: str, **args) -> str:
         def put(m):
@@ -216,7 +220,7 @@ def _read(path: str, shown: str) -> dict:
 def _keys(doc: dict) -> set:
     """Every message key of a catalogue, as section.key (the plural rules are the language's own)."""
     out = set()
-    for section in ("language", "labels", "words", "sentences"):
+    for section in ("language", "labels", "words", "sentences", "functions"):
         value = doc.get(section)
         if isinstance(value, dict):
             out |= {f"{section}.{k}" for k in value}
@@ -246,14 +250,22 @@ def _catalogue(lang: str, folder: str) -> Catalogue:
         if missing:
             more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
             raise CatalogueError(f"{shown}: no message `{missing[0]}`{more} (every key of {REFERENCE}.yaml is needed)")
-    for section in ("labels", "words", "language", "sentences"):
+    for section in ("labels", "words", "language", "sentences", "functions"):
         if not isinstance(doc.get(section), dict):
             raise CatalogueError(f"{shown}: `{section}` must be a map")
-    for section in ("labels", "sentences"):
+    for key, value in doc["functions"].items():  # a phrase, or one in each of the six cases
+        if not (isinstance(value, str) or isinstance(value, list) and len(value) == 6
+                and all(isinstance(v, str) for v in value)):
+            raise CatalogueError(f"{shown}: functions.{key}: expected text, or a list of six (a phrase in each case)")
+    for section in ("labels", "sentences", "functions"):
         for key, value in doc[section].items():
+            value = " ".join(value) if isinstance(value, list) else value
             if not isinstance(value, str):
                 raise CatalogueError(f"{shown}: {section}.{key}: expected text")
-            given = set(_NAMES.findall(str((reference.get(section) or {}).get(key, ""))))
+            said = (reference.get(section) or {}).get(key, "")
+            given = set(_NAMES.findall(" ".join(said) if isinstance(said, list) else str(said)))
+            if section == "functions":  # (a function may name any of its arguments, and itself)
+                given |= {"0", "1", "2", "3", "name"}
             if section == "labels":  # (every label may say the game's round: Book gives it)
                 given |= {"round", "round_lower", "rounds"}
             unknown = sorted(set(_NAMES.findall(value)) - given)

@@ -235,3 +235,21 @@ def test_a_message_that_says_a_value_it_is_not_given_is_an_error(messages, secti
     path.write_text(yaml.safe_dump(doc, allow_unicode=True))
     with pytest.raises(CatalogueError, match=rf"xx\.yaml: {section}\.{key}: `\{{(where|m)\}}` is no value of this message"):
         catalogue("xx")
+
+
+def test_a_functions_words_come_from_the_file_and_decline_where_they_are_six(messages):
+    from rulepress.compiler.render import Renderer
+    _xx(messages)
+    path = messages / "xx.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["functions"]["count"] = "die Anzahl von {0}"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    tables = {"zones": {"hand": {"name": {"en": "Hand", "xx": "Hand"}}}}
+    count = ["call", "f:1:1", "abs", [["num", "f:1:7", 3]]]
+    assert Renderer(tables, "xx").expr(["call", "f:1:1", "count", [["list", "f:1:7", []]]]) == "die Anzahl von nothing"
+    assert Renderer(tables, "ru")._e(count).c("g") == "модуля 3"  # (a list of six: one per case)
+    doc["functions"]["count"] = ["a {0}", "b {0}"]
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    wording._catalogue.cache_clear()
+    with pytest.raises(CatalogueError, match=r"functions\.count: expected text, or a list of six"):
+        catalogue("xx")
