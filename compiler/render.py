@@ -220,8 +220,7 @@ def text_of(t, lang, default=""):
     return str(t)
 
 
-_KIND_WORDS = {"card": ("card", "карта"), "token": ("token", "жетон"), "piece": ("piece", "фишка"),
-               "location": ("location", "локация")}
+_KIND_WORDS = frozenset(("card", "token", "piece", "location"))  # built-in kinds: names.kind_<it>
 _HEADS_RU = {  # generic head nouns that carry the case for a quoted name
     "counter": "показатель", "zone": "зона", "deck": "колода", "pool": "мешок", "location": "локация",
     "card": "карта", "token": "жетон", "piece": "фишка", "action": "действие", "phase": "фаза",
@@ -314,7 +313,7 @@ class Names:
         if t:
             return text_of(t, lang, humanize(ident))
         if ident in _KIND_WORDS:  # the built-in kinds have words of their own
-            return _KIND_WORDS[ident][_russian(lang)]
+            return catalogue(lang).names["kind_" + ident]
         self.raw.add(ident)
         return humanize(ident)
 
@@ -377,34 +376,9 @@ class Names:
 
 # ---- the renderer -------------------------------------------------------------
 
-_THIS = {  # what `this` is, by the section an effect belongs to
-    "cards": ("this card", "эта карта"), "pieces": ("this piece", "эта фишка"),
-    "locations": ("this location", "эта локация"), "tokens": ("this token", "этот жетон"),
-    "actions": ("this action", "это действие"), "counters": ("this counter", "этот показатель"),
-}
-_RU_THIS = {
-    "эта карта": ("эта карта", "этой карты", "этой карте", "эту карту", "этой картой", "этой карте"),
-    "эта фишка": ("эта фишка", "этой фишки", "этой фишке", "эту фишку", "этой фишкой", "этой фишке"),
-    "эта локация": ("эта локация", "этой локации", "этой локации", "эту локацию", "этой локацией", "этой локации"),
-    "этот жетон": ("этот жетон", "этого жетона", "этому жетону", "этот жетон", "этим жетоном", "этом жетоне"),
-    "это действие": ("это действие", "этого действия", "этому действию", "это действие", "этим действием", "этом действии"),
-    "этот показатель": ("этот показатель", "этого показателя", "этому показателю", "этот показатель", "этим показателем", "этом показателе"),
-}
-_BUILTIN = {
-    "player": ("you", ("вы", "вас", "вам", "вас", "вами", "вас")),
-    "players": ("all players", ("все игроки", "всех игроков", "всем игрокам", "всех игроков", "всеми игроками", "всех игроках")),
-    "others": ("the other players", ("другие игроки", "других игроков", "другим игрокам", "других игроков", "другими игроками", "других игроках")),
-    "first_player": ("the first player", ("первый игрок", "первого игрока", "первому игроку", "первого игрока", "первым игроком", "первом игроке")),
-    "player_count": ("the number of players", ("число игроков", "числа игроков", "числу игроков", "число игроков", "числом игроков", "числе игроков")),
-    "supply": ("the supply", ("запас", "запаса", "запасу", "запас", "запасом", "запасе")),
-    "removed": ("the things out of the game", ("выбывшее из игры", "выбывшего из игры", "выбывшему из игры", "выбывшее из игры", "выбывшим из игры", "выбывшем из игры")),
-    "here": ("this location", _RU_THIS["эта локация"]),
-    "owner": ("the owner", ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце")),
-    "old": ("the old value", ("прежнее значение", "прежнего значения", "прежнему значению", "прежнее значение", "прежним значением", "прежнем значении")),
-    "new": ("the new value", ("новое значение", "нового значения", "новому значению", "новое значение", "новым значением", "новом значении")),
-    "phase": ("the phase", ("фаза", "фазы", "фазе", "фазу", "фазой", "фазе")),
-    "origin": ("where it came from", ("место, откуда он пришёл",) * 6),
-}
+_THIS = frozenset(("cards", "pieces", "locations", "tokens", "actions", "counters"))  # `this` by section: names.this_<it>
+_BUILTIN = frozenset(("player", "players", "others", "first_player", "player_count", "supply", "removed", "here", "owner",
+                      "old", "new", "phase", "origin"))  # names the rules know: their words are the catalogue's
 _BUILTIN_ATTR = {
     "id": ("the id of {x}", "идентификатор {x}"), "type": ("the kind of card of {x}", "тип {x}"),
     "kind": ("the kind of {x}", "вид {x}"), "name": ("the name of {x}", "название {x}"),
@@ -1019,24 +993,26 @@ class Renderer:
     def _x_none(self, e):
         return _fixed("ничего" if self.ru else "nothing")
 
+    def _word(self, key) -> Ph:
+        """A word of the catalogue's `names:`, in its six cases where it has them."""
+        w = self.W.names[key]
+        return Ph(None, w) if type(w) is list else _fixed(w)
+
     def _x_name(self, e):
         n = e[2]
         if n in self.locals:
             return self.nouns.get(n) or _fixed(humanize(n))
         if n == "this":
-            en, ru = _THIS.get(self.this or "", ("this", "это"))
-            return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+            return self._word("this_" + self.this if self.this in _THIS else "this")
         if n in ("card", "piece") and self.names.kind_of(n) is None:
             if self.this in ("cards", "pieces", "tokens"):  # the thing whose effect this is
-                en, ru = _THIS["cards" if n == "card" else "pieces"]
-                return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+                return self._word("this_cards" if n == "card" else "this_pieces")
             return _ru("карта" if n == "card" else "фишка") if self.ru else _fixed(f"the {n}")  # an event's thing
         if n == "round":
             rn = text_of(self.names.round_name, self.lang, "round")
             return _ru("номер").then(" раунда") if self.ru else _fixed(f"the number of the {rn.lower()}")
         if n in _BUILTIN and self.names.kind_of(n) is None:
-            en, ru = _BUILTIN[n]
-            return Ph(None, ru) if self.ru else _fixed(en)
+            return self._word(n)
         if n in ("location", "action") and self.names.kind_of(n) is None:
             en, ru = {"location": ("the location", "локация"), "action": ("the action", "действие")}[n]
             return _ru(ru) if self.ru else _fixed(en)

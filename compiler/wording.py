@@ -131,6 +131,7 @@ class Catalogue:
         self.labels: dict = data["labels"]
         self.sentences: dict = data["sentences"]
         self.functions: dict = data["functions"]
+        self.names: dict = data["names"]
         self.words: dict = data["words"]
         self.numbers: list = data.get("numbers") or []
         self.language: dict = data["language"]
@@ -220,7 +221,7 @@ def _read(path: str, shown: str) -> dict:
 def _keys(doc: dict) -> set:
     """Every message key of a catalogue, as section.key (the plural rules are the language's own)."""
     out = set()
-    for section in ("language", "labels", "words", "sentences", "functions"):
+    for section in ("language", "labels", "words", "sentences", "functions", "names"):
         value = doc.get(section)
         if isinstance(value, dict):
             out |= {f"{section}.{k}" for k in value}
@@ -250,14 +251,15 @@ def _catalogue(lang: str, folder: str) -> Catalogue:
         if missing:
             more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
             raise CatalogueError(f"{shown}: no message `{missing[0]}`{more} (every key of {REFERENCE}.yaml is needed)")
-    for section in ("labels", "words", "language", "sentences", "functions"):
+    for section in ("labels", "words", "language", "sentences", "functions", "names"):
         if not isinstance(doc.get(section), dict):
             raise CatalogueError(f"{shown}: `{section}` must be a map")
-    for key, value in doc["functions"].items():  # a phrase, or one in each of the six cases
-        if not (isinstance(value, str) or isinstance(value, list) and len(value) == 6
-                and all(isinstance(v, str) for v in value)):
-            raise CatalogueError(f"{shown}: functions.{key}: expected text, or a list of six (a phrase in each case)")
-    for section in ("labels", "sentences", "functions"):
+    for section in ("functions", "names"):  # a phrase, or one in each of the six cases
+        for key, value in doc[section].items():
+            if not (isinstance(value, str) or isinstance(value, list) and len(value) == 6
+                    and all(isinstance(v, str) for v in value)):
+                raise CatalogueError(f"{shown}: {section}.{key}: expected text, or a list of six (a phrase in each case)")
+    for section in ("labels", "sentences", "functions", "names"):
         for key, value in doc[section].items():
             value = " ".join(value) if isinstance(value, list) else value
             if not isinstance(value, str):

@@ -253,3 +253,15 @@ def test_a_functions_words_come_from_the_file_and_decline_where_they_are_six(mes
     wording._catalogue.cache_clear()
     with pytest.raises(CatalogueError, match=r"functions\.count: expected text, or a list of six"):
         catalogue("xx")
+
+
+def test_the_words_for_names_the_rules_know_come_from_the_file(messages):
+    from rulepress.compiler.render import Renderer
+    _xx(messages)
+    path = messages / "xx.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["names"]["player"] = "du"
+    doc["names"]["this_cards"] = "diese Karte"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True))
+    stmt = ["show", "f:1:1", ["name", "f:1:6", "this"], ["name", "f:1:14", "player"]]
+    assert Renderer({}, "xx", "cards").lines([stmt]) == [(0, "Show diese Karte to du only.")]
