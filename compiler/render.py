@@ -804,9 +804,8 @@ class Renderer:
 
     def _do(self, call):
         if call[0] == "call" and call[2] in self.names.procedures:
-            p = self._proc_name(call[2])
-            return (f"выполните процедуру {p}" if self.ru else f"resolve {p}") + self._args(call[3])
-        return (f"вычислите {self._e(call).c('a')}" if self.ru else f"work out {self._e(call)}")
+            return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
+        return self.W.sentence("work_out", x=self._e(call))
 
     def _choose(self, s):
         ru, E = self.ru, self._e
@@ -1130,32 +1129,21 @@ class Renderer:
 
     def _membership(self, e, negated=False):
         """`x in ZONE` is where it lies; `x in LIST` is being one of them."""
-        a, b = self._e(e[2]), self._e(e[3])
-        place = self._count_of(e[3])
-        if self.ru:
-            no = "не " if negated else ""
-            if place:
-                return _fixed(f"{a.c('n')} {no}находится в {b.c('p')}")
-            return _fixed(f"{a.c('n')} {no}входит в число {b.c('g')}")
-        if self._is_you(e[2]):
-            return _fixed(f"you are {'not ' if negated else ''}{'in' if place else 'among'} {b}")
-        return _fixed(f"{a} is {'not ' if negated else ''}{'in' if place else 'among'} {b}")
+        key = ("not_" if negated else "") + ("in_place" if self._count_of(e[3]) else "among")
+        if self._is_you(e[2]):  # «you are in», «вы находитесь в»
+            return _fixed(self.W.sentence("you_" + key, place=self._e(e[3])))
+        return _fixed(self.W.sentence(key, x=self._e(e[2]), place=self._e(e[3])))
 
     def _has(self, e, negated=False):
-        m = self._mark(e[3])
+        key = "has_no_mark" if negated else "has_mark"
         if self._is_you(e[2]):
-            if self.ru:
-                return _fixed(f"у вас нет отметки {m}" if negated else f"у вас есть отметка {m}")
-            return _fixed(f"you do not have the mark {m}" if negated else f"you have the mark {m}")
-        x = self._e(e[2])
-        if self.ru:
-            return _fixed(f"{x.c('n')} не имеет отметки {m}" if negated else f"{x.c('n')} имеет отметку {m}")
-        return _fixed(f"{x} does not have the mark {m}" if negated else f"{x} has the mark {m}")
+            return _fixed(self.W.sentence("you_" + key.replace("has", "have"), mark=self._mark(e[3])))
+        return _fixed(self.W.sentence(key, x=self._e(e[2]), mark=self._mark(e[3])))
 
     def _x_index(self, e):
         x, i = self._e(e[2]), self._e(e[3])
         if e[3][0] == "num" and isinstance(e[3][2], int):
-            return _fixed(f"элемент №{e[3][2] + 1} из {x.c('g')}" if self.ru else f"item {e[3][2] + 1} of {x}")
+            return _fixed(self.W.sentence("item", n=e[3][2] + 1, x=x))
         return x.then(" " + ("для " + i.c("g"))) if self.ru else _fixed(f"the {x} of {i}")
 
     def _x_cond(self, e):

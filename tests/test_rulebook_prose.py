@@ -175,3 +175,12 @@ def test_a_sum_in_a_russian_case_declines_its_first_term():
     stmt = ["set", P, ["name", P, "vp"], ["call", P, "max", [["num", P, 0], minus]]]
     assert _say(stmt, "ru", tables) == [(0, "Установите Счёт равным наибольшему из 0 и Счёта − 1.")]
     assert _say(stmt, "en", tables) == [(0, "Set Score to the larger of 0 and Score − 1.")]
+
+
+def test_you_are_in_a_place_agrees_in_russian():
+    r = Renderer({"zones": {"hand": {"name": {"en": "Hand", "ru": "Рука"}}}}, "ru")
+    loc = ["attr", P, ["name", P, "player"], "location"]
+    assert r.expr(["in", P, ["name", P, "player"], ["list", P, [["name", P, "first_player"]]]]) == \
+        "вы входите в число (первого игрока)"
+    assert Renderer({}, "ru").expr(["not", P, ["in", P, ["name", P, "player"], ["list", P, [loc]]]]).startswith("вы не входите")
+    assert Renderer({}, "en").expr(["in", P, ["name", P, "player"], ["list", P, [loc]]]) == "you are among (your location)"
