@@ -393,8 +393,6 @@ _BUILTIN_ATTR_RU_GENDER = {"название": "n", "место": "n", "лока
 _UNTIL = ("turn", "round", "game", "next_turn")  # how long a mark lasts: sentences until_<it>
 _CMP_EN = {"==": "is", "!=": "is_not", "<": "less", "<=": "at_most", ">": "more", ">=": "at_least"}  # their sentences
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
-_GAIN_EN = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}  # (you, another player)
-_GAIN_RU = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}
 
 
 class Noun(NamedTuple):
@@ -726,22 +724,13 @@ class Renderer:
         return c.then(" " + o.c("g")) if self.ru else _fixed(f"the {c} of {o}")
 
     def _gain(self, op, amount, counter, target):
-        ru = self.ru
         who = self._who(target)
         c = self.names.phrase(counter, self.lang)
         amount = self._number(amount)
         literal = amount[0] == "num" and not isinstance(amount[2], bool)
-        if ru:
-            verb = _GAIN_RU[op]
-            v = f"{who.c('n')} {verb[1]}" if who else verb[0]
-            if literal:
-                return f"{v} {amount[2]} ед. {c.c('g')}"
-            return f"{v} ед. {c.c('g')} — {self._e(amount).c('n')}"
-        verb = _GAIN_EN[op]
-        v = f"{who} {verb[1]}" if who else verb[0]
-        if literal:
-            return f"{v} {amount[2]} {c}"
-        return f"{v} {c} equal to {self._e(amount)}"
+        key = op + ("" if literal else "_value") + ("_by" if who else "")
+        return self.W.sentence(key, who=who or "", counter=c, n=amount[2] if literal else "",
+                               value="" if literal else self._e(amount))
 
     def _number(self, node):
         """A name given a plain number, as that number (`let n = 2` ... `gain n`: «gain 2»)."""
@@ -947,7 +936,7 @@ class Renderer:
     # -- expressions -----------------------------------------------------------------
     def _e(self, e) -> Ph:
         if e is None:
-            return _fixed("nothing" if not self.ru else "ничего")
+            return self._word("nothing")
         if not isinstance(e, list) or not e:
             return _fixed(e)
         op = e[0]
@@ -965,7 +954,7 @@ class Renderer:
     def _x_num(self, e):
         v = e[2]
         if isinstance(v, bool):
-            return _fixed(("да" if v else "нет") if self.ru else ("yes" if v else "no"))
+            return _fixed(self.W.labels["yes" if v else "no"])
         if isinstance(v, float) and v.is_integer():
             v = int(v)
         return _fixed(str(v).replace(".", ",") if self.ru else str(v))
@@ -990,7 +979,7 @@ class Renderer:
         return (ru if self.ru else en).strip() if sep else words
 
     def _x_none(self, e):
-        return _fixed("ничего" if self.ru else "nothing")
+        return self._word("nothing")
 
     def _word(self, key) -> Ph:
         """A word of the catalogue's `names:`, in its six cases where it has them."""
@@ -1071,7 +1060,7 @@ class Renderer:
     def _x_list(self, e):
         items = [self._e(x) for x in e[2]]
         if not items:
-            return _fixed("ничего" if self.ru else "nothing")
+            return self._word("nothing")
         if self.ru:
             return Ph(None, ["(" + ", ".join(i.c(k) for i in items) + ")" for k in CASES])
         return _fixed("(" + ", ".join(str(i) for i in items) + ")")
@@ -1148,9 +1137,7 @@ class Renderer:
 
     def _x_cond(self, e):
         c, a, b = self._e(e[2]), self._e(e[3]), self._e(e[4])
-        if self.ru:
-            return Ph(None, [f"{a.c(k)}, если {c.c('n')}, иначе {b.c(k)}" for k in CASES])
-        return _fixed(f"{a} if {c}, otherwise {b}")
+        return Ph(None, [self.W.sentence("choice", a=a.c(k), c=c, b=b.c(k)) for k in CASES])
 
     def _x_comp(self, e):
         body, var, coll, where = e[2], e[3], e[4], e[5]
