@@ -653,9 +653,10 @@ class Renderer:
             self._block(s[5], depth + 1, out)
             del self._live[mark:]
         elif op == "repeat":
-            n = E(s[2]).c("n")
-            times = ru_count(s[2][2] if s[2][0] == "num" else None, "раз", "раза", "раз")
-            L(f"повторите {n} {times}" if ru else f"repeat {n} time{'' if s[2][0] == 'num' and s[2][2] == 1 else 's'}", True)
+            count = s[2][2] if s[2][0] == "num" else None
+            if type(count) is float and count.is_integer():
+                count = int(count)
+            L(S("repeat", n=E(s[2]), times=self.W.counted("repeat_time", count)), True)
             self._block(s[3], depth + 1, out)
         elif op == "while":
             L(S("while", c=E(s[2])), True)
@@ -957,7 +958,7 @@ class Renderer:
             return _fixed(self.W.labels["yes" if v else "no"])
         if isinstance(v, float) and v.is_integer():
             v = int(v)
-        return _fixed(str(v).replace(".", ",") if self.ru else str(v))
+        return _fixed(str(v).replace(".", self.W.language["decimal"]))
 
     def _x_str(self, e):
         v = e[2]
@@ -1074,8 +1075,7 @@ class Renderer:
             xs = str(x)[4:] if str(x).startswith("the ") else str(x)
             return _fixed(f"there is no {xs}" if sym == "==" else f"there is {'a ' if xs != str(x) else ''}{xs}")
         if sym in ("==", "!=") and self._is_you(e[3]):
-            no = "не " if sym == "!=" else ""
-            return _fixed(f"вы {no}являетесь {b.c('i')}" if self.ru else f"you are {'not ' if no else ''}{b}")
+            return _fixed(self.W.sentence("you_are_not" if sym == "!=" else "you_are", x=b))
         if sym in _CMP_EN:
             return _fixed(self.W.sentence(_CMP_EN[sym], a=a, b=b))
         word = _ARITH.get(sym, sym)
@@ -1201,7 +1201,7 @@ class Renderer:
         if name == "option" and args and args[0][0] == "str":
             ph[0] = _fixed(quoted(self.names.term(args[0][2], self.lang), self.lang))
         if name == "sorted" and len(ph) > 1:
-            return _fixed(f"{ph[0].c('n')} по порядку {ph[1].c('g')}" if self.ru else f"{ph[0]}, ordered by {ph[1]}")
+            return _fixed(self.W.sentence("sorted_by", x=ph[0], by=ph[1]))
         return self._fn(name, ph)
 
     def _fn(self, name, ph):

@@ -184,3 +184,10 @@ def test_you_are_in_a_place_agrees_in_russian():
         "вы входите в число (первого игрока)"
     assert Renderer({}, "ru").expr(["not", P, ["in", P, ["name", P, "player"], ["list", P, [loc]]]]).startswith("вы не входите")
     assert Renderer({}, "en").expr(["in", P, ["name", P, "player"], ["list", P, [loc]]]) == "you are among (your location)"
+
+
+@pytest.mark.parametrize("n, en, ru", [(1, "Repeat 1 time:", "Повторите 1 раз:"), (3, "Repeat 3 times:", "Повторите 3 раза:"),
+                                       (5, "Repeat 5 times:", "Повторите 5 раз:"), (21, "Repeat 21 times:", "Повторите 21 раз:")])
+def test_a_repeat_counts_its_times_in_each_language(n, en, ru):
+    stmt = ["repeat", P, ["num", P, n], [["endturn", P]]]
+    assert _say(stmt)[0] == (0, en) and _say(stmt, "ru")[0] == (0, ru)
