@@ -254,6 +254,25 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _CARD.replace("{en: Turbo, ru: Турбо}", "{en: Turbo}"),
         "right": _CARD,
     },
+    "S102": {
+        "title": "text in an undeclared language",
+        "explain": "A text's keys are the game's languages, by their BCP 47 tags (`game: languages:`; "
+                   "English and Russian unless it says). A text in another language is read by no rulebook, "
+                   "card or player: most often the tag is misspelt (`rus:` for `ru:`), or the game has yet "
+                   "to declare the language.",
+        "wrong": _CARD.replace("{en: Turbo, ru: Турбо}", "{en: Turbo, rus: Турбо}"),
+        "right": _CARD,
+    },
+    "S103": {
+        "title": "no rulebook for a declared language",
+        "explain": "A rulebook's own words (headings, fixed phrases, words counted by a number) come from "
+                   "rulepress's message catalogue for its language, compiler/messages/<tag>.yaml. A game may "
+                   "declare any language, but a rulebook is made only in those there is a catalogue for. "
+                   "A new language is one new file: a translated copy of en.yaml (docs/content.md, \"Languages\").",
+        "wrong": _MINI.replace("  version: 1\n", "  version: 1\n  languages: [en, tlh]\n") + _FLOW + _SCORING,
+        "right": _MINI.replace("  version: 1\n", "  version: 1\n  languages: [en, ru]\n") + _FLOW + _SCORING,
+        "file": "game.yaml", "alone": True,
+    },
     # ---- G: the game folder as a whole --------------------------------------------
     "G001": {
         "title": "no game.yaml",

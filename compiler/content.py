@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import runtime, schemas  # (their folders, found through the package)
-from . import source
+from . import source, wording
 from .diagnostics import Pos, Report, did_you_mean, printable
 from .source import PMap, PList, load_file, locate
 
@@ -367,23 +367,36 @@ def game_languages(game) -> tuple:
             langs = list(name)
         elif isinstance(name, str):  # `name: Sprint`: a game in one language, English unless it says
             langs = [LANGUAGES[0]]
-    if isinstance(langs, list) and langs and all(x in LANGUAGES for x in langs):
-        return tuple(sorted(set(langs), key=LANGUAGES.index))
+    if isinstance(langs, list) and langs and all(isinstance(x, str) and _LANGUAGE_TAG(x) for x in langs):
+        return tuple(dict.fromkeys(sorted(langs, key=lambda x: (LANGUAGES.index(x) if x in LANGUAGES else len(LANGUAGES), x))))
     return LANGUAGES
+
+
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*").fullmatch  # BCP 47, as the schema has it
 
 
 def check_languages(node, report, langs=LANGUAGES):
     """A player-facing text with a language missing is a warning, not an error; only the
-    game's declared languages are missed."""
+    game's declared languages are missed. A text in a language the game does not declare
+    (`rus:` for `ru:`) is read by no one: a warning too."""
     stack = [node] if type(node) is PMap or type(node) is PList else []
     want = set(langs)
+    texts = _TEXT_KEYS | want
     while stack:
         n = stack.pop()
         if type(n) is PMap:
             keys = n.keys()
-            if keys and keys <= _TEXT_KEYS and not want <= keys:
-                missing = sorted(want - keys)
+            text = keys <= texts
+            if keys and text and not want <= keys:
+                missing = [x for x in langs if x not in keys]
                 report.warning(n.pos, "S101", f"text has no `{missing[0]}` translation")
+            if not text and not _TEXT_KEYS.isdisjoint(keys) \
+                    and all(type(v) is not PMap and type(v) is not PList for v in n.values()):
+                for k in sorted(keys - texts):  # (a key the schema let through: a language tag)
+                    if isinstance(k, str):
+                        report.warning(n.key_pos.get(k, n.pos), "S102",
+                                       f"text in `{printable(k)}`, a language the game does not declare "
+                                       f"({', '.join(langs)}; `game: languages:`){did_you_mean(k, texts)}")
             stack += [v for v in n.values() if type(v) is PMap or type(v) is PList]
         else:  # (only maps and lists are put on the stack)
             stack += [v for v in n if type(v) is PMap or type(v) is PList]
@@ -470,7 +483,22 @@ def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
         report.error(doc.key_pos["game"], "G002", f"the `game:` manifest belongs in {MANIFEST}")
     if os.path.basename(path) == MANIFEST and "game" not in doc:
         report.error(doc.pos, "G003", f"{MANIFEST} must have a `game:` section")
+    if os.path.basename(path) == MANIFEST and type(doc.get("game")) is PMap:
+        _check_catalogues(doc["game"].get("languages"), report)
     return doc
+
+
+def _check_catalogues(declared, report) -> None:
+    """A declared language gets a rulebook only where rulepress has its message catalogue
+    (compiler/messages/<tag>.yaml): say so at the tag rather than leave the book out unsaid."""
+    if type(declared) is not PList:
+        return
+    have = wording.languages()
+    for i, tag in enumerate(declared):
+        if isinstance(tag, str) and _LANGUAGE_TAG(tag) and tag not in have:
+            pos = declared.item_pos[i] if hasattr(declared, "item_pos") else declared.pos
+            report.warning(pos, "S103", f"no rulebook in `{tag}`: rulepress has no message catalogue for it "
+                                        f"(it has {', '.join(have)}; a new one is a file, docs/content.md#languages)")
 
 
 def add_doc(src: GameSource, shown: str, doc: PMap, report: Report) -> None:

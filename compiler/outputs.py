@@ -4,6 +4,7 @@ from __future__ import annotations
 from . import codegen
 from .pictures import Pictures
 from .render import LANGS
+from .wording import languages
 from .rulebook import FORMATS, books, environment, read
 from .writing import path_in, put_text
 
@@ -11,9 +12,13 @@ OUTPUT_NAMES = ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in LANGS
 
 
 def languages_of(t: dict) -> tuple:
-    """The languages a game's rulebooks are made in: those it declares, else all."""
-    declared = (t.get("game") or {}).get("languages") or ()
-    return tuple(lang for lang in LANGS if lang in declared) or LANGS
+    """The languages a game's rulebooks are made in: those it declares that have a message
+    catalogue (S103 tells of the others), else every language there is a catalogue for."""
+    declared = (t.get("game") or {}).get("languages")
+    if not declared:
+        return LANGS
+    have = languages()
+    return tuple(lang for lang in declared if lang in have)
 
 
 def output_names(t: dict) -> tuple:

@@ -12,9 +12,10 @@ import re
 from typing import NamedTuple
 
 from ..runtime.ir import EXPRESSIONS
+from .wording import catalogue, languages
 
 
-LANGS = ("en", "ru")
+LANGS = languages()  # one a message catalogue (compiler/messages/<lang>.yaml)
 _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
@@ -63,8 +64,14 @@ _RU_NOUNS = {  # words the ending rules below would get wrong
     "сброс": ("сброс", "сброса", "сбросу", "сброс", "сбросом", "сбросе"),
     "содержимое": ("содержимое", "содержимого", "содержимому", "содержимое", "содержимым", "содержимом"),
     "владелец": ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце"),
+    # plural only: an ending in -а or -и says nothing of these
+    "врата": ("врата", "врат", "вратам", "врата", "вратами", "вратах"),
+    "ворота": ("ворота", "ворот", "воротам", "ворота", "воротами", "воротах"),
+    "сутки": ("сутки", "суток", "суткам", "сутки", "сутками", "сутках"),
+    "часы": ("часы", "часов", "часам", "часы", "часами", "часах"),
 }
-_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны"}
+_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны", "врата", "ворота", "сутки", "часы"}
+_SIBILANT = "жшщчц"  # after these a neuter -е declines with а, у: убежище, убежища
 _GKH = "гкхжшщч"
 _CONS = "бвгджзклмнпрстфхцчшщ"
 
@@ -105,6 +112,8 @@ def _ru_noun(w: str):
     if lw.endswith("о"):
         return f(1, ("о", "а", "у", "о", "ом", "е"), "n")
     if lw.endswith("е"):
+        if lw[-2] in _SIBILANT:
+            return f(1, ("е", "а", "у", "е", "ем", "е"), "n")
         return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
     if lw.endswith("й") and not lw.endswith(("ый", "ой")):
         return f(1, ("й", "я", "ю", "й", "ем", "е"), "m")
@@ -181,15 +190,9 @@ def _ru(word: str) -> Ph:
 
 
 def ru_count(n, one, few, many) -> str:
-    """Russian numeral agreement: 1 карта, 2 карты, 5 карт."""
-    if not isinstance(n, int):
-        return many
-    n = abs(n)
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
+    """Russian numeral agreement: 1 карта, 2 карты, 5 карт (by the plural rules of ru.yaml;
+    a count that is no whole number takes the form of many)."""
+    return {"one": one, "few": few}.get(catalogue("ru").category(n) if type(n) is int else "many", many)
 
 
 def humanize(ident: str) -> str:
@@ -197,7 +200,13 @@ def humanize(ident: str) -> str:
 
 
 def quoted(s: str, lang: str) -> str:
-    return f"«{s}»" if lang == "ru" else f"“{s}”"
+    opening, closing = catalogue(lang).language["quotes"]
+    return f"{opening}{s}{closing}"
+
+
+def _russian(lang) -> bool:
+    """Whether a language's effects are said by the Russian sentence builders (with cases)."""
+    return catalogue(lang).prose == "ru"
 
 
 # ---- names from the tables ---------------------------------------------------
@@ -211,8 +220,7 @@ def text_of(t, lang, default=""):
     return str(t)
 
 
-_KIND_WORDS = {"card": ("card", "карта"), "token": ("token", "жетон"), "piece": ("piece", "фишка"),
-               "location": ("location", "локация")}
+_KIND_WORDS = frozenset(("card", "token", "piece", "location"))  # built-in kinds: names.kind_<it>
 _HEADS_RU = {  # generic head nouns that carry the case for a quoted name
     "counter": "показатель", "zone": "зона", "deck": "колода", "pool": "мешок", "location": "локация",
     "card": "карта", "token": "жетон", "piece": "фишка", "action": "действие", "phase": "фаза",
@@ -295,7 +303,7 @@ class Names:
                 return text_of(table[ident]["name"], lang, humanize(ident))
         if ident in self.discards:
             deck = self.name(self.discards[ident], lang)
-            return f"Сброс колоды «{deck}»" if lang == "ru" else f"{deck} discard pile"
+            return f"Сброс колоды «{deck}»" if _russian(lang) else f"{deck} discard pile"
         return self.term(ident, lang)
 
     def term(self, ident, lang) -> str:
@@ -305,7 +313,7 @@ class Names:
         if t:
             return text_of(t, lang, humanize(ident))
         if ident in _KIND_WORDS:  # the built-in kinds have words of their own
-            return _KIND_WORDS[ident][lang == "ru"]
+            return catalogue(lang).names["kind_" + ident]
         self.raw.add(ident)
         return humanize(ident)
 
@@ -352,7 +360,7 @@ class Names:
     def _phrase(self, ident, lang, declinable=True) -> Ph:
         kind = self.kind_of(ident)
         name = self.name(ident, lang)
-        if lang == "en":
+        if not _russian(lang):
             return _fixed(name)
         head = _HEADS_RU.get(kind or "", None)
         if declinable and (kind in ("counter", "zone") or (head and head[:4] in name.lower())):
@@ -368,34 +376,9 @@ class Names:
 
 # ---- the renderer -------------------------------------------------------------
 
-_THIS = {  # what `this` is, by the section an effect belongs to
-    "cards": ("this card", "эта карта"), "pieces": ("this piece", "эта фишка"),
-    "locations": ("this location", "эта локация"), "tokens": ("this token", "этот жетон"),
-    "actions": ("this action", "это действие"), "counters": ("this counter", "этот показатель"),
-}
-_RU_THIS = {
-    "эта карта": ("эта карта", "этой карты", "этой карте", "эту карту", "этой картой", "этой карте"),
-    "эта фишка": ("эта фишка", "этой фишки", "этой фишке", "эту фишку", "этой фишкой", "этой фишке"),
-    "эта локация": ("эта локация", "этой локации", "этой локации", "эту локацию", "этой локацией", "этой локации"),
-    "этот жетон": ("этот жетон", "этого жетона", "этому жетону", "этот жетон", "этим жетоном", "этом жетоне"),
-    "это действие": ("это действие", "этого действия", "этому действию", "это действие", "этим действием", "этом действии"),
-    "этот показатель": ("этот показатель", "этого показателя", "этому показателю", "этот показатель", "этим показателем", "этом показателе"),
-}
-_BUILTIN = {
-    "player": ("you", ("вы", "вас", "вам", "вас", "вами", "вас")),
-    "players": ("all players", ("все игроки", "всех игроков", "всем игрокам", "всех игроков", "всеми игроками", "всех игроках")),
-    "others": ("the other players", ("другие игроки", "других игроков", "другим игрокам", "других игроков", "другими игроками", "других игроках")),
-    "first_player": ("the first player", ("первый игрок", "первого игрока", "первому игроку", "первого игрока", "первым игроком", "первом игроке")),
-    "player_count": ("the number of players", ("число игроков", "числа игроков", "числу игроков", "число игроков", "числом игроков", "числе игроков")),
-    "supply": ("the supply", ("запас", "запаса", "запасу", "запас", "запасом", "запасе")),
-    "removed": ("the things out of the game", ("выбывшее из игры", "выбывшего из игры", "выбывшему из игры", "выбывшее из игры", "выбывшим из игры", "выбывшем из игры")),
-    "here": ("this location", _RU_THIS["эта локация"]),
-    "owner": ("the owner", ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце")),
-    "old": ("the old value", ("прежнее значение", "прежнего значения", "прежнему значению", "прежнее значение", "прежним значением", "прежнем значении")),
-    "new": ("the new value", ("новое значение", "нового значения", "новому значению", "новое значение", "новым значением", "новом значении")),
-    "phase": ("the phase", ("фаза", "фазы", "фазе", "фазу", "фазой", "фазе")),
-    "origin": ("where it came from", ("место, откуда он пришёл",) * 6),
-}
+_THIS = frozenset(("cards", "pieces", "locations", "tokens", "actions", "counters"))  # `this` by section: names.this_<it>
+_BUILTIN = frozenset(("player", "players", "others", "first_player", "player_count", "supply", "removed", "here", "owner",
+                      "old", "new", "phase", "origin"))  # names the rules know: their words are the catalogue's
 _BUILTIN_ATTR = {
     "id": ("the id of {x}", "идентификатор {x}"), "type": ("the kind of card of {x}", "тип {x}"),
     "kind": ("the kind of {x}", "вид {x}"), "name": ("the name of {x}", "название {x}"),
@@ -406,14 +389,10 @@ _BUILTIN_ATTR = {
 _BUILTIN_ATTR_RU_HEAD = {"id": "идентификатор", "type": "тип", "kind": "вид", "name": "название",
                          "zone": "место", "location": "локация", "owner": "владелец", "contents": "содержимое",
                          "seat": "место"}
-_UNTIL = {"turn": ("until the end of the turn", "до конца хода"), "round": ("until the end of the round", "до конца раунда"),
-          "game": ("until the end of the game", "до конца игры"),
-          "next_turn": ("until the start of your next turn", "до начала вашего следующего хода")}
-_CMP_EN = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than", ">=": "is at least"}
-_CMP_RU = {"==": "равняется", "!=": "не равняется", "<": "меньше", "<=": "не больше", ">": "больше", ">=": "не меньше"}
+_BUILTIN_ATTR_RU_GENDER = {"название": "n", "место": "n", "локация": "f", "содержимое": "n"}  # others: m
+_UNTIL = ("turn", "round", "game", "next_turn")  # how long a mark lasts: sentences until_<it>
+_CMP_EN = {"==": "is", "!=": "is_not", "<": "less", "<=": "at_most", ">": "more", ">=": "at_least"}  # their sentences
 _ARITH = {"+": "+", "-": "−", "*": "×", "/": "/", "%": "mod"}
-_GAIN_EN = {"gain": ("gain", "gains"), "lose": ("lose", "loses"), "pay": ("pay", "pays")}  # (you, another player)
-_GAIN_RU = {"gain": ("получите", "получает"), "lose": ("потеряйте", "теряет"), "pay": ("заплатите", "платит")}
 
 
 class Noun(NamedTuple):
@@ -493,11 +472,11 @@ class Renderer:
     """Renders IR in one language with one game's names. `this` is the section of the effect."""
 
     def __init__(self, tables: dict, lang: str = "en", this: str | None = None, said=None):
-        if lang not in LANGS:
-            raise ValueError(f"unknown language {lang}")
+        prose = catalogue(lang).prose  # (CatalogueError where the language has none)
         self.names = tables if isinstance(tables, Names) else Names(tables)
         self.lang = lang
-        self.ru = lang == "ru"
+        self.ru = prose == "ru"
+        self.W = catalogue(lang)  # the language's sentences (compiler/messages/<lang>.yaml)
         self.this = this
         self.locals: set[str] = set()
         self.nouns: dict[str, Ph] = {}  # a given name -> the words that say it («that card», or the value itself)
@@ -567,7 +546,7 @@ class Renderer:
 
     def _stmt(self, s, depth, out):
         op = s[0]
-        ru, E = self.ru, self._e
+        ru, E, S = self.ru, self._e, self.W.sentence
         L = lambda text, opens=False: self._line(out, depth, text, opens)
         if op == "let":
             v = E(s[3])
@@ -581,100 +560,85 @@ class Renderer:
             if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
                 found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
             ref = self._bind(s[2], found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
-            if ru:  # (a phrase without its cases cannot follow «равен»)
-                L(f"заведите {ref.c('a')} со значением {v.c('n')}" if found is _NOUNS["tally"]
-                  else f"{ref.c('n')} — {v.c('n')}" if len(set(v.f)) == 1 else f"пусть {ref.c('n')} равен {v.c('d')}")
-            else:
-                L(f"let {ref} be {v}")
+            # (a value without its cases cannot follow «равен»: «результат — 3»)
+            L(S("let_tally" if found is _NOUNS["tally"] else "let_uncased" if len(set(v.f)) == 1 else "let",
+                ref=ref, value=v))
         elif op == "set":
             t = s[2]
             target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
             v = E(s[3])
-            if ru and len(set(v.f)) == 1 and len(set(target.f)) > 1:  # a value without its cases: «теперь X — Y»
-                L(f"теперь {target.c('n')} — {v.c('n')}")
-            else:
-                L(f"установите {target.c('a')} равным {v.c('d')}" if ru else f"set {target} to {v}")
+            uncased = len(set(v.f)) == 1 and len(set(target.f)) > 1  # a value without its cases: «теперь X — Y»
+            L(S("set_uncased" if uncased else "set", target=target, value=v))
         elif op in ("gain", "lose", "pay"):
             L(self._gain(op, s[2], s[3], s[4]))
         elif op == "move":
             face = self._face(s[4])
-            L(f"переместите {E(s[2]).c('a')} в {E(s[3]).c('a')}{face}" if ru else f"move {E(s[2])} to {E(s[3])}{face}")
+            if self._is_you(s[2]):  # the acting player moves: «move to the Bank», «переместитесь в Банк»
+                L(S("move_self", to=E(s[3]), face=face))
+            else:
+                L(S("move", x=E(s[2]), to=E(s[3]), face=face))
         elif op == "draw":
             L(self._draw(s))
         elif op == "discard":
-            x = E(s[2])
-            if s[3]:
-                L(f"положите {x.c('a')} лицом вниз под низ колоды" if ru else f"put {x} face down at the bottom of its deck")
-            else:
-                L(f"сбросьте {x.c('a')}" if ru else f"discard {x}")
+            L(S("discard_bottom" if s[3] else "discard", x=E(s[2])))
         elif op == "shuffle":
             if s[3] is not None:
-                L(f"замешайте {E(s[2]).c('a')} в {E(s[3]).c('a')}" if ru else f"shuffle {E(s[2])} into {E(s[3])}")
+                L(S("shuffle_into", x=E(s[2]), into=E(s[3])))
             else:
-                L(f"перемешайте {E(s[2]).c('a')}" if ru else f"shuffle {E(s[2])}")
+                L(S("shuffle", x=E(s[2])))
         elif op == "reveal":
-            L(f"откройте {E(s[2]).c('a')}" if ru else f"reveal {E(s[2])}")
+            L(S("reveal", x=E(s[2])))
         elif op == "show":
-            L(f"покажите {E(s[2]).c('a')} только {E(s[3]).c('d')}" if ru else f"show {E(s[2])} to {E(s[3])} only")
+            L(S("show", x=E(s[2]), whom=E(s[3])))
         elif op == "conceal":
-            L(f"переверните {E(s[2]).c('a')} лицом вниз" if ru else f"turn {E(s[2])} face down")
+            L(S("conceal", x=E(s[2])))
         elif op == "remove":
-            L(f"уберите {E(s[2]).c('a')} из игры" if ru else f"remove {E(s[2])} from the game")
+            L(S("remove", x=E(s[2])))
         elif op == "putback":
-            L(f"верните {E(s[2]).c('a')} на место (жетон — в мешок, карту — в колоду)" if ru
-              else f"put {E(s[2])} back (a token into its pool, a card into its deck)")
+            L(S("putback", x=E(s[2])))
         elif op == "mark":
-            until = f" {_UNTIL[s[4]][1 if ru else 0]}" if s[4] in _UNTIL else ""
-            L(f"отметьте {E(s[2]).c('a')} отметкой {self._mark(s[3])}{until}" if ru
-              else f"mark {E(s[2])} as {self._mark(s[3])}{until}")
+            until = S("until_" + s[4]) if s[4] in _UNTIL else ""
+            L(S("mark", x=E(s[2]), mark=self._mark(s[3]), until=until))
         elif op == "unmark":
-            L(f"снимите с {E(s[2]).c('g')} отметку {self._mark(s[3])}" if ru else f"remove the mark {self._mark(s[3])} from {E(s[2])}")
+            L(S("unmark", x=E(s[2]), mark=self._mark(s[3])))
         elif op == "fail":
             why = f": {self._said(s[2])}" if s[2] else ""
-            L(f"это сделать нельзя{why}" if ru else f"this cannot be done{why}")
+            L(S("fail", why=why))
         elif op == "endgame":
-            L("игра заканчивается" if ru else "the game ends")
+            L(S("endgame"))
         elif op == "endturn":
-            L("ваш ход заканчивается" if ru else "your turn ends")
+            L(S("endturn"))
         elif op == "stop":
-            L("прекратите повторение" if ru else "stop repeating")
+            L(S("stop"))
         elif op == "log":
-            L(f"объявите: {E(s[2]).c('n')}" if ru else f"announce: {E(s[2])}")
+            L(S("log", x=E(s[2])))
         elif op == "emit":
             ev = quoted(self.names.term(s[2], self.lang), self.lang)
-            args = "; ".join(f"{k} — {E(v).c('n')}" if ru else f"{k}: {E(v)}" for k, v in (s[3] or {}).items())
+            args = "; ".join(S("emit_value", name=k, value=E(v)) for k, v in (s[3] or {}).items())
             args = f" ({args})" if args else ""
-            L(f"наступает событие {ev}{args}" if ru else f"the event {ev} happens{args}")
+            L(S("emit", event=ev, args=args))
         elif op == "perform":
             L(self._perform(s[2], s[3]))
         elif op == "offer":
             who = E(s[3]) if s[3] is not None else None
             actions = self.names.t.get("actions") or {}
             acts = [a for a, d in actions.items() if d.get("window") == s[2]]
-            w = (" / " if ru else " or ").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
-                                              for a in acts) or quoted(humanize(s[2]), self.lang)
-            if ru:
-                whom = f"{who.c('n')} по очереди" if who else "другие игроки по очереди, начиная со следующего"
-                L(f"{whom} могут ответить: {w}; первый ответивший выполняет это действие, остальных больше не спрашивают")
-            else:
-                whom = f"{who}, one after another," if who else "the other players, one after another from the next,"
-                L(f"{whom} may react: {w}; the first to react does it, and no one after is asked")
+            w = S("either").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
+                                 for a in acts) or quoted(humanize(s[2]), self.lang)
+            whom = S("offer_to", who=who) if who else S("offer_to_others")
+            L(S("offer", whom=whom, actions=w))
         elif op == "return":
-            L(f"результат: {E(s[2]).c('n')}" if ru else f"the result is {E(s[2])}")
+            L(S("return", x=E(s[2])))
         elif op == "do":
             L(self._do(s[2]))
         elif op == "swap":
-            L(f"поменяйте местами {E(s[2]).c('a')} и {E(s[3]).c('a')}" if ru else f"swap the places of {E(s[2])} and {E(s[3])}")
+            L(S("swap", x=E(s[2]), y=E(s[3])))
         elif op == "if":
             for i, (cond, body) in enumerate(s[2]):
-                c = self._e(cond).c("n")
-                if i == 0:
-                    L(f"если {c}" if ru else f"if {c}", True)
-                else:
-                    L(f"иначе, если {c}" if ru else f"otherwise, if {c}", True)
+                L(S("if" if i == 0 else "else_if", c=self._e(cond)), True)
                 self._block(body, depth + 1, out)
             if s[3]:
-                L("иначе" if ru else "otherwise", True)
+                L(S("else"), True)
                 self._block(s[3], depth + 1, out)
         elif op == "for":
             src = self._source(s[3])
@@ -689,12 +653,13 @@ class Renderer:
             self._block(s[5], depth + 1, out)
             del self._live[mark:]
         elif op == "repeat":
-            n = E(s[2]).c("n")
-            times = ru_count(s[2][2] if s[2][0] == "num" else None, "раз", "раза", "раз")
-            L(f"повторите {n} {times}" if ru else f"repeat {n} time{'' if s[2][0] == 'num' and s[2][2] == 1 else 's'}", True)
+            count = s[2][2] if s[2][0] == "num" else None
+            if type(count) is float and count.is_integer():
+                count = int(count)
+            L(S("repeat", n=E(s[2]), times=self.W.counted("repeat_time", count)), True)
             self._block(s[3], depth + 1, out)
         elif op == "while":
-            L(f"пока {E(s[2]).c('n')}" if ru else f"while {E(s[2])}", True)
+            L(S("while", c=E(s[2])), True)
             self._block(s[3], depth + 1, out)
         elif op == "choose":
             mark = len(self._live)
@@ -702,7 +667,7 @@ class Renderer:
             self._block(s[9], depth + 1, out)
             del self._live[mark:]
             if s[10]:
-                L("если ничего не выбрано" if ru else "if nothing is chosen", True)
+                L(S("if_none_chosen"), True)
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
@@ -713,7 +678,7 @@ class Renderer:
                 L((f"{who} may" if who else "you may") + prompt, True)
             self._block(s[4], depth + 1, out)
             if s[5]:
-                L("если нет" if ru else "if not", True)
+                L(S("if_not"), True)
                 self._block(s[5], depth + 1, out)
         elif op == "secret":
             who_src, what_src = self._source(s[3]), self._source(s[5])
@@ -735,14 +700,12 @@ class Renderer:
     def _face(self, face):
         if face is None:
             return ""
-        if self.ru:
-            return " лицом вверх" if face == "up" else " лицом вниз"
-        return " face up" if face == "up" else " face down"
+        return self.W.sentence("face_up" if face == "up" else "face_down")
 
     def _where(self, cond):
         if cond is None:
             return ""
-        return f", где {self._e(cond).c('n')}" if self.ru else f" where {self._e(cond)}"
+        return self.W.sentence("where", c=self._e(cond))
 
     def _mark(self, mark):
         return quoted(self.names.attr_name(mark, self.lang), self.lang)
@@ -762,22 +725,13 @@ class Renderer:
         return c.then(" " + o.c("g")) if self.ru else _fixed(f"the {c} of {o}")
 
     def _gain(self, op, amount, counter, target):
-        ru = self.ru
         who = self._who(target)
         c = self.names.phrase(counter, self.lang)
         amount = self._number(amount)
         literal = amount[0] == "num" and not isinstance(amount[2], bool)
-        if ru:
-            verb = _GAIN_RU[op]
-            v = f"{who.c('n')} {verb[1]}" if who else verb[0]
-            if literal:
-                return f"{v} {amount[2]} ед. {c.c('g')}"
-            return f"{v} ед. {c.c('g')} — {self._e(amount).c('n')}"
-        verb = _GAIN_EN[op]
-        v = f"{who} {verb[1]}" if who else verb[0]
-        if literal:
-            return f"{v} {amount[2]} {c}"
-        return f"{v} {c} equal to {self._e(amount)}"
+        key = op + ("" if literal else "_value") + ("_by" if who else "")
+        return self.W.sentence(key, who=who or "", counter=c, n=amount[2] if literal else "",
+                               value="" if literal else self._e(amount))
 
     def _number(self, node):
         """A name given a plain number, as that number (`let n = 2` ... `gain n`: «gain 2»)."""
@@ -840,9 +794,8 @@ class Renderer:
 
     def _do(self, call):
         if call[0] == "call" and call[2] in self.names.procedures:
-            p = self._proc_name(call[2])
-            return (f"выполните процедуру {p}" if self.ru else f"resolve {p}") + self._args(call[3])
-        return (f"вычислите {self._e(call).c('a')}" if self.ru else f"work out {self._e(call)}")
+            return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
+        return self.W.sentence("work_out", x=self._e(call))
 
     def _choose(self, s):
         ru, E = self.ru, self._e
@@ -984,7 +937,7 @@ class Renderer:
     # -- expressions -----------------------------------------------------------------
     def _e(self, e) -> Ph:
         if e is None:
-            return _fixed("nothing" if not self.ru else "ничего")
+            return self._word("nothing")
         if not isinstance(e, list) or not e:
             return _fixed(e)
         op = e[0]
@@ -1002,10 +955,10 @@ class Renderer:
     def _x_num(self, e):
         v = e[2]
         if isinstance(v, bool):
-            return _fixed(("да" if v else "нет") if self.ru else ("yes" if v else "no"))
+            return _fixed(self.W.labels["yes" if v else "no"])
         if isinstance(v, float) and v.is_integer():
             v = int(v)
-        return _fixed(str(v).replace(".", ",") if self.ru else str(v))
+        return _fixed(str(v).replace(".", self.W.language["decimal"]))
 
     def _x_str(self, e):
         v = e[2]
@@ -1027,26 +980,28 @@ class Renderer:
         return (ru if self.ru else en).strip() if sep else words
 
     def _x_none(self, e):
-        return _fixed("ничего" if self.ru else "nothing")
+        return self._word("nothing")
+
+    def _word(self, key) -> Ph:
+        """A word of the catalogue's `names:`, in its six cases where it has them."""
+        w = self.W.names[key]
+        return Ph(None, w) if type(w) is list else _fixed(w)
 
     def _x_name(self, e):
         n = e[2]
         if n in self.locals:
             return self.nouns.get(n) or _fixed(humanize(n))
         if n == "this":
-            en, ru = _THIS.get(self.this or "", ("this", "это"))
-            return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+            return self._word("this_" + self.this if self.this in _THIS else "this")
         if n in ("card", "piece") and self.names.kind_of(n) is None:
             if self.this in ("cards", "pieces", "tokens"):  # the thing whose effect this is
-                en, ru = _THIS["cards" if n == "card" else "pieces"]
-                return Ph(ru, _RU_THIS.get(ru)) if self.ru else _fixed(en)
+                return self._word("this_cards" if n == "card" else "this_pieces")
             return _ru("карта" if n == "card" else "фишка") if self.ru else _fixed(f"the {n}")  # an event's thing
         if n == "round":
             rn = text_of(self.names.round_name, self.lang, "round")
             return _ru("номер").then(" раунда") if self.ru else _fixed(f"the number of the {rn.lower()}")
         if n in _BUILTIN and self.names.kind_of(n) is None:
-            en, ru = _BUILTIN[n]
-            return Ph(None, ru) if self.ru else _fixed(en)
+            return self._word(n)
         if n in ("location", "action") and self.names.kind_of(n) is None:
             en, ru = {"location": ("the location", "локация"), "action": ("the action", "действие")}[n]
             return _ru(ru) if self.ru else _fixed(en)
@@ -1081,6 +1036,9 @@ class Renderer:
                     return _fixed(rt.format(x=o.c("n")))
                 head = _BUILTIN_ATTR_RU_HEAD[a]
                 d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
+                if is_player:  # «ваша локация», not «локация вас»
+                    own = Ph(None, d).after(Ph(None, _RU_POSS[_BUILTIN_ATTR_RU_GENDER.get(head, "m")]))
+                    return own.then(" за столом") if a == "seat" else own
                 return Ph(None, d).then((" за столом " if a == "seat" else " ") + o.c("g"))
             if is_player and en.startswith("the ") and en.endswith(" of {x}"):  # «your location», not «the location of you»
                 return _fixed("your " + en[4:-7])
@@ -1103,7 +1061,7 @@ class Renderer:
     def _x_list(self, e):
         items = [self._e(x) for x in e[2]]
         if not items:
-            return _fixed("ничего" if self.ru else "nothing")
+            return self._word("nothing")
         if self.ru:
             return Ph(None, ["(" + ", ".join(i.c(k) for i in items) + ")" for k in CASES])
         return _fixed("(" + ", ".join(str(i) for i in items) + ")")
@@ -1117,28 +1075,26 @@ class Renderer:
             xs = str(x)[4:] if str(x).startswith("the ") else str(x)
             return _fixed(f"there is no {xs}" if sym == "==" else f"there is {'a ' if xs != str(x) else ''}{xs}")
         if sym in ("==", "!=") and self._is_you(e[3]):
-            no = "не " if sym == "!=" else ""
-            return _fixed(f"вы {no}являетесь {b.c('i')}" if self.ru else f"you are {'not ' if no else ''}{b}")
+            return _fixed(self.W.sentence("you_are_not" if sym == "!=" else "you_are", x=b))
         if sym in _CMP_EN:
-            if self.ru:
-                case = "d" if sym in ("==", "!=") else "g"
-                return _fixed(f"{a.c('n')} {_CMP_RU[sym]} {b.c(case)}")
-            return _fixed(f"{a} {_CMP_EN[sym]} {b}")
+            return _fixed(self.W.sentence(_CMP_EN[sym], a=a, b=b))
         word = _ARITH.get(sym, sym)
         if self.ru and sym == "%":
             word = "mod"
-        return _fixed(f"{self._paren(e[3], a)} {word} {self._paren(e[4], b)}")
+        # the first term carries the case, as the head of a phrase does: «из 0 и счётчика − 1»
+        right = self._paren(e[4], b)
+        return Ph(None, [f"{self._paren(e[3], a, k)} {word} {right}" for k in CASES])
 
-    def _paren(self, node, ph):
-        s = ph.c("n")
+    def _paren(self, node, ph, case="n"):
+        s = ph.c(case)
         wrap = node[0] in ("cond", "and", "or") or (node[0] == "op" and node[2] not in _CMP_EN)
         return f"({s})" if wrap else s
 
     def _x_and(self, e):
-        return _fixed(f"{self._e(e[2]).c('n')} {'и' if self.ru else 'and'} {self._e(e[3]).c('n')}")
+        return _fixed(self.W.sentence("and", a=self._e(e[2]), b=self._e(e[3])))
 
     def _x_or(self, e):
-        return _fixed(f"{self._e(e[2]).c('n')} {'или' if self.ru else 'or'} {self._e(e[3]).c('n')}")
+        return _fixed(self.W.sentence("or", a=self._e(e[2]), b=self._e(e[3])))
 
     def _x_not(self, e):
         inner = e[2]
@@ -1146,8 +1102,7 @@ class Renderer:
             return self._membership(inner, negated=True)
         if inner[0] == "has":
             return self._has(inner, negated=True)
-        v = self._e(inner).c("n")
-        return _fixed(f"неверно, что {v}" if self.ru else f"it is not so that {v}")
+        return _fixed(self.W.sentence("not", x=self._e(inner)))
 
     def _x_neg(self, e):
         return _fixed(f"−{self._paren(e[2], self._e(e[2]))}")
@@ -1163,39 +1118,26 @@ class Renderer:
 
     def _membership(self, e, negated=False):
         """`x in ZONE` is where it lies; `x in LIST` is being one of them."""
-        a, b = self._e(e[2]), self._e(e[3])
-        place = self._count_of(e[3])
-        if self.ru:
-            no = "не " if negated else ""
-            if place:
-                return _fixed(f"{a.c('n')} {no}находится в {b.c('p')}")
-            return _fixed(f"{a.c('n')} {no}входит в число {b.c('g')}")
-        if self._is_you(e[2]):
-            return _fixed(f"you are {'not ' if negated else ''}{'in' if place else 'among'} {b}")
-        return _fixed(f"{a} is {'not ' if negated else ''}{'in' if place else 'among'} {b}")
+        key = ("not_" if negated else "") + ("in_place" if self._count_of(e[3]) else "among")
+        if self._is_you(e[2]):  # «you are in», «вы находитесь в»
+            return _fixed(self.W.sentence("you_" + key, place=self._e(e[3])))
+        return _fixed(self.W.sentence(key, x=self._e(e[2]), place=self._e(e[3])))
 
     def _has(self, e, negated=False):
-        m = self._mark(e[3])
+        key = "has_no_mark" if negated else "has_mark"
         if self._is_you(e[2]):
-            if self.ru:
-                return _fixed(f"у вас нет отметки {m}" if negated else f"у вас есть отметка {m}")
-            return _fixed(f"you do not have the mark {m}" if negated else f"you have the mark {m}")
-        x = self._e(e[2])
-        if self.ru:
-            return _fixed(f"{x.c('n')} не имеет отметки {m}" if negated else f"{x.c('n')} имеет отметку {m}")
-        return _fixed(f"{x} does not have the mark {m}" if negated else f"{x} has the mark {m}")
+            return _fixed(self.W.sentence("you_" + key.replace("has", "have"), mark=self._mark(e[3])))
+        return _fixed(self.W.sentence(key, x=self._e(e[2]), mark=self._mark(e[3])))
 
     def _x_index(self, e):
         x, i = self._e(e[2]), self._e(e[3])
         if e[3][0] == "num" and isinstance(e[3][2], int):
-            return _fixed(f"элемент №{e[3][2] + 1} из {x.c('g')}" if self.ru else f"item {e[3][2] + 1} of {x}")
+            return _fixed(self.W.sentence("item", n=e[3][2] + 1, x=x))
         return x.then(" " + ("для " + i.c("g"))) if self.ru else _fixed(f"the {x} of {i}")
 
     def _x_cond(self, e):
         c, a, b = self._e(e[2]), self._e(e[3]), self._e(e[4])
-        if self.ru:
-            return Ph(None, [f"{a.c(k)}, если {c.c('n')}, иначе {b.c(k)}" for k in CASES])
-        return _fixed(f"{a} if {c}, otherwise {b}")
+        return Ph(None, [self.W.sentence("choice", a=a.c(k), c=c, b=b.c(k)) for k in CASES])
 
     def _x_comp(self, e):
         body, var, coll, where = e[2], e[3], e[4], e[5]
@@ -1213,42 +1155,15 @@ class Renderer:
             return Ph(None, [f"{b.c(k)} для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}" for k in CASES])
         return _fixed(f"{b} for each {noun.en}{src[0]}{w}")
 
-    _FN_EN = {
-        "count": "the number of {0}", "sum": "the total of {0}", "max": "the largest of {0}", "min": "the smallest of {0}",
-        "any": "any of {0}", "all": "all of {0}", "abs": "the absolute value of {0}", "floor": "{0}, rounded down",
-        "ceil": "{0}, rounded up", "clamp": "{0}, but no less than {1} and no more than {2}",
-        "random": "one of {0} at random", "distance": "the distance from {0} to {1}",
-        "adjacent": "{0} is adjacent to {1}", "neighbours": "the places next to {0}",
-        "within": "the places within {1} of {0}", "top": "the top card of {0}", "first": "the first of {0}",
-        "last": "the last of {0}", "next_player": "the player to the left of {0}",
-        "previous_player": "the player to the right of {0}", "usable": "the reactions of {0} that {1} can use",
-        "sorted": "{0}, in order", "distinct": "{0} without repeats", "option": "the option {0}",
-        "faces": "the faces of {0}",
-    }
-    # (head noun forms or None, rest) — a head declines, "{0}" parts are in the genitive unless marked
-    _FN_RU = {
-        "count": ("число", " {0g}"), "sum": ("сумма", " {0g}"), "max": ("наибольшее", " из {0g}"),
-        "min": ("наименьшее", " из {0g}"), "any": (None, "хотя бы один из {0g}"), "all": (None, "все из {0g}"),
-        "abs": ("модуль", " {0g}"), "floor": (None, "{0n} с округлением вниз"), "ceil": (None, "{0n} с округлением вверх"),
-        "clamp": (None, "{0n}, но не меньше {1g} и не больше {2g}"), "random": (None, "случайный из {0g}"),
-        "distance": ("расстояние", " от {0g} до {1g}"), "adjacent": (None, "{0n} соседствует с {1i}"),
-        "neighbours": (None, "соседние с {0i} места"), "within": (None, "места на расстоянии не больше {1g} от {0g}"),
-        "top": (None, "верхняя карта {0g}"), "first": (None, "первый из {0g}"), "last": (None, "последний из {0g}"),
-        "next_player": (None, "игрок слева от {0g}"), "previous_player": (None, "игрок справа от {0g}"),
-        "usable": (None, "реакции окна {0n}, доступные {1d}"), "sorted": (None, "{0n} по порядку"),
-        "distinct": (None, "{0n} без повторов"), "option": ("параметр", " {0n}"), "faces": ("грани", " {0g}"),
-    }
+    _FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "floor", "ceil", "clamp", "random", "distance",
+                        "adjacent", "neighbours", "within", "top", "first", "last", "next_player", "previous_player",
+                        "usable", "sorted", "distinct", "option", "faces"))  # built-in: their words are in the catalogue
     _RU_FN_HEADS = {
         "число": ("число", "числа", "числу", "число", "числом", "числе"),
         "сумма": ("сумма", "суммы", "сумме", "сумму", "суммой", "сумме"),
         "наибольшее": ("наибольшее", "наибольшего", "наибольшему", "наибольшее", "наибольшим", "наибольшем"),
         "наименьшее": ("наименьшее", "наименьшего", "наименьшему", "наименьшее", "наименьшим", "наименьшем"),
-        "модуль": ("модуль", "модуля", "модулю", "модуль", "модулем", "модуле"),
-        "расстояние": ("расстояние", "расстояния", "расстоянию", "расстояние", "расстоянием", "расстоянии"),
-        "параметр": ("параметр", "параметра", "параметру", "параметр", "параметром", "параметре"),
-        "грани": ("грани", "граней", "граням", "грани", "гранями", "гранях"),
     }
-
     def _count_of(self, arg):
         """`count(zone)` reads as the number of things in it."""
         if arg[0] == "attr" and (arg[3] in self.names.zones or arg[3] in self.names.decks or arg[3] in self.names.pools
@@ -1258,7 +1173,7 @@ class Renderer:
 
     def _x_call(self, e):
         name, args = e[2], e[3]
-        if name in self.names.procedures and name not in self._FN_EN:
+        if name in self.names.procedures and name not in self._FUNCTIONS:
             p = self._proc_name(name)
             return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
                     else _fixed(f"the result of {p}{self._args(args)}"))
@@ -1286,21 +1201,17 @@ class Renderer:
         if name == "option" and args and args[0][0] == "str":
             ph[0] = _fixed(quoted(self.names.term(args[0][2], self.lang), self.lang))
         if name == "sorted" and len(ph) > 1:
-            return _fixed(f"{ph[0].c('n')} по порядку {ph[1].c('g')}" if self.ru else f"{ph[0]}, ordered by {ph[1]}")
+            return _fixed(self.W.sentence("sorted_by", x=ph[0], by=ph[1]))
         return self._fn(name, ph)
 
     def _fn(self, name, ph):
-        if self.ru:
-            head, rest = self._FN_RU.get(name, (None, humanize(name) + " {0g}"))
-
-            def fill(s):
-                return re.sub(r"\{(\d)([ngdaip])\}", lambda mm: ph[int(mm.group(1))].c(mm.group(2)) if int(mm.group(1)) < len(ph) else "", s)
-            tail = fill(rest)
-            if head:
-                return Ph(None, self._RU_FN_HEADS[head]).then(tail)
-            return _fixed(tail)
-        tmpl = self._FN_EN.get(name, humanize(name) + " of {0}")
-        return _fixed(tmpl.format(*[str(p) for p in ph], *[""] * 3))
+        """A function's words from the catalogue: a phrase, or one in each of the six cases."""
+        words = self.W.functions.get(name) or self.W.functions["unknown"]
+        values = {"name": humanize(name), "0": "", "1": "", "2": "", "3": ""}
+        values.update((str(i), p) for i, p in enumerate(ph[:4]))
+        if type(words) is list:
+            return Ph(None, [self.W.put(w, values) for w in words])
+        return _fixed(self.W.put(words, values))
 
     def _x_gen(self, e):
         name, body, var, coll, where = e[2], e[3], e[4], e[5], e[6]

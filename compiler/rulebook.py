@@ -21,8 +21,9 @@ from .diagnostics import Pos
 from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, read_bytes
-from .render import LANGS, Names, Renderer, humanize, quoted, ru_count, text_of
+from .render import LANGS, Names, Renderer, humanize, quoted, text_of
 from .said import Said
+from .wording import catalogue
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 ICON_RE = re.compile(r"\[([a-z][a-z0-9_]*)\]")
@@ -30,95 +31,6 @@ _HTML_SPECIAL = re.compile(r"[&<>'\"]").search  # what markupsafe escapes
 FORMATS = ("html", "md")
 BUILTIN_EVENTS = ("game_start", "round_start", "round_end", "turn_start", "turn_end", "phase_start", "phase_end",
                   "enter", "action")
-
-# Headings and fixed phrases of the rulebook, by language.
-LABELS = {
-    "en": {
-        "contents": "Contents", "overview": "Overview", "players": "Players", "version": "Version",
-        "components": "Components", "setup": "Setup", "turn": "Playing the game", "calendar": "Calendar",
-        "events": "When things happen", "actions": "Actions", "locations": "Locations", "cards": "Card index",
-        "pieces": "Pieces", "scoring": "Scoring and the end of the game", "glossary": "Glossary", "notes": "Notes on this edition",
-        "counters": "Counters and tracks", "zones": "Zones", "marks": "Marks", "procedures": "Procedures",
-        "name": "Name", "count": "Count", "copies": "Copies", "attrs": "Attributes", "adjacent": "Adjacent to",
-        "links": "Roads", "activation": "Activation", "text": "Text", "effect": "Effect", "cost": "Cost",
-        "only_if": "Only if", "when": "Only when", "phase": "Phase", "any_phase": "any phase with turns",
-        "limit": "At most {n} a turn.", "window": "Reaction: used in the window {w}.",
-        "deck": "Deck", "deck_of": "{name}: {n} cards", "pool_of": "{name}: {n} tokens, drawn at random",
-        "cards_loose": "Cards without a deck", "locations_n": "Locations: {n}", "pieces_of": "{name}: {n}",
-        "per_player": "each player has one", "owner": "Belongs to", "visibility": "Who sees it",
-        "initial": "Start", "bounds": "Range", "hidden": "hidden from other players",
-        "thresholds": "When it reaches {at}", "on_change": "When it changes",
-        "rounds": "The game lasts {n} {rounds}.", "rounds_open": "The game is played in {rounds} until it ends.",
-        "first_random": "Choose the first player at random.", "first_seat": "The player in the first seat goes first.",
-        "each_round": "Each {round} has these phases, in order:",
-        "mode_once": "Resolve once.", "mode_each": "Resolve once for each player, in turn order.",
-        "mode_turns": "Each player in turn order takes a turn of actions.",
-        "max_actions": "On your turn, take {n}, or pass.",
-        "rotate": "Players take one action at a time, round the table, until every player has passed.",
-        "until": "A player's turn ends when: {c}.", "phase_if": "This phase happens only if: {c}.",
-        "actions_in": "Actions", "end": "The game ends at once when: {c}.", "end_rounds": "Otherwise it ends after the last {round}.", "end_rounds_only": "The game ends after the last {round}.",
-        "round_until": "A {round} ends at once when: {c}; the next one then starts.",
-        "index": "Index",
-        "round_n": "{round} {n}", "every_round": "Every {round}", "score": "Each player scores",
-        "tiebreak": "Ties are broken by", "tie_share": "Tied players share the victory.",
-        "tie_no_winner": "If players tie, nobody wins.", "final": "At the end of the game",
-        "of_game": "the game", "of_player": "each player", "of_kind": "each {k}",
-        "vis_public": "everyone", "vis_owner": "its owner", "vis_hidden": "nobody (only how many)",
-        "marks_text": "A mark is a lasting state put on a thing by an effect; it stays until removed or until the time it names.",
-        "params": "Takes", "none": "—", "setup_counters": "Every counter starts at the value shown in the glossary.",
-        "placed_at": "At {place}: {name}.", "shuffle": "Shuffle {deck}.", "pool_setup": "Put the tokens of {pool} in a bag.",
-        "game_start": "When the game starts", "round_start": "At the start of each {round}", "round_end": "At the end of each {round}",
-        "turn_start": "At the start of a player's turn", "turn_end": "At the end of a player's turn",
-        "phase_start": "At the start of a phase", "phase_end": "At the end of a phase",
-        "enter": "When a piece enters a location", "action": "After a player takes an action",
-        "counter_event": "When {c} changes", "custom_event": "When the event {e} happens",
-        "card_id": "id", "back": "Back", "summary_players": "{a}–{b} players", "summary_players1": "{a} players",
-        "units_cards": "cards", "units_tokens": "tokens", "options": "Game options", "default": "Default",
-    },
-    "ru": {
-        "contents": "Содержание", "overview": "Об игре", "players": "Игроки", "version": "Версия",
-        "components": "Компоненты", "setup": "Подготовка к игре", "turn": "Ход игры", "calendar": "Календарь",
-        "events": "Когда что происходит", "actions": "Действия", "locations": "Локации", "cards": "Указатель карт",
-        "pieces": "Фишки", "scoring": "Подсчёт очков и конец игры", "glossary": "Глоссарий", "notes": "Примечания к этому изданию",
-        "counters": "Показатели и треки", "zones": "Зоны", "marks": "Отметки", "procedures": "Процедуры",
-        "name": "Название", "count": "Кол-во", "copies": "Копий", "attrs": "Свойства", "adjacent": "Соседние",
-        "links": "Дороги", "activation": "Активация", "text": "Текст", "effect": "Эффект", "cost": "Цена",
-        "only_if": "Только если", "when": "Только когда", "phase": "Фаза", "any_phase": "любая фаза с ходами",
-        "limit": "Не больше {n} за ход.", "window": "Реакция: применяется в окне {w}.",
-        "deck": "Колода", "deck_of": "{name}: {n} {cards}", "pool_of": "{name}: {n} {tokens}, тянутся наугад",
-        "cards_loose": "Карты вне колод", "locations_n": "Локации: {n}", "pieces_of": "{name}: {n}",
-        "per_player": "у каждого игрока своя", "owner": "Чья", "visibility": "Кто видит",
-        "initial": "Начало", "bounds": "Пределы", "hidden": "скрыт от других игроков",
-        "thresholds": "Когда достигает {at}", "on_change": "При изменении",
-        "rounds": "Игра длится {n} {round_n}.", "rounds_open": "Игра идёт по раундам («{round}») до конца.",
-        "first_random": "Первый игрок определяется случайно.", "first_seat": "Первым ходит игрок на первом месте.",
-        "each_round": "Каждый раунд («{round}») состоит из фаз, по порядку:",
-        "mode_once": "Выполняется один раз.", "mode_each": "Выполняется для каждого игрока по очереди.",
-        "mode_turns": "Игроки по очереди делают ходы из действий.",
-        "max_actions": "В свой ход выполните {n} или спасуйте.",
-        "rotate": "Игроки по кругу делают по одному действию, пока все не спасуют.",
-        "until": "Ход игрока заканчивается, когда: {c}.", "phase_if": "Эта фаза проходит, только если: {c}.",
-        "actions_in": "Действия", "end": "Игра сразу заканчивается, когда: {c}.", "end_rounds": "Иначе она заканчивается после последнего раунда.", "end_rounds_only": "Игра заканчивается после последнего раунда.",
-        "round_until": "Раунд («{round}») сразу заканчивается, когда: {c}; затем начинается следующий.",
-        "index": "Указатель",
-        "round_n": "{round} {n}", "every_round": "Каждый раунд («{round}»)", "score": "Очки каждого игрока",
-        "tiebreak": "При ничьей побеждает тот, у кого больше", "tie_share": "При ничьей игроки делят победу.",
-        "tie_no_winner": "При ничьей не побеждает никто.", "final": "В конце игры",
-        "of_game": "игра", "of_player": "каждый игрок", "of_kind": "каждый объект вида «{k}»",
-        "vis_public": "все", "vis_owner": "владелец", "vis_hidden": "никто (видно только количество)",
-        "marks_text": "Отметка — длительное состояние, которое эффект ставит на объект; она держится, пока её не снимут или не истечёт её срок.",
-        "params": "Параметры", "none": "—", "setup_counters": "Все показатели начинают со значений из глоссария.",
-        "placed_at": "{place}: {name}.", "shuffle": "Перемешайте {deck}.", "pool_setup": "Сложите жетоны ({pool}) в мешок.",
-        "game_start": "В начале игры", "round_start": "В начале каждого раунда («{round}»)", "round_end": "В конце каждого раунда («{round}»)",
-        "turn_start": "В начале хода игрока", "turn_end": "В конце хода игрока",
-        "phase_start": "В начале фазы", "phase_end": "В конце фазы",
-        "enter": "Когда фишка входит в локацию", "action": "После того как игрок выполнил действие",
-        "counter_event": "Когда меняется {c}", "custom_event": "Когда наступает событие {e}",
-        "card_id": "id", "back": "Рубашка", "summary_players": "{a}–{b} игрока", "summary_players1": "{a} игрока",
-        "units_cards": "карт", "units_tokens": "жетонов", "options": "Параметры партии", "default": "По умолчанию",
-    },
-}
-
 
 def _icon_map(tables):
     return tables.get("icons") or {}
@@ -210,11 +122,15 @@ class Book:
         self.t, self.lang = tables, lang
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
-        self.L = LABELS[lang]
+        self.W = catalogue(lang)  # the language's own words (compiler/messages/<lang>.yaml)
+        self.L = self.W.labels
         rn = text_of((tables.get("flow") or {}).get("round_name"), lang, "")
-        if lang == "ru" and rn.lower() in ("", "раунд"):  # «раунд («Раунд»)» says it twice
-            self.L = {k: v.replace(" («{round}»)", "") for k, v in self.L.items()}
-        self.ru = lang == "ru"
+        own = self.W.language["own_round_name"]
+        if own and rn.lower() in ("", self.W.language["round_word"]):  # «раунд («Раунд»)» says it twice
+            self.W = self.W.without(own)
+            self.L = self.W.labels
+        rn = text_of((tables.get("flow") or {}).get("round_name"), lang, "Round")
+        self._round = {"round": rn, "round_lower": rn.lower(), "rounds": _plural(rn.lower())}
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
         self._attrs_said: dict[tuple, list] = {}
@@ -274,7 +190,7 @@ class Book:
         out = []
         for k, v in attrs.items():
             if isinstance(v, bool):
-                v = ("да" if v else "нет") if self.ru else ("yes" if v else "no")
+                v = self.L["yes" if v else "no"]
             elif isinstance(v, list):
                 v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v) or self.L["none"]
             elif isinstance(v, str):
@@ -282,26 +198,19 @@ class Book:
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
-    _EN_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    _RU_ACTIONS = ("действие", "действия", "действий")
-    _RU_NUMBERS_N = ("ни одного", "одно", "два", "три", "четыре", "пять", "шесть", "семь", "восемь", "девять", "десять")
-
     def _times(self, n, what):
-        """«two actions», «once», «3 раза»: a count said the way a rulebook says it."""
+        """«two actions», «once», «3 раза»: a count said the way a rulebook says it (what: time, action)."""
         if not isinstance(n, int) or isinstance(n, bool):
             return str(n)
-        if what == "time":
-            if self.ru:
-                return f"{n} {ru_count(n, 'раза', 'раз', 'раз')}" if n != 1 else "одного раза"
-            return {1: "once", 2: "twice"}.get(n, f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} times")
-        if self.ru:
-            word = self._RU_NUMBERS_N[n] if 0 < n < 11 else str(n)
-            return f"{word} {ru_count(n, *self._RU_ACTIONS)}"
-        return f"{self._EN_NUMBERS[n] if 0 <= n < 11 else n} action{'' if n == 1 else 's'}"
+        return self.W.counted(what, n)
+
+    def _say(self, key, **args):
+        """A label with its values, and the game's name for a round ready for any of them."""
+        return self.W.say(key, **self._round, **args)
 
     def _value(self, v):
         if isinstance(v, bool):
-            return ("да" if v else "нет") if self.ru else ("yes" if v else "no")
+            return self.L["yes" if v else "no"]
         return v
 
     def _of(self, of):
@@ -316,8 +225,8 @@ class Book:
         t, L = self.t, self.L
         g = t.get("game") or {}
         pl = g.get("players") or {}
-        players = (L["summary_players1"].format(a=pl.get("min")) if pl.get("min") == pl.get("max")
-                   else L["summary_players"].format(a=pl.get("min"), b=pl.get("max")))
+        players = (self.W.say("summary_players1", a=pl.get("min")) if pl.get("min") == pl.get("max")
+                   else self.W.say("summary_players", a=pl.get("min"), b=pl.get("max")))
         rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
         return {
             "lang": self.lang, "L": L, "book": self, "tables": t,
@@ -339,7 +248,7 @@ class Book:
         for did, d in (t.get("decks") or {}).items():
             cards = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("deck") == did]
             n = sum(c for _, c in cards)
-            label = L["deck_of"].format(name=self.name(did), n=n, cards=ru_count(n, "карта", "карты", "карт") if self.ru else "")
+            label = self.W.say("deck_of", name=self.name(did), n=n)
             if d.get("of", "game") != "game":
                 label = (label if n else self.name(did)) + f" ({L['per_player']})"
             out.append({"label": label, "items": cards})
@@ -349,7 +258,7 @@ class Book:
         for pid, d in (t.get("pools") or {}).items():
             toks = [(self.name(tid), p["count"]) for tid, p in protos.items() if p.get("pool") == pid]
             n = d.get("total", sum(c for _, c in toks))
-            label = L["pool_of"].format(name=self.name(pid), n=n, tokens=ru_count(n, "жетон", "жетона", "жетонов") if self.ru else "")
+            label = self.W.say("pool_of", name=self.name(pid), n=n)
             out.append({"label": label, "items": toks})
         kinds = {}
         for pid, p in protos.items():
@@ -394,18 +303,10 @@ class Book:
     def turn(self):
         t, L = self.t, self.L
         flow = t.get("flow") or {}
-        rn = self.tx(flow.get("round_name"), "Round")
-        rounds = flow.get("rounds")
-        if rounds:
-            if self.ru:
-                own = "" if rn.lower() == "раунд" else f" («{rn}»)"
-                intro = L["rounds"].format(n=rounds, round_n=(ru_count(rounds, "раунд", "раунда", "раундов") + own))
-            else:
-                intro = L["rounds"].format(n=rounds, round=rn.lower(), rounds=rn.lower() if rounds == 1 else _plural(rn.lower()))
-        else:
-            intro = L["rounds_open"].format(round=rn if self.ru else rn.lower(), rounds=rn if self.ru else _plural(rn.lower()))
+        rounds, say = flow.get("rounds"), self._say
+        intro = say("rounds", n=rounds) if rounds else say("rounds_open")
         if flow.get("round_until"):
-            intro += " " + L["round_until"].format(round=rn if self.ru else rn.lower(), c=self.cond(flow["round_until"]))
+            intro += " " + say("round_until", c=self.cond(flow["round_until"]))
         phases = []
         actions = t.get("actions") or {}
         for i, ph in enumerate(flow.get("phases") or []):
@@ -424,9 +325,9 @@ class Book:
                            "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
         end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
         if rounds:
-            end.append(L["end_rounds" if end else "end_rounds_only"].format(round=rn if self.ru else rn.lower()))
+            end.append(say("end_rounds" if end else "end_rounds_only"))
         return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
-                "each_round": L["each_round"].format(round=rn if self.ru else rn.lower()),
+                "each_round": say("each_round"),
                 "phases": phases, "end": end}
 
     def _trigger(self, event, i, tr):
@@ -438,20 +339,18 @@ class Book:
     def calendar(self):
         """Triggers on round events that name one round: a day-by-day table."""
         t = self.t
-        rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
         rows = {}
         for event in ("round_start", "round_end"):
             for i, tr in enumerate((t.get("triggers") or {}).get(event) or []):
                 n = _round_of(tr.get("when"))
                 if n is not None:
                     entry = self._trigger(event, i, tr)
-                    entry["at"] = self.L[event].format(round=rn if self.ru else rn.lower())
+                    entry["at"] = self._say(event)
                     rows.setdefault(n, []).append(entry)
-        return [{"round": self.L["round_n"].format(round=rn, n=n), "entries": rows[n]} for n in sorted(rows)]
+        return [{"round": self._say("round_n", n=n), "entries": rows[n]} for n in sorted(rows)]
 
     def events(self):
         t, L = self.t, self.L
-        rn = self.tx((t.get("flow") or {}).get("round_name"), "Round")
         out = []
         for event, trs in (t.get("triggers") or {}).items():
             items = [self._trigger(event, i, tr) for i, tr in enumerate(trs)
@@ -459,7 +358,7 @@ class Book:
             if not items:
                 continue
             if event in BUILTIN_EVENTS:
-                title = L[event].format(round=rn if self.ru else rn.lower())
+                title = self._say(event)
             elif event.startswith("counter_") and event[8:] in (t.get("counters") or {}):
                 title = L["counter_event"].format(c=self.name(event[8:]))
             else:
@@ -571,7 +470,7 @@ class Book:
                 bounds = f"{c.get('min', '−∞')}…{c.get('max', '∞')}"
             initial = c.get("initial")
             if isinstance(initial, bool):
-                initial = ("да" if initial else "нет") if self.ru else ("yes" if initial else "no")
+                initial = self.L["yes" if initial else "no"]
             elif isinstance(initial, str):
                 initial = self.name(initial)
             elif initial is None:

@@ -11,6 +11,7 @@ from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, che
     check_revision, check_seed, check_utf8_path, check_workers, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
+from .compiler.wording import languages
 
 JSON_VERSION = 1  # of `validate --format json`
 
@@ -352,7 +353,8 @@ def replay(log, games):
 
 @main.command("print")
 @click.argument("game")
-@click.option("--lang", "langs", type=click.Choice(["en", "ru"]), multiple=True, help="language (repeat for both; default en)")
+@click.option("--lang", "langs", type=click.Choice(list(languages())), multiple=True,
+              help="language, one with a message catalogue (repeat for more; default en)")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--changed-since", "changed_since", default=None, metavar="REF", help="only cards whose definition changed since this git revision")
 @click.option("-o", "--out", default="print", show_default=True, help="output folder")

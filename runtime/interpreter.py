@@ -782,7 +782,10 @@ class Interp:
         things = secrets.named(self.st, v)
         text = self.show(v)
         unnamed = self.show(v, unnamed=True) if things else None
-        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1]))
+        types = secrets.named_types(self.g, v, s[2])
+        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
+        if self.g.log_hook is not None:
+            self.g.log_hook(self.st, len(self.st["log"]) - 1)
 
     def show(self, v, unnamed=False, lang="en"):
         """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
@@ -948,11 +951,13 @@ class Interp:
         return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
-    def pick(self, who, opts, prompt, pos, optional, env=None):
+    def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False):
         values = list(opts) + ([None] if optional else [])
         if len(values) == 1 and not optional:
             return values[0]
         d = self.decision(who, "choose", values, prompt, pos, env)
+        if kinds:  # a card of one copy among them is its kind, not the card where it lies
+            d = dict(d, kinds=True)
         ids = [o["id"] for o in d["options"]]
         a = self.answer(d)
         return values[ids.index(a)] if a in ids else values[0]
@@ -965,18 +970,19 @@ class Interp:
             if other:
                 return self.run(other, env)
             return
+        kinds = names_kinds(self.g, src, env)
         if upto is not None:
             n = int(num(self.ev(upto, env)))
             chosen = []
             while len(chosen) < n and opts:
-                v = self.pick(who, opts, prompt, s[1], True, env)
+                v = self.pick(who, opts, prompt, s[1], True, env, kinds)
                 if v is None:
                     break
                 chosen.append(v)
                 opts = [o for o in opts if o != v]
             env[var] = chosen
         else:
-            v = self.pick(who, opts, prompt, s[1], optional, env)
+            v = self.pick(who, opts, prompt, s[1], optional, env, kinds)
             env[var] = v
             if v is None:
                 if other:
@@ -1013,6 +1019,22 @@ class Interp:
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
         env[var] = result
         return self.run(body, env)
+
+
+def names_kinds(game, src, env) -> bool:
+    """Whether a choice's options are written as kinds of card: a list of their names
+    (`[guard, priest, princess]`) or the kinds of things (`[c.type for c in ...]`). A card
+    of one copy has its kind's id, so only how the list is written tells the two apart."""
+    op = src[0] if type(src) is list and src else None
+    if op == "list":
+        return bool(src[2]) and all(type(x) is list and x[:1] == ["name"] and x[2] in game.protos and x[2] not in env
+                                    for x in src[2])
+    if op == "comp":
+        body, var, coll = src[2], src[3], src[4]
+        if type(body) is list and body[:1] == ["attr"] and body[3] == "type":
+            return True
+        return type(body) is list and body[:1] == ["name"] and body[2] == var and names_kinds(game, coll, env)
+    return False
 
 
 _FIRST = ("first_player",)

@@ -3,7 +3,8 @@
 Random bots play; at every decision every seat's view (its options and log lines
 included), the options its bot is handed, and the spectator's view are searched for
 anything of a thing hidden from that seat: its id, its prototype, its name (unless a thing
-of the same name is in sight, or the name is also that of a rule, place or counter), and
+of the same name is in sight, or was as the log line saying it was written; or the name is
+that of a rule, place or counter, or of a kind of card the line names as a kind), and
 counters marked hidden that the seat may not read. The first leak is reported with its
 path through the view and the content line that wrote it.
 """
@@ -16,7 +17,7 @@ from typing import NamedTuple
 from .agents import RandomAgent, step
 from .flow import choices, new_game
 from .interpreter import GameFault
-from .secrets import counter_visible, hidden_from, log_lines, seat_options
+from .secrets import can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
@@ -65,7 +66,33 @@ def _walk(v, path):
         yield path, v
 
 
-def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
+class Witness:
+    """Notes, as each log line is written, which of the hidden things' names it says could
+    each seat then see on a thing of that name: a line that says `Guard` as a Guard is
+    played face up tells nothing, even once that Guard is shuffled away again."""
+
+    def __init__(self, game):
+        self.game = game
+        self.by_name: dict = {}
+        for eid in game.proto_of:
+            for n in _names_of(game, eid):
+                self.by_name.setdefault(n, []).append(eid)
+        names = sorted(self.by_name, key=len, reverse=True)
+        self.word = re.compile("|".join(r"\b" + re.escape(n) + r"\b" for n in names)) if names else None
+        self.seen: dict = {}  # log index -> seat ("*": a spectator) -> names in sight as it was written
+
+    def __call__(self, st, i):
+        entry = st["log"][i]
+        if self.word is None:
+            return
+        said = set(self.word.findall(entry["text"] + "\n" + (entry.get("unnamed") or "")))
+        things = st["things"]
+        self.seen[i] = {("*" if seat is None else seat): {n for n in said if any(
+            e in things and can_see(self.game, st, e, seat) for e in self.by_name[n])}
+            for seat in list(st["players"]) + [None]}
+
+
+def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, witness=None):
     """The first leak in what each seat and the spectator are handed now, or None.
 
     Log lines before `log_from` (an index into the state's log) were scanned when they were
@@ -85,11 +112,18 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
             continue
         v = view_fn(game, st, seat)
         payloads = [(f"view({who})", v)]
+        kinds = set()  # kinds of card offered as kinds: their ids and names are rule words there
         if seat is not None and d is not None:
             asked = d["kind"] != "secret" and d["who"] == seat
             asked = asked or (d["kind"] == "secret" and seat in d["who"] and seat not in d["collected"])
             if asked and d["kind"] != "action":
-                payloads.append((f"options({who})", seat_options(game, st, seat, choices(game, st, seat))))
+                options = choices(game, st, seat)
+                payloads.append((f"options({who})", seat_options(game, st, seat, options)))
+                if offers_kinds(game, st, options):
+                    for o in options:
+                        if o["id"] in game.protos:
+                            kinds.add(o["id"])
+                            kinds |= {n for n in (game.protos[o["id"]].get("name") or {}).values() if n}
         visible_ids = set(v.get("things", {})) if isinstance(v, dict) else set()
         seen_names = set(static)
         seen_protos = set()
@@ -105,6 +139,7 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
                 protos.setdefault(pid, eid)
             for n in _names_of(game, eid) - seen_names:
                 names.setdefault(n, eid)
+        rules = _static_words(static)
         word = re.compile("|".join(r"\b" + re.escape(n) + r"\b" for n in sorted(names, key=len, reverse=True))) if names else None
         lines = log_lines(st, seat)  # where in the state's log each line of the view is
         log = v.get("log") or [] if isinstance(v, dict) else []
@@ -116,6 +151,8 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
                     and (word is None or not any(map(word.search, strings))):
                 continue  # nothing to find: the walk below says where, and costs more
             for path, s in _walk(payload, base):
+                if s in kinds and (".options[" in path or path.startswith("options(")):
+                    continue
                 m = _LOG_LINE.search(path)
                 if m and (lines[int(m.group(1))] < log_from or log[int(m.group(1))].get("private")):
                     continue  # scanned when written, or told to this seat on purpose (`log X to P`)
@@ -124,9 +161,16 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
                     thing = protos.get(s)  # a prototype's id where a thing's would be
                 if thing is not None and m and thing not in was_hidden:
                     thing = None
+                if thing is None and m:  # the line itself says it names a thing kept from this seat
+                    thing, s = _named_hidden(game, st["log"][lines[int(m.group(1))]], seat, s, was_hidden) or (None, s)
                 if thing is None and word is not None and m:
-                    found = word.search(s)
-                    if found and names[found.group(0)] in was_hidden:
+                    words = _rule_words(game, st["log"][lines[int(m.group(1))]], seat, rules).sub("\x00", s)
+                    found = word.search(words)
+                    written = witness.seen.get(lines[int(m.group(1))]) if witness is not None else None
+                    if found and written is not None:  # in sight as the line was written: no news
+                        if found.group(0) not in written.get("*" if seat is None else seat, ()):
+                            thing, s = names[found.group(0)], found.group(0)
+                    elif found and names[found.group(0)] in was_hidden:
                         thing, s = names[found.group(0)], found.group(0)
                 if thing is not None:
                     return Leak(who, path, s, thing, _made_at(st, path, lines), st["seed"], len(st["history"]))
@@ -134,6 +178,42 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None):
         if leak is not None:
             return leak
     return None
+
+
+def _static_words(static) -> list:
+    """The names the rules print, longest first: a line that says an action `Tax (Duke)`
+    says a rule, not where a Duke is."""
+    return sorted((n for n in static if isinstance(n, str) and n), key=len, reverse=True)
+
+
+def _named_hidden(game, entry, seat, text, was_hidden):
+    """(thing, its name) where a log line named a thing the seat could not read it with,
+    and the text the seat was handed still says its name; else None."""
+    if "seen" not in entry or ("*" if seat is None else seat) in entry["seen"]:
+        return None
+    for x in entry.get("named") or ():
+        if x in was_hidden:
+            for n in sorted(_names_of(game, x), key=len, reverse=True):
+                if re.search(r"\b" + re.escape(n) + r"\b", text):
+                    return x, n
+    return None
+
+
+def _rule_words(game, entry, seat, rules):
+    """What in a log line are words of the rules rather than news of a hidden thing: the
+    names the rules print, the name of a kind of card the line's values name as a kind
+    (`claims the {role}`), and the name of a thing it named while the seat could see it
+    (a card played face up, since shuffled back). Matched whole, longest first."""
+    told = set()
+    me = "*" if seat is None else seat
+    for x in entry.get("named") or ():
+        if x in game.proto_of:
+            if "seen" not in entry or me in entry["seen"]:
+                told |= _names_of(game, x)
+        elif x in game.protos:
+            told |= {v for v in (game.protos[x].get("name") or {}).values() if v}
+    said = sorted(told, key=len, reverse=True) + rules
+    return re.compile("|".join(map(re.escape, said)) if said else "(?!)")
 
 
 _LOG_LINE = re.compile(r"\.log\[(\d+)\]")
@@ -169,6 +249,15 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
     Returns (leak, decisions scanned)."""
     players = players or game.players_min
     static = _static_names(game)
+    witness = Witness(game)
+    game.log_hook = witness
+    try:
+        return _scan(game, n, seed, players, view_fn, max_decisions, static, witness)
+    finally:
+        game.log_hook = None
+
+
+def _scan(game, n, seed, players, view_fn, max_decisions, static, witness):
     scanned = 0
     for i in range(n):
         s = f"{seed}:{i}"
@@ -176,10 +265,11 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
         agents = {p: RandomAgent(f"{s}:{p}") for p in st["players"]}
         k = logged = 0
         before = {}
+        witness.seen.clear()
         while st["pending"] is not None and k < max_decisions:
             k += 1
             scanned += 1
-            leak = scan_state(game, st, view_fn, static, logged, before)
+            leak = scan_state(game, st, view_fn, static, logged, before, witness)
             if leak is not None:
                 return leak, scanned
             logged = len(st["log"])
@@ -189,7 +279,7 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
                 break  # a content fault is `rulepress simulate`'s to report, not a leak
         if st["pending"] is None:
             scanned += 1
-            leak = scan_state(game, st, view_fn, static, logged, before)
+            leak = scan_state(game, st, view_fn, static, logged, before, witness)
             if leak is not None:
                 return leak, scanned
     return None, scanned

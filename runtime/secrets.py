@@ -103,14 +103,29 @@ def seat_options(game, st, seat, options):
     if type(options) is not list or not options:  # (a turn's Choices: not worked out here)
         return options
     e = st["things"]
+    kinds = offers_kinds(game, st, options)
     out = None
     for i, o in enumerate(options):
         oid = o["id"]
+        if kinds and oid in game.protos:
+            continue  # a card of one copy offered as its kind: its name, not where it lies
         if oid in e and oid not in st["players"] and not can_see(game, st, oid, seat):
             if out is None:
                 out = list(options)
             out[i] = handle_of(game, st, oid)
     return options if out is None else out
+
+
+def offers_kinds(game, st, options) -> bool:
+    """Whether a decision offers kinds of card rather than things where they lie: it says
+    so (its options were written as kinds), or one of them is a kind of several copies,
+    which no single thing is. Then a card of one copy, whose id is its kind's, is offered
+    as that kind: a handle would tell where the card is."""
+    d = st["pending"]
+    if d is not None and d.get("kinds"):
+        return True
+    things = st["things"]
+    return any(o["id"] in game.protos and o["id"] not in things for o in options)
 
 
 def resolve(st, choice: str) -> str:
@@ -136,11 +151,33 @@ def named(st, v) -> list:
     return []
 
 
-def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None) -> dict:
+def named_types(game, v, ir=None) -> list:
+    """The kinds of card a logged value names as kinds (`claims the {role}`, role = `duke`):
+    words of the rules, not any one card. A kind read off a thing (`{c.type}`) is news of
+    that thing, not a word of the rules: left out where the line's own parts show it."""
+    if isinstance(v, (list, tuple)):
+        parts = ir[2] if type(ir) is list and len(ir) > 2 and ir[0] in ("text", "list") else None
+        if parts is not None and len(parts) == len(v):
+            return [x for item, part in zip(v, parts) if not _reads_kind(part) for x in named_types(game, item, part)]
+        return [x for item in v for x in named_types(game, item)]
+    if type(v) is str and v in game.protos and v not in game.proto_of:  # (a single card's id is the card; Said is words)
+        return [v]
+    return []
+
+
+def _reads_kind(part) -> bool:
+    return type(part) is list and part[:1] == ["attr"] and part[3] == "type"
+
+
+def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types=()) -> dict:
     """A log line. Where it names things hidden from some seat it carries, for those seats,
     the same line with the things unnamed (`unnamed`), and the seats (and "*" for a
-    spectator) that may read it as written. A line `to` some players is theirs alone."""
+    spectator) that may read it as written. A line `to` some players is theirs alone.
+    `named`: the things and kinds its values name (the leak scan reads it: a card's name
+    said while everyone could see the card, or a kind's name, gives nothing away)."""
     entry = {"r": st["round"], "text": text}
+    if things or types:
+        entry["named"] = list(things) + [x for x in types if x not in things]
     if to is not None:
         entry["to"] = list(to)  # told on purpose: they read it as written, whatever it names
     elif things:

@@ -42,6 +42,10 @@ def checked(data) -> dict:
 class Game:
     """Immutable rules of one game. Every state of that game refers to one of these."""
 
+    # Told of every log line an effect writes, as (state, index in the log), when set: the
+    # leak scan notes what each seat could see as the line was written. Play leaves it unset.
+    log_hook = None
+
     def __init__(self, data: dict):
         if data.get("format") != SUPPORTED_FORMAT:
             raise TablesError(f"game tables have format {data.get('format')}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")

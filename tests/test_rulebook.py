@@ -251,9 +251,10 @@ def _cards():
 def test_the_pieces_of_a_rulebook_write_what_its_macros_wrote(fmt):
     from markupsafe import Markup, escape
 
-    from rulepress.compiler.rulebook import LABELS, HtmlPieces, MarkdownPieces, environment
+    from rulepress.compiler.rulebook import HtmlPieces, MarkdownPieces, environment
+    from rulepress.compiler.wording import catalogue
 
-    L = LABELS["en"]
+    L = catalogue("en").labels
     env = environment(None)
     env.autoescape = fmt == "html"
     icon = (lambda s: Markup(escape(s).upper())) if fmt == "html" else (lambda s: s.upper())

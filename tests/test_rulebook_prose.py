@@ -140,3 +140,54 @@ def test_the_actions_of_a_turn_are_counted_in_words(n, en, ru):
     tables = {"flow": {"phases": [{"id": "t", "mode": "turns", "max_actions": n, "name": {"en": "Turns"}}]}}
     assert en in " ".join(Book(tables, "en").turn()["phases"][0]["notes"])
     assert ru in " ".join(Book(tables, "ru").turn()["phases"][0]["notes"])
+
+
+# ---- Russian case and number: each class of error found in the four games' rulebooks ----
+
+def test_the_acting_player_moving_is_said_reflexively_not_move_you():
+    stmt = ["move", P, ["name", P, "player"], ["name", P, "l"], None]
+    r = Renderer({}, "ru")
+    r.locals.add("l")
+    r.nouns["l"] = Renderer({}, "ru")._e(["name", P, "here"])
+    assert r.lines([stmt]) == [(0, "Переместитесь в эту локацию.")]
+    assert Renderer({}, "en").lines([stmt])[0][1].startswith("Move to ")
+
+
+def test_a_players_own_location_is_yours_and_places_next_to_it_decline():
+    loc = ["attr", P, ["name", P, "player"], "location"]
+    assert Renderer({}, "ru").expr(loc) == "ваша локация"
+    assert Renderer({}, "ru")._e(loc).c("i") == "вашей локацией"
+    nxt = Renderer({}, "ru")._e(["call", P, "neighbours", [loc]])
+    assert nxt.c("n") == "места, соседние с вашей локацией"
+    assert nxt.c("g") == "мест, соседних с вашей локацией"
+
+
+@pytest.mark.parametrize("word, genitive", [("убежище", "убежища"), ("жилище", "жилища"), ("поле", "поля"),
+                                            ("врата", "врат"), ("сутки", "суток")])
+def test_russian_nouns_after_a_hushing_consonant_and_plural_only_nouns_decline(word, genitive):
+    from rulepress.compiler.render import ru_declined
+    assert ru_declined(word).c("g") == genitive
+
+
+def test_a_sum_in_a_russian_case_declines_its_first_term():
+    tables = {"counters": {"vp": {"name": {"en": "Score", "ru": "Счёт"}, "of": "game"}}}
+    minus = ["op", P, "-", ["name", P, "vp"], ["num", P, 1]]
+    stmt = ["set", P, ["name", P, "vp"], ["call", P, "max", [["num", P, 0], minus]]]
+    assert _say(stmt, "ru", tables) == [(0, "Установите Счёт равным наибольшему из 0 и Счёта − 1.")]
+    assert _say(stmt, "en", tables) == [(0, "Set Score to the larger of 0 and Score − 1.")]
+
+
+def test_you_are_in_a_place_agrees_in_russian():
+    r = Renderer({"zones": {"hand": {"name": {"en": "Hand", "ru": "Рука"}}}}, "ru")
+    loc = ["attr", P, ["name", P, "player"], "location"]
+    assert r.expr(["in", P, ["name", P, "player"], ["list", P, [["name", P, "first_player"]]]]) == \
+        "вы входите в число (первого игрока)"
+    assert Renderer({}, "ru").expr(["not", P, ["in", P, ["name", P, "player"], ["list", P, [loc]]]]).startswith("вы не входите")
+    assert Renderer({}, "en").expr(["in", P, ["name", P, "player"], ["list", P, [loc]]]) == "you are among (your location)"
+
+
+@pytest.mark.parametrize("n, en, ru", [(1, "Repeat 1 time:", "Повторите 1 раз:"), (3, "Repeat 3 times:", "Повторите 3 раза:"),
+                                       (5, "Repeat 5 times:", "Повторите 5 раз:"), (21, "Repeat 21 times:", "Повторите 21 раз:")])
+def test_a_repeat_counts_its_times_in_each_language(n, en, ru):
+    stmt = ["repeat", P, ["num", P, n], [["endturn", P]]]
+    assert _say(stmt)[0] == (0, en) and _say(stmt, "ru")[0] == (0, ru)

@@ -19,7 +19,7 @@ from tests.conftest import ROOT, content_games, game_from
 @pytest.fixture(scope="module")
 def bait():
     return {name: game_from(f"tests/games/{name}") for name in
-            ("leak-options", "leak-counters", "leak-log", "leak-said", "guess")}
+            ("leak-options", "leak-counters", "leak-log", "leak-said", "guess", "leak-kinds")}
 
 
 def unfiltered_view(game, st, seat=None):
@@ -59,6 +59,65 @@ def test_the_scan_finds_each_kind_of_leak_where_nothing_filters_and_none_where_v
 def test_a_leak_in_the_contents_own_words_is_reported_with_its_line(bait):
     leak, _ = scan(bait["leak-said"], n=6, seed=0, players=2)
     assert leak is not None and leak.what == "Nitro" and leak.at == "game.yaml:28:9", leak
+
+
+def test_a_kind_of_card_said_as_a_kind_is_no_leak_but_the_copy_drawn_is_where_nothing_filters(bait):
+    game = bait["leak-kinds"]  # `Duke` is the kind's name and each copy's
+    for players in (2, 3):
+        leak, scanned = scan(game, n=6, seed=1, players=players)
+        assert leak is None, leak.text()  # «claims the Duke», «Tax (Duke)»: words of the rules
+        assert scanned > 20
+    leak, _ = scan(game, n=6, seed=1, players=2, view_fn=unfiltered_view)
+    assert leak is not None and ".log[" in leak.path and leak.at == "game.yaml:37:7", leak
+    assert leak.what in ("Duke", "Captain")
+
+
+def test_a_kind_read_off_a_hidden_card_is_a_leak_the_scan_finds(tmp_path):
+    """`{first(got).type}` names a kind, but it is the kind of the card just drawn into a
+    hand: news of that card, which no view can unname."""
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "tests/games/leak-kinds"), tmp_path / "g")
+    path = tmp_path / "g" / "game.yaml"
+    path.write_text(path.read_text().replace('log "{player} draws {got}"', 'log "{player} draws a {first(got).type}"'))
+    leak, _ = scan(game_from(str(tmp_path / "g")), n=20, seed=1, players=2)
+    assert leak is not None and leak.what in ("Duke", "Captain") and leak.at == "game.yaml:37:7", leak
+
+
+@pytest.mark.parametrize("action, kinds", [("guess", ["duke", "captain", "princess"]), ("guess_royal", ["princess", "queen"])])
+def test_a_card_of_one_copy_offered_as_its_kind_is_that_kind_not_where_it_lies(bait, action, kinds):
+    """The Princess has one copy, so her card's id is her kind's: named among kinds, a
+    handle («card 3 of Pile») would tell where she lies. With other kinds of several copies
+    in the list, or the list written as kinds, she is offered as the kind."""
+    game = bait["leak-kinds"]
+    st = new_game(game, 2, "kinds")
+    seat = st["pending"]["who"]
+    assert "princess" in st["things"] and not can_see(game, st, "princess", seat)
+    apply(game, st, action, seat)
+    offered = secrets.seat_options(game, st, seat, st["pending"]["options"])
+    assert [o["id"] for o in offered] == kinds
+    assert offered[kinds.index("princess")]["label"]["en"] == "Princess"
+    assert [o["id"] for o in view(game, st, seat)["decision"]["options"]] == kinds
+    apply(game, st, "princess", seat)  # chosen as it is offered
+    assert st["things"][seat]["counters"]["guesses"] == 1
+
+
+def test_a_choice_among_hidden_cards_still_offers_handles_where_a_card_has_one_copy(bait):
+    game = bait["leak-kinds"]
+    st = new_game(game, 2, "kinds")
+    seat = st["pending"]["who"]
+    hidden = sorted(st["zones"]["pile"])
+    offered = secrets.seat_options(game, st, seat, [{"id": x, "label": {"en": x}} for x in hidden])
+    assert all(o["id"].startswith(secrets.HANDLE) for o in offered) and "princess" in hidden
+
+
+@pytest.mark.parametrize("name", ["love-letter", "coup"])
+def test_the_examples_raise_no_false_alarm(name):
+    """Love Letter says a card's name as it is played face up, and shuffles it away again
+    before the next decision; Coup says the role a player claims."""
+    game = game_from(f"docs/examples/{name}")
+    for players in range(game.players_min, game.players_max + 1):
+        leak, _ = scan(game, n=4, seed=0, players=players)
+        assert leak is None, leak.text()
 
 
 @pytest.mark.parametrize("name", content_games())
