@@ -412,8 +412,7 @@ def depth(ir) -> int:
 
 
 if __name__ == "__main__":  # writes the kept tables after an edit of dsl.lark
-    import sys
-    if os.environ.get("PYTHONHASHSEED") != "0":  # Lark walks sets: the same tables, byte for byte, only under one hash seed
-        os.execve(sys.executable, [sys.executable, "-m", "rulepress.compiler.grammar"], {**os.environ, "PYTHONHASHSEED": "0"})
+    # (Lark numbers the states in an order that varies from run to run: the file written again
+    # differs in bytes, never in the language it parses. Write it only after an edit.)
     from .writing import put_text
     put_text(os.path.join(_HERE, TABLES), tables_json())
