@@ -2,8 +2,9 @@
 
 The folder's files at REV are exported with `git archive` into a temporary folder and read
 from there: the user's work tree, index and branches are never touched (no checkout, no
-worktree). The archive is unpacked with tarfile's `data` filter, so no member lands outside
-the temporary folder, whatever the history holds.
+worktree). Only plain files and folders are unpacked, each at a path checked to lie inside
+the temporary folder, whatever the history holds (links are left out: a game's content
+is files).
 """
 from __future__ import annotations
 
@@ -52,11 +53,25 @@ def export(folder: str, rev: str, into: str) -> str:
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         if not tar.getmembers():
             raise RevisionError(f"--against: {inside} does not exist at {rev}")
-        tar.extractall(into, filter="data")
+        _unpack(tar, into)
     out = os.path.join(into, inside)
     if not os.path.isdir(out):
         raise RevisionError(f"--against: {inside} is not a folder at {rev}")
     return out
+
+
+def _unpack(tar, into: str) -> None:
+    root = os.path.realpath(into)
+    for m in tar.getmembers():
+        path = os.path.realpath(os.path.join(root, m.name))
+        if path != root and not path.startswith(root + os.sep):
+            raise RevisionError(f"--against: the archive names a path outside its folder: {m.name[:80]!r}")
+        if m.isdir():
+            os.makedirs(path, exist_ok=True)
+        elif m.isfile():
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with tar.extractfile(m) as src, open(path, "xb") as dst:
+                dst.write(src.read())
 
 
 def temporary() -> tempfile.TemporaryDirectory:
