@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import io
+from typing import NamedTuple
 
 from .balance import p_text
 
@@ -124,9 +125,12 @@ def _length_plot(f):
     axes = fig.subplots(1, 2)
     for ax, key, what in zip(axes, ("rounds", "decisions"), ("rounds", "decisions")):
         hist = f["length"][key]["histogram"]
-        span = hist[-1][0] - hist[0][0] if hist else 0
-        ax.bar([v for v, _c in hist], [c for _v, c in hist], color=BLUE, width=max(0.8, span / 40))
-        ax.set_xlim(hist[0][0] - 1 - span * 0.05, hist[-1][0] + 1 + span * 0.05) if hist else None
+        if hist:
+            lo, hi = hist[0][0], hist[-1][0]
+            # a bar a value where there are few values, else 20 bins: spikes say nothing
+            edges = [lo - 0.5 + k for k in range(hi - lo + 2)] if hi - lo < 30 else \
+                [lo + (hi - lo) * k / 20 for k in range(21)]
+            ax.hist([v for v, _c in hist], bins=edges, weights=[c for _v, c in hist], color=BLUE, rwidth=0.9)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         ax.set_yticks([])
         s = f["length"][key]
@@ -134,18 +138,20 @@ def _length_plot(f):
     return _svg(fig)
 
 
-def _bars_plot(title, rows, fmt):
-    """rows: (label, value, flag): one bar each, flagged ones red with the flag written."""
+def _bars_plot(title, rows, fmt, row_height=0.32):
+    """rows: (label, value, flag): one bar each, flagged ones red with the flag written
+    (a flag may be any note, such as what the content said)."""
     Figure = _mpl()
-    fig = Figure(figsize=(7, _height(len(rows))))
+    fig = Figure(figsize=(7, 0.9 + row_height * max(1, len(rows))))
     ax = fig.subplots()
     top = max([r[1] for r in rows] + [1e-9])
     ys = list(range(len(rows)))[::-1]
     for y, (label, value, flag) in zip(ys, rows):
-        ax.barh(y, value, color=RED if flag else BLUE, height=0.6)
-        ax.text(value + top * 0.01, y, fmt(value) + (f"  {flag}" if flag else ""), va="center", fontsize=7,
-                color=RED if flag else "black")
-    ax.set_yticks(ys, [r[0] for r in rows], fontsize=7)
+        ax.barh(y, value, color=RED if flag and isinstance(flag, str) else BLUE, height=0.6)
+        note = flag if isinstance(flag, str) else flag.text
+        ax.text(value + top * 0.01, y, fmt(value) + (f"  {note}" if note else ""), va="center", fontsize=7,
+                color=RED if flag and isinstance(flag, str) else "black")
+    ax.set_yticks(ys, [r[0] for r in rows], fontsize=7 if row_height >= 0.3 else 6)
     ax.set_xlim(0, top * 1.3)
     ax.set_xticks([])
     ax.set_title(title, loc="left", fontsize=10)
@@ -179,7 +185,16 @@ def _run_line(f) -> str:
 
 
 def _ended_label(e) -> str:
-    return f"{e['by']} ({e['at']})" + (f": “{e['said']}”" if e.get("said") else "") if e.get("at") else e["by"]
+    return f"{e['by']} ({e['at']})" if e.get("at") else e["by"]
+
+
+def _cut(text, n) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+class Note(NamedTuple):
+    """A bar's note that is not a warning (black, the bar blue)."""
+    text: str
 
 
 def _single(f, coverage=None) -> list[str]:
@@ -210,17 +225,21 @@ def _single(f, coverage=None) -> list[str]:
     parts.append("<h2>Game length</h2>")
     parts.append(f"<figure>{_length_plot(f)}</figure>")
     parts.append("<h2>How games ended</h2>")
-    rows = [(_ended_label(e)[:70], e["games"], "") for e in f["ended"]]
+    rows = [(_ended_label(e), e["games"], Note(f"“{_cut(e['said'], 60)}”" if e.get("said") else ""))
+            for e in f["ended"]]
     parts.append(f"<figure>{_bars_plot('Games ended by', rows, lambda v: f'{v} games')}</figure>")
-    parts.append("<h2>Actions</h2>")
-    rows = [(f"{a['name']} ({a['id']})"[:50], a["per_game"], a["flag"]) for a in f["actions"]]
+    parts.append("<h2>Actions</h2><p class='note'>Flagged: never taken, or taken under a quarter as often "
+                 "as the typical action.</p>")
+    ordered = sorted(f["actions"], key=lambda a: (-a["per_game"], a["id"]))
+    rows = [(_cut(f"{a['name']} ({a['id']})", 50), a["per_game"], a["flag"]) for a in ordered]
     parts.append(f"<figure>{_bars_plot('Times taken per game', rows, lambda v: f'{v:g}')}</figure>")
     if f["cards"]:
         parts.append("<h2>Cards</h2><p class='note'>A card is used in a game when one of its copies was chosen "
                      "or left the place setup put it. Flagged: never used, or used in under a quarter of the "
                      "games the typical card is.</p>")
-        rows = [(f"{c['name']}"[:40], c["share"], c["flag"]) for c in f["cards"]]
-        parts.append(f"<figure>{_bars_plot('Share of games a card was used in', rows, _pct)}</figure>")
+        ordered = sorted(f["cards"], key=lambda c: (-c["share"], c["id"]))
+        rows = [(_cut(c["name"], 40), c["share"], c["flag"]) for c in ordered]
+        parts.append(f"<figure>{_bars_plot('Share of games a card was used in', rows, _pct, 0.2)}</figure>")
     if coverage:
         parts.append("<h2>Content coverage</h2>")
         parts.append(_coverage(coverage))

@@ -41,10 +41,11 @@ def play_one(game, i, seed, players, agent, options=None):
 
 
 def cards_of(game) -> dict:
-    """Card id -> its card type: the things the game's tables put in a deck."""
+    """Card id -> its card type: the things the content lists under `cards:`."""
     made = game.__dict__.get("_cards")
     if made is None:
-        made = game.__dict__["_cards"] = {iid: pid for iid, pid, zone, _up in game.instances if zone in game.decks}
+        made = game.__dict__["_cards"] = {iid: pid for iid, pid, _zone, _up in game.instances
+                                          if game.protos[pid].get("section") == "cards"}
     return made
 
 
