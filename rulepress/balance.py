@@ -75,18 +75,18 @@ def _seat_name(p) -> str:
     return f"seat {p[1:]}" if p[:1] == "p" and p[1:].isdigit() else p
 
 
-def verdict(rates: dict, fair: float) -> str:
-    """The one line on the seats: the seat farthest from fair, by how much, and whether its
-    95% interval leaves room for fair at all."""
+def verdict(rates: dict, fair: float, what="seat", name=_seat_name) -> str:
+    """The one line on the seats (or factions): the one farthest from fair, by how much, and
+    whether its 95% interval leaves room for fair at all."""
     if not rates:
         return "no game finished, so nothing can be said"
     p, s = max(sorted(rates.items()), key=lambda kv: abs(kv[1]["rate"] - fair))
     gap = (s["rate"] - fair) * 100
     half = (s["high"] - s["low"]) * 50
     if s["low"] <= fair <= s["high"]:
-        return (f"no seat wins significantly more or less often than fair ({fair:.0%}); the farthest, "
-                f"{_seat_name(p)}, is {abs(gap):.0f} ± {half:.0f} points {'above' if gap >= 0 else 'below'} it")
-    return (f"{_seat_name(p)} wins {abs(gap):.0f} ± {half:.0f} points {'more' if gap > 0 else 'less'} "
+        return (f"no {what} wins significantly more or less often than fair ({fair:.0%}); the farthest, "
+                f"{name(p)}, is {abs(gap):.0f} ± {half:.0f} points {'above' if gap >= 0 else 'below'} it")
+    return (f"{name(p)} wins {abs(gap):.0f} ± {half:.0f} points {'more' if gap > 0 else 'less'} "
             f"often than fair ({fair:.0%})")
 
 
@@ -161,6 +161,7 @@ def figures(game, results, n, seed, players, agent, options=None) -> dict:
                     if cooperative else verdict(rates, fair)),
         "no_winner": sum(1 for r in ok if not r["winners"]),
         "first_player": first, "factions": factions, "score_bins": bins,
+        "faction_verdict": verdict(factions, fair, "faction", str) if factions and not cooperative else "",
         "length": {"rounds": dict(_spread(rounds), histogram=_counts(rounds)),
                    "decisions": dict(_spread(decisions), histogram=_counts(decisions))},
         "ended": ended, "actions": actions, "cards": cards,

@@ -216,6 +216,8 @@ def _single(f, coverage=None) -> list[str]:
     if f["factions"]:
         parts.append("<h2>Win rate by faction or character</h2>")
         rows = [(name, s["rate"], s["low"], s["high"]) for name, s in f["factions"].items()]
+        if f.get("faction_verdict"):
+            parts.append(f"<p class='verdict'>{_e(f['faction_verdict'][:1].upper() + f['faction_verdict'][1:])}.</p>")
         parts.append(f"<figure>{_rates_plot('Win rate by faction', rows, f['fair'])}</figure>")
         parts.append(_table(["faction", "games", "wins", "win rate", "95% interval"],
                             [[n, s["games"], s["wins"], _pct(s["rate"]), f"{_pct(s['low'])}–{_pct(s['high'])}"]

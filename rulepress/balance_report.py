@@ -167,6 +167,8 @@ def _summary(r, say) -> None:
             say(f"no significant difference in {c['tested']} figures")
         return
     say(f"{r['game']}, {r['players']} players, {r['finished']} of {r['games']} games ({r['agent']}): {r['verdict']}")
+    if r.get("faction_verdict"):
+        say(r["faction_verdict"])
     fp = r["first_player"]
     say(f"first player wins {fp['rate']:.0%} ({fp['low']:.0%}-{fp['high']:.0%}); fair {fp['fair']:.0%}")
     say("ended: " + "; ".join(f"{e['key']} {e['games']}" for e in r["ended"]))
