@@ -318,14 +318,14 @@ def page(result: dict) -> str:
     _mpl()
     if "compare" in result:
         a, b = result["a"], result["b"]
-        title = f"Balance: {a['game']}, A against B"
+        title = f"Balance: {a['game']}, A against B, {a['players']} players"
         body = _compare(a, b, result["compare"], result["names"])
         body.append("<h1>A in detail</h1>")
         body += _single(a)
         body.append("<h1>B in detail</h1>")
         body += _single(b)
     else:
-        title = f"Balance: {result['game']}"
+        title = f"Balance: {result['game']}, {result['players']} player{'s' if result['players'] != 1 else ''}"
         body = _single(result, result.get("coverage"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"

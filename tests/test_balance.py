@@ -195,7 +195,7 @@ def test_the_report_opens_in_a_browser_with_its_plots(tmp_path, capsys, monkeypa
         try:
             page = browser.new_page()
             page.goto(one.as_uri())
-            assert page.title() == "Balance: duel"
+            assert page.title() == "Balance: duel, 2 players"
             # win rate, scores, length, endings, actions, cards: each a plot the browser drew
             assert page.locator("figure > svg").count() == 6
             box = page.locator("figure > svg").first.bounding_box()
