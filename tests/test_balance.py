@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from rulepress.balance import _usage_flags, verdict
 from rulepress.cli import run
 from rulepress.runtime.flow import new_game, state_hash
 from rulepress.runtime.simulate import play_one
@@ -60,6 +61,21 @@ def test_mann_whitney():
     assert mann_whitney([3] * 8, [3] * 8).p == 1  # all tied
     assert not mann_whitney([1, 2, 3, 4], [2, 3, 4, 5]).significant
     assert ranks([10, 20, 20, 30]) == [1, 2.5, 2.5, 4]
+
+
+def test_the_verdict_line():
+    seats = {"p1": {"rate": 0.58, "low": 0.55, "high": 0.61}, "p2": {"rate": 0.44, "low": 0.41, "high": 0.47}}
+    assert verdict(seats, 0.5) == "seat 1 wins 8 ± 3 points more often than fair (50%)"
+    close = {"p1": {"rate": 0.52, "low": 0.45, "high": 0.59}, "p2": {"rate": 0.48, "low": 0.41, "high": 0.55}}
+    assert verdict(close, 0.5).startswith("no seat wins significantly more or less often than fair (50%)")
+    assert verdict({"Maelstrom": {"rate": 0.2, "low": 0.1, "high": 0.3}}, 0.5, "faction", str) == \
+        "Maelstrom wins 30 ± 10 points less often than fair (50%)"
+
+
+def test_never_and_rarely_used():
+    rows = [{"n": 10}, {"n": 8}, {"n": 12}, {"n": 2}, {"n": 0}]
+    _usage_flags(rows, lambda r: r["n"])
+    assert [r["flag"] for r in rows] == ["", "", "", "rarely", "never"]
 
 
 # -- how games ended: reported by the runtime, for any game
