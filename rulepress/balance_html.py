@@ -237,7 +237,7 @@ def _single(f, coverage=None) -> list[str]:
     parts.append(f"<figure>{_bars_plot('Times taken per game', rows, lambda v: f'{v:g}')}</figure>")
     if f["cards"]:
         parts.append("<h2>Cards</h2><p class='note'>A card is used in a game when one of its copies was chosen "
-                     "or left the place setup put it. Flagged: never used, or used in under a quarter of the "
+                     "or left the place setup put it, or setup put it in play in front of a player. Flagged: never used, or used in under a quarter of the "
                      "games the typical card is.</p>")
         ordered = sorted(f["cards"], key=lambda c: (-c["share"], c["id"]))
         rows = [(_cut(c["name"], 40), c["share"], c["flag"]) for c in ordered]

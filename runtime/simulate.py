@@ -27,7 +27,8 @@ def play_one(game, i, seed, players, agent, options=None):
         return {"i": i, "error": str(exc)}
     actions = Counter(c for _w, c in st["history"] if c in game.actions or c == "pass")
     chosen = {c for _w, c in st["history"] if c in cards}
-    used = sorted({cards[x] for x in cards if x in chosen or st["things"][x]["zone"] != dealt[x]})
+    used = sorted({cards[x] for x in cards if x in chosen or st["things"][x]["zone"] != dealt[x]
+                   or _in_play(game, dealt[x], st["players"])})
     factions = {}
     if "faction" in game.scoring:
         from .interpreter import Interp, label_of
@@ -47,6 +48,13 @@ def cards_of(game) -> dict:
         made = game.__dict__["_cards"] = {iid: pid for iid, pid, _zone, _up in game.instances
                                           if game.protos[pid].get("section") == "cards"}
     return made
+
+
+def _in_play(game, zone: str, seats) -> bool:
+    """Whether a zone is in play in front of a player (a seat's zone all may see): a card
+    setup puts there, like a character sheet, is used from the start. A hand is not."""
+    owner, _dot, name = zone.partition(".")
+    return bool(name) and owner in seats and game.zones.get(name, {}).get("visibility", "public") == "public"
 
 
 def _ended(st) -> dict:

@@ -109,6 +109,16 @@ def test_a_game_says_how_it_ended(tmp_path, duel):
     assert play_one(love, 0, 0, 2, "random")["ended"]["by"] == "end condition"
 
 
+def test_a_card_setup_puts_in_play_is_used_and_one_in_hand_is_not(tmp_path, duel):
+    from rulepress.runtime.simulate import _in_play
+    zone = ("  - id: table\n", "  - id: tableau\n    name: {en: Tableau, ru: Перед игроком}\n    of: player\n"
+            "  - id: table\n")
+    game = game_from(_copy(tmp_path, "tableau", zone))
+    assert _in_play(game, "p1.tableau", ["p1", "p2"])
+    assert not _in_play(game, "p1.hand", ["p1", "p2"])  # a hand is seen by its owner alone
+    assert not _in_play(game, "table", ["p1", "p2"]) and not _in_play(game, "p3.tableau", ["p1", "p2"])
+
+
 def test_how_it_ended_is_not_in_the_hash(duel):
     # logs recorded before games said how they ended still replay to the same hash
     st = new_game(duel, 2, 5)
