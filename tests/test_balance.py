@@ -234,3 +234,27 @@ def test_the_report_opens_in_a_browser_with_its_plots(tmp_path, capsys, monkeypa
             assert page.locator("li.sig").count() >= 1
         finally:
             browser.close()
+
+
+@pytest.mark.skipif(not _chromium(), reason="no chromium: `make browser` installs it")
+def test_each_content_game_has_a_report_with_its_plots(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
+    base = os.path.join(ROOT, "content")
+    games = sorted(g for g in os.listdir(base) if os.path.isfile(os.path.join(base, g, "game.yaml")))
+    for g in games:
+        code, _out, err = rulepress(capsys, monkeypatch, "balance", os.path.join(base, g), "-n", 2,
+                                    "--no-coverage", "-o", tmp_path / f"{g}.html")
+        assert code == 0, err
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=os.path.realpath(_chromium()), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            for g in games:
+                page.goto((tmp_path / f"{g}.html").as_uri())
+                # seats, scores, length, endings, actions at least; factions and cards where the game has them
+                assert page.locator("figure > svg").count() >= 5, g
+                assert page.locator("figure > svg text").count() > 20, g
+                assert page.locator(".verdict").first.inner_text(), g
+        finally:
+            browser.close()
