@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from rulepress.arguments import worker_cap
 from rulepress.balance import _usage_flags, verdict
 from rulepress.cli import run
 from rulepress.runtime.flow import new_game, state_hash
@@ -133,6 +134,10 @@ def test_json_is_the_same_bytes_every_time(capsys, monkeypatch):
     runs = [rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 30, "--seed", 4, "--json", "--no-coverage")
             for _ in range(2)]
     assert runs[0][0] == 0 and runs[0][1] == runs[1][1]
+    if worker_cap() >= 2:  # games are seeded by their number: two processes play the same games
+        two = rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 30, "--seed", 4, "--json", "--no-coverage",
+                        "--workers", 2)
+        assert two[1] == runs[0][1]
     (r,) = json.loads(runs[0][1])["reports"]
     assert r["finished"] == 30 and set(r["seats"]) == {"p1", "p2"}
     wins = sum(s["wins"] for s in r["seats"].values())
