@@ -108,7 +108,9 @@ def _scores_plot(f):
     xs = [bins["from"] + bins["width"] * k for k in range(bins["count"])]
     for ax, p in zip(axes, seats):
         s = f["seats"][p]["score"]
-        ax.bar(xs, s["histogram"], width=bins["width"] * 0.9, align="edge", color=BLUE)
+        # a bin a point stands on its point; a wider bin starts where its first score is
+        ax.bar(xs, s["histogram"], width=bins["width"] * 0.9, align="center" if bins["width"] == 1 else "edge",
+               color=BLUE)
         ax.set_ylabel(f"seat {p[1:]}", rotation=0, ha="right", va="center")
         ax.set_yticks([])
         ax.text(1.0, 0.8, f"mean {s['mean']:g}, median {s['median']:g}", transform=ax.transAxes, ha="right",
@@ -131,6 +133,8 @@ def _length_plot(f):
             edges = [lo - 0.5 + k for k in range(hi - lo + 2)] if hi - lo < 30 else \
                 [lo + (hi - lo) * k / 20 for k in range(21)]
             ax.hist([v for v, _c in hist], bins=edges, weights=[c for _v, c in hist], color=BLUE, rwidth=0.9)
+            if hi - lo < 30:
+                ax.set_xlim(lo - 3, hi + 3)  # room around a game length every game had
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         ax.set_yticks([])
         s = f["length"][key]
@@ -212,7 +216,7 @@ def _single(f, coverage=None) -> list[str]:
                  f"({_pct(fp['low'])}–{_pct(fp['high'])}) of {fp['games']} games; fair is {_pct(fp['fair'])}, "
                  f"{fair_note} the interval.</p>")
     if f["no_winner"]:
-        parts.append(f"<p>{f['no_winner']} games had no winner.</p>")
+        parts.append(f"<p>{f['no_winner']} game{' ' if f['no_winner'] == 1 else 's '}had no winner.</p>")
     if f["factions"]:
         parts.append("<h2>Win rate by faction or character</h2>")
         rows = [(name, s["rate"], s["low"], s["high"]) for name, s in f["factions"].items()]
