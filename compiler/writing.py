@@ -76,7 +76,18 @@ def put(path: str, data: bytes) -> None:
         with open(path, "rb") as fh:  # (a regular file, not a link: lstat said so)
             if fh.read() == data:
                 return
-    fd, tmp = _new_file(folder or ".", name)
+    _write_beside(folder or ".", name, path, data)
+
+
+def put_chosen(path: str, data: bytes) -> None:
+    """Write a file whose path the user chose (`-o report.html`): any name they like, written
+    beside and renamed onto it like every other output, so a link there is replaced, not followed."""
+    folder, name = os.path.split(os.path.abspath(path))
+    _write_beside(folder, name, path, data)
+
+
+def _write_beside(folder: str, name: str, path: str, data: bytes) -> None:
+    fd, tmp = _new_file(folder, name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

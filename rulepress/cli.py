@@ -1,4 +1,4 @@
-"""The `rulepress` command: validate, build, test, simulate, coverage, play, replay, explain, schema."""
+"""The `rulepress` command: validate, build, test, simulate, balance, coverage, play, replay, explain, schema."""
 from __future__ import annotations
 
 import json
@@ -185,6 +185,54 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
             from .runtime.profile import render as render_profile
             render_profile(result["profile"], games)
     sys.exit(1 if result["errors"] else 0)
+
+
+@main.command()
+@click.argument("games", nargs=-1, required=True, metavar="GAME [GAME_B]")
+@click.option("-n", "n", default=100, show_default=True, type=click.IntRange(1, MAX_GAMES),
+              help="games to play (of each version, at each player count)")
+@click.option("--seed", default="0", show_default=True)
+@click.option("--players", multiple=True, type=int, help="player count (repeat for several; default: the fewest)")
+@click.option("--agent", default="random", show_default=True,
+              help="the agent of every seat, or a mix like p1=greedy,random")
+@click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
+              help="set a game option for every game (repeat for several)")
+@click.option("--against", "against", default=None, metavar="REV",
+              help="compare GAME (a folder) with the same folder at this git revision")
+@click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
+@click.option("-o", "--out", "out", default=None, metavar="FILE", help="write the HTML report here")
+@click.option("--json", "as_json", is_flag=True, help="print the figures as JSON (docs/balance.md)")
+@click.option("--no-coverage", is_flag=True, help="leave the content-coverage summary out (it plays games of its own)")
+def balance(games, n, seed, players, agent, option_pairs, against, workers, out, as_json, no_coverage):
+    """Is it fair? Win rates by seat and faction with intervals, scores, lengths, endings and
+    usage, as an HTML report; with two versions (GAME GAME_B, or --against REV), every figure
+    side by side with whether the difference is significant."""
+    from .balance_report import BalanceError, run
+    try:
+        check_seed(seed)
+        check_workers(workers)
+        if len(games) > 2:
+            raise BadArgument(f"balance takes one game, or two to compare, not {len(games)}")
+        if against is not None:
+            if len(games) != 1:
+                raise BadArgument("--against compares one game folder with itself at a revision: give one GAME")
+            check_revision(against, "--against")
+        if out is not None:
+            check_log_file(out, "-o")
+    except BadArgument as exc:
+        _usage(exc)
+    seed = int(seed) if seed.lstrip("-").isdigit() and len(seed) < 19 else seed  # as simulate's: 7 and "7" are one seed
+    try:
+        result, failed = run(list(games), n, seed, list(players), agent, option_pairs, against, workers,
+                             out, not as_json, not no_coverage, click.echo, _load_game)
+    except (UsageError, BadArgument) as exc:
+        _usage(exc)
+    except BalanceError as exc:
+        click.echo(_line(exc), err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False))
+    sys.exit(1 if failed else 0)
 
 
 def _source_lines(game: str):

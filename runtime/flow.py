@@ -347,6 +347,7 @@ def _end_check(game, st):
         it = Interp(game, st)
         if it.ev(end, {"player": st["first"]}):
             st["over"] = True
+            st.setdefault("ended", {"by": "end condition", "at": end[1]})
     return st["over"]
 
 
@@ -425,6 +426,7 @@ def advance(game, st):
             rounds = fl.get("rounds")
             if rounds and st["round"] >= rounds:
                 st["over"] = True
+                st.setdefault("ended", {"by": "last round", "at": f"flow.rounds = {rounds}"})
                 continue
             st["round"] += 1
             f.update(stage="phase_start", ph=0)
@@ -573,6 +575,13 @@ def _finish(game, st):
     st["log"].append({"r": st["round"], "text": "game over: " + ", ".join(f"{_pname(p)} {scores[p]}" for p in st["players"])})
 
 
+def ended(st) -> dict | None:
+    """How a finished game ended: `by` the flow's `end` condition, an `end game` statement or
+    the last round, `at` the content position that ended it. Kept beside the state for the
+    figures (rulepress balance), out of its hash: logs recorded before it replay unchanged."""
+    return st.get("ended")
+
+
 def state_hash(st) -> str:
-    keep = {k: v for k, v in st.items() if k not in ("task",)}
+    keep = {k: v for k, v in st.items() if k not in ("task", "ended")}
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -761,6 +761,8 @@ class Interp:
 
     def s_endgame(self, s, env):
         self.st["over"] = True
+        # for the figures (flow.ended); `log`: how long the log was, its last line often says why
+        self.st.setdefault("ended", {"by": "end game", "at": s[1], "log": len(self.st["log"])})
         self.changed()
         raise GameOver()  # at once: the rest of the effect does not happen
 

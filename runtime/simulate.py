@@ -11,7 +11,7 @@ import statistics
 from collections import Counter
 
 from .agents import make, play_out
-from .flow import new_game
+from .flow import ended, new_game
 from .interpreter import GameFault
 
 
@@ -19,11 +19,16 @@ def play_one(game, i, seed, players, agent, options=None):
     s = f"{seed}:{i}"
     st = new_game(game, players, s, options)
     agents = {p: make(kind, f"{s}:{p}") for p, kind in seat_agents(agent, st["players"]).items()}
+    cards = cards_of(game)
+    dealt = {x: st["things"][x]["zone"] for x in cards}  # where setup left them
     try:
         decisions = play_out(game, st, agents)
     except (GameFault, RuntimeError) as exc:
         return {"i": i, "error": str(exc)}
     actions = Counter(c for _w, c in st["history"] if c in game.actions or c == "pass")
+    chosen = {c for _w, c in st["history"] if c in cards}
+    used = sorted({cards[x] for x in cards if x in chosen or st["things"][x]["zone"] != dealt[x]
+                   or _in_play(game, dealt[x], st["players"])})
     factions = {}
     if "faction" in game.scoring:
         from .interpreter import Interp, label_of
@@ -32,7 +37,35 @@ def play_one(game, i, seed, players, agent, options=None):
             f = it.ev(game.scoring["faction"], {"player": p})
             factions[p] = label_of(game, f).get("en", str(f)) if isinstance(f, str) else str(f)
     return {"i": i, "scores": st["scores"], "winners": st["winners"], "rounds": st["round"],
-            "decisions": decisions, "actions": dict(actions), "factions": factions}
+            "decisions": decisions, "actions": dict(actions), "factions": factions,
+            "first": st["first"], "ended": _ended(st), "cards": used}
+
+
+def cards_of(game) -> dict:
+    """Card id -> its card type: the things the content lists under `cards:`."""
+    made = game.__dict__.get("_cards")
+    if made is None:
+        made = game.__dict__["_cards"] = {iid: pid for iid, pid, _zone, _up in game.instances
+                                          if game.protos[pid].get("section") == "cards"}
+    return made
+
+
+def _in_play(game, zone: str, seats) -> bool:
+    """Whether a zone is in play in front of a player (a seat's zone all may see): a card
+    setup puts there, like a character sheet, is used from the start. A hand is not."""
+    owner, _dot, name = zone.partition(".")
+    return bool(name) and owner in seats and game.zones.get(name, {}).get("visibility", "public") == "public"
+
+
+def _ended(st) -> dict:
+    """How the game ended (flow.ended); after `end game`, the content's log line just before
+    it, which often says why."""
+    how = dict(ended(st) or {"by": "unknown", "at": ""})
+    n = how.pop("log", 0)
+    before = st["log"][n - 1] if 0 < n <= len(st["log"]) else None
+    if before is not None and "to" not in before and "at" in before:
+        how["said"] = before.get("unnamed") or before.get("text", "")
+    return how
 
 
 def seat_agents(spec: str, seats) -> dict:
