@@ -24,7 +24,7 @@ class Message(NamedTuple):
 # type -> {field: (accepted Python types, required)}. A field not listed is refused, so a
 # client's typo is an error it reads rather than a message quietly ignored.
 SHAPES = {
-    "hello": {"token": ((str,), False), "watch": ((bool,), False), "lang": ((str,), False)},
+    "hello": {"token": ((str,), False), "watch": ((bool,), False)},
     "move": {"version": ((int,), True), "choice": ((str,), True)},
     "host": {"action": ((str,), True), "seat": ((str,), False)},
     "signal": {"to": ((str,), True), "data": ((dict,), True)},
