@@ -247,7 +247,7 @@ class Tables:
     # ---- the host --------------------------------------------------------------------
 
     async def host(self, room: Room, seat: str, action, target=None) -> Outcome:
-        """A host action; call under room.lock. Returns the seat freed, if any, in `error`-free Outcome."""
+        """A host action (docs/table.md); call under room.lock."""
         if room.seats[seat].host is False:
             return Outcome(False, error="only the host can do that")
         if action not in HOST_ACTIONS:
