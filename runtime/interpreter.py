@@ -10,9 +10,10 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import continuation, ir, rng, secrets
+from . import continuation, ir, pysource, rng, secrets
 from .expressions import ABSENT, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
 from .numbers import LIMIT, beyond
+from .reading import arguments
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
 from .statements import BUILT_HERE, compiled_block, handle
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
@@ -112,10 +113,50 @@ class Interp:
     # ---- running ----
     def run(self, block, env):
         """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
+        if not self.g.generated:
+            return self._run_closures(block, env)
+        c = self.g.code
+        f = c.blocks.get(id(block)) if c is not None else None
+        try:
+            return (f or pysource.block(self.g, block))(self, env)
+        except EVALUATION_ERRORS as exc:
+            fault = pysource.fault(self.g, exc)
+            if fault is None:
+                raise
+            raise fault from None
+
+    def call_block(self, block, env):
+        """Run a block as a procedure body: `return` ends it with a value."""
+        if not self.g.generated:
+            return self._call_block_closures(block, env)
+        if self.depth >= DEPTH_LIMIT:
+            raise GameFault(block[0][1] if block else "?", pysource.DEEP)
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise GameFault(block[0][1] if block else "?", pysource.LONG)
+        self.depth += 1
+        try:
+            r = self.run(block, env)
+        finally:
+            self.depth -= 1
+        return r[0] if r is not None else None
+
+    def ev(self, e, env):
+        if not self.g.generated:
+            return self._ev_closures(e, env)
+        c = self.g.code
+        f = c.exprs.get(id(e)) if c is not None else None
+        try:
+            return (f or pysource.expression(self.g, e))(self, env)
+        except EVALUATION_ERRORS as exc:
+            raise (pysource.fault(self.g, exc) or GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}")) from None
+
+    def _run_closures(self, block, env):
+        """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
         f = self.g.blocks.get(id(block))
         return (f or compiled_block(self.g, block))(self, env)
 
-    def call_block(self, block, env):
+    def _call_block_closures(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
         self.depth += 1
         if self.depth > DEPTH_LIMIT:
@@ -128,7 +169,7 @@ class Interp:
             self.depth -= 1
         return r[0] if r is not None else None
 
-    def ev(self, e, env):
+    def _ev_closures(self, e, env):
         try:
             f = self.g.closures.get(id(e))
             return (f or compiled(self.g, e))(self, env)
@@ -297,6 +338,8 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env):
+        if self.g.generated:
+            return pysource.procedure(self.g, name)(self, arguments(env, self.g.procedures[name]["params"], args))
         body = self.g.bodies.get(name)
         if body is None:
             proc = self.g.procedures[name]

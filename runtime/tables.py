@@ -68,6 +68,8 @@ class Game:
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
         self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
+        self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
+        self.generated = True
         # Compiled IR is kept by the identity of its node, with the node itself so that the
         # identity stays its own; the game's own IR is finitely many nodes, and past a bound
         # (IR made afresh by a caller, such as an interruption's) the closures start afresh.
@@ -162,6 +164,7 @@ class Game:
         profile or a coverage recording does, with its counters around each line)."""
         for table in (self.closures, self.closure_nodes, self.blocks, self.block_nodes, self.bodies):
             table.clear()
+        self.code = None
 
     @classmethod
     def load(cls, path: str) -> "Game":

@@ -1,0 +1,608 @@
+"""A game's effects as one Python module, written from the IR and compiled once, as Jinja2
+compiles a template.
+
+Procedures become functions, expressions inline Python expressions, loops Python loops.
+Content never becomes code: each name is mangled to an identifier, each text or number of
+the content is a quoted literal (repr) or a constant handed to the module, and the code
+calls only the interpreter's primitives and runtime/reading.py. The module is written
+afresh from the IR each time a game is loaded (never read back from a file), so nothing
+planted can run.
+
+Positions cost nothing while nothing goes wrong: a line table maps each line of the module
+to the content's FILE:LINE:COL of the expression on it, and an error raised by Python
+inside the generated code is rewritten to that position (see `fault`), as Jinja2 rewrites a
+traceback to the template's lines. Budgets are counted at loop back-edges and procedure
+entries: whatever runs without end passes one of them.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+from . import ir, reading
+from .analysis import changes_nothing
+from .faults import DEPTH_LIMIT, STEP_BUDGET, Fail, GameFault, LoopStop
+from .state import Zone
+from .text import Said, Text
+
+EXTRA_LIMIT = 20_000  # functions kept for IR made afresh by a caller (an interruption's), see Code
+DEEP = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
+LONG = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
+ENDLESS = f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?"
+_RETURNING = {"choose", "may", "secret"}  # handlers that run a block, so may hand a `return` up
+_INLINE = {"let", "do", "return", "if", "for", "while", "repeat"}
+_COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided"}
+
+
+class Code:
+    """A game's generated functions, by the identity of the IR each runs (the nodes are kept,
+    so their identities stay theirs), with the line tables of the modules they are in."""
+
+    def __init__(self):
+        self.exprs = {}  # id(expression) -> f(it, env): its value
+        self.blocks = {}  # id(block) -> f(it, env): None, or (value,) of a `return` in it
+        self.procs = {}  # procedure id -> f(it, env): the procedure's value
+        self.nodes = []  # the IR of the functions above
+        self.lines = {}  # module file name -> {line: (position, op) of the expression there}
+        self.source = ""  # the game's module, as written
+        self.extra = 0  # functions made for IR outside the game's tables (up to EXTRA_LIMIT)
+        self.extra_made = []  # (kind, key, node) of those
+
+
+def code(game) -> Code:
+    """The game's code, written and compiled on first use."""
+    c = game.code
+    if c is None:
+        c = game.code = Code()
+        prof = game.profile
+        if prof is None:
+            _load(game, c, _roots(game), whole=True)
+        else:  # its time is nobody's line (runtime/profile.py)
+            prof.aside(_load, game, c, _roots(game), True)
+    return c
+
+
+def expression(game, e):
+    c = code(game)
+    f = c.exprs.get(id(e))
+    if f is None:
+        _load(game, c, [("e", e)], whole=False)
+        f = c.exprs[id(e)]
+    return f
+
+
+def block(game, b):
+    c = code(game)
+    f = c.blocks.get(id(b))
+    if f is None:
+        _load(game, c, [("b", b)], whole=False)
+        f = c.blocks[id(b)]
+    return f
+
+
+def procedure(game, name):
+    c = code(game)
+    f = c.procs.get(name)
+    if f is None:
+        if name not in game.procedures:
+            raise KeyError(name)
+        _load(game, c, [("p", name)], whole=False)  # one added since the module was written
+        f = c.procs[name]
+    return f
+
+
+def fault(game, exc):
+    """The GameFault an evaluation error stands for: at the expression of the innermost line
+    of generated code it passed through, as the designer wrote it. None if it passed through
+    none (an error of the runtime itself)."""
+    tables = game.code.lines if game.code is not None else {}
+    tb, at = exc.__traceback__, None
+    while tb is not None:
+        lines = tables.get(tb.tb_frame.f_code.co_filename)
+        if lines is not None:
+            at = lines.get(tb.tb_lineno, at)
+        tb = tb.tb_next
+    if at is None:
+        return None
+    return GameFault(at[0], f"cannot evaluate `{at[1]}`: {exc}")
+
+
+def _roots(game):
+    """Every block and expression of the tables the runtime may ask for, and the procedures."""
+    out, todo = [("p", pid) for pid in game.procedures], [v for k, v in game.data.items() if k != "procedures"]
+    while todo:  # bounded: each value of the (finite) JSON is taken once
+        x = todo.pop()
+        if type(x) is dict:
+            todo.extend(x.values())
+        elif type(x) is list:
+            if _is_block(x) and x:
+                out.append(("b", x))
+            elif _is_node(x, ir.EXPRESSIONS):
+                out.append(("e", x))
+            else:
+                todo.extend(y for y in x if type(y) in (list, dict))
+    return out
+
+
+def _is_node(x, ops):
+    return type(x) is list and len(x) > 1 and type(x[0]) is str and x[0] in ops and type(x[1]) is str
+
+
+def _is_block(x):
+    return type(x) is list and all(_is_node(s, ir.STATEMENTS) for s in x)
+
+
+_module_serial = [0]
+
+
+def _load(game, c, roots, whole):
+    w = _Writer(game, c, whole)
+    for kind, node in roots:
+        w.want(kind, node)
+    w.drain()
+    _module_serial[0] += 1
+    filename = f"<rulepress game module {_module_serial[0]}>"
+    text, lines = w.text()
+    namespace = dict(w.consts, **_GLOBALS)
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - written here from the IR, literals quoted
+    c.lines[filename] = lines
+    if whole:
+        c.source = text
+    elif c.extra + len(w.made) > EXTRA_LIMIT:  # IR made afresh without end: start again
+        _forget_extra(c)
+    prof = game.profile
+    if prof is not None:
+        for fname, (pos, what) in w.clocked.items():
+            namespace[fname] = prof.clocked(namespace[fname], pos, what)
+    for kind, key, node, fname in w.made:
+        f = namespace[fname]
+        if kind == "s":
+            continue
+        if kind == "p":
+            c.procs[key] = f
+        else:
+            (c.exprs if kind == "e" else c.blocks)[id(node)] = f
+            c.nodes.append(node)
+        if not whole:
+            c.extra += 1
+    if not whole:
+        c.extra_made += [(k, key, n) for k, key, n, _f in w.made if k != "s"]
+
+
+def _forget_extra(c):
+    for kind, key, node in c.extra_made:
+        if kind == "p":
+            c.procs.pop(key, None)
+        else:
+            (c.exprs if kind == "e" else c.blocks).pop(id(node), None)
+    keep = {id(n) for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks}
+    c.nodes = [n for n in c.nodes if id(n) in keep]
+    c.extra, c.extra_made = 0, []
+
+
+_GLOBALS = {
+    "GameFault": GameFault, "LoopStop": LoopStop, "Fail": Fail, "Zone": Zone, "Text": Text, "Said": Said,
+    "STEP_BUDGET": STEP_BUDGET, "DEPTH_LIMIT": DEPTH_LIMIT, "DEEP": DEEP, "LONG": LONG, "ENDLESS": ENDLESS,
+    **{n: getattr(reading, n) for n in (
+        "num", "lt", "le", "gt", "ge", "plus", "minus", "times", "divided", "modulo", "total", "no_operator",
+        "fixed", "counter", "owned", "builtin", "has", "index", "game_counter", "arguments", "bound",
+        "among", "among_settled")},
+}
+
+
+class _Scope(NamedTuple):
+    env: str  # the Python name of the names' dict
+    local: dict  # content name -> Python name, for the names a loop of an expression binds
+    depth: int  # loops of expressions around
+
+
+class _Writer:
+    """Writes the functions of one module: those asked for, and those they need."""
+
+    def __init__(self, game, c, whole):
+        self.g, self.c, self.whole = game, c, whole
+        self.funcs = []  # each function: a list of (indent, text, (position, op) or None)
+        self.made = []  # (kind, key, node, function name) of the functions that the module makes
+        self.names = {}  # (kind, id or procedure) -> function name
+        self.todo = []
+        self.consts = {}  # name -> value handed to the module
+        self.const_names = {}  # id(value) -> its name
+        self.live = {}  # kind -> the name of its in_play
+        self.clocked = {}  # function name -> (position, what) to clock, while a profile runs
+        self.prof = game.profile
+        self.roots = getattr(game.profile, "roots", {}) if game.profile is not None else {}
+
+    # ---- names and constants ----
+    def want(self, kind, node) -> str:
+        """The name of the function for this node, written if it is not yet."""
+        key = (kind, node if kind == "p" else id(node))
+        name = self.names.get(key)
+        if name is None:
+            known = (self.c.procs if kind == "p" else self.c.exprs if kind == "e" else self.c.blocks)
+            if (node if kind == "p" else id(node)) in known and kind != "p":
+                return None  # made by an earlier module: looked up through the interpreter
+            name = self.names[key] = f"{kind}{len(self.names)}" if kind != "p" else f"p_{_ident(node)}_{len(self.names)}"
+            self.todo.append((kind, node, name))
+        return name
+
+    def const(self, value, hint="K") -> str:
+        name = self.const_names.get(id(value))
+        if name is None:
+            name = self.const_names[id(value)] = f"{hint}{len(self.consts)}"
+            self.consts[name] = value
+        return name
+
+    def lit(self, v) -> str:
+        """A value of the content as Python: a quoted literal, or a constant handed in."""
+        t = type(v)
+        if t is str or t is int or t is bool or v is None or (t is float and math.isfinite(v)):
+            return repr(v)
+        return self.const(v)
+
+    def drain(self):
+        while self.todo:
+            kind, node, name = self.todo.pop()
+            lines = []
+            try:
+                if kind == "e":
+                    self.expr_function(lines, node, name)
+                elif kind == "b":
+                    lines.append((0, f"def {name}(it, env):", None))
+                    self.statements(lines, node, 1, "tuple", 0)
+                elif kind == "s":  # a statement clocked on its own, while a profile runs
+                    lines.append((0, f"def {name}(it, env):", None))
+                    self.statement(lines, node, 1, "tuple", 0)
+                else:
+                    self.procedure(lines, node, name)
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+                # IR no build makes: the function fails where it runs, as evaluating it would
+                pos = node[1] if kind != "p" and type(node[1]) is str else "?"
+                lines = [(0, f"def {name}(it, env):", None),
+                         (1, f"raise GameFault({self.lit(pos)}, {self.lit(f'cannot run this: {exc}')})", None)]
+            self.funcs.append(lines)
+            self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
+
+    def text(self):
+        out, table = [], {}
+        for f in self.funcs:
+            for indent, line, at in f:
+                out.append("    " * indent + line)
+                if at is not None:
+                    table[len(out)] = at
+            out.append("")
+        return "\n".join(out) + "\n", table
+
+    # ---- functions ----
+    def expr_function(self, lines, e, name):
+        lines.append((0, f"def {name}(it, env):", None))
+        lines.append((1, f"return {self.expr(e, _Scope('env', {}, 0))}", _at(e)))
+        if self.prof is not None and id(e) in self.roots:
+            self.clocked[name] = self.roots[id(e)]
+
+    def procedure(self, lines, pid, name):
+        proc = self.g.procedures[pid]
+        body = proc["effect"]
+        pos = self.lit(body[0][1] if body else "?")
+        lines += [(0, f"def {name}(it, env):", None),
+                  (1, f"if it.depth >= DEPTH_LIMIT: raise GameFault({pos}, DEEP)", None),
+                  (1, "it.steps += 1", None),
+                  (1, f"if it.steps > STEP_BUDGET: raise GameFault({pos}, LONG)", None),
+                  (1, "it.depth += 1", None),
+                  (1, "try:", None)]
+        self.statements(lines, body, 2, "value", 0)
+        lines += [(1, "finally:", None), (2, "it.depth -= 1", None)]
+
+    # ---- statements ----
+    def statements(self, lines, block, ind, mode, loops):
+        """Lines running a block; `mode` says how a `return` hands its value: "tuple" (a
+        block's (value,)) or "value" (a procedure's)."""
+        if not block:
+            lines.append((ind, "pass", None))
+            return
+        for s in block:
+            if self.prof is not None:  # each statement a function of its own, clocked
+                name = self.want("s", s)
+                self.clocked.setdefault(name, (s[1], s[0]))
+                lines.append((ind, f"r = {name}(it, env)", None))
+                lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+            else:
+                self.statement(lines, s, ind, mode, loops)
+
+    def statement(self, lines, s, ind, mode, loops):
+        op = s[0]
+        S = _Scope("env", {}, 0)
+        if op == "let":
+            lines.append((ind, f"env[{self.lit(s[2])}] = {self.expr(s[3], S)}", _at(s[3])))
+        elif op == "do":
+            lines.append((ind, self.expr(s[2], S), _at(s[2])))
+        elif op == "return":
+            v = "None" if s[2] is None else self.expr(s[2], S)
+            lines.append((ind, f"return ({v},)" if mode == "tuple" else f"return {v}", _at(s[2]) if s[2] is not None else None))
+        elif op == "if":
+            for i, (cond, body) in enumerate(s[2]):
+                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.expr(cond, S)}:", _at(cond)))
+                self.statements(lines, body, ind + 1, mode, loops)
+            if s[3]:
+                lines.append((ind, "else:", None))
+                self.statements(lines, s[3], ind + 1, mode, loops)
+        elif op in ("for", "while", "repeat"):
+            x = f"x{loops}"
+            lines.append((ind, "try:", None))
+            if op == "for":
+                lines.append((ind + 1, f"for {x} in list(it.items({self.expr(s[3], S)})):", _at(s[3])))
+            elif op == "while":
+                lines.append((ind + 1, f"while {self.expr(s[2], S)}:", _at(s[2])))
+            else:
+                lines.append((ind + 1, f"for {x} in range(max(0, min(int(num({self.expr(s[2], S)})), STEP_BUDGET))):", _at(s[2])))
+            lines.append((ind + 2, "it.steps += 1", None))
+            lines.append((ind + 2, f"if it.steps > STEP_BUDGET: raise GameFault({self.lit(s[1])}, {'ENDLESS' if op == 'while' else 'LONG'})", None))
+            if op == "for":
+                lines.append((ind + 2, f"env[{self.lit(s[2])}] = {x}", None))
+                if s[4] is not None:
+                    lines.append((ind + 2, f"if not {self.expr(s[4], S)}: continue", _at(s[4])))
+            self.statements(lines, s[-1], ind + 2, mode, loops + 1)
+            lines += [(ind, "except LoopStop:", None), (ind + 1, "pass", None)]
+        elif op in ir.STATEMENTS:
+            self.fields(s)
+            call = f"it.s_{op}({self.const(s, 'N')}, env)"
+            if op in _RETURNING:
+                lines.append((ind, f"r = {call}", None))
+                lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+            else:
+                lines.append((ind, call, None))
+        else:
+            lines.append((ind, f"raise KeyError({self.lit(op)})", None))
+
+    def fields(self, s):
+        """The expressions and blocks a handler works out from a statement: written too."""
+        todo = list(s[2:])
+        if s[0] == "set" and _is_node(s[2], ir.EXPRESSIONS) and s[2][0] == "attr":
+            todo.append(s[2][2])  # the thing whose counter is set
+        while todo:
+            x = todo.pop()
+            if type(x) is dict:
+                todo.extend(x.values())
+            elif type(x) is list:
+                if _is_node(x, ir.EXPRESSIONS):
+                    self.want("e", x)
+                elif x and _is_block(x):
+                    self.want("b", x)
+                else:
+                    todo.extend(y for y in x if type(y) in (list, dict))
+
+    # ---- expressions ----
+    def expr(self, e, sc) -> str:
+        if self.prof is not None and id(e) in self.roots and not sc.local and sc.env == "env":
+            name = self.want("e", e)  # a condition clocked on its own
+            if name is not None:
+                return f"{name}(it, env)"
+        op = e[0]
+        E = lambda x: self.expr(x, sc)  # noqa: E731
+        if op in ("num", "str"):
+            return self.lit(e[2])
+        if op == "none":
+            return "None"
+        if op == "text":
+            parts = [self.const(Said(p)) if type(p) is str else E(p) if type(p) is list else self.lit(p) for p in e[2]]
+            return f"Text(({', '.join(parts)},))" if parts else "Text(())"
+        if op == "name":
+            return self.name(e, sc)
+        if op == "attr":
+            return self.attr(e, sc)
+        if op == "op":
+            o, a, b = e[2], E(e[3]), E(e[4])
+            if o in ("==", "!="):
+                return f"({a} {o} {b})"
+            if o in _COMPARE:
+                return f"{_COMPARE[o]}({a}, {b})"
+            if o in _ARITH:
+                return f"{_ARITH[o]}({a}, {b}, {self.lit(e[1])})"
+            if o == "%":
+                return f"modulo({a}, {b})"
+            return f"no_operator({self.lit(o)})"
+        if op == "and":
+            return f"(bool({E(e[2])}) and bool({E(e[3])}))"
+        if op == "or":
+            return f"(bool({E(e[2])}) or bool({E(e[3])}))"
+        if op == "not":
+            return f"(not {E(e[2])})"
+        if op == "neg":
+            return f"(-num({E(e[2])}))"
+        if op == "cond":
+            return f"({E(e[3])} if {E(e[2])} else {E(e[4])})"
+        if op == "list":
+            return f"[{', '.join(E(x) for x in e[2])}]"
+        if op == "every":
+            return "it.order()" if e[2] == "player" else f"list({self.in_play(e[2])}(it))"
+        if op == "in":
+            return f"it.member({E(e[2])}, {E(e[3])})"
+        if op == "has":
+            return f"has(it, {E(e[2])}, {self.lit(e[3])})"
+        if op == "index":
+            return f"index(it, {E(e[2])}, {E(e[3])})"
+        if op == "comp":
+            return self.loop(e, sc, "[{b} {loop}]", e[2], e[3], e[4], e[5])
+        if op == "gen":
+            return self.aggregate(e, sc)
+        if op == "call":
+            return self.call(e, sc)
+        raise ValueError(f"unknown expression `{op}`")
+
+    def name(self, e, sc):
+        n = e[2]
+        if type(n) is not str:
+            return f"it.e_name({self.const(e, 'N')}, {sc.env})"
+        if n in sc.local:
+            return sc.local[n]
+        g, q = self.g, repr(n)
+        if n == "players":
+            slow = "it.order()"
+        elif n in ("others", "round", "first_player", "player_count"):
+            slow = f"it.e_name({self.const(e, 'N')}, {sc.env})"
+        elif n in g.global_counters:
+            slow = f"game_counter(it, {q})"
+        elif n in g.game_zones:
+            slow = self.const(Zone(n), "Z")
+        elif n in g.proto_of or n in g.protos or n in g.actions:
+            slow = q
+        else:
+            slow = f"it.e_name({self.const(e, 'N')}, {sc.env})"
+        return f"({sc.env}[{q}] if {q} in {sc.env} else {slow})"
+
+    def attr(self, e, sc):
+        x, n, pos, g = self.expr(e[2], sc), e[3], self.lit(e[1]), self.g
+        if type(n) is not str:
+            return f"it.attr({x}, {self.lit(n)}, {pos})"
+        q = repr(n)
+        if n not in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
+            return f"fixed(it, {x}, {q}, {pos})"
+        if n in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
+            return f"counter(it, {x}, {q}, {pos})"
+        if n in g.owned_zones and n not in g.counters and n not in reading.BUILTIN_ATTRS:
+            return f"owned(it, {x}, {q}, {pos}, {self.lit(g.owned_zones[n])})"
+        if n in reading.FAST_BUILTINS and n not in g.counters and n not in g.owned_zones:
+            return f"builtin(it, {x}, {q}, {pos})"
+        return f"it.attr({x}, {q}, {pos})"
+
+    def in_play(self, kind):
+        name = self.live.get(kind)
+        if name is None:
+            name = self.live[kind] = self.const(reading.in_play(self.g, kind), "every_")
+        return name
+
+    def call(self, e, sc):
+        name, args = e[2], [self.expr(a, sc) for a in e[3]]
+        if type(name) is not str:
+            return f"it.function({self.lit(name)}, [{', '.join(args)}], {self.lit(e[1])})"
+        if name in self.g.procedures:
+            params = self.const(tuple(self.g.procedures[name]["params"]), "params")
+            inner = f"arguments({sc.env}, {params}, [{', '.join(args)}])"
+            if self.whole:
+                return f"{self.want('p', name)}(it, {inner})"
+            return f"it.call_procedure({repr(name)}, [{', '.join(args)}], {sc.env})"
+        if name == "count" and len(args) == 1:
+            return f"it.size({args[0]})"
+        if name == "usable" and len(args) == 2:
+            return f"it.usable({args[0]}, {args[1]})"
+        a0 = e[3][0] if e[3] else None
+        if name == "first" and len(args) == 1 and a0[0] == "comp" and _steady(a0[2], None) and _steady(a0[5], None):
+            # stops at the first value the list would begin with; the rest would change nothing
+            return self.loop(a0, sc, "next(({b} {loop}), None)", a0[2], a0[3], a0[4], a0[5])
+        return f"it.function({repr(name)}, [{', '.join(args)}], {self.lit(e[1])})"
+
+    def aggregate(self, e, sc):
+        name, body, var, src, where, pos = e[2], e[3], e[4], e[5], e[6], self.lit(e[1])
+        if name in ("any", "count") and where is None and _index_test(self.g, body, var, src) is not None:
+            # `any(x.a == v and ... for x in every K)`: the things that pass are those counted
+            return self.loop(e, sc, "any(True {loop})" if name == "any" else "sum(1 {loop})", None, var, src, body)
+        if name == "count":
+            return self.loop(e, sc, "sum(1 {loop} if {b})", body, var, src, where)
+        if name in ("any", "all"):
+            return self.loop(e, sc, name + "({b} {loop})", body, var, src, where)
+        if name == "sum":
+            return self.loop(e, sc, "total(({b} {loop}), " + pos + ")", body, var, src, where)
+        return self.loop(e, sc, f"it.function({self.lit(name)}, [[{{b}} {{loop}}]], {pos}, True)", body, var, src, where)
+
+    def loop(self, e, sc, shape, body, var, src, where):
+        """A loop of an expression, as `shape` with {loop} (its `for ... if ...`) and {b} (its body)."""
+        d = sc.depth
+        x = f"v{d}_{_ident(var)}" if type(var) is str else f"v{d}"
+        if type(var) is str and var not in ("player", "this"):
+            inner = _Scope(sc.env, dict(sc.local, **{var: x}), d + 1)
+            binding = ""
+        else:  # a loop's `player` or `this` goes on to the procedures it calls: bound in a dict
+            env = f"env{d + 1}"
+            inner = _Scope(env, {k: v for k, v in sc.local.items() if k != var}, d + 1)
+            binding = f" for {env} in (bound({sc.env}, {self.lit(var)}, {x}),)"
+        b = self.expr(body, inner) if body is not None else "True"
+        if src[0] == "every" and src[2] != "player":
+            source = f"{self.in_play(src[2])}(it)"
+        else:
+            source = f"it.items({self.expr(src, sc)})"
+        plain = shape.format(b=b, loop=f"for {x} in {source}{binding}" + (f" if {self.expr(where, inner)}" if where is not None else ""))
+        test = _index_test(self.g, where, var, src) if where is not None else None
+        if test is None:
+            return plain
+        # `every K where x.a == v and ...`: only the things whose `a` is v, from the grouping
+        first, rest, kind = test
+        ix = self.const(reading.index_of(self.g, src[2], first[3][3], first[3][1]), "index_")
+        cond = " and ".join(f"bool({self.expr(c, inner)})" for c in rest)
+        rhs = first[4]
+        if kind == "literal":
+            things = f"among(it, {ix}, {self.lit(None if rhs[0] == 'none' else rhs[2])})"
+        elif kind == "name" and rhs[2] in sc.local:
+            things = f"among(it, {ix}, {sc.local[rhs[2]]})"
+        elif kind == "name":
+            q = repr(rhs[2])
+            grouped = shape.format(b=b, loop=f"for {x} in among(it, {ix}, {sc.env}[{q}]){binding}" + (f" if {cond}" if cond else ""))
+            return f"({grouped} if {q} in {sc.env} else {plain})"
+        elif kind == "settled" and changes_nothing(self.g, e):
+            things = f"among_settled(it, {ix}, lambda: {self.expr(rhs, sc)})"
+        else:
+            return plain
+        return shape.format(b=b, loop=f"for {x} in {things}{binding}" + (f" if {cond}" if cond else ""))
+
+
+def _index_test(game, where, var, src):
+    """(`x.a == v`, the other conditions, what v is) where a loop over `every K` (not players)
+    can walk the things grouped by `a`: v a literal, a name, or an expression that reads
+    nothing the loop could change (steady); else None."""
+    if where is None or src[0] != "every" or src[2] == "player" or type(var) is not str:
+        return None
+    conj = _conjuncts(where)
+    first = conj[0]
+    if not (first[0] == "op" and first[2] == "==" and first[3][0] == "attr" and first[3][2][0] == "name"
+            and first[3][2][2] == var and type(first[3][3]) is str and not _names(first[4], var)):
+        return None
+    rhs = first[4]
+    if rhs[0] in ("num", "str", "none"):
+        kind = "literal"
+    elif rhs[0] == "name" and type(rhs[2]) is str:
+        kind = "name"
+    elif _steady(rhs, var):
+        kind = "settled"
+    else:
+        return None
+    return first, conj[1:], kind
+
+
+def _conjuncts(e):
+    return _conjuncts(e[2]) + _conjuncts(e[3]) if e[0] == "and" else [e]
+
+
+def _names(e, var) -> bool:
+    """Whether the name `var` occurs anywhere in expression `e`."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            if len(n) > 2 and n[0] == "name" and n[2] == var:
+                return True
+            stack.extend(x for x in n if isinstance(x, list))
+    return False
+
+
+def _steady(e, var) -> bool:
+    """Whether an expression can be worked out once for a loop over `var`: it does not name
+    `var` and calls nothing (a call counts steps and may nest)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            if len(n) > 2 and n[0] in ("call", "gen", "comp"):
+                return False
+            if len(n) > 2 and n[0] == "name" and n[2] == var:
+                return False
+            stack.extend(x for x in n if isinstance(x, list))
+    return True
+
+
+def _at(e):
+    return (e[1], e[0]) if type(e) is list and len(e) > 1 else None
+
+
+def _ident(name) -> str:
+    """A content name as part of a Python identifier: letters, digits and `_` only."""
+    return re.sub(r"[^0-9A-Za-z_]", "_", str(name))[:40]
