@@ -213,6 +213,7 @@ class _Writer:
         self.clocked = {}  # function name -> (position, what) to clock, while a profile runs
         self.prof = game.profile
         self.roots = getattr(game.profile, "roots", {}) if game.profile is not None else {}
+        self.at_root, self.nesting = None, 0  # the expression being written, and how deep in it
 
     # ---- names and constants ----
     def want(self, kind, node) -> str:
@@ -277,7 +278,7 @@ class _Writer:
     # ---- functions ----
     def expr_function(self, lines, e, name):
         lines.append((0, f"def {name}(it, env):", None))
-        lines.append((1, f"return {self.expr(e, _Scope('env', {}, 0))}", _at(e)))
+        lines.append((1, f"return {self.root(e, own=True)}", _at(e)))
         if self.prof is not None and id(e) in self.roots:
             self.clocked[name] = self.roots[id(e)]
 
@@ -310,39 +311,54 @@ class _Writer:
             else:
                 self.statement(lines, s, ind, mode, loops)
 
+    def body(self, lines, block, ind, mode, loops):
+        """A block inside a statement: inline, or where Python would find the lines nested too
+        deeply (it allows 20 loops and `try`s in one function), a call of a function of its own."""
+        if ind < 10 or not block:
+            return self.statements(lines, block, ind, mode, loops)
+        name = self.want("b", block)
+        call = f"{name}(it, env)" if name is not None else f"it.run({self.const(block, 'N')}, env)"
+        lines.append((ind, f"r = {call}", None))
+        lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+
+    def root(self, e, own=False) -> str:
+        """Python for an expression a statement or the flow works out: its lines (and those of
+        the functions it is split into) are its position's in the line table."""
+        self.at_root, self.nesting = _at(e), 0
+        return self.expr(e, _Scope("env", {}, 0), own)
+
     def statement(self, lines, s, ind, mode, loops):
         op = s[0]
-        S = _Scope("env", {}, 0)
         if op == "let":
-            lines.append((ind, f"env[{self.lit(s[2])}] = {self.expr(s[3], S)}", _at(s[3])))
+            lines.append((ind, f"env[{self.lit(s[2])}] = {self.root(s[3])}", _at(s[3])))
         elif op == "do":
-            lines.append((ind, self.expr(s[2], S), _at(s[2])))
+            lines.append((ind, self.root(s[2]), _at(s[2])))
         elif op == "return":
-            v = "None" if s[2] is None else self.expr(s[2], S)
+            v = "None" if s[2] is None else self.root(s[2])
             lines.append((ind, f"return ({v},)" if mode == "tuple" else f"return {v}", _at(s[2]) if s[2] is not None else None))
         elif op == "if":
             for i, (cond, body) in enumerate(s[2]):
-                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.expr(cond, S)}:", _at(cond)))
-                self.statements(lines, body, ind + 1, mode, loops)
+                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.root(cond)}:", _at(cond)))
+                self.body(lines, body, ind + 1, mode, loops)
             if s[3]:
                 lines.append((ind, "else:", None))
-                self.statements(lines, s[3], ind + 1, mode, loops)
+                self.body(lines, s[3], ind + 1, mode, loops)
         elif op in ("for", "while", "repeat"):
             x = f"x{loops}"
             lines.append((ind, "try:", None))
             if op == "for":
-                lines.append((ind + 1, f"for {x} in list(it.items({self.expr(s[3], S)})):", _at(s[3])))
+                lines.append((ind + 1, f"for {x} in list(it.items({self.root(s[3])})):", _at(s[3])))
             elif op == "while":
-                lines.append((ind + 1, f"while {self.expr(s[2], S)}:", _at(s[2])))
+                lines.append((ind + 1, f"while {self.root(s[2])}:", _at(s[2])))
             else:
-                lines.append((ind + 1, f"for {x} in range(max(0, min(int(num({self.expr(s[2], S)})), STEP_BUDGET))):", _at(s[2])))
+                lines.append((ind + 1, f"for {x} in range(max(0, min(int(num({self.root(s[2])})), STEP_BUDGET))):", _at(s[2])))
             lines.append((ind + 2, "it.steps += 1", None))
             lines.append((ind + 2, f"if it.steps > STEP_BUDGET: raise GameFault({self.lit(s[1])}, {'ENDLESS' if op == 'while' else 'LONG'})", None))
             if op == "for":
                 lines.append((ind + 2, f"env[{self.lit(s[2])}] = {x}", None))
                 if s[4] is not None:
-                    lines.append((ind + 2, f"if not {self.expr(s[4], S)}: continue", _at(s[4])))
-            self.statements(lines, s[-1], ind + 2, mode, loops + 1)
+                    lines.append((ind + 2, f"if not {self.root(s[4])}: continue", _at(s[4])))
+            self.body(lines, s[-1], ind + 2, mode, loops + 1)
             lines += [(ind, "except LoopStop:", None), (ind + 1, "pass", None)]
         elif op in ir.STATEMENTS:
             self.fields(s)
@@ -373,11 +389,34 @@ class _Writer:
                     todo.extend(y for y in x if type(y) in (list, dict))
 
     # ---- expressions ----
-    def expr(self, e, sc) -> str:
-        if self.prof is not None and id(e) in self.roots and not sc.local and sc.env == "env":
+    def expr(self, e, sc, own=False) -> str:
+        """Python for expression e; `own`: the whole of a function of its own."""
+        if self.prof is not None and not own and id(e) in self.roots and not sc.local and sc.env == "env":
             name = self.want("e", e)  # a condition clocked on its own
             if name is not None:
                 return f"{name}(it, env)"
+        if self.nesting > 20 and not own:  # deep: a function of its own, as Python nests only so far
+            return self.split(e, sc)
+        self.nesting += 1
+        try:
+            return self.expression(e, sc)
+        finally:
+            self.nesting -= 1
+
+    def split(self, e, sc):
+        names = sorted(sc.local.values())
+        name = f"x{len(self.names)}"
+        self.names[("x", name)] = name
+        outer, self.nesting = self.nesting, 0
+        try:
+            value = self.expr(e, sc, own=True)
+        finally:
+            self.nesting = outer
+        self.funcs.append([(0, f"def {name}({', '.join(['it', sc.env] + names)}):", None),
+                           (1, f"return {value}", self.at_root)])
+        return f"{name}({', '.join(['it', sc.env] + names)})"
+
+    def expression(self, e, sc) -> str:
         op = e[0]
         E = lambda x: self.expr(x, sc)  # noqa: E731
         if op in ("num", "str"):
