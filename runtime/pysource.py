@@ -262,11 +262,11 @@ class _Writer:
                 pos = node[1] if kind != "p" and type(node[1]) is str else "?"
                 lines = [(0, f"def {name}(it, env):", None),
                          (1, f"raise GameFault({self.lit(pos)}, {self.lit(f'cannot run this: {exc}')})", None)]
-            self.funcs.append(lines)
+            self.funcs.append([(0, "# " + _what(kind, node), None)] + lines)
             self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
 
     def text(self):
-        out, table = [], {}
+        out, table = [HEADER, ""], {}
         for f in self.funcs:
             for indent, line, at in f:
                 out.append("    " * indent + line)
@@ -516,7 +516,7 @@ class _Writer:
         if type(name) is not str:
             return f"it.function({self.lit(name)}, [{', '.join(args)}], {self.lit(e[1])})"
         if name in self.g.procedures:
-            params = self.const(tuple(self.g.procedures[name]["params"]), "params")
+            params = self.const(self.g.procedures[name]["params"], "params")
             inner = f"arguments({sc.env}, {params}, [{', '.join(args)}])"
             if self.whole:
                 return f"{self.want('p', name)}(it, {inner})"
@@ -636,6 +636,18 @@ def _steady(e, var) -> bool:
                 return False
             stack.extend(x for x in n if isinstance(x, list))
     return True
+
+
+HEADER = ("# A game's effects as the runtime runs them, written from its game.json (runtime/pysource.py).\n"
+          "# For reading only: the runtime writes this afresh from the tables and never runs a file.")
+
+
+def _what(kind, node) -> str:
+    """A function's comment: what it runs and where that was written (as quoted literals)."""
+    if kind == "p":
+        return f"procedure {node!r}"
+    pos = (node[0][1] if node else None) if kind == "b" else node[1]
+    return {"e": "expression", "b": "block", "s": "statement"}[kind] + (f" at {pos!r}" if type(pos) is str else "")
 
 
 def _at(e):
