@@ -266,7 +266,7 @@ class _Writer:
             self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
 
     def text(self):
-        out, table = [HEADER, ""], {}
+        out, table = HEADER.split("\n") + [""], {}
         for f in self.funcs:
             for indent, line, at in f:
                 out.append("    " * indent + line)

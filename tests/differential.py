@@ -66,5 +66,23 @@ def main(n: int) -> int:
     return 0
 
 
+GOLDEN = os.path.join(ROOT, "tests", "games_played.json")
+GOLDEN_GAMES = 4  # games of each game recorded
+
+
+def record() -> None:
+    """tests/games_played.json: how the first games of every game end, as played now."""
+    out = {}
+    for folder in folders():
+        game = Game(json.loads(tables(folder)))
+        game.generated = os.environ.get("RULEPRESS_CLOSURES") is None
+        out[folder] = [list(outcome(game, i)) for i in range(GOLDEN_GAMES)]
+    with open(GOLDEN, "w", encoding="utf-8") as fh:
+        fh.write("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(out.items())) + "\n}\n")
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--record"]:
+        record()
+        sys.exit(0)
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 20))
