@@ -79,7 +79,7 @@ def attach(game) -> Recording:
     """Record this game's content from now on: its closures are made again, with counters."""
     rec = Recording()
     game.profile = rec
-    game.forget_closures()
+    game.forget_code()
     for pos, node, what in conditions(game.data):
         rec.roots[id(node)] = (pos, what)
     rec.first = {iid: z for iid, _pid, z, _up in game.instances}

@@ -85,7 +85,7 @@ def attach(game) -> Profile:
     """Clock this game's content from now on: its closures are made again, with clocks."""
     prof = Profile()
     game.profile = prof
-    game.forget_closures()
+    game.forget_code()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
         if "if" in act:

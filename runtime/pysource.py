@@ -48,7 +48,7 @@ class Code:
         self.lines = {}  # module file name -> {line: (position, op) of the expression there}
         self.source = ""  # the game's module, as written
         self.extra = 0  # functions made for IR outside the game's tables (up to EXTRA_LIMIT)
-        self.extra_made = []  # (kind, key, node) of those
+        self.extra_made = []  # (kind, key, node) of those, and ("file", name, None) of their modules
 
 
 def code(game) -> Code:
@@ -147,38 +147,37 @@ def _load(game, c, roots, whole):
     text, lines = w.text()
     namespace = dict(w.consts, **_GLOBALS)
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - written here from the IR, literals quoted
-    c.lines[filename] = lines
     if whole:
         c.source = text
     elif c.extra + len(w.made) > EXTRA_LIMIT:  # IR made afresh without end: start again
         _forget_extra(c)
+    c.lines[filename] = lines
     prof = game.profile
     if prof is not None:
         for fname, (pos, what) in w.clocked.items():
             namespace[fname] = prof.clocked(namespace[fname], pos, what)
     for kind, key, node, fname in w.made:
-        f = namespace[fname]
-        if kind == "s":
-            continue
         if kind == "p":
-            c.procs[key] = f
-        else:
-            (c.exprs if kind == "e" else c.blocks)[id(node)] = f
+            c.procs[key] = namespace[fname]
+        elif kind != "s":
+            (c.exprs if kind == "e" else c.blocks)[id(node)] = namespace[fname]
             c.nodes.append(node)
-        if not whole:
+        if not whole and kind != "s":
             c.extra += 1
+            c.extra_made.append((kind, key, node))
     if not whole:
-        c.extra_made += [(k, key, n) for k, key, n, _f in w.made if k != "s"]
+        c.extra_made.append(("file", filename, None))
 
 
 def _forget_extra(c):
     for kind, key, node in c.extra_made:
         if kind == "p":
             c.procs.pop(key, None)
+        elif kind == "file":
+            c.lines.pop(key, None)
         else:
             (c.exprs if kind == "e" else c.blocks).pop(id(node), None)
-    keep = {id(n) for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks}
-    c.nodes = [n for n in c.nodes if id(n) in keep]
+    c.nodes = [n for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks]
     c.extra, c.extra_made = 0, []
 
 
