@@ -186,7 +186,7 @@ _GLOBALS = {
     "STEP_BUDGET": STEP_BUDGET, "DEPTH_LIMIT": DEPTH_LIMIT, "DEEP": DEEP, "LONG": LONG, "ENDLESS": ENDLESS,
     **{n: getattr(reading, n) for n in (
         "num", "lt", "le", "gt", "ge", "plus", "minus", "times", "divided", "modulo", "total", "no_operator",
-        "fixed", "counter", "owned", "builtin", "has", "index", "game_counter", "arguments", "bound",
+        "fixed", "counter", "owned", "builtin", "location", "contents", "type_of", "has", "index", "game_counter", "arguments", "bound",
         "among", "among_settled")},
 }
 
@@ -320,11 +320,12 @@ class _Writer:
         lines.append((ind, f"r = {call}", None))
         lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
 
-    def root(self, e, own=False) -> str:
+    def root(self, e, own=False, truth=False) -> str:
         """Python for an expression a statement or the flow works out: its lines (and those of
-        the functions it is split into) are its position's in the line table."""
+        the functions it is split into) are its position's in the line table. `truth`: only
+        whether the value is true counts (a condition), so `and` and `or` need not make bools."""
         self.at_root, self.nesting = _at(e), 0
-        return self.expr(e, _Scope("env", {}, 0), own)
+        return self.expr(e, _Scope("env", {}, 0), own, truth)
 
     def statement(self, lines, s, ind, mode, loops):
         op = s[0]
@@ -337,7 +338,7 @@ class _Writer:
             lines.append((ind, f"return ({v},)" if mode == "tuple" else f"return {v}", _at(s[2]) if s[2] is not None else None))
         elif op == "if":
             for i, (cond, body) in enumerate(s[2]):
-                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.root(cond)}:", _at(cond)))
+                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.root(cond, truth=True)}:", _at(cond)))
                 self.body(lines, body, ind + 1, mode, loops)
             if s[3]:
                 lines.append((ind, "else:", None))
@@ -348,7 +349,7 @@ class _Writer:
             if op == "for":
                 lines.append((ind + 1, f"for {x} in list(it.items({self.root(s[3])})):", _at(s[3])))
             elif op == "while":
-                lines.append((ind + 1, f"while {self.root(s[2])}:", _at(s[2])))
+                lines.append((ind + 1, f"while {self.root(s[2], truth=True)}:", _at(s[2])))
             else:
                 lines.append((ind + 1, f"for {x} in range(max(0, min(int(num({self.root(s[2])})), STEP_BUDGET))):", _at(s[2])))
             lines.append((ind + 2, "it.steps += 1", None))
@@ -356,7 +357,7 @@ class _Writer:
             if op == "for":
                 lines.append((ind + 2, f"env[{self.lit(s[2])}] = {x}", None))
                 if s[4] is not None:
-                    lines.append((ind + 2, f"if not {self.root(s[4])}: continue", _at(s[4])))
+                    lines.append((ind + 2, f"if not {self.root(s[4], truth=True)}: continue", _at(s[4])))
             self.body(lines, s[-1], ind + 2, mode, loops + 1)
             lines += [(ind, "except LoopStop:", None), (ind + 1, "pass", None)]
         elif op in ir.STATEMENTS:
@@ -388,36 +389,37 @@ class _Writer:
                     todo.extend(y for y in x if type(y) in (list, dict))
 
     # ---- expressions ----
-    def expr(self, e, sc, own=False) -> str:
-        """Python for expression e; `own`: the whole of a function of its own."""
+    def expr(self, e, sc, own=False, truth=False) -> str:
+        """Python for expression e; `own`: the whole of a function of its own; `truth`: see root."""
         if self.prof is not None and not own and id(e) in self.roots and not sc.local and sc.env == "env":
             name = self.want("e", e)  # a condition clocked on its own
             if name is not None:
                 return f"{name}(it, env)"
         if self.nesting > 20 and not own:  # deep: a function of its own, as Python nests only so far
-            return self.split(e, sc)
+            return self.split(e, sc, truth)
         self.nesting += 1
         try:
-            return self.expression(e, sc)
+            return self.expression(e, sc, truth)
         finally:
             self.nesting -= 1
 
-    def split(self, e, sc):
+    def split(self, e, sc, truth):
         names = sorted(sc.local.values())
         name = f"x{len(self.names)}"
         self.names[("x", name)] = name
         outer, self.nesting = self.nesting, 0
         try:
-            value = self.expr(e, sc, own=True)
+            value = self.expr(e, sc, True, truth)
         finally:
             self.nesting = outer
         self.funcs.append([(0, f"def {name}({', '.join(['it', sc.env] + names)}):", None),
                            (1, f"return {value}", self.at_root)])
         return f"{name}({', '.join(['it', sc.env] + names)})"
 
-    def expression(self, e, sc) -> str:
+    def expression(self, e, sc, truth) -> str:
         op = e[0]
         E = lambda x: self.expr(x, sc)  # noqa: E731
+        T = lambda x: self.expr(x, sc, truth=True)  # noqa: E731  (a value only tested)
         if op in ("num", "str"):
             return self.lit(e[2])
         if op == "none":
@@ -440,16 +442,15 @@ class _Writer:
             if o == "%":
                 return f"modulo({a}, {b})"
             return f"no_operator({self.lit(o)})"
-        if op == "and":
-            return f"(bool({E(e[2])}) and bool({E(e[3])}))"
-        if op == "or":
-            return f"(bool({E(e[2])}) or bool({E(e[3])}))"
+        if op in ("and", "or"):
+            return f"({T(e[2])} {op} {T(e[3])})" if truth else f"(bool({E(e[2])}) {op} bool({E(e[3])}))"
         if op == "not":
-            return f"(not {E(e[2])})"
+            return f"(not {T(e[2])})"
         if op == "neg":
             return f"(-num({E(e[2])}))"
         if op == "cond":
-            return f"({E(e[3])} if {E(e[2])} else {E(e[4])})"
+            B = T if truth else E
+            return f"({B(e[3])} if {T(e[2])} else {B(e[4])})"
         if op == "list":
             return f"[{', '.join(E(x) for x in e[2])}]"
         if op == "every":
@@ -501,7 +502,8 @@ class _Writer:
         if n in g.owned_zones and n not in g.counters and n not in reading.BUILTIN_ATTRS:
             return f"owned(it, {x}, {q}, {pos}, {self.lit(g.owned_zones[n])})"
         if n in reading.FAST_BUILTINS and n not in g.counters and n not in g.owned_zones:
-            return f"builtin(it, {x}, {q}, {pos})"
+            special = {"location": "location", "contents": "contents", "type": "type_of"}.get(n)
+            return f"{special}(it, {x}, {pos})" if special else f"builtin(it, {x}, {q}, {pos})"
         return f"it.attr({x}, {q}, {pos})"
 
     def in_play(self, kind):
@@ -536,15 +538,16 @@ class _Writer:
             # `any(x.a == v and ... for x in every K)`: the things that pass are those counted
             return self.loop(e, sc, "any(True {loop})" if name == "any" else "sum(1 {loop})", None, var, src, body)
         if name == "count":
-            return self.loop(e, sc, "sum(1 {loop} if {b})", body, var, src, where)
+            return self.loop(e, sc, "sum(1 {loop} if {b})", body, var, src, where, tested=True)
         if name in ("any", "all"):
-            return self.loop(e, sc, name + "({b} {loop})", body, var, src, where)
+            return self.loop(e, sc, name + "({b} {loop})", body, var, src, where, tested=True)
         if name == "sum":
             return self.loop(e, sc, "total(({b} {loop}), " + pos + ")", body, var, src, where)
         return self.loop(e, sc, f"it.function({self.lit(name)}, [[{{b}} {{loop}}]], {pos}, True)", body, var, src, where)
 
-    def loop(self, e, sc, shape, body, var, src, where):
-        """A loop of an expression, as `shape` with {loop} (its `for ... if ...`) and {b} (its body)."""
+    def loop(self, e, sc, shape, body, var, src, where, tested=False):
+        """A loop of an expression, as `shape` with {loop} (its `for ... if ...`) and {b} (its
+        body; `tested`: only whether each value is true counts)."""
         d = sc.depth
         x = f"v{d}_{_ident(var)}" if type(var) is str else f"v{d}"
         if type(var) is str and var not in ("player", "this"):
@@ -554,19 +557,19 @@ class _Writer:
             env = f"env{d + 1}"
             inner = _Scope(env, {k: v for k, v in sc.local.items() if k != var}, d + 1)
             binding = f" for {env} in (bound({sc.env}, {self.lit(var)}, {x}),)"
-        b = self.expr(body, inner) if body is not None else "True"
+        b = self.expr(body, inner, truth=tested) if body is not None else "True"
         if src[0] == "every" and src[2] != "player":
             source = f"{self.in_play(src[2])}(it)"
         else:
             source = f"it.items({self.expr(src, sc)})"
-        plain = shape.format(b=b, loop=f"for {x} in {source}{binding}" + (f" if {self.expr(where, inner)}" if where is not None else ""))
+        plain = shape.format(b=b, loop=f"for {x} in {source}{binding}" + (f" if {self.expr(where, inner, truth=True)}" if where is not None else ""))
         test = _index_test(self.g, where, var, src) if where is not None else None
         if test is None:
             return plain
         # `every K where x.a == v and ...`: only the things whose `a` is v, from the grouping
         first, rest, kind = test
         ix = self.const(reading.index_of(self.g, src[2], first[3][3], first[3][1]), "index_")
-        cond = " and ".join(f"bool({self.expr(c, inner)})" for c in rest)
+        cond = " and ".join(f"({self.expr(c, inner, truth=True)})" for c in rest)
         rhs = first[4]
         if kind == "literal":
             things = f"among(it, {ix}, {self.lit(None if rhs[0] == 'none' else rhs[2])})"

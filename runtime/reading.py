@@ -163,6 +163,25 @@ def builtin(it, x, n, pos):
     return it.attr(x, n, pos)
 
 
+# The built-in attributes read most, each without the look-up in FAST_BUILTINS.
+def location(it, x, pos):
+    if type(x) is str and x in it.st["things"]:
+        return holder(it, x, it.g.locations)
+    return it.attr(x, "location", pos)
+
+
+def contents(it, x, pos):
+    if type(x) is str and x in it.st["things"]:
+        return Zone(x)
+    return it.attr(x, "contents", pos)
+
+
+def type_of(it, x, pos):
+    if type(x) is str and x in it.st["things"]:
+        return it.g.proto_of.get(x, x)
+    return it.attr(x, "type", pos)
+
+
 def reader(game, n, pos):
     """read(it, x): `x.n` for any x, as the generated code reads that attribute."""
     if n not in game.counters and n not in game.owned_zones and n not in BUILTIN_ATTRS:
