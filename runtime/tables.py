@@ -149,6 +149,10 @@ class Game:
         cache[a] = dist
         return dist
 
+    def __getstate__(self):
+        """A game sent to another process goes without its code: written there on first use."""
+        return dict(self.__dict__, code=None)
+
     def forget_code(self) -> None:
         """Drop the game's generated code, so that it is written anew on its next use (as a
         profile or a coverage recording has it, with its counters around each line)."""

@@ -78,3 +78,12 @@ def test_the_module_is_the_same_for_the_same_tables():
     a = pysource.code(Game.load("build/night-city/game.json")).source
     b = pysource.code(Game.load("build/night-city/game.json")).source
     assert a == b and len(a.splitlines()) > 500
+
+
+def test_a_game_that_has_played_pickles_without_its_code_and_plays_the_same_elsewhere():
+    import pickle
+    game = game_from("tests/games/duel")
+    first = outcome(game, 0)
+    copy = pickle.loads(pickle.dumps(game))
+    assert game.code is not None and copy.code is None
+    assert outcome(copy, 0) == first
