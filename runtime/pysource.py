@@ -186,7 +186,7 @@ _GLOBALS = {
     "STEP_BUDGET": STEP_BUDGET, "DEPTH_LIMIT": DEPTH_LIMIT, "DEEP": DEEP, "LONG": LONG, "ENDLESS": ENDLESS,
     **{n: getattr(reading, n) for n in (
         "num", "lt", "le", "gt", "ge", "plus", "minus", "times", "divided", "modulo", "total", "no_operator",
-        "fixed", "counter", "owned", "builtin", "location", "contents", "type_of", "has", "index", "game_counter", "arguments", "bound",
+        "fixed", "counter", "owned", "builtin", "location", "owner", "contents", "type_of", "has", "index", "game_counter", "arguments", "bound",
         "among", "among_settled")},
 }
 
@@ -502,8 +502,8 @@ class _Writer:
         if n in g.owned_zones and n not in g.counters and n not in reading.BUILTIN_ATTRS:
             return f"owned(it, {x}, {q}, {pos}, {self.lit(g.owned_zones[n])})"
         if n in reading.FAST_BUILTINS and n not in g.counters and n not in g.owned_zones:
-            special = {"location": "location", "contents": "contents", "type": "type_of"}.get(n)
-            return f"{special}(it, {x}, {pos})" if special else f"builtin(it, {x}, {q}, {pos})"
+            special = reading.SPECIAL_BUILTINS.get(n)
+            return f"{special.__name__}(it, {x}, {pos})" if special else f"builtin(it, {x}, {q}, {pos})"
         return f"it.attr({x}, {q}, {pos})"
 
     def in_play(self, kind):

@@ -176,10 +176,19 @@ def contents(it, x, pos):
     return it.attr(x, "contents", pos)
 
 
+def owner(it, x, pos):
+    if type(x) is str and x in it.st["things"]:
+        return holder(it, x, it.st["players"])
+    return it.attr(x, "owner", pos)
+
+
 def type_of(it, x, pos):
     if type(x) is str and x in it.st["things"]:
         return it.g.proto_of.get(x, x)
     return it.attr(x, "type", pos)
+
+
+SPECIAL_BUILTINS = {"location": location, "owner": owner, "contents": contents, "type": type_of}
 
 
 def reader(game, n, pos):
@@ -192,6 +201,9 @@ def reader(game, n, pos):
         scope = game.owned_zones[n]
         return lambda it, x: owned(it, x, n, pos, scope)
     if n in FAST_BUILTINS and n not in game.counters and n not in game.owned_zones:
+        special = SPECIAL_BUILTINS.get(n)
+        if special is not None:
+            return lambda it, x: special(it, x, pos)
         return lambda it, x: builtin(it, x, n, pos)
     return lambda it, x: it.attr(x, n, pos)
 
