@@ -209,6 +209,7 @@ class _Writer:
         self.consts = {}  # name -> value handed to the module
         self.const_names = {}  # id(value) -> its name
         self.live = {}  # kind -> the name of its in_play
+        self.tables = {}  # attribute -> the name of its fixed_table
         self.clocked = {}  # function name -> (position, what) to clock, while a profile runs
         self.prof = game.profile
         self.roots = getattr(game.profile, "roots", {}) if game.profile is not None else {}
@@ -495,6 +496,29 @@ class _Writer:
         if type(n) is not str:
             return f"it.attr({x}, {self.lit(n)}, {pos})"
         q = repr(n)
+        if x in sc.local.values() and n not in g.counters and n not in g.owned_zones:
+            table = self.fixed_table(n)
+            if table is not None:  # a loop's thing: its type, kind or printed value from a table
+                return f"({table}[{x}] if type({x}) is str and {x} in {table} else {self.read_attr(x, n, q, pos)})"
+        return self.read_attr(x, n, q, pos)
+
+    def fixed_table(self, n):
+        """The name of a table thing -> its attribute n, where no change of the state can change
+        it (its type, its kind, a value printed on it); None for other attributes."""
+        g = self.g
+        if n in reading.BUILTIN_ATTRS and n not in ("type", "kind"):
+            return None
+        name = self.tables.get(n)
+        if name is None:
+            table = g.proto_of if n == "type" else g.kind_of if n == "kind" else \
+                g.__dict__.setdefault("printed", {}).get(n)
+            if table is None:
+                table = g.printed[n] = {x: a.get(n) for x, a in g.attrs_of.items()}
+            name = self.tables[n] = self.const(table, "by_")
+        return name
+
+    def read_attr(self, x, n, q, pos):
+        g = self.g
         if n not in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
             return f"fixed(it, {x}, {q}, {pos})"
         if n in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
