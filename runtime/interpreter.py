@@ -901,13 +901,15 @@ class Interp:
         raise Suspend(decision)
 
     def options(self, src, var, where, env):
-        inner = dict(env)
-        out = []
-        for x in self.items(src):
-            inner[var] = x
-            if where is None or self.ev(where, inner):
-                out.append(x)
-        return out
+        """The things of src (named var) for which where holds."""
+        if where is None:
+            return list(self.items(src))
+        c = self.g.code
+        f = c.filters.get(id(where)) if c is not None else None
+        try:
+            return (f or pysource.options(self.g, where, var))(self, env, self.items(src))
+        except EVALUATION_ERRORS as exc:
+            raise (pysource.fault(self.g, exc) or GameFault(where[1], f"cannot evaluate `{where[0]}`: {exc}")) from None
 
     def decision(self, who, kind, opts, prompt, pos, env=None):
         g = self.g

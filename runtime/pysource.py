@@ -44,10 +44,12 @@ class Code:
         self.exprs = {}  # id(expression) -> f(it, env): its value
         self.blocks = {}  # id(block) -> f(it, env): None, or (value,) of a `return` in it
         self.procs = {}  # procedure id -> f(it, env): the procedure's value
+        self.filters = {}  # id(a decision's `where`) -> f(it, env, things): the things that pass
         self.nodes = []  # the IR of the functions above
         self.lines = {}  # module file name -> {line: (position, op) of the expression there}
         self.source = ""  # the game's module, as written
         self.extra = 0  # functions made for IR outside the game's tables (up to EXTRA_LIMIT)
+        self.filter_vars = {}  # id(a decision's `where`) -> the name its things have
         self.extra_made = []  # (kind, key, node) of those, and ("file", name, None) of their modules
 
 
@@ -79,6 +81,17 @@ def block(game, b):
     if f is None:
         _load(game, c, [("b", b)], whole=False)
         f = c.blocks[id(b)]
+    return f
+
+
+def options(game, where, var):
+    """f(it, env, things): the things for which a decision's `where` holds, `var` naming each."""
+    c = code(game)
+    f = c.filters.get(id(where))
+    if f is None:
+        c.filter_vars[id(where)] = var
+        _load(game, c, [("w", where)], whole=False)
+        f = c.filters[id(where)]
     return f
 
 
@@ -160,7 +173,7 @@ def _load(game, c, roots, whole):
         if kind == "p":
             c.procs[key] = namespace[fname]
         elif kind != "s":
-            (c.exprs if kind == "e" else c.blocks)[id(node)] = namespace[fname]
+            {"e": c.exprs, "w": c.filters}.get(kind, c.blocks)[id(node)] = namespace[fname]
             c.nodes.append(node)
         if not whole and kind != "s":
             c.extra += 1
@@ -176,8 +189,8 @@ def _forget_extra(c):
         elif kind == "file":
             c.lines.pop(key, None)
         else:
-            (c.exprs if kind == "e" else c.blocks).pop(id(node), None)
-    c.nodes = [n for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks]
+            {"e": c.exprs, "w": c.filters}.get(kind, c.blocks).pop(id(node), None)
+    c.nodes = [n for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks or id(n) in c.filters]
     c.extra, c.extra_made = 0, []
 
 
@@ -221,7 +234,7 @@ class _Writer:
         key = (kind, node if kind == "p" else id(node))
         name = self.names.get(key)
         if name is None:
-            known = (self.c.procs if kind == "p" else self.c.exprs if kind == "e" else self.c.blocks)
+            known = {"p": self.c.procs, "e": self.c.exprs, "w": self.c.filters}.get(kind, self.c.blocks)
             if (node if kind == "p" else id(node)) in known and kind != "p":
                 return None  # made by an earlier module: looked up through the interpreter
             name = self.names[key] = f"{kind}{len(self.names)}" if kind != "p" else f"p_{_ident(node)}_{len(self.names)}"
@@ -255,6 +268,8 @@ class _Writer:
                 elif kind == "s":  # a statement clocked on its own, while a profile runs
                     lines.append((0, f"def {name}(it, env):", None))
                     self.statement(lines, node, 1, "tuple", 0)
+                elif kind == "w":
+                    self.filter_function(lines, node, name)
                 else:
                     self.procedure(lines, node, name)
             except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
@@ -281,6 +296,17 @@ class _Writer:
         lines.append((1, f"return {self.root(e, own=True)}", _at(e)))
         if self.prof is not None and id(e) in self.roots:
             self.clocked[name] = self.roots[id(e)]
+
+    def filter_function(self, lines, where, name):
+        var = self.c.filter_vars[id(where)]
+        x = f"v0_{_ident(var)}" if type(var) is str else "v0"
+        self.at_root, self.nesting = _at(where), 0
+        if type(var) is str and var not in ("player", "this"):
+            inner, binding = _Scope("env", {var: x}, 1), ""
+        else:  # as in a loop of an expression: see loop
+            inner, binding = _Scope("env1", {}, 1), f" for env1 in (bound(env, {self.lit(var)}, {x}),)"
+        lines.append((0, f"def {name}(it, env, things):", None))
+        lines.append((1, f"return [{x} for {x} in things{binding} if {self.expr(where, inner, truth=True)}]", _at(where)))
 
     def procedure(self, lines, pid, name):
         proc = self.g.procedures[pid]
@@ -375,6 +401,10 @@ class _Writer:
     def fields(self, s):
         """The expressions and blocks a handler works out from a statement: written too."""
         todo = list(s[2:])
+        decided = {"choose": (3, 5), "secret": (4, 6)}.get(s[0])
+        if decided is not None and _is_node(s[decided[1]], ir.EXPRESSIONS):  # the options' `where`
+            self.c.filter_vars[id(s[decided[1]])] = s[decided[0]]
+            self.want("w", s[decided[1]])
         if s[0] == "set" and _is_node(s[2], ir.EXPRESSIONS) and s[2][0] == "attr":
             todo.append(s[2][2])  # the thing whose counter is set
         while todo:
@@ -673,7 +703,7 @@ def _what(kind, node) -> str:
     if kind == "p":
         return f"procedure {node!r}"
     pos = (node[0][1] if node else None) if kind == "b" else node[1]
-    return {"e": "expression", "b": "block", "s": "statement"}[kind] + (f" at {pos!r}" if type(pos) is str else "")
+    return {"e": "expression", "b": "block", "s": "statement", "w": "options where"}[kind] + (f" at {pos!r}" if type(pos) is str else "")
 
 
 def _at(e):
