@@ -616,11 +616,6 @@ class Interp:
             return [v]
         return [x for x in self.items(v) if isinstance(x, str) and x in self.st["things"]]
 
-    def s_move(self, s, env):
-        key = self.dest_key(self.ev(s[3], env), s[1])
-        for x in self.things(self.ev(s[2], env)):
-            self.move(x, key, s[4])
-
     def s_draw(self, s, env):
         n = 1 if s[2] is None else int(num(self.ev(s[2], env)))
         src = self.ev(s[3], env)

@@ -31,7 +31,7 @@ DEEP = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itse
 LONG = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
 ENDLESS = f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?"
 _RETURNING = {"choose", "may", "secret"}  # handlers that run a block, so may hand a `return` up
-_INLINE = {"let", "do", "return", "if", "for", "while", "repeat"}
+_INLINE = {"let", "do", "return", "if", "for", "while", "repeat", "move"}
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided"}
 
@@ -387,6 +387,10 @@ class _Writer:
                     lines.append((ind + 2, f"if not {self.root(s[4], truth=True)}: continue", _at(s[4])))
             self.body(lines, s[-1], ind + 2, mode, loops + 1)
             lines += [(ind, "except LoopStop:", None), (ind + 1, "pass", None)]
+        elif op == "move":  # the commonest statement: its values worked out here, each on its line
+            lines.append((ind, f"a0 = it.dest_key({self.root(s[3])}, {self.lit(s[1])})", _at(s[3])))
+            lines.append((ind, f"for a1 in it.things({self.root(s[2])}):", _at(s[2])))
+            lines.append((ind + 1, f"it.move(a1, a0, {self.lit(s[4])})", None))
         elif op in ir.STATEMENTS:
             self.fields(s)
             call = f"it.s_{op}({self.const(s, 'N')}, env)"

@@ -13,7 +13,7 @@ from rulepress.runtime.interpreter import Interp
 P = "t.yaml:1:1"
 EVIL = "x'); __import__('os').system('touch /tmp/rulepress-pwned') #\n\"\"\"\\"
 # The names generated code may use: its own (mangled), the module's globals, a few builtins.
-MADE = re.compile(r"^(env\d*|r|x\d+|v\d+(_[A-Za-z0-9_]*)?|[ebsx]\d+|p_[A-Za-z0-9_]*_\d+|[A-Z]\d+|params\d+|every_\d+|index_\d+|by_\d+)$")
+MADE = re.compile(r"^(env\d*|r|x\d+|v\d+(_[A-Za-z0-9_]*)?|[ebsxwa]\d+|p_[A-Za-z0-9_]*_\d+|[A-Z]\d+|params\d+|every_\d+|index_\d+|by_\d+)$")
 GIVEN = set(pysource._GLOBALS) | {"it", "bool", "list", "int", "max", "min", "range", "next", "sum", "any", "all", "True", "None"}
 
 
