@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from . import ir, reading
 from .analysis import changes_nothing
-from .faults import DEPTH_LIMIT, STEP_BUDGET, Fail, GameFault, LoopStop
+from .faults import DEPTH_LIMIT, STEP_BUDGET, GameFault, LoopStop
 from .state import Zone
 from .text import Said, Text
 
@@ -190,12 +190,13 @@ def _forget_extra(c):
             c.lines.pop(key, None)
         else:
             {"e": c.exprs, "w": c.filters}.get(kind, c.blocks).pop(id(node), None)
+            c.filter_vars.pop(id(node), None)
     c.nodes = [n for n in c.nodes if id(n) in c.exprs or id(n) in c.blocks or id(n) in c.filters]
     c.extra, c.extra_made = 0, []
 
 
 _GLOBALS = {
-    "GameFault": GameFault, "LoopStop": LoopStop, "Fail": Fail, "Zone": Zone, "Text": Text, "Said": Said,
+    "GameFault": GameFault, "LoopStop": LoopStop, "Zone": Zone, "Text": Text, "Said": Said,
     "STEP_BUDGET": STEP_BUDGET, "DEPTH_LIMIT": DEPTH_LIMIT, "DEEP": DEEP, "LONG": LONG, "ENDLESS": ENDLESS,
     **{n: getattr(reading, n) for n in (
         "num", "lt", "le", "gt", "ge", "plus", "minus", "times", "divided", "modulo", "total", "no_operator",
