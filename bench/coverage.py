@@ -4,7 +4,7 @@
 
 Each run plays the same N games (same seeds, same agents) twice, plain
 (`simulate.simulate`, one worker) and recorded (`runtime.coverage.play`), in turn, each on
-a freshly loaded game so both pay for making their closures; the order alternates from run
+a freshly loaded game so both pay for writing their code; the order alternates from run
 to run, as the machine's speed drifts. Prints the median time of each and their ratio
 (the issue's bound: at most 2x).
 """

@@ -4,7 +4,7 @@
 
 Plays N random-bot games one after another in one process (as `rulepress simulate` does with
 one worker) and prints the resident memory after game K and after game N, and their ratio.
-Whatever the runtime keeps with a game (compiled closures, answers worked out once) must
+Whatever the runtime keeps with a game (its generated code, answers worked out once) must
 stop growing once the game's rules have all been met: 1.00x is flat. By default the small
 card game tests/games/watch for four, whose every turn starts and ends with a conditional
 trigger.

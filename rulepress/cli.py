@@ -88,7 +88,8 @@ def validate(paths, fmt, no_cache):
 @click.argument("paths", nargs=-1)
 @click.option("-o", "--out", default="build", show_default=True, help="output folder")
 @click.option("--no-cache", is_flag=True, help="load, check and render everything again, ignoring what earlier runs kept")
-def build(paths, out, no_cache):
+@click.option("--emit-python", is_flag=True, help="also write game.py beside each game.json: its effects as the runtime runs them, to read")
+def build(paths, out, no_cache, emit_python):
     """Compile content into build/<game>/game.json (and the rulebooks)."""
     from .compiler.pipeline import build as do_build
     try:
@@ -105,7 +106,21 @@ def build(paths, out, no_cache):
         click.echo(d.text())
     for w in written:
         click.echo(f"wrote {w}")
+    if emit_python:
+        for w in written:
+            if os.path.basename(w) == "game.json":
+                click.echo(f"wrote {_emit_python(w)}")
     sys.exit(1 if report.errors else 0)
+
+
+def _emit_python(tables: str) -> str:
+    """game.py beside a game.json just built: the module the runtime writes for it."""
+    from .compiler import writing
+    from .runtime import pysource
+    from .runtime.tables import Game
+    path = writing.path_in(os.path.dirname(tables), "game.py")
+    writing.put(path, pysource.code(Game.load(tables)).source.encode("utf-8"))
+    return path
 
 
 def _load_game(game: str):

@@ -1,6 +1,6 @@
 """`rulepress coverage`: which rules a game's scenarios and bot games used, line by line.
 
-A game is compiled, its closures are made again with counters (runtime/coverage.py), its
+A game is compiled, its code is written again with counters (runtime/coverage.py), its
 scenarios run (rulepress/scenario.py), then N bot games at each player count. The report
 (`measure`) is a plain dict, the `--json` output itself (docs/coverage.md, `VERSION`); the
 terminal table and the HTML pages (rulepress/coverage_html.py) are read from it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import rng, secrets
 from .flow import Choices, apply, choices
-from .expressions import num
+from .reading import num
 from .interpreter import Interp
 from .state import clone
 from .views import view

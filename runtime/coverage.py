@@ -2,9 +2,9 @@
 of each condition, the choices made at each decision, the things that moved.
 
 `attach(game)` plugs a `Recording` into the hook `runtime/profile.py` uses (`game.profile`):
-the game's closures are made again with a counter around each statement and with a tally
+the game's code is written again with a counter around each statement and with a tally
 of true and false around each condition. Without `attach`, nothing of this is in the
-closures: plain play pays nothing for it. `play(...)` plays one bot game as
+code: plain play pays nothing for it. `play(...)` plays one bot game as
 `simulate.play_one` does (same seeds, same agents, same games) and also notes each
 decision's choice and what moved where.
 
@@ -23,7 +23,7 @@ _DECISIONS_LIMIT = 200_000  # as agents.play_out: a game that asks more never en
 
 
 class Recording:
-    """What ran: filled by the closures `attach` makes and by `play`."""
+    """What ran: filled by the code `attach` has written and by `play`."""
 
     def __init__(self):
         self.runs = {}  # statement position -> [times it ran]
@@ -37,7 +37,7 @@ class Recording:
         self.still = set()  # things not seen moving yet
         self.empty = set()  # locations nothing has moved into yet
 
-    # -- the interface of runtime/profile.Profile that the compiled closures call --
+    # -- the interface of runtime/profile.Profile that the generated code calls --
 
     def clocked(self, f, pos, what):
         """f(it, env), counted under `pos`: a statement's runs, or a condition's outcomes."""
@@ -56,8 +56,8 @@ class Recording:
             return r
         return weighed
 
-    def aside(self, make_closure, *args):
-        return make_closure(*args)
+    def aside(self, make, *args):
+        return make(*args)
 
     # -- what the bot games did --
 
@@ -76,10 +76,10 @@ class Recording:
 
 
 def attach(game) -> Recording:
-    """Record this game's content from now on: its closures are made again, with counters."""
+    """Record this game's content from now on: its code is written again, with counters."""
     rec = Recording()
     game.profile = rec
-    game.forget_closures()
+    game.forget_code()
     for pos, node, what in conditions(game.data):
         rec.roots[id(node)] = (pos, what)
     rec.first = {iid: z for iid, _pid, z, _up in game.instances}

@@ -10,11 +10,10 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import continuation, ir, rng, secrets
-from .expressions import ABSENT, Grouping, compiled, group_by, num, holder as _holder, removed_of_kind
+from . import continuation, pysource, rng, secrets
 from .numbers import LIMIT, beyond
+from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
-from .statements import BUILT_HERE, compiled_block, handle
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
@@ -112,30 +111,37 @@ class Interp:
     # ---- running ----
     def run(self, block, env):
         """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
-        f = self.g.blocks.get(id(block))
-        return (f or compiled_block(self.g, block))(self, env)
+        c = self.g.code
+        f = c.blocks.get(id(block)) if c is not None else None
+        try:
+            return (f or pysource.block(self.g, block))(self, env)
+        except EVALUATION_ERRORS as exc:
+            fault = pysource.fault(self.g, exc)
+            if fault is None:
+                raise
+            raise fault from None
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
+        if self.depth >= DEPTH_LIMIT:
+            raise GameFault(block[0][1] if block else "?", pysource.DEEP)
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise GameFault(block[0][1] if block else "?", pysource.LONG)
         self.depth += 1
-        if self.depth > DEPTH_LIMIT:
-            self.depth -= 1
-            raise GameFault(block[0][1] if block else "?", f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)")
         try:
-            f = self.g.blocks.get(id(block))
-            r = (f or compiled_block(self.g, block))(self, env)
+            r = self.run(block, env)
         finally:
             self.depth -= 1
         return r[0] if r is not None else None
 
     def ev(self, e, env):
+        c = self.g.code
+        f = c.exprs.get(id(e)) if c is not None else None
         try:
-            f = self.g.closures.get(id(e))
-            return (f or compiled(self.g, e))(self, env)
-        except (GameFault, Suspend, Fail, LoopStop, GameOver):
-            raise
-        except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError, OverflowError) as exc:
-            raise GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}") from None
+            return (f or pysource.expression(self.g, e))(self, env)
+        except EVALUATION_ERRORS as exc:
+            raise (pysource.fault(self.g, exc) or GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}")) from None
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -245,7 +251,7 @@ class Interp:
             return x in self.st["players"]
         return self.g.kind_of.get(x) == scope
 
-    holder = _holder  # (x, among): the first holder of x in `among`, see expressions.holder
+    holder = _holder  # (x, among): the first holder of x in `among`, see reading.holder
 
     def location_of(self, x):
         return self.holder(x, self.g.locations)
@@ -297,19 +303,8 @@ class Interp:
         return False
 
     def call_procedure(self, name, args, env):
-        body = self.g.bodies.get(name)
-        if body is None:
-            proc = self.g.procedures[name]
-            body = self.g.bodies[name] = (proc["params"], _body(self.g, proc["effect"]))
-        params, run = body
-        inner = {}
-        if "player" in env:
-            inner["player"] = env["player"]
-        if "this" in env:
-            inner["this"] = env["this"]
-        for k, v in zip(params, args):  # for a few, sooner than inner.update(zip(...))
-            inner[k] = v
-        return run(self, inner)
+        """A procedure of the content, called from IR outside the game's own module."""
+        return pysource.procedure(self.g, name)(self, arguments(env, self.g.procedures[name]["params"], args))
 
     def changed(self, *touched):
         """The state changed: groupings made from before may no longer hold.
@@ -621,11 +616,6 @@ class Interp:
             return [v]
         return [x for x in self.items(v) if isinstance(x, str) and x in self.st["things"]]
 
-    def s_move(self, s, env):
-        key = self.dest_key(self.ev(s[3], env), s[1])
-        for x in self.things(self.ev(s[2], env)):
-            self.move(x, key, s[4])
-
     def s_draw(self, s, env):
         n = 1 if s[2] is None else int(num(self.ev(s[2], env)))
         src = self.ev(s[3], env)
@@ -896,29 +886,6 @@ class Interp:
         self.move(a, zb)
         self.move(b, za)
 
-    # Statements that run blocks hand a `return` inside them (a 1-tuple) back up.
-    def s_repeat(self, s, env):
-        n = int(num(self.ev(s[2], env)))
-        try:
-            for _ in range(max(0, min(n, STEP_BUDGET))):
-                r = self.run(s[3], env)
-                if r is not None:
-                    return r
-        except LoopStop:
-            pass
-
-    def s_while(self, s, env):
-        try:
-            while self.ev(s[2], env):
-                self.steps += 1
-                if self.steps > STEP_BUDGET:
-                    raise GameFault(s[1], f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?")
-                r = self.run(s[3], env)
-                if r is not None:
-                    return r
-        except LoopStop:
-            pass
-
     # ---- decisions ----
     def answer(self, decision):
         if self.ai < len(self.answers):
@@ -934,13 +901,15 @@ class Interp:
         raise Suspend(decision)
 
     def options(self, src, var, where, env):
-        inner = dict(env)
-        out = []
-        for x in self.items(src):
-            inner[var] = x
-            if where is None or self.ev(where, inner):
-                out.append(x)
-        return out
+        """The things of src (named var) for which where holds."""
+        if where is None:
+            return list(self.items(src))
+        c = self.g.code
+        f = c.filters.get(id(where)) if c is not None else None
+        try:
+            return (f or pysource.options(self.g, where, var))(self, env, self.items(src))
+        except EVALUATION_ERRORS as exc:
+            raise (pysource.fault(self.g, exc) or GameFault(where[1], f"cannot evaluate `{where[0]}`: {exc}")) from None
 
     def decision(self, who, kind, opts, prompt, pos, env=None):
         g = self.g
@@ -1043,36 +1012,6 @@ _FIRST = ("first_player",)
 _ROUND = ("round",)
 
 
-def _body(game, block):
-    """A procedure body as `call_block` runs it; `return <expression>` alone is run directly."""
-    if len(block) == 1 and block[0][0] == "return" and block[0][2] is not None:
-        e, spos = block[0][2], block[0][1]
-        f = compiled(game, e)
-        if game.profile is not None:  # clocked as the statement it is (runtime/profile.py)
-            f = game.profile.clocked(f, spos, "return")
-        epos, op = e[1], e[0]
-        deep = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
-        long = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
-
-        def ret(it, inner):
-            it.depth += 1
-            if it.depth > DEPTH_LIMIT:
-                it.depth -= 1
-                raise GameFault(spos, deep)
-            try:
-                it.steps += 1
-                if it.steps > STEP_BUDGET:
-                    raise GameFault(spos, long)
-                try:
-                    return f(it, inner)
-                except EVALUATION_ERRORS as exc:
-                    raise GameFault(epos, f"cannot evaluate `{op}`: {exc}") from None
-            finally:
-                it.depth -= 1
-        return ret
-    return lambda it, inner: it.call_block(block, inner)
-
-
 _PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
 
 
@@ -1140,7 +1079,3 @@ def _still(it, reads) -> bool:
         else:
             return False
     return True
-
-
-# Every statement the compiled blocks do not build themselves runs its handler here.
-handle({op: getattr(Interp, "s_" + op) for op in ir.STATEMENTS if op not in BUILT_HERE})

@@ -1,12 +1,12 @@
 """Where the time of played games goes, line by line of the content.
 
-`attach(game)` makes the game's closures anew with a clock around each statement, each
+`attach(game)` writes the game's code anew with a clock around each statement, each
 action's condition and each condition the flow asks (a phase's `if`, a trigger's `when`...).
 The time of a line is its own: what the lines it runs (a procedure it calls) take is theirs.
 How often each line runs is the same on every run of the same games; how long it takes is
 measured, so it varies a little from run to run.
 
-Without `attach`, nothing of this is in the closures: plain play pays nothing for it.
+Without `attach`, nothing of this is in the code: plain play pays nothing for it.
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ class Profile:
         self.what = {}  # position -> what is there ("move", "condition of claim_card", ...)
         self.inner = [0]  # time of the lines running inside the one that runs now, one per level
         self.total = 0  # nanoseconds of play measured, see timed
-        self.building = 0  # nanoseconds of that spent making closures, once per game: see aside
-        self._making = 0  # closures being made now, one inside another (see aside)
+        self.building = 0  # nanoseconds of that spent writing the game's code, once per game: see aside
+        self._making = 0  # code being written now, one inside another (see aside)
         self.roots = {}  # id of a condition clocked on its own -> (position, what): see attach
 
     def clocked(self, f, pos, what):
@@ -45,7 +45,7 @@ class Profile:
         return timed_line
 
     def aside(self, make, *args):
-        """make(*args), a closure being made on its first use: its time is nobody's line."""
+        """make(*args), code being written on its first use: its time is nobody's line."""
         inner = self.inner
         inner.append(0)
         self._making += 1
@@ -57,7 +57,7 @@ class Profile:
             self._making -= 1
             inner.pop()
             inner[-1] += spent
-            if not self._making:  # closures made while making another are in its time
+            if not self._making:  # code written while writing other code is in its time
                 self.building += spent
 
     def timed(self, play):
@@ -82,10 +82,10 @@ class Profile:
 
 
 def attach(game) -> Profile:
-    """Clock this game's content from now on: its closures are made again, with clocks."""
+    """Clock this game's content from now on: its code is written again, with clocks."""
     prof = Profile()
     game.profile = prof
-    game.forget_closures()
+    game.forget_code()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
         if "if" in act:
@@ -120,7 +120,7 @@ def render(profile: dict, games: int) -> None:
         # as plain text: content may hold what rich would read as markup or an emoji code
         t.add_row(f"{r['share']:.1%}", f"{r['runs_per_game']:g}", Text(r["at"]), Text(text or r["what"]))
     con.print(t)
-    con.print(f"the content's lines took {profile['in_lines']:.0%} of the time, and making the runtime's closures "
+    con.print(f"the content's lines took {profile['in_lines']:.0%} of the time, and writing the runtime's code "
               f"for them, once, {profile.get('building', 0):.0%}; the rest is the flow's, the bots' and the "
               "runtime's own work between them. Shares are of time measured, so they vary a little from "
               "run to run; runs a game do not.")

@@ -101,7 +101,7 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
         if workers > 1:
             import multiprocessing as mp
             ctx = mp.get_context("fork")
-            # Forked workers start with this very game: its compiled closures and what it has
+            # Forked workers start with this very game: its generated code and what it has
             # worked out so far come along instead of being built again in every worker.
             # The collector is told to leave what exists now alone, so the workers do not
             # copy every page of it just by looking at it.

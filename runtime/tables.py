@@ -10,7 +10,6 @@ from . import ir
 from .analysis import ir_nodes
 
 SUPPORTED_FORMAT = 1
-COMPILED_LIMIT = 200_000  # compiled nodes (and blocks) kept per game: see Game.closures
 KNOWN_LIMIT = 10_000  # answers kept per game for values met in play (options, places, distances)
 
 
@@ -72,14 +71,7 @@ class Game:
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
         self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
-        # Compiled IR is kept by the identity of its node, with the node itself so that the
-        # identity stays its own; the game's own IR is finitely many nodes, and past a bound
-        # (IR made afresh by a caller, such as an interruption's) the closures start afresh.
-        self.closures = {}  # id(expression node) -> its closure (runtime/expressions.py)
-        self.closure_nodes = []  # those nodes
-        self.blocks = {}  # id(statement block) -> its closure (runtime/statements.py)
-        self.block_nodes = []  # those blocks
-        self.bodies = {}  # procedure id -> (its parameters, its body as a closure) (runtime/interpreter.py)
+        self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
         self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
         self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
@@ -161,11 +153,14 @@ class Game:
         cache[a] = dist
         return dist
 
-    def forget_closures(self) -> None:
-        """Drop every closure made from the IR, so the next look-up makes them anew (as a
-        profile or a coverage recording does, with its counters around each line)."""
-        for table in (self.closures, self.closure_nodes, self.blocks, self.block_nodes, self.bodies):
-            table.clear()
+    def __getstate__(self):
+        """A game sent to another process goes without its code: written there on first use."""
+        return dict(self.__dict__, code=None)
+
+    def forget_code(self) -> None:
+        """Drop the game's generated code, so that it is written anew on its next use (as a
+        profile or a coverage recording has it, with its counters around each line)."""
+        self.code = None
 
     @classmethod
     def load(cls, path: str) -> "Game":

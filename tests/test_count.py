@@ -1,6 +1,5 @@
 """`count` of a loop: the true values of the things that pass its filter."""
 from conftest import content_games, game_from
-from rulepress.runtime.expressions import compiled
 from rulepress.runtime.flow import new_game
 from rulepress.runtime.interpreter import Interp
 
@@ -11,6 +10,6 @@ def test_count_counts_the_true_values_of_the_things_that_pass_the_filter():
     x = ["name", "t", "x"]
     items = ["list", "t", [["num", "t", v] for v in (0, 1, 2, 3, 4, 5)]]
     odd = ["op", "t", "==", ["op", "t", "%", x, ["num", "t", 2]], ["num", "t", 1]]
-    assert compiled(game, ["gen", "t", "count", x, "x", items, None])(it, {}) == 5  # 0 is not true
-    assert compiled(game, ["gen", "t", "count", x, "x", items, odd])(it, {}) == 3
-    assert compiled(game, ["gen", "t", "count", odd, "x", items, ["op", "t", ">", x, ["num", "t", 2]]])(it, {}) == 2
+    assert it.ev(["gen", "t", "count", x, "x", items, None], {}) == 5  # 0 is not true
+    assert it.ev(["gen", "t", "count", x, "x", items, odd], {}) == 3
+    assert it.ev(["gen", "t", "count", odd, "x", items, ["op", "t", ">", x, ["num", "t", 2]]], {}) == 2

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import content_games, game_from
 from rulepress.runtime.agents import RandomAgent, step
-from rulepress.runtime.expressions import _attr_reader, _counter_groups, _fixed_values, _in_play
+from rulepress.runtime.reading import counter_groups, in_play, reader
 from rulepress.runtime.flow import new_game
 from rulepress.runtime.interpreter import Fail, GameFault, GameOver, Interp, Suspend, _still
 from rulepress.runtime.state import clone
@@ -21,8 +21,7 @@ def _keys(game):
         for iid in game.of_kind[kind]:
             attrs |= set(game.attrs_of[iid])
         for a in sorted(attrs):
-            out.append(((kind, a), _attr_reader(game, a, "test"), _in_play(game, ["every", "test", kind]),
-                        _counter_groups(game, a, "test")))
+            out.append(((kind, a), reader(game, a, "test"), in_play(game, kind), counter_groups(game, a, "test")))
     return out
 
 
@@ -82,28 +81,6 @@ def test_a_kept_grouping_agrees_with_a_fresh_look_after_random_changes(name):
             _agrees(it, keys)
         _agrees(Interp(game, trial), keys)  # a new interpreter of the changed state
         step(game, st, agents)
-
-
-@pytest.mark.parametrize("name", content_games())
-def test_a_fixed_attribute_from_the_games_table_is_the_one_read_from_each_thing(name):
-    """A loop picks things by a fixed attribute (type, kind, one printed on them) from a table
-    made once per game: it must hold what reading each thing gives, in any state."""
-    game = game_from(f"content/{name}")
-    st = new_game(game, game.players_min if game.players_min > 1 else 2, f"fixed:{name}")
-    agents = {p: RandomAgent(p) for p in st["players"]}
-    for _ in range(5):
-        step(game, st, agents)
-    it = Interp(game, st)
-    checked = 0
-    for kind in sorted(game.of_kind):
-        for a in sorted({"type", "kind"} | {k for x in game.of_kind[kind] for k in game.attrs_of[x]}):
-            table = _fixed_values(game, a)
-            if table is not None:
-                read = _attr_reader(game, a, "test")
-                for x in game.of_kind[kind]:
-                    assert table[x] == read(it, x), (x, a)
-                    checked += 1
-    assert checked > 100
 
 
 def test_a_grouping_kept_by_the_game_follows_a_change_in_a_new_interpreter():
@@ -185,7 +162,7 @@ def test_the_things_in_play_follow_every_move_in_and_out_of_the_removed_zone(nam
     for _ in range(150):
         for kind in kinds:
             out = set(st["zones"].get("removed") or ())
-            assert list(_in_play(game, ["every", "t", kind])(it)) == [x for x in game.of_kind[kind] if x not in out]
+            assert list(in_play(game, kind)(it)) == [x for x in game.of_kind[kind] if x not in out]
         x = rnd.choice(things)
         try:
             it.move(x, rnd.choice(zones), "up")

@@ -41,7 +41,7 @@ def test_profiling_counts_each_line_and_plays_the_same_games(duel):
     shares = [r["share"] for r in rows.values()]
     assert all(0 <= s <= 1 for s in shares) and 0 < result["profile"]["in_lines"] <= 1
     assert sum(shares) <= result["profile"]["in_lines"] + 0.01
-    # making the closures, once, is counted apart from the lines that first ran them
+    # writing the code, once, is counted apart from the lines that first ran it
     assert 0 < result["profile"]["building"] and result["profile"]["in_lines"] + result["profile"]["building"] <= 1
 
 

@@ -275,9 +275,9 @@ def test_playing_the_same_game_again_compiles_nothing_new(duel):
     """Blocks are compiled once and kept with the game: an action without a cost must not
     bring a new empty block to compile (and keep) at every turn."""
     _play(duel, 4)
-    compiled = len(duel.blocks), len(duel.closures)
+    compiled = len(duel.code.blocks), len(duel.code.exprs), len(duel.code.lines)
     _play(duel, 4)
-    assert (len(duel.blocks), len(duel.closures)) == compiled
+    assert (len(duel.code.blocks), len(duel.code.exprs), len(duel.code.lines)) == compiled
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
@@ -451,7 +451,9 @@ def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
 
 def _kept_sizes(game) -> dict:
     """How many entries each table the runtime keeps with a game holds."""
-    return {k: len(v) for k, v in vars(game).items() if isinstance(v, (dict, list, set))}
+    sizes = {k: len(v) for k, v in vars(game).items() if isinstance(v, (dict, list, set))}
+    sizes.update({f"code.{k}": len(v) for k, v in vars(game.code).items() if isinstance(v, (dict, list))})
+    return sizes
 
 
 def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation():
@@ -463,25 +465,26 @@ def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation()
     for seed in range(100):
         _play(game, seed, players=4)
     after_100 = _kept_sizes(game)
-    assert after_100["closures"] and after_100["blocks"]
+    assert after_100["code.exprs"] and after_100["code.blocks"]
     for seed in range(100, 300):
         _play(game, seed, players=4)
     assert _kept_sizes(game) == after_100
     assert len(continuation._live) <= continuation.LIMIT
 
 
-def test_closures_kept_for_ir_made_afresh_stay_within_their_bound(duel, monkeypatch):
+def test_code_kept_for_ir_made_afresh_stays_within_its_bound(duel, monkeypatch):
     """A caller may hand the runtime IR of its own, afresh each time (an interruption's):
-    the closures kept by the identity of a block or expression are bounded, and each block
-    still runs as written."""
-    from rulepress.runtime import expressions, statements
+    the functions (and line tables) kept by the identity of a block or expression are
+    bounded, and each block still runs as written."""
+    from rulepress.runtime import pysource
     from rulepress.runtime.interpreter import Interp
-    monkeypatch.setattr(expressions, "COMPILED_LIMIT", 20)
-    monkeypatch.setattr(statements, "COMPILED_LIMIT", 20)
+    monkeypatch.setattr(pysource, "EXTRA_LIMIT", 20)
     P = "t:1:1"
     st = new_game(duel, 2, 1)
+    Interp(duel, st).call_block([], {})
+    own = len(duel.code.blocks) + len(duel.code.exprs), len(duel.code.lines)
     for i in range(200):
         Interp(duel, st).call_block([["log", P, ["str", P, f"line {i}"]]], {"player": "p1"})
-        assert len(duel.blocks) <= 20 and len(duel.closures) <= 20
-        assert len(duel.block_nodes) == len(duel.blocks) and len(duel.closure_nodes) == len(duel.closures)
+        assert len(duel.code.blocks) + len(duel.code.exprs) <= own[0] + 20 and len(duel.code.lines) <= own[1] + 20
+        assert len(duel.code.nodes) == len(duel.code.blocks) + len(duel.code.exprs)
     assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran
