@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_seed, check_utf8_path, check_workers, game_options
+from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
+    check_backend, check_revision, check_seed, check_utf8_path, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -143,13 +143,38 @@ def test(paths, select, scenarios_dir, verbose):
     sys.exit(0 if ok else 1)
 
 
+def run_options(command):
+    """--workers, --backend and --address: where a command that plays many bot games plays
+    them (checked by arguments.check_backend; passed on to runtime.simulate.run_games)."""
+    for option in reversed([
+        click.option("--workers", default=1, show_default=True,
+                     help="processes playing at once: at most one per core, or per CPU of the Ray cluster"),
+        click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
+                     help="local: this machine's processes; ray: Ray workers (pip install 'rulepress[ray]')"),
+        click.option("--address", default=None, metavar="HOST:PORT",
+                     help="the Ray cluster to play on (as `ray start --head` prints it); without it Ray starts here"),
+    ]):
+        command = option(command)
+    return command
+
+
+def show_progress(as_json: bool) -> bool:
+    """A bar on stderr while games are played: not under --json, nor where no one watches it."""
+    return not as_json and sys.stderr.isatty()
+
+
+def stopped_line(stop) -> None:
+    """What Ctrl-C cut short, as the last line a stopped run prints (it then exits 130)."""
+    _quietly(lambda: click.echo(f"rulepress: stopped after {len(stop.results)} of {stop.total} games", err=True))
+
+
 @main.command()
 @click.argument("game")
 @click.option("-n", "games", default=100, show_default=True, type=click.IntRange(1, MAX_GAMES),
               help="how many games to play")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
-@click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
+@run_options
 @click.option("--agent", default="random", show_default=True,
               help="random, first or greedy for every seat, or a mix like p1=greedy,random")
 @click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
@@ -157,11 +182,17 @@ def test(paths, select, scenarios_dir, verbose):
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--profile", is_flag=True,
               help="also show which lines of the content take the time (the games are played in one process)")
-def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, profile):
-    """Play N games with bots and report win rates, scores and lengths."""
-    from .runtime.simulate import simulate as sim, render
+def simulate(game, games, seed, players, workers, backend, address, agent, option_pairs, as_json, profile):
+    """Play N games with bots and report win rates, scores and lengths.
+
+    Ctrl-C stops the run, reports the games finished and exits 130."""
+    from .runtime.cluster import ClusterError
+    from .runtime.progress import games_bar
+    from .runtime.simulate import Stopped, simulate as sim, render
     try:
-        check_workers(workers)
+        check_backend(backend, address, workers)
+        if profile and backend != "local":
+            raise BadArgument("--profile times the games in this process: it is for --backend local")
         g = _load_game(game)
         check_players(g, players)
         check_agents(agent, players or g.players_min, "--agent")
@@ -171,7 +202,16 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
     if profile:
         from .runtime.profile import attach
         attach(g)
-    result = sim(g, games, seed, players, workers, agent, progress=not as_json, options=options)
+    stop = None
+    try:
+        with games_bar(f"{g.id}", games, show_progress(as_json)) as advance:
+            result = sim(g, games, seed, players, workers, agent, progress=advance, options=options,
+                         backend=backend, address=address)
+    except Stopped as exc:
+        stop, result = exc, exc.summary
+    except ClusterError as exc:
+        click.echo(_line(exc), err=True)
+        sys.exit(1)
     source = _source_lines(game) if profile else None
     if source:
         for row in result["profile"]["lines"]:
@@ -183,6 +223,9 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
         if profile:
             from .runtime.profile import render as render_profile
             render_profile(result["profile"], games)
+    if stop is not None:
+        stopped_line(stop)
+        sys.exit(130)
     sys.exit(1 if result["errors"] else 0)
 
 
