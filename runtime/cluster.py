@@ -8,7 +8,10 @@ Ray is imported only here, and only when a run asks for it: it is an optional ex
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 from collections import deque
+from contextlib import contextmanager
 
 CHUNKS_PER_WORKER = 8  # enough for the workers to share the games out evenly and the bar to move
 CHUNK_MOST = 25  # games in one chunk at most: a game takes milliseconds, a call to an actor about one
@@ -96,12 +99,36 @@ def _connect(ray, address, workers: int) -> bool:
     if ray.is_initialized():
         return False
     quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
-    try:
-        if address is None:
-            # "local": a Ray of its own even where RAY_ADDRESS names a cluster
-            ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
-        else:
+    if address is None:
+        # "local": a Ray of its own even where RAY_ADDRESS names a cluster
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
+        return True
+    with _stderr_kept() as said:
+        try:
             ray.init(address=address, **quiet)
-    except ConnectionError as exc:
-        raise ClusterError(f"no Ray cluster at {address}: {str(exc).strip().splitlines()[0][:200]}") from None
+        except ConnectionError as exc:
+            said.seek(0)
+            raise ClusterError(_refusal(address, exc, said.read().decode("utf-8", "replace"))) from None
     return True
+
+
+def _refusal(address, exc, said: str) -> str:
+    if "Unauthenticated" in said or "InvalidAuthToken" in said:
+        # Ray sends this machine's token to an address given by hand only when told to
+        return (f"the Ray cluster at {address} wants its token: set RAY_AUTH_MODE=token, with the token "
+                "(`ray get-auth-token` on the head) in RAY_AUTH_TOKEN or ~/.ray/auth_token")
+    return f"no Ray cluster at {address}: {(str(exc).strip().splitlines() or ['no answer'])[0][:200]}"
+
+
+@contextmanager
+def _stderr_kept():
+    """Ray's core writes each failed try to join a cluster to the process's stderr itself, a
+    line a second for twenty seconds: kept aside here, it becomes the one line a refusal is."""
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as kept:
+        os.dup2(kept.fileno(), 2)
+        try:
+            yield kept
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
