@@ -87,6 +87,10 @@ def run_games(game, jobs, *, workers=1, backend="local", address=None, progress=
     jobs = [Job(*j) for j in jobs]
     if workers < 1:
         raise ValueError(f"a run needs at least one worker, not {workers}")
+    if backend == "ray" and game.profile is not None:
+        raise ValueError("a profile times the games played in this process: it is for the local backend")
+    if not jobs:
+        return []
     finished = []
 
     def done(pairs):
@@ -97,7 +101,7 @@ def run_games(game, jobs, *, workers=1, backend="local", address=None, progress=
     try:
         if backend == "ray":
             from .cluster import play_on_ray
-            play_on_ray(game.data, jobs, min(workers, len(jobs)) or 1, address, play, done)
+            play_on_ray(game.data, jobs, min(workers, len(jobs)), address, play, done)
         elif workers > 1 and len(jobs) > 1 and game.profile is None:
             _play_forked(game, jobs, min(workers, len(jobs)), play, done)
         else:  # a profile reads clocks in this process: its games are played here
