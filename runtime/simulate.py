@@ -172,6 +172,9 @@ def _init_worker():
     # Ctrl-C reaches every process of the terminal's group: the parent alone answers it,
     # ending the pool (and so these workers) without a traceback from each of them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The pool ends its workers with SIGTERM: they end quietly even where the parent had
+    # joined Ray, whose handler (forked along) prints a stack dump for it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _work_shared(args):

@@ -147,3 +147,10 @@ def test_a_cluster_started_with_ray_start_plays_the_games_played_here(head):
     assert untold.stderr.strip().splitlines() == [
         f"rulepress: the Ray cluster at {address} wants its token: set RAY_AUTH_MODE=token, with the token "
         "(`ray get-auth-token` on the head) in RAY_AUTH_TOKEN or ~/.ray/auth_token"]
+
+
+def test_forked_workers_of_a_process_that_joined_ray_end_quietly(capfd, duel, local_ray):
+    # Ray's handler of SIGTERM, forked along, printed a stack dump as the pool ended each worker
+    assert len(run_games(duel, [Job(i, 1, 2, "random") for i in range(6)], workers=2)) == 6
+    time.sleep(0.5)
+    assert "SIGTERM" not in capfd.readouterr().err
