@@ -7,7 +7,8 @@ Ray is started once here (2 CPUs) and every run joins it, as runs on a cluster d
 time is its actors' start (each builds the game from its tables) and its games, not the
 start of Ray itself. The figures of one round are taken one after another (local, Ray 1,
 Ray 2, local 2) and rounds repeat, so that the machine's drift falls on each alike; each
-figure is the median of its runs.
+figure is the median of its runs, beside the CPUs its games kept busy (their CPU seconds over
+the run's time): on a machine others are using, that says what scaling there was to take.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from rulepress.compiler.pipeline import compile_game  # noqa: E402
-from rulepress.runtime.simulate import jobs_for, run_games  # noqa: E402
+from rulepress.runtime.simulate import jobs_for, play_one, run_games  # noqa: E402
 from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,15 +33,25 @@ SETUPS = [("local, 1 worker", "local", 1), ("ray, 1 worker", "ray", 1), ("ray, 2
           ("local, 2 workers", "local", 2)]
 
 
-def games_per_second(game, n, backend, workers, players) -> float:
+def play_timed(game, *job):
+    """play_one, with the CPU seconds its worker spent on the game."""
+    t = time.process_time()
+    result = play_one(game, *job)
+    result["cpu"] = time.process_time() - t
+    return result
+
+
+def games_per_second(game, n, backend, workers, players) -> tuple[float, float]:
+    """(games a second, CPUs the games kept busy): the second is what the machine gave the run,
+    so a run on a machine others are using says how much of its scaling was there to take."""
     jobs = jobs_for(n, "bench", players, "random")
     t = time.perf_counter()
-    results = run_games(game, jobs, workers=workers, backend=backend)
+    results = run_games(game, jobs, workers=workers, backend=backend, play=play_timed)
     dt = time.perf_counter() - t
     failed = [r for r in results if "error" in r]
     if failed:
         raise SystemExit(f"{game.id}: {len(failed)} games failed: {failed[0]['error']}")
-    return n / dt
+    return n / dt, sum(r["cpu"] for r in results) / dt
 
 
 def main():
@@ -69,8 +80,9 @@ def main():
             for _ in range(a.runs):
                 for name, backend, workers in SETUPS:
                     runs[name].append(games_per_second(game, a.games, backend, workers, p))
-            rate = {name: statistics.median(r) for name, r in runs.items()}
-            print(f"{gid:<18} {p:>7} " + " ".join(f"{rate[name]:>11.1f} games/s"[-17:] for name, _b, _w in SETUPS)
+            rate = {name: statistics.median(g for g, _c in r) for name, r in runs.items()}
+            busy = {name: statistics.median(c for _g, c in r) for name, r in runs.items()}
+            print(f"{gid:<18} {p:>7} " + " ".join(f"{rate[name]:>6.1f}/s {busy[name]:>4.2f} CPU"[-17:] for name, _b, _w in SETUPS)
                   + f" {rate['ray, 2 workers'] / rate['ray, 1 worker']:>7.2f}x")
     finally:
         ray.shutdown()
