@@ -264,6 +264,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     """Which rules the scenarios and N bot games used: statements, branches, things never moved."""
     from .coverage import measure, render
     from .runtime.agents import AGENTS
+    from .runtime.progress import games_bar
     unknown = [kind for part in agent.split(",") if part.strip()
                for kind in [part.partition("=")[2].strip() if "=" in part else part.strip()] if kind not in AGENTS]
     if unknown:
@@ -279,7 +280,8 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     results = []
     for folder in folders:
         try:
-            r = measure(folder, games, seed, players, agent)
+            with games_bar(os.path.basename(os.path.normpath(folder)), None, show_progress(as_json)) as advance:
+                r = measure(folder, games, seed, players, agent, on_game=advance)
         except UsageError as exc:
             click.echo(f"rulepress: {exc}", err=True)
             sys.exit(2)

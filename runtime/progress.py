@@ -20,14 +20,15 @@ class GamesPerSecond(ProgressColumn):
         return Text(f"{task.speed:.1f} games/s" if task.speed else "- games/s")
 
 
-def _nothing(_games: int = 1) -> None:
+def _nothing(games: int = 1, total: int | None = None) -> None:
     pass
 
 
 @contextmanager
-def games_bar(label: str, total: int, show: bool = True):
-    """Yields `advance(k)`, to be called as k more games finish. With `show` false (JSON
-    output, or stderr not a terminal) nothing is drawn and `advance` does nothing."""
+def games_bar(label: str, total: int | None, show: bool = True):
+    """Yields `advance(k)`, to be called as k more games finish; `advance(0, total=N)` gives
+    the number of games once it is known (None until then: no time left shown). With `show`
+    false (JSON output, or stderr not a terminal) nothing is drawn and `advance` does nothing."""
     if not show:
         yield _nothing
         return
@@ -35,8 +36,14 @@ def games_bar(label: str, total: int, show: bool = True):
                    TextColumn("time left"), TimeRemainingColumn(),
                    console=Console(stderr=True), transient=True)
     task = bar.add_task(label, total=total)
+
+    def advance(games: int = 1, total: int | None = None) -> None:
+        if total is not None:
+            bar.update(task, total=total)
+        bar.advance(task, games)
+
     bar.start()
     try:
-        yield lambda games=1: bar.advance(task, games)
+        yield advance
     finally:
         bar.stop()  # the bar goes, so what the run prints next starts on a clean line

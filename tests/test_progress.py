@@ -18,12 +18,12 @@ DUEL = os.path.join(ROOT, "tests", "games", "duel")
 RULEPRESS = os.path.join(os.path.dirname(sys.executable), "rulepress")
 
 
-def simulate_on_a_terminal(*args) -> tuple[int, str, str]:
-    """simulate with its stderr on a terminal (a pseudo-terminal read here) and its stdout on a
-    pipe: (exit code, stdout, all the terminal was sent)."""
+def simulate_on_a_terminal(*args, command="simulate") -> tuple[int, str, str]:
+    """A command (simulate of the duel) with its stderr on a terminal (a pseudo-terminal read
+    here) and its stdout on a pipe: (exit code, stdout, all the terminal was sent)."""
     main, sub = pty.openpty()
     env = {**os.environ, "COLUMNS": "120", "TERM": "xterm"}
-    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, *args], stdout=subprocess.PIPE, stderr=sub,
+    proc = subprocess.Popen([RULEPRESS, command, DUEL, *args], stdout=subprocess.PIPE, stderr=sub,
                             cwd=ROOT, env=env)
     os.close(sub)
     got = {main: b"", proc.stdout.fileno(): b""}
@@ -53,6 +53,14 @@ def test_a_long_run_shows_games_done_speed_and_time_left_then_the_report_alone()
     assert code == 0, screen
     assert re.search(r"duel .*\d+/3000 .*\d+\.\d games/s time left \d+:\d\d:\d\d", screen), screen[-500:]
     assert "games/s" not in out and "duel: 3000/3000 games finished" in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+def test_coverage_shows_the_bar_of_its_bot_games_with_their_number_once_the_game_is_read():
+    code, out, screen = simulate_on_a_terminal("-n", "1500", "--players", "2", command="coverage")
+    assert code == 0, screen
+    assert re.search(r"duel .*\d+/1500 .*games/s time left \d+:\d\d:\d\d", screen), screen[-500:]
+    assert "games/s" not in out
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
