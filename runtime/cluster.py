@@ -60,10 +60,10 @@ def play_on_ray(data: dict, jobs: list, workers: int, address, play, done) -> No
     started = _connect(ray, address, workers)
     actors = []
     try:
-        if address is not None:
-            cpus = int(ray.cluster_resources().get("CPU", 0))
-            if cpus < workers:  # an actor waiting for a CPU that never comes is a run that never ends
-                raise ClusterError(f"the Ray cluster at {address} has {cpus} CPUs, fewer than the {workers} workers asked")
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < workers:  # an actor waiting for a CPU that never comes is a run that never ends
+            where = f"at {address}" if address else "this process joined"
+            raise ClusterError(f"the Ray cluster {where} has {cpus} CPUs, fewer than the {workers} workers asked")
         worker = ray.remote(num_cpus=1)(GameWorker)
         tables = ray.put(data)
         actors = [worker.remote(tables, play) for _ in range(workers)]

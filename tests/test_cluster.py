@@ -154,3 +154,9 @@ def test_forked_workers_of_a_process_that_joined_ray_end_quietly(capfd, duel, lo
     assert len(run_games(duel, [Job(i, 1, 2, "random") for i in range(6)], workers=2)) == 6
     time.sleep(0.5)
     assert "SIGTERM" not in capfd.readouterr().err
+
+
+def test_more_workers_than_the_joined_ray_has_cpus_is_refused_not_waited_for(duel, local_ray):
+    from rulepress.runtime.cluster import ClusterError
+    with pytest.raises(ClusterError, match=r"^the Ray cluster this process joined has 2 CPUs, fewer than the 3 workers asked$"):
+        run_games(duel, [Job(i, 1, 2, "random") for i in range(6)], workers=3, backend="ray")
