@@ -29,6 +29,56 @@ def check_workers(workers: int) -> None:
         raise BadArgument(f"--workers must be from 1 to {cap} (the cores this machine gives), not {workers}")
 
 
+BACKENDS = ("local", "ray")
+CLUSTER_WORKERS = 4096  # workers on a Ray cluster: its own CPUs bound them (checked once joined)
+ADDRESS_WAIT = 5  # seconds a cluster's address is given to answer before the run starts
+_ADDRESS = re.compile(r"(?P<client>ray://)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\]):(?P<port>\d{1,5})")
+
+
+def check_backend(backend: str, address: str | None, workers: int) -> None:
+    """--backend, --address and --workers together: Ray installed when asked for, an address a
+    Ray cluster could have and something answering there, workers the machine (or the cluster) has."""
+    if backend not in BACKENDS:
+        raise BadArgument(f"--backend: {', '.join(BACKENDS)}, not `{backend[:60]}`")
+    if backend == "local":
+        if address is not None:
+            raise BadArgument("--address is the Ray cluster's: give it with --backend ray")
+        check_workers(workers)
+        return
+    import importlib.util
+    if importlib.util.find_spec("ray") is None:
+        raise BadArgument("ray is not installed: pip install 'rulepress[ray]'")
+    if address is None:  # a Ray started here: one CPU of this machine per worker
+        check_workers(workers)
+        return
+    if not 1 <= workers <= CLUSTER_WORKERS:
+        raise BadArgument(f"--workers must be from 1 to {CLUSTER_WORKERS} on a Ray cluster, not {workers}")
+    check_address(address)
+
+
+def check_address(address: str) -> None:
+    """`auto` (the cluster this machine is part of, as `ray start` left word of it), HOST:PORT
+    (the cluster's head, as `ray start --head` prints it) or ray://HOST:PORT (Ray's client);
+    anything else, or an address where nothing answers, is refused before a game is played."""
+    if address == "auto":
+        return
+    found = _ADDRESS.fullmatch(address)
+    if not found or not 1 <= int(found["port"]) <= 65535:
+        raise BadArgument(f"--address: HOST:PORT of a Ray cluster's head, ray://HOST:PORT or auto, not `{address[:80]}`")
+    if found["client"]:
+        import importlib.util
+        if importlib.util.find_spec("grpc") is None:
+            raise BadArgument("--address ray://...: Ray's client is not installed: pip install 'ray[client]'")
+    import socket
+    host = found["host"].strip("[]")
+    try:
+        socket.create_connection((host, int(found["port"])), timeout=ADDRESS_WAIT).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise BadArgument(f"--address: nothing answers at {address[:80]} ({why}); "
+                          "a cluster's head is started with `ray start --head`") from None
+
+
 def check_players(game, players) -> None:
     if players is not None and not game.players_min <= players <= game.players_max:
         raise BadArgument(f"--players: {game.id} is for {game.players_min} to {game.players_max} players, not {players}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from .runtime.simulate import cards_of, histogram, play_one, score_bins
+from .runtime.simulate import cards_of, histogram, jobs_for, run_games, score_bins
 from .stats import ALPHA, mann_whitney, two_proportions, wilson
 
 VERSION = 1  # of the JSON output (docs/balance.md)
@@ -25,34 +25,12 @@ TESTS = ("win rates, first player, endings and card use: two-proportion z test; 
          f"p = {ALPHA}")
 
 
-def play(game, n, seed, players, agent, options=None, workers=1, progress=None) -> list[dict]:
-    """The per-game results of n bot games, in game order: the one place games are played."""
-    jobs = [(i, seed, players, agent, options) for i in range(n)]
-    if workers <= 1 or n <= 1:
-        out = []
-        for j in jobs:
-            out.append(play_one(game, *j))
-            if progress:
-                progress()
-        return out
-    import gc
-    import multiprocessing as mp
-
-    from .runtime import simulate
-    simulate._SHARED["game"] = game  # forked workers start with this very game (see simulate.simulate)
-    gc.freeze()
-    try:
-        with mp.get_context("fork").Pool(min(workers, n), initializer=simulate._init_worker,
-                                         initargs=(None,)) as pool:
-            out = []
-            for r in pool.imap_unordered(simulate._work_shared, jobs, chunksize=1):
-                out.append(r)
-                if progress:
-                    progress()
-    finally:
-        gc.unfreeze()
-        simulate._SHARED.pop("game", None)
-    return sorted(out, key=lambda r: r["i"])
+def play(game, n, seed, players, agent, options=None, workers=1, progress=None, backend="local",
+         address=None) -> list[dict]:
+    """The per-game results of n bot games, in game order: the one place games are played
+    (runtime/simulate.run_games: in this process, forked workers or Ray)."""
+    return run_games(game, jobs_for(n, seed, players, agent, options), workers=workers, backend=backend,
+                     address=address, progress=progress)
 
 
 def _r(x, digits=4):

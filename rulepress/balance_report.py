@@ -11,6 +11,7 @@ import os
 from .arguments import BadArgument, check_agents, check_players, game_options
 from .balance import VERSION, compare, figures, play
 from .compiler.content import UsageError
+from .runtime.progress import games_bar
 
 
 class BalanceError(Exception):
@@ -38,7 +39,8 @@ def _folder(spec: str) -> str | None:
     return folder if os.path.isdir(folder) else None
 
 
-def run(specs, n, seed, players, agent, option_pairs, against, workers, out, show, with_coverage, say, load):
+def run(specs, n, seed, players, agent, option_pairs, against, workers, out, show, with_coverage, say, load,
+        backend="local", address=None):
     """Plays, measures and reports; returns (result, whether any game stopped on an error)."""
     if out is not None:  # before any game is played
         from .balance_html import MissingMatplotlib, check
@@ -59,7 +61,8 @@ def run(specs, n, seed, players, agent, option_pairs, against, workers, out, sho
         for p in counts:
             played = []
             for (g, folder), opts in zip(versions, options):
-                results = play(g, n, seed, p, agent, opts or None, workers, _progress(show, g.id, n, p, say))
+                with games_bar(f"{g.id}, {p} players", n, show) as advance:
+                    results = play(g, n, seed, p, agent, opts or None, workers, advance, backend, address)
                 failed = failed or any("error" in r for r in results)
                 played.append((figures(g, results, n, seed, p, agent, opts or None), results))
             if len(played) == 1:
@@ -130,26 +133,6 @@ class _versions:
         if self.tmp is not None:
             self.tmp.cleanup()
         return False
-
-
-def _progress(show, gid, n, players, say):
-    """A callback advancing a progress bar on the terminal (none when output is JSON or not a terminal)."""
-    import sys
-    if not show or not sys.stderr.isatty():
-        return None
-    from rich.console import Console
-    from rich.progress import Progress
-    bar = Progress(transient=True, console=Console(stderr=True))
-    bar.start()
-    task = bar.add_task(f"{gid}, {players} players: {n} games", total=n)
-    done = [0]
-
-    def step():
-        done[0] += 1
-        bar.advance(task)
-        if done[0] >= n:
-            bar.stop()
-    return step
 
 
 def _summary(r, say) -> None:

@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from .arguments import MAX_GAMES, BadArgument, check_agents, check_db_file, check_expire_hours, check_listen, \
-    check_log_file, check_out_folder, check_players, check_revision, check_seed, check_utf8_path, \
-    check_workers, game_options
+from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_backend, check_db_file, \
+    check_expire_hours, check_listen, check_log_file, check_out_folder, check_players, check_revision, check_seed, \
+    check_utf8_path, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 from .compiler.wording import languages
@@ -160,13 +160,38 @@ def test(paths, select, scenarios_dir, verbose):
     sys.exit(0 if ok else 1)
 
 
+def run_options(command):
+    """--workers, --backend and --address: where a command that plays many bot games plays
+    them (checked by arguments.check_backend; passed on to runtime.simulate.run_games)."""
+    for option in reversed([
+        click.option("--workers", default=1, show_default=True,
+                     help="processes playing at once: at most one per core, or per CPU of the Ray cluster"),
+        click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
+                     help="local: this machine's processes; ray: Ray workers (pip install 'rulepress[ray]')"),
+        click.option("--address", default=None, metavar="HOST:PORT",
+                     help="the Ray cluster to play on (as `ray start --head` prints it); without it Ray starts here"),
+    ]):
+        command = option(command)
+    return command
+
+
+def show_progress(as_json: bool) -> bool:
+    """A bar on stderr while games are played: not under --json, nor where no one watches it."""
+    return not as_json and sys.stderr.isatty()
+
+
+def stopped_line(stop) -> None:
+    """What Ctrl-C cut short, as the last line a stopped run prints (it then exits 130)."""
+    _quietly(lambda: click.echo(f"rulepress: stopped after {len(stop.results)} of {stop.total} games", err=True))
+
+
 @main.command()
 @click.argument("game")
 @click.option("-n", "games", default=100, show_default=True, type=click.IntRange(1, MAX_GAMES),
               help="how many games to play")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
-@click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
+@run_options
 @click.option("--agent", default="random", show_default=True,
               help="random, first or greedy for every seat, or a mix like p1=greedy,random")
 @click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
@@ -174,11 +199,17 @@ def test(paths, select, scenarios_dir, verbose):
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--profile", is_flag=True,
               help="also show which lines of the content take the time (the games are played in one process)")
-def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, profile):
-    """Play N games with bots and report win rates, scores and lengths."""
-    from .runtime.simulate import simulate as sim, render
+def simulate(game, games, seed, players, workers, backend, address, agent, option_pairs, as_json, profile):
+    """Play N games with bots and report win rates, scores and lengths.
+
+    Ctrl-C stops the run, reports the games finished and exits 130."""
+    from .runtime.cluster import ClusterError
+    from .runtime.progress import games_bar
+    from .runtime.simulate import Stopped, simulate as sim, render
     try:
-        check_workers(workers)
+        check_backend(backend, address, workers)
+        if profile and backend != "local":
+            raise BadArgument("--profile times the games in this process: it is for --backend local")
         g = _load_game(game)
         check_players(g, players)
         check_agents(agent, players or g.players_min, "--agent")
@@ -188,7 +219,16 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
     if profile:
         from .runtime.profile import attach
         attach(g)
-    result = sim(g, games, seed, players, workers, agent, progress=not as_json, options=options)
+    stop = None
+    try:
+        with games_bar(f"{g.id}", games, show_progress(as_json)) as advance:
+            result = sim(g, games, seed, players, workers, agent, progress=advance, options=options,
+                         backend=backend, address=address)
+    except Stopped as exc:
+        stop, result = exc, exc.summary
+    except ClusterError as exc:
+        click.echo(_line(exc), err=True)
+        sys.exit(1)
     source = _source_lines(game) if profile else None
     if source:
         for row in result["profile"]["lines"]:
@@ -200,6 +240,9 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
         if profile:
             from .runtime.profile import render as render_profile
             render_profile(result["profile"], games)
+    if stop is not None:
+        stopped_line(stop)
+        sys.exit(130)
     sys.exit(1 if result["errors"] else 0)
 
 
@@ -215,18 +258,22 @@ def simulate(game, games, seed, players, workers, agent, option_pairs, as_json, 
               help="set a game option for every game (repeat for several)")
 @click.option("--against", "against", default=None, metavar="REV",
               help="compare GAME (a folder) with the same folder at this git revision")
-@click.option("--workers", default=1, show_default=True, help="processes playing at once, at most one per core")
+@run_options
 @click.option("-o", "--out", "out", default=None, metavar="FILE", help="write the HTML report here")
 @click.option("--json", "as_json", is_flag=True, help="print the figures as JSON (docs/balance.md)")
 @click.option("--no-coverage", is_flag=True, help="leave the content-coverage summary out (it plays games of its own)")
-def balance(games, n, seed, players, agent, option_pairs, against, workers, out, as_json, no_coverage):
+def balance(games, n, seed, players, agent, option_pairs, against, workers, backend, address, out, as_json, no_coverage):
     """Is it fair? Win rates by seat and faction with intervals, scores, lengths, endings and
     usage, as an HTML report; with two versions (GAME GAME_B, or --against REV), every figure
-    side by side with whether the difference is significant."""
+    side by side with whether the difference is significant.
+
+    Ctrl-C stops the run and exits 130."""
     from .balance_report import BalanceError, run
+    from .runtime.cluster import ClusterError
+    from .runtime.simulate import Stopped
     try:
         check_seed(seed)
-        check_workers(workers)
+        check_backend(backend, address, workers)
         if len(games) > 2:
             raise BadArgument(f"balance takes one game, or two to compare, not {len(games)}")
         if against is not None:
@@ -240,10 +287,13 @@ def balance(games, n, seed, players, agent, option_pairs, against, workers, out,
     seed = int(seed) if seed.lstrip("-").isdigit() and len(seed) < 19 else seed  # as simulate's: 7 and "7" are one seed
     try:
         result, failed = run(list(games), n, seed, list(players), agent, option_pairs, against, workers,
-                             out, not as_json, not no_coverage, click.echo, _load_game)
+                             out, show_progress(as_json), not no_coverage, click.echo, _load_game, backend, address)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
-    except BalanceError as exc:
+    except Stopped as stop:  # a report of part of the games would read as the whole: none is written
+        stopped_line(stop)
+        sys.exit(130)
+    except (BalanceError, ClusterError) as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
     if as_json:
@@ -286,6 +336,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     """Which rules the scenarios and N bot games used: statements, branches, things never moved."""
     from .coverage import measure, render
     from .runtime.agents import AGENTS
+    from .runtime.progress import games_bar
     unknown = [kind for part in agent.split(",") if part.strip()
                for kind in [part.partition("=")[2].strip() if "=" in part else part.strip()] if kind not in AGENTS]
     if unknown:
@@ -301,7 +352,8 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     results = []
     for folder in folders:
         try:
-            r = measure(folder, games, seed, players, agent)
+            with games_bar(os.path.basename(os.path.normpath(folder)), None, show_progress(as_json)) as advance:
+                r = measure(folder, games, seed, players, agent, on_game=advance)
         except UsageError as exc:
             click.echo(f"rulepress: {exc}", err=True)
             sys.exit(2)

@@ -109,7 +109,8 @@ def _ranges(numbers, lines_in_order) -> str:
 def measure(folder, games=20, seed=0, players=None, agent="random", on_game=None) -> dict:
     """Compile the game in `folder`, run its scenarios and `games` bot games per player count
     (each count the game allows, or those of `players`), and report what ran. A game that
-    does not compile gives {"game": folder, "errors": [...]} only."""
+    does not compile gives {"game": folder, "errors": [...]} only. `on_game`: a progress bar's
+    advance (runtime/progress.py), told the number of games first, then of each game played."""
     from .scenario import run_file
     text, gid, report = compile_game(folder)
     if text is None:
@@ -126,6 +127,8 @@ def measure(folder, games=20, seed=0, players=None, agent="random", on_game=None
     wrong = [p for p in counts if not game.players_min <= p <= game.players_max]
     if wrong:
         raise UsageError(f"{game.id} is for {game.players_min} to {game.players_max} players, not {wrong[0]}")
+    if on_game:
+        on_game(0, total=games * len(counts))
     for p in counts:
         seats = seat_agents(agent, [f"p{k + 1}" for k in range(p)])
         for i in range(games):

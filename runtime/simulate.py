@@ -9,6 +9,7 @@ import gc
 import signal
 import statistics
 from collections import Counter
+from typing import NamedTuple
 
 from .agents import make, play_out
 from .flow import ended, new_game
@@ -80,53 +81,117 @@ def seat_agents(spec: str, seats) -> dict:
     return {p: per.get(p, default) for p in seats}
 
 
-def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=False, options=None) -> dict:
-    """`options`: game options set for every game (name -> value; the others keep their defaults)."""
+class Job(NamedTuple):
+    """One bot game of a run: game `index` gets the seed "<seed>:<index>" and its own agents."""
+    index: int
+    seed: object
+    players: int
+    agent: str
+    options: dict | None = None
+
+
+def jobs_for(n: int, seed, players: int, agent: str, options=None) -> list[Job]:
+    return [Job(i, seed, players, agent, options) for i in range(n)]
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C during a run: the results of the games finished by then come along (in index
+    order), for the caller to report; `summary` is simulate()'s summary of them."""
+
+    def __init__(self, results: list, total: int, summary: dict | None = None):
+        super().__init__(f"stopped after {len(results)} of {total} games")
+        self.results, self.total, self.summary = results, total, summary
+
+
+BACKENDS = ("local", "ray")
+
+
+def run_games(game, jobs, *, workers=1, backend="local", address=None, progress=None, play=play_one) -> list:
+    """Plays `jobs` and returns each game's result in index order: the same, byte for byte,
+    whichever backend and however many workers, since a game is its job alone.
+
+    backend "local": in this process, or in `workers` processes forked from it;
+    "ray": on `workers` Ray workers, of the cluster at `address` or of a Ray started for this
+    run (see cluster.py). `progress(k)` is told as k more games finish. `play(game, *job)`
+    plays one game (a function of a module, so that Ray can send it by name).
+    Ctrl-C ends the workers and raises Stopped with the games finished."""
+    if backend not in BACKENDS:
+        raise ValueError(f"no backend `{backend}`; backends: {', '.join(BACKENDS)}")
+    jobs = [Job(*j) for j in jobs]
+    if workers < 1:
+        raise ValueError(f"a run needs at least one worker, not {workers}")
+    if backend == "ray" and game.profile is not None:
+        raise ValueError("a profile times the games played in this process: it is for the local backend")
+    if not jobs:
+        return []
+    finished = []
+
+    def done(pairs):
+        finished.extend(pairs)
+        if progress is not None:
+            progress(len(pairs))
+
+    try:
+        if backend == "ray":
+            from .cluster import play_on_ray
+            play_on_ray(game.data, jobs, min(workers, len(jobs)), address, play, done)
+        elif workers > 1 and len(jobs) > 1 and game.profile is None:
+            _play_forked(game, jobs, min(workers, len(jobs)), play, done)
+        else:  # a profile reads clocks in this process: its games are played here
+            prof = game.profile
+            for job in jobs:
+                done([(job.index, play(game, *job) if prof is None else prof.timed(lambda: play(game, *job)))])
+    except KeyboardInterrupt:
+        raise Stopped(_in_order(finished), len(jobs)) from None
+    return _in_order(finished)
+
+
+def _in_order(pairs) -> list:
+    return [r for _i, r in sorted(pairs, key=lambda pair: pair[0])]
+
+
+def _play_forked(game, jobs, workers, play, done) -> None:
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    # Forked workers start with this very game: its generated code and what it has
+    # worked out so far come along instead of being built again in every worker.
+    # The collector is told to leave what exists now alone, so the workers do not
+    # copy every page of it just by looking at it.
+    _SHARED["game"] = game
+    gc.freeze()
+    try:
+        # Leaving the block terminates the pool: on Ctrl-C too, so no worker outlives the run.
+        with ctx.Pool(workers, initializer=_init_worker) as pool:
+            for pair in pool.imap_unordered(_work_shared, [(play, job) for job in jobs], chunksize=1):
+                done([pair])
+    finally:
+        gc.unfreeze()
+        _SHARED.pop("game", None)
+
+
+def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=None, options=None,
+             backend="local", address=None) -> dict:
+    """`options`: game options set for every game (name -> value; the others keep their defaults).
+    `progress`, `backend`, `address`: as run_games'. Ctrl-C raises Stopped with the summary
+    of the games finished."""
     if n < 1 or workers < 1:
         raise ValueError(f"simulate needs at least one game and one worker, not {n} and {workers}")
     players = players or game.players_min
-    workers = min(workers, n)  # a worker with no game to play is a process started for nothing
-    jobs = [(i, seed, players, agent, options) for i in range(n)]
-    prof = game.profile
-    if prof is not None:  # clocks are read in this process: the games are played here
-        workers = 1
-    results = []
-    bar = None
-    if progress:
-        from rich.progress import Progress
-        bar = Progress(transient=True)
-        bar.start()
-        task = bar.add_task(f"{game.id}: {n} games", total=n)
+    jobs = jobs_for(n, seed, players, agent, options)
     try:
-        if workers > 1:
-            import multiprocessing as mp
-            ctx = mp.get_context("fork")
-            # Forked workers start with this very game: its generated code and what it has
-            # worked out so far come along instead of being built again in every worker.
-            # The collector is told to leave what exists now alone, so the workers do not
-            # copy every page of it just by looking at it.
-            _SHARED["game"] = game
-            gc.freeze()
-            try:
-                with ctx.Pool(workers, initializer=_init_worker, initargs=(None,)) as pool:
-                    for r in pool.imap_unordered(_work_shared, jobs, chunksize=1):
-                        results.append(r)
-                        if bar:
-                            bar.advance(task)
-            finally:
-                gc.unfreeze()
-                _SHARED.pop("game", None)
-        else:
-            for j in jobs:
-                results.append(play_one(game, *j) if prof is None else prof.timed(lambda: play_one(game, *j)))
-                if bar:
-                    bar.advance(task)
-    finally:
-        if bar:
-            bar.stop()
+        results = run_games(game, jobs, workers=workers, backend=backend, address=address, progress=progress)
+    except Stopped as stop:
+        stop.summary = _summary(game, stop.results, n, seed, players, agent, options)
+        stop.summary["stopped_after"] = len(stop.results)
+        raise
+    return _summary(game, results, n, seed, players, agent, options)
+
+
+def _summary(game, results, n, seed, players, agent, options) -> dict:
     out = summarise(game, results, n, seed, players, agent)
     if options:  # said only when set, so a run without them reports as it always did
         out["options"] = dict(options)
+    prof = game.profile
     if prof is not None:
         out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines(),
                           "building": round(prof.building / (prof.total or 1), 4)}
@@ -136,17 +201,18 @@ def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=
 _SHARED = {}
 
 
-def _init_worker(data):
+def _init_worker():
     # Ctrl-C reaches every process of the terminal's group: the parent alone answers it,
     # ending the pool (and so these workers) without a traceback from each of them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if data is not None or "game" not in _SHARED:  # not forked from simulate(): build the game here
-        from .tables import Game
-        _SHARED["game"] = Game(data)
+    # The pool ends its workers with SIGTERM: they end quietly even where the parent had
+    # joined Ray, whose handler (forked along) prints a stack dump for it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _work_shared(args):
-    return play_one(_SHARED["game"], *args)
+    play, job = args
+    return job.index, play(_SHARED["game"], *job)
 
 
 def summarise(game, results, n, seed, players, agent) -> dict:

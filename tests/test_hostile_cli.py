@@ -68,6 +68,19 @@ BAD = [
     (["simulate", DUEL, "--agent", ""], r"--agent: name an agent: first, greedy, random"),
     (["simulate", DUEL, "--agent", "random,greedy"], r"--agent: `random` and `greedy` both name the agent of the other seats"),
     (["simulate", DUEL, "--agent", "p1=greedy,p1=first"], r"--agent: seat `p1` is given twice"),
+    (["simulate", DUEL, "--backend", "spark"], r"'--backend'.*'spark' is not one of 'local', 'ray'"),
+    (["simulate", DUEL, "--address", "127.0.0.1:6379"], r"--address is the Ray cluster's: give it with --backend ray"),
+    (["simulate", DUEL, "--backend", "ray", "--workers", "1000"], r"--workers must be from 1 to \d+ .*not 1000"),
+    (["simulate", DUEL, "--backend", "ray", "--workers", "0"], r"--workers must be from 1 to \d+"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "127.0.0.1:1", "--workers", "5000"],
+     r"--workers must be from 1 to 4096 on a Ray cluster, not 5000"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "head"], r"--address: HOST:PORT of a Ray cluster's head"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "head:99999"], r"--address: HOST:PORT .*not `head:99999`"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "-h:1; rm -rf /"], r"--address: HOST:PORT"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "x" * 5000 + ":1"], r"--address: HOST:PORT .*not `x{80}`$"),
+    (["simulate", DUEL, "--backend", "ray", "--address", "127.0.0.1:1"],
+     r"--address: nothing answers at 127.0.0.1:1 \(.*\); a cluster's head is started with `ray start --head`"),
+    (["simulate", DUEL, "--backend", "ray", "--profile"], r"--profile times the games in this process: it is for --backend local"),
     (["simulate", "no-such-game"], r"no game `no-such-game`"),
     (["simulate", DUEL, "--frobnicate"], r"No such option"),
     (["simulate"], r"Missing argument"),
@@ -113,6 +126,21 @@ def test_a_bad_argument_is_one_line_and_exit_2_before_any_work(capsys, monkeypat
     assert code == 2, (code, out, err)
     assert re.search(says, line), line
     assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder"]
+
+
+def test_backend_ray_without_ray_installed_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # what the import system finds where Ray is not installed
+    code, out, err = rulepress(capsys, monkeypatch, "simulate", DUEL, "--backend", "ray")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "rulepress: ray is not installed: pip install 'rulepress[ray]'"
+
+
+def test_a_ray_client_address_without_ray_s_client_says_how_to_install_it(capsys, monkeypatch):
+    pytest.importorskip("ray", reason="Ray is not installed here (pip install 'rulepress[ray]')")
+    monkeypatch.setitem(sys.modules, "grpc", None)
+    code, out, err = rulepress(capsys, monkeypatch, "simulate", DUEL, "--backend", "ray", "--address", "ray://127.0.0.1:1")
+    assert (code, out) == (2, "")
+    assert one_line(err) == "rulepress: --address ray://...: Ray's client is not installed: pip install 'ray[client]'"
 
 
 @pytest.mark.parametrize("command", ["validate", "build", "test", "coverage"])
@@ -223,32 +251,45 @@ def test_github_data_and_property_escaping():
 
 # ---- Ctrl-C ----------------------------------------------------------------------------
 
-def _group(pgid: int) -> list[int]:
-    """Processes still in process group pgid (Linux /proc)."""
+def _session(sid: int) -> list[str]:
+    """Processes still in session sid (Linux /proc), by name: Ray's workers have process
+    groups of their own, but stay in the session of the command that started them."""
     out = []
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
                 with open(f"/proc/{d}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
+                    name, fields = fh.read().split("(", 1)[1].rsplit(")", 1)
             except OSError:
                 continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                out.append(int(d))
+            fields = fields.split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                out.append(name)
     return out
 
 
+def _ray():
+    return pytest.importorskip("ray", reason="Ray is not installed here (pip install 'rulepress[ray]')")
+
+
+STOPPED = [(["--workers", "1"], 1), (["--workers", "2"], 3), (["--workers", "2", "--json"], 3),
+           (["--backend", "ray", "--workers", "2"], "GameWorker")]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
-    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", "--workers", workers],
+@pytest.mark.parametrize("options,under_way", STOPPED, ids=[" ".join(o) for o, _ in STOPPED])
+def test_ctrl_c_stops_simulate_with_130_reports_the_games_finished_and_leaves_no_process(options, under_way):
+    if "ray" in options:
+        _ray()
+    proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 60
-        want = 1 + (int(workers) if workers != "1" else 0)
-        while len(_group(proc.pid)) < want and time.monotonic() < deadline:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and (  # the processes that play are there
+                len(_session(proc.pid)) < under_way if isinstance(under_way, int)
+                else sum(under_way in name for name in _session(proc.pid)) < 2):
             time.sleep(0.2)
-        time.sleep(1.5)  # games under way
+        time.sleep(2)  # games under way
         assert proc.poll() is None, proc.communicate()
         os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: to every process of the group
         out, err = proc.communicate(timeout=60)
@@ -257,11 +298,21 @@ def test_ctrl_c_ends_simulate_with_130_and_its_workers_with_it(workers):
             proc.kill()
     assert proc.returncode == 130, err
     assert "Traceback" not in out + err
-    assert err.strip().splitlines()[-1] == "rulepress: interrupted"
-    deadline = time.monotonic() + 10
-    while _group(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _group(proc.pid) == []
+    last = err.strip().splitlines()[-1]
+    found = re.fullmatch(r"rulepress: stopped after (\d+) of 100000 games", last)
+    assert found, err
+    played = int(found[1])
+    assert 0 < played < 100000
+    if "--json" in options:
+        report = json.loads(out)
+        assert report["stopped_after"] == played == report["finished"] + len(report["errors"])
+        assert sum(report["seats"]["p1"]["score_histogram"]) == report["finished"]
+    else:
+        assert re.search(rf"duel: \d+/100000 games finished", out), out
+    deadline = time.monotonic() + 20
+    while _session(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _session(proc.pid) == []
 
 
 def _read_until(proc, marker: bytes, seconds: float = 60) -> bytes:
