@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system browser build check-build bench clean vscode
+.PHONY: demo test setup system browser build check-build bench clean vscode serve
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -90,6 +90,10 @@ test: $(STAMP) $(VSCODE_STAMP) browser
 
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build
+
+# the online table on Night City: open http://127.0.0.1:8000/ (docs/table.md)
+serve: $(STAMP)
+	$(BIN)/rulepress serve night-city
 
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -164,3 +164,43 @@ def check_revision(ref: str, option: str) -> None:
     """A git revision as a name, never something git would read as an option of its own."""
     if not _REVISION.fullmatch(ref) or ".." in ref:
         raise BadArgument(f"{option}: `{ref[:60]}` is not a git revision name (like HEAD~3, main or a commit id)")
+
+
+def check_port(port: int) -> None:
+    if not 0 <= port <= 65535:
+        raise BadArgument(f"--port: a port from 0 to 65535, not {port}")
+
+
+_HOST = re.compile(r"[A-Za-z0-9.:\-\[\]]{1,253}")
+
+
+def check_host(host: str) -> None:
+    """An address or host name to listen on, never something a resolver would read as more."""
+    if not _HOST.fullmatch(host):
+        raise BadArgument(f"--host: an address like 127.0.0.1, 0.0.0.0 or ::1, not `{host[:60]}`")
+
+
+def check_expire_hours(hours: float) -> None:
+    if not (0 < hours <= 24 * 365) or hours != hours:
+        raise BadArgument(f"--expire-hours: more than 0 and at most {24 * 365}, not {hours}")
+
+
+def check_db_file(path: str, option: str = "--db") -> None:
+    """The table store: an SQLite file that exists and can be written, or can be made."""
+    if not path or "\x00" in path:
+        raise BadArgument(f"{option}: the store needs a file name")
+    if os.path.isdir(path):
+        raise BadArgument(f"{option}: {path} is a folder, not a file")
+    if os.path.lexists(path):
+        if not os.path.isfile(path) or not os.access(path, os.R_OK | os.W_OK):
+            raise BadArgument(f"{option}: {path} cannot be read and written")
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise BadArgument(f"{option}: {path} is not an SQLite database")
+        return
+    at = _nearest_existing(os.path.dirname(os.path.abspath(path)))
+    if not os.path.isdir(at):
+        raise BadArgument(f"{option}: {path} lies under {at}, which is not a folder")
+    if not os.access(at, os.W_OK | os.X_OK):
+        raise BadArgument(f"{option}: {at} cannot be written to")

@@ -7,8 +7,9 @@ import sys
 
 import click
 
-from .arguments import MAX_GAMES, BadArgument, check_agents, check_log_file, check_out_folder, check_players, \
-    check_revision, check_seed, check_utf8_path, check_workers, game_options
+from .arguments import MAX_GAMES, BadArgument, check_agents, check_db_file, check_expire_hours, check_host, \
+    check_log_file, check_out_folder, check_players, check_port, check_revision, check_seed, check_utf8_path, \
+    check_workers, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 
@@ -465,6 +466,62 @@ def watch(game, out, print_out, interval):
         do_watch(folder, out, print_out, interval, click.echo)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _served_games(given) -> dict:
+    """The games `serve` offers: those named, else every game of build/ (or of content/)."""
+    if not given:
+        if os.path.isdir("build"):
+            given = sorted(os.path.join("build", d, "game.json") for d in os.listdir("build")
+                           if os.path.isfile(os.path.join("build", d, "game.json")))
+        if not given and os.path.isdir("content"):
+            given = find_games(["content"])
+        if not given:
+            raise UsageError("no games to serve: name one (a game.json, a built folder or a content folder)")
+    games = {}
+    for name in given:
+        built = os.path.join(name, "game.json")
+        g = _load_game(built if os.path.isdir(name) and os.path.isfile(built) else name)
+        if g.id in games:
+            raise UsageError(f"{name}: a second game with the id `{g.id}`")
+        games[g.id] = g
+    return games
+
+
+@main.command()
+@click.argument("games", nargs=-1)
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (0.0.0.0: every network)")
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--db", default=None, metavar="FILE",
+              help="the rooms' SQLite store [default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
+@click.option("--expire-hours", default=72.0, show_default=True, type=float,
+              help="rooms are dropped this long after their last connection")
+def serve(games, host, port, db, expire_hours):
+    """The online table: rooms in the browser for people in different places (docs/table.md)."""
+    try:
+        from .table.app import create_app
+        from .table.store import default_path
+        import uvicorn
+    except ModuleNotFoundError as exc:
+        click.echo(f"rulepress: the online table needs {exc.name}: pip install 'rulepress[table]'", err=True)
+        sys.exit(1)
+    db = db or default_path()
+    try:
+        check_host(host)
+        check_port(port)
+        check_expire_hours(expire_hours)
+        check_db_file(db)
+    except BadArgument as exc:
+        _usage(exc)
+    try:
+        served = _served_games(games)
+    except UsageError as exc:
+        _usage(exc)
+    app = create_app(served, db, expire_hours)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/ (rooms in {db})", err=True)
+    # ws_max_size: a frame over the limit is refused by the server before the app reads it
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20)
 
 
 def run() -> None:

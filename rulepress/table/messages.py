@@ -1,0 +1,123 @@
+"""The table's WebSocket messages: what a client may send, and what each socket is sent.
+
+Every `table` message is made on the server for the one seat it goes to: the seat's view
+(runtime/views.view), its options (already cut down by runtime/secrets.seat_options) and
+its log lines (runtime/secrets.log_for). A spectator gets the public view (seat None).
+Nothing is filtered in the browser: what a seat may not see never leaves the server.
+"""
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from ..runtime.secrets import log_for
+from ..runtime.state import zone_name
+from ..runtime.views import view
+from .limits import MESSAGE_BYTES, Refused
+
+
+class Message(NamedTuple):
+    type: str
+    fields: dict
+
+
+# type -> {field: (accepted Python types, required)}. A field not listed is refused, so a
+# client's typo is an error it reads rather than a message quietly ignored.
+SHAPES = {
+    "hello": {"token": ((str,), False), "watch": ((bool,), False), "lang": ((str,), False)},
+    "move": {"version": ((int,), True), "choice": ((str,), True)},
+    "host": {"action": ((str,), True), "seat": ((str,), False)},
+    "signal": {"to": ((str,), True), "data": ((dict,), True)},
+    "ping": {},
+}
+
+
+def parse(text) -> Message:
+    """A client's frame as a Message, or Refused with the line the client is told."""
+    if not isinstance(text, str):
+        raise Refused("messages are JSON text frames")
+    if len(text.encode("utf-8", "replace")) > MESSAGE_BYTES:
+        raise Refused(f"a message of at most {MESSAGE_BYTES // 1024} KiB", 1009)
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise Refused("a message is a JSON object") from None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise Refused('a message is a JSON object with a "type"')
+    kind = data["type"]
+    shape = SHAPES.get(kind)
+    if shape is None:
+        raise Refused(f"message types: {', '.join(SHAPES)}")
+    fields = {k: v for k, v in data.items() if k != "type"}
+    for k, v in fields.items():
+        if k not in shape:
+            raise Refused(f"a {kind} message has no field `{str(k)[:40]}`")
+        types, _ = shape[k]
+        if not isinstance(v, types) or (bool not in types and isinstance(v, bool)):
+            raise Refused(f"a {kind} message's `{k}` is a {types[0].__name__}")
+    for k, (_, required) in shape.items():
+        if required and k not in fields:
+            raise Refused(f"a {kind} message needs `{k}`")
+    return Message(kind, fields)
+
+
+def _no_constant(word):
+    raise ValueError(word)
+
+
+def dumps(message: dict) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def error(text: str) -> str:
+    return dumps({"type": "error", "message": text})
+
+
+def table(room, seat, connected: set) -> dict:
+    """The `table` message for `seat` (None: a spectator)."""
+    game, st = room.game, room.st
+    info = game.data["game"]
+    out = {
+        "type": "table", "code": room.code, "version": room.version, "status": room.status, "you": seat,
+        "host": seat is not None and room.seats[seat].host,
+        "seats": [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
+                   "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))],
+        "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players},
+        "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
+    }
+    if st is None:
+        return out
+    v = view(game, st, seat)
+    out["log"] = v.pop("log")  # handed once, at the top
+    d = v.get("decision")
+    if seat is not None and seat in out["deciding"] and d is not None and d.get("options"):
+        out["options"] = [{"id": o["id"], "label": o.get("label") or {"en": o["id"]}} for o in d["options"]]
+        out["prompt"] = d.get("prompt")
+    out["view"] = v
+    out["labels"] = labels(game, v)
+    if st["over"]:
+        out["result"] = {"scores": st["scores"], "winners": st["winners"]}
+    return out
+
+
+def labels(game, v) -> dict:
+    """The names the page prints, in both languages: of the zones, counters and players in
+    the view and of the kinds of thing in sight (only those: the name of a hidden card's
+    kind would say what it is)."""
+    def name(table, key):
+        n = (table.get(key) or {}).get("name")
+        return n if isinstance(n, dict) else None
+    zones = {}
+    for key in v["zones"]:
+        zn = zone_name(key)
+        zones[zn] = (name(game.zones, zn) or name(game.decks, zn) or name(game.pools, zn)
+                     or name(game.protos, zn) or {"en": zn})
+    things = {}
+    for t in v["things"].values():
+        things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
+    counters = {c: name(game.counters, c) or {"en": c} for c in game.counters}
+    return {"zones": zones, "things": things, "counters": counters}
+
+
+def _order(seat: str):
+    return int(seat[1:]) if seat[1:].isdigit() else 0
