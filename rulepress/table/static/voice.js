@@ -3,9 +3,9 @@
 // the room's WebSocket as `signal` messages; media flows browser to browser. Standard APIs
 // only (RTCPeerConnection, transceivers, replaceTrack, getUserMedia): Chromium and Firefox.
 //
-// The table page creates one `RulepressVoice.create({send})` and hands it every message
-// from the server (`voice.handle(msg)`); it draws its own controls and videos into
-// `#voice` (made at the end of <body> when the page has none). Spectators get nothing.
+// Loaded after table.js, it hears every message of the page's socket through
+// `window.rulepressTable` and sends its own; it draws its controls and videos into `#voice`
+// (made at the end of <body> when the page has none). Spectators get nothing.
 //
 // Every connection carries one audio and one video transceiver from the start, so turning
 // the microphone or camera on later is a `replaceTrack`, never a new negotiation.
@@ -60,7 +60,7 @@
     constructor({ send, mount, iceServers, lang }) {
       this.send = send;
       this.iceServers = iceServers || iceServersOfPage();
-      this.t = STRINGS[(lang || document.documentElement.lang || "en").slice(0, 2)] || STRINGS.en;
+      this.lang = lang || null;  // else the page's, which its language button changes
       this.you = null;
       this.names = {};
       this.peers = new Map();     // seat -> {pc, sid, audio, video, stream, tile, ice[], iceTimer, offeredAt}
@@ -72,7 +72,12 @@
       this.mount = mount || document.getElementById("voice");
       this.blocked = false;       // a remote sound the browser would not play before a click
       global.addEventListener("pagehide", () => this.leave());
+      new MutationObserver(() => this.drawControls()).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
       document.addEventListener("click", () => this.unblock(), true);
+    }
+
+    get t() {
+      return STRINGS[(this.lang || document.documentElement.lang || "en").slice(0, 2)] || STRINGS.en;
     }
 
     // ---- messages from the server --------------------------------------------------
@@ -338,7 +343,8 @@
       this.mount.dataset.ready = "1";
       this.mount.hidden = false;
       this.mount.classList.add("voice");
-      this.mount.append(el("h2", {}, this.t.voice));
+      this.heading = el("h2", {}, this.t.voice);
+      this.mount.append(this.heading);
       const bar = el("div", { class: "voice-controls" });
       this.micButton = el("button", { type: "button", "data-voice": "mic" });
       this.cameraButton = el("button", { type: "button", "data-voice": "camera" });
@@ -354,6 +360,9 @@
     drawControls() {
       if (!this.micButton) return;
       const t = this.t;
+      this.heading.textContent = t.voice;
+      const self = this.grid.querySelector(".voice-tile.self figcaption");
+      if (self) self.textContent = t.you;
       this.micButton.textContent = !this.mic ? t.mic_on : this.mic.enabled ? t.mute : t.unmute;
       this.micButton.setAttribute("aria-pressed", String(!!this.mic && this.mic.enabled));
       this.cameraButton.textContent = this.camera ? t.camera_off : t.camera_on;
@@ -415,4 +424,12 @@
     create: (options) => new Voice(options || {}),
     seatOrder,
   };
+
+  // On the table page (table.js): a seat's page talks; spectators and the OBS page do not.
+  const table = global.rulepressTable;
+  if (table && table.mode === "play") {
+    const voice = new Voice({ send: (message) => table.send(message) });
+    table.onMessage((msg) => voice.handle(msg));
+    global.rulepressVoice = voice;
+  }
 })(window);
