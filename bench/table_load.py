@@ -144,8 +144,7 @@ async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng
             times.append(now)
             if msg["status"] == "finished" and host:
                 room.games += 1
-                await ws.send(json.dumps({"type": "host", "action": "new"}))
-                await ws.send(json.dumps({"type": "host", "action": "start"}))
+                await ws.send(json.dumps({"type": "host", "action": "new"}))  # the next game starts at once
                 continue
             if msg["status"] != "playing" or seat not in (msg.get("deciding") or []) or not msg.get("options"):
                 continue
