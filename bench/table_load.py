@@ -22,7 +22,9 @@ import bisect
 import json
 import os
 import random
+import pstats
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -73,9 +75,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(game: str, port: int, db: str) -> subprocess.Popen:
-    exe = shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"
-    proc = subprocess.Popen([exe, "serve", game, "--port", str(port), "--db", db],
+def start_server(game: str, port: int, db: str, profile: str | None = None) -> subprocess.Popen:
+    # under cProfile when asked: where the server's time goes (written when it stops)
+    head = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "rulepress"] if profile else \
+        [shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"]
+    proc = subprocess.Popen([*head, "serve", game, "--port", str(port), "--db", db],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -216,6 +220,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--url", default=None, help="use a server already running there instead of starting one")
+    ap.add_argument("--profile", default=None, metavar="FILE",
+                    help="run the server under cProfile and print where its time went (the raw profile goes to FILE)")
     a = ap.parse_args()
     game_id = a.game_id or os.path.basename(os.path.normpath(a.game)).removesuffix(".json")
     if game_id == "game":
@@ -229,7 +235,7 @@ def main():
             base = a.url.rstrip("/")
         else:
             port = free_port()
-            proc = start_server(a.game, port, os.path.join(tmp, "tables.sqlite3"))
+            proc = start_server(a.game, port, os.path.join(tmp, "tables.sqlite3"), a.profile)
             base = f"http://127.0.0.1:{port}"
         t = time.perf_counter()
         rooms = open_rooms(base, game_id, a.rooms, a.seats)
@@ -245,17 +251,21 @@ def main():
               f"p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat, default=float('nan')) * 1000:.1f} ms "
               f"({len(lat)} moves); goal p99 < 100 ms: {'met' if percentile(lat, 0.99) < 0.1 else 'MISSED'}")
         print(f"frames received: {tally.frames} ({tally.bytes / max(1, tally.frames) / 1024:.1f} KiB mean); "
-              f"server CPU: {cpu:.1f} s ({cpu / wall * 100:.0f}% of one core)")
+              f"server CPU: {cpu:.1f} s ({cpu / wall * 100:.0f}% of one core, "
+              f"{cpu / max(1, accepted) * 1000:.1f} ms a move with its {a.seats} views)")
         if tally.errors:
             print(f"errors: {len(tally.errors)}; first: {tally.errors[0]}")
     finally:
         if proc is not None:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)  # uvicorn stops cleanly, and cProfile writes its file
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
         shutil.rmtree(tmp, ignore_errors=True)
+    if a.profile and os.path.exists(a.profile):
+        stats = pstats.Stats(a.profile)
+        stats.sort_stats("tottime").print_stats(25)
     print(yardstick())
 
 

@@ -348,25 +348,48 @@ def test_server_killed_mid_game_comes_back_and_the_game_goes_on(table):
     assert t["ana"].last["version"] > before
 
 
+def _sees_video_of(page, seat):
+    page.wait_for_function(
+        """seat => {
+            const v = document.querySelector(`#voice video[data-seat="${seat}"]`);
+            if (!v || !v.srcObject) return false;
+            const tracks = v.srcObject.getVideoTracks();
+            return tracks.length > 0 && tracks[0].readyState === "live" && v.videoWidth > 0;
+        }""", arg=seat)
+
+
+# What another seat may send as signalling: anything that is a JSON object.
+JUNK_SIGNALS = [
+    {}, {"kind": 5}, {"kind": "offer"}, {"kind": "offer", "sid": "x", "sdp": "v=0 nothing of a session"},
+    {"kind": "answer", "sid": "x", "sdp": "v=0"}, {"kind": "ice", "sid": "x", "candidates": [1, "a", {"candidate": "junk"}]},
+    {"kind": "ice", "sid": "x", "candidates": "many"}, {"kind": "bye", "sid": 7}, {"kind": "hello", "extra": [[]]},
+]
+
+
 def test_two_seats_see_each_other_on_camera(table):
     t = table
     pages = seat_pages(t)
+    # each seat first sends the other junk signalling: the pages shrug it off
+    for seat, p in pages.items():
+        other = next(s for s in pages if s != seat)
+        for data in JUNK_SIGNALS:
+            p.page.evaluate("m => window.rulepressTable.send(m)", {"type": "signal", "to": other, "data": data})
+            p.page.wait_for_timeout(60)  # under the server's 20 messages a second
     for p in pages.values():
         p.page.click('#voice button[data-voice="camera"]')
         p.page.click('#voice button[data-voice="mic"]')
     for seat, p in pages.items():
         other = next(s for s in pages if s != seat)
-        p.page.wait_for_function(
-            """seat => {
-                const v = document.querySelector(`#voice video[data-seat="${seat}"]`);
-                if (!v || !v.srcObject) return false;
-                const tracks = v.srcObject.getVideoTracks();
-                return tracks.length > 0 && tracks[0].readyState === "live" && v.videoWidth > 0;
-            }""", arg=other)
+        _sees_video_of(p.page, other)
         audio = p.page.evaluate(
             """seat => document.querySelector(`#voice video[data-seat="${seat}"]`).srcObject.getAudioTracks()
                 .filter(t => t.readyState === "live").length""", other)
         assert audio == 1
+    # a seat that reloads its page is connected again and sees the other's camera at once
+    b = pages["p2"].page
+    b.reload()
+    b.wait_for_function("(window.rulepressTable.last || {}).status === 'playing'")
+    _sees_video_of(b, "p1")
     # muting stops the microphone's track from carrying sound; the camera turned off stops it
     a = pages["p1"].page
     a.click('#voice button[data-voice="mic"]')
@@ -376,3 +399,4 @@ def test_two_seats_see_each_other_on_camera(table):
     # no media went through the server: only signalling frames, and small ones
     signals = [f for p in pages.values() for f in p.frames if '"type":"signal"' in f]
     assert signals and max(map(len, signals)) < 16 * 1024
+    assert not [f for p in (t["watch"], t["obs"]) for f in p.frames if '"type":"signal"' in f]
