@@ -1,10 +1,13 @@
 """The online table under load: many seats playing random legal moves over loopback.
 
-    .venv/bin/python bench/table_load.py [--rooms 50] [--seats 4] [--seconds 20] [GAME]
+    .venv/bin/python bench/table_load.py [--rooms 50] [--seats 4] [--seconds 20] [--think 1] [GAME]
 
 Starts `rulepress serve` as its own process (a free port, a fresh database in a temporary
 folder), opens the rooms, seats every player over its own WebSocket and lets each seat pick
-a random option whenever the table says it decides. It prints the machine, moves accepted a
+a random option whenever the table says it decides, after thinking 0.5-1.5 times `--think`
+seconds (a person's pace; 50 rooms then offer about 50 moves a second). `--think 0` moves
+at once: the server is saturated by construction and the latency measured is the queue of
+every room's move, so that run is for moves a second. It prints the machine, moves accepted a
 second, and the latency of a move: from the moment a seat sends it to the moment the last
 seat of its room holds a view of the changed table (p50, p99, max). Goal: p99 < 100 ms for
 200 seats in 50 rooms on a 2-core machine.
@@ -113,12 +116,24 @@ def open_rooms(base: str, game: str, rooms: int, seats: int) -> list[Room]:
     return out
 
 
-async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng: random.Random,
+async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng: random.Random, think: float,
                     tally: Tally, stop: asyncio.Event, started: asyncio.Event):
     unanswered: list[Move] = []  # this seat's moves not yet refused, oldest first
     moved_at = -1                # the last version this seat moved at (one move per version)
     versions = room.versions.setdefault(seat, [])
     times = room.times.setdefault(seat, [])
+
+    async def move(ws, version, choice, delay):
+        if delay:
+            await asyncio.sleep(delay)
+            if versions[-1] != version or stop.is_set():
+                return  # the table changed while this seat thought: the new one is answered instead
+        m = Move(room.code, seat, version, time.perf_counter())
+        unanswered.append(m)
+        tally.moves.append(m)
+        await ws.send(json.dumps({"type": "move", "version": version, "choice": choice}))
+
+    pending = set()  # moves being thought about (a task is kept only while someone holds it)
     async with websockets.connect(url, max_size=2**22, ping_interval=None) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         if host:
@@ -156,10 +171,11 @@ async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng
                 continue
             moved_at = version
             choice = rng.choice(msg["options"])["id"]
-            move = Move(room.code, seat, version, time.perf_counter())
-            unanswered.append(move)
-            tally.moves.append(move)
-            await ws.send(json.dumps({"type": "move", "version": version, "choice": choice}))
+            if think:  # a person takes a moment: half to one and a half times `think`
+                pending.add(asyncio.create_task(move(ws, version, choice, think * (0.5 + rng.random()))))
+                pending.difference_update([t for t in pending if t.done()])
+            else:
+                await move(ws, version, choice, 0)
 
 
 def latencies(rooms: list[Room], moves: list[Move], until: float) -> list[float]:
@@ -187,14 +203,14 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-async def play(base: str, rooms: list[Room], seconds: float, seed: int) -> tuple[Tally, float, float]:
+async def play(base: str, rooms: list[Room], seconds: float, seed: int, think: float) -> tuple[Tally, float, float]:
     tally = Tally()
     stop = asyncio.Event()
     started = asyncio.Event()
     rng = random.Random(seed)
     ws_base = base.replace("http://", "ws://")
     tasks = [asyncio.create_task(seat_loop(f"{ws_base}/ws/{r.code}", r, seat, token, i == 0,
-                                           random.Random(rng.random()), tally, stop, started))
+                                           random.Random(rng.random()), think, tally, stop, started))
              for r in rooms for i, (seat, token) in enumerate(r.seats)]
     await asyncio.sleep(1.0)  # every socket says hello before the hosts start
     started.set()
@@ -219,6 +235,9 @@ def main():
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--think", type=float, default=1.0, metavar="SECONDS",
+                    help="a seat's mean time to decide (0: at once, the server saturated; latency is then "
+                         "the queue of every room's move, not the time of one)")
     ap.add_argument("--url", default=None, help="use a server already running there instead of starting one")
     ap.add_argument("--profile", default=None, metavar="FILE",
                     help="run the server under cProfile and print where its time went (the raw profile goes to FILE)")
@@ -240,19 +259,21 @@ def main():
         t = time.perf_counter()
         rooms = open_rooms(base, game_id, a.rooms, a.seats)
         print(f"{a.rooms} rooms of {a.seats} seats opened in {time.perf_counter() - t:.1f} s")
-        cpu_before = _cpu(proc)
-        tally, wall, end = asyncio.run(play(base, rooms, a.seconds, a.seed))
+        cpu_before, own_before = _cpu(proc), time.process_time()
+        tally, wall, end = asyncio.run(play(base, rooms, a.seconds, a.seed, a.think))
         cpu = _cpu(proc) - cpu_before if proc else float("nan")
+        own = time.process_time() - own_before
         lat = latencies(rooms, tally.moves, end - 1.0)
         accepted = sum(not m.refused for m in tally.moves)
-        print(f"seats: {a.rooms * a.seats}; {wall:.1f} s; moves accepted: {accepted} ({accepted / wall:.0f}/s); "
+        print(f"seats: {a.rooms * a.seats}; think {a.think:g} s; {wall:.1f} s; moves accepted: {accepted} ({accepted / wall:.0f}/s); "
               f"refused as stale: {tally.refused}; games finished: {sum(r.games for r in rooms)}")
         print(f"move -> every seat of its room has its view: p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat, default=float('nan')) * 1000:.1f} ms "
               f"({len(lat)} moves); goal p99 < 100 ms: {'met' if percentile(lat, 0.99) < 0.1 else 'MISSED'}")
         print(f"frames received: {tally.frames} ({tally.bytes / max(1, tally.frames) / 1024:.1f} KiB mean); "
               f"server CPU: {cpu:.1f} s ({cpu / wall * 100:.0f}% of one core, "
-              f"{cpu / max(1, accepted) * 1000:.1f} ms a move with its {a.seats} views)")
+              f"{cpu / max(1, accepted) * 1000:.1f} ms a move with its {a.seats} views); "
+              f"the seats' own CPU: {own:.1f} s")
         if tally.errors:
             print(f"errors: {len(tally.errors)}; first: {tally.errors[0]}")
     finally:
