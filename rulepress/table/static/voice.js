@@ -29,6 +29,7 @@
   const SIGNALS_PER_SECOND = 8;   // the server closes a socket over 20 messages/s: moves need room too
   const ICE_BATCH_MS = 120;       // candidates found together travel in one message
   const OFFER_PATIENCE_MS = 4000; // a `hello` while our offer is this fresh waits for its answer
+  const ICE_WAITING = 100;        // candidates kept for a description still to come (another seat's word)
 
   function iceServersOfPage() {
     // An operator adds STUN/TURN for players behind NAT with
@@ -134,7 +135,8 @@
           await p.pc.setRemoteDescription({ type: "answer", sdp: data.sdp });
           await this.flushIce(p);
         } else if (data.kind === "ice" && p && p.sid === data.sid && Array.isArray(data.candidates)) {
-          p.remoteIce.push(...data.candidates.filter((c) => c && typeof c === "object"));
+          const fresh = data.candidates.filter((c) => c && typeof c === "object");
+          p.remoteIce.push(...fresh.slice(0, Math.max(0, ICE_WAITING - p.remoteIce.length)));
           await this.flushIce(p);
         } else if (data.kind === "bye" && p && (!data.sid || p.sid === data.sid)) {
           this.drop(from);
@@ -178,7 +180,10 @@
         const s = pc.connectionState;
         if (s === "failed" || (s === "disconnected" && !this.present.includes(seat))) {
           this.drop(seat);
-          if (s === "failed" && this.present.includes(seat) && seatOrder(this.you, seat) < 0) this.offer(seat);
+          if (s === "failed" && this.present.includes(seat)) {  // try again, from the smaller seat as ever
+            if (seatOrder(this.you, seat) < 0) this.offer(seat);
+            else this.signal(seat, { kind: "hello" });
+          }
         }
         this.tileState(seat, p);
       };
@@ -187,6 +192,15 @@
     }
 
     async offer(seat) {
+      try {
+        await this.makeOffer(seat);
+      } catch (e) {
+        console.warn("voice: no offer to", seat, e && e.message);
+        this.drop(seat);
+      }
+    }
+
+    async makeOffer(seat) {
       const p = this.connection(seat, randomId());
       p.audio = p.pc.addTransceiver(this.mic || "audio", { direction: "sendrecv", streams: [] });
       p.video = p.pc.addTransceiver(this.camera || "video", { direction: "sendrecv", streams: [] });
