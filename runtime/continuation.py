@@ -37,7 +37,11 @@ def start(run) -> greenlet:
     several times more than switching to one that waits.
     """
     glet = _idle.pop() if _idle else greenlet(_serve)
-    glet.parent = getcurrent()
+    try:
+        glet.parent = getcurrent()
+    except ValueError:  # an idle greenlet of another thread (a server may play in more than one): left behind
+        glet = greenlet(_serve)
+        glet.parent = getcurrent()
     glet.task = run
     return glet
 

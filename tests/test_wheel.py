@@ -57,7 +57,8 @@ def test_the_wheel_holds_one_package_with_its_data_and_nothing_made(installed):
         meta = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode("utf-8")
     assert {n.split("/")[0] for n in names} == {"rulepress", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     for data in ("rulepress/compiler/dsl.lark", "rulepress/compiler/templates/rulebook.md.j2",
-                 "rulepress/compiler/templates/cards.css", "rulepress/schemas/content-file.json"):
+                 "rulepress/compiler/templates/cards.css", "rulepress/schemas/content-file.json",
+                 "rulepress/table/static/table.js", "rulepress/table/static/table.html"):
         assert data in names
     assert not [n for n in names if "/_schemas/" in n or "/_templates/" in n or n.endswith(".pyc")]
     assert "License: MIT" in meta or "License-Expression: MIT" in meta

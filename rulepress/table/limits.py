@@ -84,8 +84,9 @@ def game_options(game, given) -> dict:
 class Rate:
     """At most `per_second` events in any second (a sliding window of their times)."""
 
-    def __init__(self, per_second: int = MESSAGES_PER_SECOND, clock=time.monotonic):
-        self.per_second, self.clock, self.times = per_second, clock, []
+    def __init__(self, per_second: int | None = None, clock=time.monotonic):
+        self.per_second = MESSAGES_PER_SECOND if per_second is None else per_second
+        self.clock, self.times = clock, []
 
     def allow(self) -> bool:
         now = self.clock()

@@ -1,0 +1,427 @@
+"""The online table's server (docs/table.md), through Starlette's test client: rooms, seats,
+a whole Night City game between two people with every frame scanned for leaks, the host's
+controls, stale and concurrent moves, restarts and expiry."""
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import time
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+from table_client import app_on, close_all, hello, leak_in, night_city, room_of_two
+
+from rulepress.table import limits
+
+
+@pytest.fixture(autouse=True)
+def _closed_sockets():
+    yield
+    close_all()
+
+
+@pytest.fixture
+def fast(monkeypatch):
+    """Tests that play many moves send them faster than a person: the flood limit is tested on its own."""
+    monkeypatch.setattr(limits, "MESSAGES_PER_SECOND", 100_000)
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(app_on(tmp_path / "tables.sqlite3")) as c:
+        yield c
+        close_all()
+
+
+def started(client):
+    """A two-person room, both seated and connected, the game started: (code, {seat: Socket})."""
+    code, host, other = room_of_two(client)
+    a = hello(client, code, host["token"])
+    b = hello(client, code, other["token"])
+    a.table()  # b's arrival
+    a.send({"type": "host", "action": "start"})
+    ta, tb = a.table(), b.table()
+    assert ta["status"] == tb["status"] == "playing"
+    return code, {"p1": a, "p2": b}
+
+
+def deciding_socket(socks, last):
+    seat = next(s for s in last["deciding"] if s in socks)
+    return seat, socks[seat]
+
+
+def test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking(client, fast):
+    code, host, other = room_of_two(client)
+    assert len(code) == 6 and set(code) <= set(limits.CODE_ALPHABET)
+    assert host["seat"] == "p1" and other["seat"] == "p2" and host["token"] != other["token"]
+    assert client.get(f"/r/{code}").status_code == 200
+    a = hello(client, code, host["token"])
+    b = hello(client, code, other["token"])
+    watcher = hello(client, code, watch=True)
+    assert watcher.seat is None and a.seat == "p1" and b.seat == "p2"
+    a.table(), a.table(), b.table()  # the arrivals of b and the watcher
+    a.send({"type": "host", "action": "start"})
+    socks = {"p1": a, "p2": b, None: watcher}
+    last = {s: sock.table() for s, sock in socks.items()}
+    game, room = night_city(), client.app.state.tables.rooms[code]
+    pick = random.Random(7)
+    moves = 0
+    while last["p1"]["status"] == "playing":
+        assert moves < 3000
+        assert len({m["version"] for m in last.values()}) == 1  # every socket got the same change
+        seat = pick.choice(last["p1"]["deciding"])
+        mine = last[seat]
+        assert mine["options"], f"{seat} decides but was offered nothing"
+        for other_seat in ("p1", "p2"):
+            if other_seat not in mine["deciding"]:
+                assert last[other_seat]["options"] == []  # only the seat deciding is offered anything
+        assert last[None]["options"] == [] and last[None]["view"]["seat"] is None
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
+        last = {s: sock.table() for s, sock in socks.items()}
+        moves += 1
+        leak = leak_in(game, room.st, last)
+        assert leak is None, leak.text()
+    assert moves > 20
+    end = last["p1"]
+    assert end["status"] == "finished" and end["result"]["scores"].keys() == {"p1", "p2"}
+    assert last[None]["result"] == end["result"]
+    # a move for a finished game is refused, and nothing changes
+    a.send({"type": "move", "version": end["version"], "choice": "pass"})
+    assert a.until("error")["message"] == "the game is over"
+    assert client.app.state.tables.rooms[code].version == end["version"]
+    # a new game in the same room, the same seats
+    b.send({"type": "host", "action": "new"})
+    assert b.until("error")["message"] == "only the host can do that"
+    a.send({"type": "host", "action": "new"})
+    fresh = a.table()
+    assert fresh["status"] == "playing" and fresh["version"] > end["version"] and fresh["result"] is None
+    assert fresh["view"]["round"] == 1
+
+
+def test_a_stale_move_is_refused_with_the_fresh_table(client):
+    code, socks = started(client)
+    last = socks["p1"].frames[-1]
+    seat, sock = deciding_socket(socks, last)
+    first = sock.frames[-1]
+    sock.send({"type": "move", "version": first["version"], "choice": first["options"][0]["id"]})
+    now = sock.table()
+    assert now["version"] > first["version"]
+    sock.send({"type": "move", "version": first["version"], "choice": first["options"][0]["id"]})
+    refused = sock.until("refused")
+    assert refused["message"] == "the table has already changed"
+    fresh = sock.table()
+    assert fresh["version"] == now["version"] and fresh["view"] == now["view"]
+
+
+def test_two_moves_on_one_version_cannot_both_apply(client, fast):
+    """One seat at two tabs sends the same move from both at once: one applies, the other is
+    refused as stale; the store holds one move."""
+    code, host, other = room_of_two(client)
+    a = hello(client, code, host["token"])
+    a2 = hello(client, code, host["token"])
+    b = hello(client, code, other["token"])
+    a.table(), a.table(), a2.table()  # the arrivals of a2 and b
+    a.send({"type": "host", "action": "start"})
+    t, t2, tb = a.table(), a2.table(), b.table()
+    for _ in range(50):  # until it is p1's decision alone
+        if t["deciding"] == ["p1"]:
+            break
+        mover = b if "p2" in t["deciding"] else a
+        mine = tb if mover is b else t
+        mover.send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+        t, t2, tb = a.table(), a2.table(), b.table()
+    assert t["deciding"] == ["p1"] and t2["version"] == t["version"]
+    before = len(client.app.state.tables.store.moves(code, 1))
+    a.send({"type": "move", "version": t["version"], "choice": t["options"][0]["id"]})
+    a2.send({"type": "move", "version": t2["version"], "choice": t2["options"][-1]["id"]})
+    kinds = []
+    for s in (a, a2):
+        for _ in range(4):
+            m = json.loads(s.ws.receive_text())
+            if m["type"] in ("table", "refused"):
+                kinds.append(m["type"])
+                if m["type"] == "refused" or s is a:
+                    break
+    assert kinds.count("refused") == 1, kinds
+    assert len(client.app.state.tables.store.moves(code, 1)) == before + 1
+
+
+def test_a_forged_or_other_rooms_token_opens_nothing(client):
+    code, host, _other = room_of_two(client)
+    code2, host2, _ = room_of_two(client)
+    for token in ("forged-token", host2["token"], host["token"][:-1] + "x", "", 12):
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token}))
+            frames = []
+            with pytest.raises(WebSocketDisconnect) as closed:
+                for _ in range(5):
+                    frames.append(ws.receive_text())
+            assert closed.value.code in (4403, 1008)
+            assert all(json.loads(f)["type"] == "error" for f in frames), frames
+            assert not any(host["token"] in f or "Ann" in f or "view" in f for f in frames)
+    with client.websocket_connect(f"/ws/{code}") as ws:  # the right token still works
+        ws.send_text(json.dumps({"type": "hello", "token": host["token"]}))
+        assert json.loads(ws.receive_text())["you"] == "p1"
+
+
+def test_an_unknown_room_is_a_404_everywhere(client):
+    r = client.get("/r/ZZZZZZ")
+    assert r.status_code == 404 and "notfound" in r.text
+    assert client.get("/watch/not-a-code").status_code == 404
+    assert client.get("/obs/<script>").status_code == 404
+    assert client.post("/api/rooms/ZZZZZZ/join", json={"name": "x"}).status_code == 404
+    with client.websocket_connect("/ws/ZZZZZZ") as ws:
+        assert json.loads(ws.receive_text())["type"] == "error"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+        assert closed.value.code == 4404
+
+
+def test_a_malformed_message_is_an_error_to_its_client_and_the_room_goes_on(client):
+    code, socks = started(client)
+    a, b = socks["p1"], socks["p2"]
+    version = client.app.state.tables.rooms[code].version
+    for bad in ("nope", "[]", "{}", '{"type": 3}', '{"type": "dance"}', '{"type": "move"}',
+                '{"type": "move", "version": "1", "choice": "x"}', '{"type": "move", "version": true, "choice": "x"}',
+                '{"type": "move", "version": 1, "choice": "x", "extra": 1}', '{"type": "ping", "x": NaN}',
+                '{"type": "host", "action": "explode"}', '{"type": "hello", "token": "x"}',
+                '{"type": "signal", "to": "p2", "data": "not an object"}', "[" * 5000 + "]" * 5000):
+        a.send(bad)
+        assert a.until("error")["message"]
+    a.send({"type": "ping"})
+    assert a.until("pong") == {"type": "pong"}
+    assert client.app.state.tables.rooms[code].version == version
+    b.send({"type": "ping"})  # the other seat never heard of it
+    b.until("pong")
+    assert not [f for f in b.frames if f["type"] == "error"]
+
+
+def test_an_oversized_message_is_refused_and_the_socket_closed(client):
+    code, socks = started(client)
+    a = socks["p1"]
+    a.send(json.dumps({"type": "ping", "pad": "x" * (limits.MESSAGE_BYTES + 1)}))
+    assert "KiB" in a.until("error")["message"]
+    with pytest.raises(WebSocketDisconnect) as closed:
+        a.until("table")
+    assert closed.value.code == 1009
+    big = json.dumps({"game": "night-city", "players": 2, "name": "x" * (limits.MESSAGE_BYTES + 10)})
+    r = client.post("/api/rooms", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_a_flood_is_refused_and_the_socket_closed(client):
+    code, socks = started(client)
+    a = socks["p1"]
+    for _ in range(limits.MESSAGES_PER_SECOND + 5):
+        a.send({"type": "ping"})
+    with pytest.raises(WebSocketDisconnect) as closed:
+        a.until("nothing")
+    assert closed.value.code == 1008
+    assert any(f["type"] == "error" and "a second" in f["message"] for f in a.frames)
+    assert sum(f["type"] == "pong" for f in a.frames) <= limits.MESSAGES_PER_SECOND
+    b = socks["p2"]  # the room goes on
+    b.send({"type": "ping"})
+    b.until("pong")
+
+
+def test_pause_blocks_moves_until_resumed(client):
+    code, socks = started(client)
+    a = socks["p1"]
+    a.send({"type": "host", "action": "pause"})
+    t = a.table()
+    assert t["status"] == "paused"
+    seat, sock = deciding_socket(socks, t)
+    mine = sock.table() if sock is not a else t
+    sock.send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+    assert sock.until("error")["message"] == "the game is paused"
+    a.send({"type": "host", "action": "resume"})
+    t = a.table()
+    mine = sock.table() if sock is not a else t
+    assert mine["status"] == "playing"
+    sock.send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+    assert sock.table()["version"] == mine["version"] + 1 or sock.frames[-1]["version"] > mine["version"]
+
+
+def test_a_seat_is_freed_only_before_the_start_and_its_token_then_opens_nothing(client):
+    code, host, other = room_of_two(client)
+    a = hello(client, code, host["token"])
+    b = hello(client, code, other["token"])
+    a.table()
+    b.send({"type": "host", "action": "free", "seat": "p1"})
+    assert b.until("error")["message"] == "only the host can do that"
+    a.send({"type": "host", "action": "free", "seat": "p1"})
+    assert a.until("error")["message"] == "the host's own seat stays"
+    a.send({"type": "host", "action": "free", "seat": "p2"})
+    assert [s["name"] for s in a.table()["seats"]] == ["Ann", ""]
+    assert "freed" in b.until("error")["message"]
+    with pytest.raises(WebSocketDisconnect) as closed:
+        b.until("table")
+    assert closed.value.code == 4403
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        ws.send_text(json.dumps({"type": "hello", "token": other["token"]}))
+        assert json.loads(ws.receive_text())["type"] == "error"
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_text()
+    # the seat is taken again, the game starts, and then no seat can be freed
+    again = client.post(f"/api/rooms/{code}/join", json={"name": "Cy"}).json()
+    assert again["seat"] == "p2"
+    a.table()
+    a.send({"type": "host", "action": "start"})
+    a.table()
+    a.send({"type": "host", "action": "free", "seat": "p2"})
+    assert a.until("error")["message"] == "seats change only before the start"
+    assert client.post(f"/api/rooms/{code}/join", json={"name": "Di"}).status_code == 409
+
+
+def test_start_needs_every_seat_and_a_bot_fills_one(client, fast):
+    r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "Ann"}).json()
+    a = hello(client, r["code"], r["token"])
+    a.send({"type": "host", "action": "start"})
+    assert "free" in a.until("error")["message"]
+    a.send({"type": "host", "action": "bot", "seat": "p2"})
+    t = a.table()
+    assert t["seats"][1]["bot"] is True
+    a.send({"type": "host", "action": "start"})
+    t = a.table()
+    pick = random.Random(3)
+    for _ in range(60):  # the bot answers at once: it is never the bot's turn when the table arrives
+        if t["status"] != "playing":
+            break
+        assert t["deciding"] == ["p1"] and t["options"]
+        a.send({"type": "move", "version": t["version"], "choice": pick.choice(t["options"])["id"]})
+        t = a.table()
+    moves = client.app.state.tables.store.moves(r["code"], 1)
+    assert {m.seat for m in moves} == {"p1", "p2"}
+
+
+def test_the_host_returns_the_table_to_the_lobby(client):
+    code, socks = started(client)
+    a = socks["p1"]
+    a.send({"type": "host", "action": "lobby"})
+    t = a.table()
+    assert t["status"] == "lobby" and t["view"] is None and [s["name"] for s in t["seats"]] == ["Ann", "Bob"]
+    a.send({"type": "host", "action": "start"})
+    assert a.table()["status"] == "playing"
+
+
+def test_spectators_neither_play_nor_signal_and_signals_reach_one_seat(client):
+    code, socks = started(client)
+    w = hello(client, code, watch=True)
+    w.send({"type": "move", "version": 1, "choice": "pass"})
+    assert w.until("error")["message"] == "spectators watch; they do not play"
+    w.send({"type": "signal", "to": "p1", "data": {"sdp": "x"}})
+    assert w.until("error")
+    socks["p1"].send({"type": "signal", "to": "p2", "data": {"kind": "offer", "sdp": "v=0"}})
+    got = socks["p2"].until("signal")
+    assert got == {"type": "signal", "from": "p1", "data": {"kind": "offer", "sdp": "v=0"}}
+    socks["p1"].send({"type": "signal", "to": "p9", "data": {}})
+    assert socks["p1"].until("error")
+    w.send({"type": "ping"})
+    w.until("pong")
+    assert not [f for f in w.frames if f["type"] in ("signal", "peers")]
+
+
+def test_a_seat_rejoins_with_its_link_and_gets_its_view_back(client):
+    code, host, other = room_of_two(client)
+    a = hello(client, code, host["token"])
+    b = hello(client, code, other["token"])
+    a.table()
+    a.send({"type": "host", "action": "start"})
+    before = a.table()
+    b.table()
+    a.ws.close()
+    assert [s["connected"] for s in b.table()["seats"]] == [False, True]
+    again = hello(client, code, host["token"])
+    t = again.frames[-1]
+    assert t["you"] == "p1" and t["view"] == before["view"] and t["version"] == before["version"]
+    assert [s["connected"] for s in b.table()["seats"]] == [True, True]
+
+
+def test_rooms_survive_a_restart(tmp_path, fast):
+    db = tmp_path / "tables.sqlite3"
+    with TestClient(app_on(db)) as client:
+        code, host, other = room_of_two(client)
+        a = hello(client, code, host["token"])
+        b = hello(client, code, other["token"])
+        a.table()
+        a.send({"type": "host", "action": "start"})
+        socks = {"p1": a, "p2": b}
+        last = {"p1": a.table(), "p2": b.table()}
+        pick = random.Random(11)
+        for _ in range(25):
+            seat = last["p1"]["deciding"][0]
+            m = last[seat]
+            socks[seat].send({"type": "move", "version": m["version"], "choice": pick.choice(m["options"])["id"]})
+            last = {"p1": a.table(), "p2": b.table()}
+        close_all()
+    with TestClient(app_on(db)) as client:
+        for seat, token in (("p1", host["token"]), ("p2", other["token"])):
+            t = hello(client, code, token).frames[-1]
+            assert t["version"] == last[seat]["version"]
+            assert t["view"] == last[seat]["view"] and t["options"] == last[seat]["options"]
+            assert t["log"] == last[seat]["log"]
+        close_all()
+
+
+def test_tokens_are_stored_only_hashed(tmp_path):
+    db = tmp_path / "tables.sqlite3"
+    with TestClient(app_on(db)) as client:
+        _code, host, other = room_of_two(client)
+    raw = db.read_bytes() + (tmp_path / "tables.sqlite3-wal").read_bytes() if (tmp_path / "tables.sqlite3-wal").exists() \
+        else db.read_bytes()
+    assert host["token"].encode() not in raw and other["token"].encode() not in raw
+    hashes = [r[0] for r in sqlite3.connect(db).execute("SELECT token_hash FROM seats WHERE token_hash IS NOT NULL")]
+    assert len(hashes) == 2 and all(len(h) == 64 for h in hashes)
+
+
+def test_rooms_expire_after_their_last_connection(tmp_path):
+    now = [1_000_000.0]
+    with TestClient(app_on(tmp_path / "t.sqlite3", expire_hours=72, clock=lambda: now[0])) as client:
+        tables = client.app.state.tables
+        code, host, _other = room_of_two(client)
+        kept, kept_host, _ = room_of_two(client)
+        now[0] += 71 * 3600
+        hello(client, kept, kept_host["token"]).ws.close()  # a connection keeps a room
+        now[0] += 2 * 3600
+        assert tables.expire(72) == [code]
+        assert client.get(f"/r/{code}").status_code == 404
+        assert client.get(f"/r/{kept}").status_code == 200
+        held = hello(client, kept, kept_host["token"])  # connected: never dropped while someone is there
+        now[0] += 100 * 3600
+        assert tables.expire(72) == []
+        close_all()
+
+
+def test_the_server_sweeps_expired_rooms_by_itself(tmp_path):
+    now = [1_000_000.0]
+    with TestClient(app_on(tmp_path / "t.sqlite3", expire_hours=1, sweep_seconds=0.05,
+                           clock=lambda: now[0])) as client:
+        code, _host, _other = room_of_two(client)
+        now[0] += 2 * 3600
+        for _ in range(100):
+            if client.get(f"/r/{code}").status_code == 404:
+                break
+            time.sleep(0.05)
+        assert client.get(f"/r/{code}").status_code == 404
+
+
+def test_joining_a_full_or_started_room_and_bad_names(client):
+    code, host, _other = room_of_two(client)
+    assert client.post(f"/api/rooms/{code}/join", json={"name": "Cy"}).status_code == 409
+    r = client.post("/api/rooms", json={"game": "night-city", "players": 3, "name": "Ann"}).json()
+    for name in ("", "   ", "x" * 33, 7, None, "a\u202eb", "new\x00line"):
+        got = client.post(f"/api/rooms/{r['code']}/join", json={"name": name})
+        assert got.status_code == 400, name
+    ok = client.post(f"/api/rooms/{r['code'].lower()}/join", json={"name": "  Bob   the  Builder "}).json()
+    assert ok["seat"] == "p2"
+    assert client.app.state.tables.rooms[r["code"]].seats["p2"].name == "Bob the Builder"
+
+
+def test_no_more_rooms_than_the_limit(client, monkeypatch):
+    monkeypatch.setattr(limits, "ROOMS_OPEN", 2)
+    room_of_two(client)
+    room_of_two(client)
+    r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "Ann"})
+    assert r.status_code == 503 and "too many rooms" in r.json()["error"]
