@@ -259,9 +259,12 @@ def main():
         t = time.perf_counter()
         rooms = open_rooms(base, game_id, a.rooms, a.seats)
         print(f"{a.rooms} rooms of {a.seats} seats opened in {time.perf_counter() - t:.1f} s")
-        cpu_before, own_before = _cpu(proc), time.process_time()
+        cpu_before, own_before, queue_before = _cpu(proc), time.process_time(), _queued(proc)
+        whole = time.perf_counter()
         tally, wall, end = asyncio.run(play(base, rooms, a.seconds, a.seed, a.think))
+        whole = time.perf_counter() - whole  # the run with its start and its goodbyes
         cpu = _cpu(proc) - cpu_before if proc else float("nan")
+        queued = _queued(proc) - queue_before
         own = time.process_time() - own_before
         lat = latencies(rooms, tally.moves, end - 1.0)
         accepted = sum(not m.refused for m in tally.moves)
@@ -274,6 +277,9 @@ def main():
               f"server CPU: {cpu:.1f} s ({cpu / wall * 100:.0f}% of one core, "
               f"{cpu / max(1, accepted) * 1000:.1f} ms a move with its {a.seats} views); "
               f"the seats' own CPU: {own:.1f} s")
+        print(f"in {whole:.1f} s the server ran {cpu:.1f} s and its event loop waited {queued:.1f} s for a CPU "
+              f"held by other processes ({queued / whole * 100:.0f}%; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
         if tally.errors:
             print(f"errors: {len(tally.errors)}; first: {tally.errors[0]}")
     finally:
@@ -288,6 +294,18 @@ def main():
         stats = pstats.Stats(a.profile)
         stats.sort_stats("tottime").print_stats(25)
     print(yardstick())
+
+
+def _queued(proc) -> float:
+    """Seconds the server's event loop (its main thread) was ready to run but waited for a CPU
+    (Linux schedstat): on a shared machine, time no change to the server can take away."""
+    if proc is None:
+        return float("nan")
+    try:
+        with open(f"/proc/{proc.pid}/task/{proc.pid}/schedstat", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
 def _cpu(proc) -> float:
