@@ -324,12 +324,14 @@ def test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand(table):
     held = t["held"]
     before = b.last["version"]
     held.hold = True
-    a.page.click("#options button.option")
-    a.wait_version_above(before)
-    b.page.click("#options button.option")
-    b.page.wait_for_timeout(300)  # the refusal is on its way back, held
-    assert b.last["version"] == before
-    held.release()
+    try:
+        a.page.click("#options button.option")
+        a.wait_version_above(before)
+        b.page.click("#options button.option")
+        b.page.wait_for_timeout(300)  # the refusal is on its way back, held
+        assert b.last["version"] == before
+    finally:
+        held.release()  # whatever happened, the tests after this one see Boris's table
     b.page.wait_for_selector("#error:not([hidden])")
     assert "The table has already changed" in b.page.text_content("#error")
     b.wait_version_above(before)
