@@ -427,7 +427,7 @@
       if (!p.tile) return;
       const live = (kind) => p.stream.getTracks().some((t) => t.kind === kind && t.readyState === "live" && !t.muted);
       p.tile.classList.toggle("live", live("video"));
-      p.tile.classList.toggle("speaking", live("audio"));
+      p.tile.classList.toggle("audible", live("audio"));  // its microphone reaches us
       p.tile.dataset.state = p.pc.connectionState;
       const video = p.tile.querySelector("video");
       if (video.paused) this.play(video);
