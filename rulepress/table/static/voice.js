@@ -29,6 +29,7 @@
   const SIGNALS_PER_SECOND = 8;   // the server closes a socket over 20 messages/s: moves need room too
   const ICE_BATCH_MS = 120;       // candidates found together travel in one message
   const OFFER_PATIENCE_MS = 4000; // a `hello` while our offer is this fresh waits for its answer
+  const RETRY_MS = 2000;          // a failed link is started again at most this often
   const ICE_WAITING = 100;        // candidates kept for a description still to come (another seat's word)
 
   function iceServersOfPage() {
@@ -72,6 +73,8 @@
       this.drain = null;
       this.mount = mount || document.getElementById("voice");
       this.blocked = false;       // a remote sound the browser would not play before a click
+      this.retried = new Map();   // seat -> when its link was last started again after a failure
+      this.retries = new Map();   // seat -> the timer that will start it again
       global.addEventListener("pagehide", () => this.leave());
       new MutationObserver(() => this.drawControls()).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
       document.addEventListener("click", () => this.unblock(), true);
@@ -142,14 +145,24 @@
           this.drop(from);
         }
       } catch (e) {
-        // a malformed or outdated description: that link starts again from the smaller seat
-        console.warn("voice:", from, e && e.message);
-        this.drop(from);
-        if (this.present.includes(from)) {
-          if (seatOrder(this.you, from) < 0) this.offer(from);
-          else this.signal(from, { kind: "hello" });
-        }
+        this.failed(from, p, e);  // an answer or a candidate this link could not take
       }
+    }
+
+    // A link that failed starts again from the smaller seat, unless a newer link has taken its
+    // place already; at most once every RETRY_MS, so two pages that cannot agree do not spin.
+    failed(seat, p, e) {
+      console.warn("voice:", seat, e && e.message);
+      if (!p || this.peers.get(seat) !== p) return;
+      this.drop(seat);
+      const wait = Math.max(0, RETRY_MS - (Date.now() - (this.retried.get(seat) || 0)));
+      clearTimeout(this.retries.get(seat));
+      this.retries.set(seat, setTimeout(() => {
+        if (this.peers.has(seat) || !this.present.includes(seat)) return;  // linked again, or gone
+        this.retried.set(seat, Date.now());
+        if (seatOrder(this.you, seat) < 0) this.offer(seat);
+        else this.signal(seat, { kind: "hello" });
+      }, wait));
     }
 
     // ---- peer connections --------------------------------------------------------------
@@ -192,43 +205,43 @@
     }
 
     async offer(seat) {
+      const p = this.connection(seat, randomId());
       try {
-        await this.makeOffer(seat);
+        p.audio = p.pc.addTransceiver(this.mic || "audio", { direction: "sendrecv", streams: [] });
+        p.video = p.pc.addTransceiver(this.camera || "video", { direction: "sendrecv", streams: [] });
+        const offer = await p.pc.createOffer();
+        if (this.peers.get(seat) !== p) return;
+        await p.pc.setLocalDescription(offer);
+        p.offeredAt = Date.now();
+        this.signal(seat, { kind: "offer", sid: p.sid, sdp: p.pc.localDescription.sdp });
       } catch (e) {
         console.warn("voice: no offer to", seat, e && e.message);
-        this.drop(seat);
+        if (this.peers.get(seat) === p) this.drop(seat);  // not a newer link that took its place
       }
-    }
-
-    async makeOffer(seat) {
-      const p = this.connection(seat, randomId());
-      p.audio = p.pc.addTransceiver(this.mic || "audio", { direction: "sendrecv", streams: [] });
-      p.video = p.pc.addTransceiver(this.camera || "video", { direction: "sendrecv", streams: [] });
-      const offer = await p.pc.createOffer();
-      if (this.peers.get(seat) !== p) return;
-      await p.pc.setLocalDescription(offer);
-      p.offeredAt = Date.now();
-      this.signal(seat, { kind: "offer", sid: p.sid, sdp: p.pc.localDescription.sdp });
     }
 
     async answer(seat, sid, sdp) {
       const p = this.connection(seat, sid);
-      await p.pc.setRemoteDescription({ type: "offer", sdp });
-      for (const tr of p.pc.getTransceivers()) {
-        const kind = tr.receiver.track && tr.receiver.track.kind;
-        if (kind === "audio" && !p.audio) p.audio = tr;
-        else if (kind === "video" && !p.video) p.video = tr;
+      try {
+        await p.pc.setRemoteDescription({ type: "offer", sdp });
+        for (const tr of p.pc.getTransceivers()) {
+          const kind = tr.receiver.track && tr.receiver.track.kind;
+          if (kind === "audio" && !p.audio) p.audio = tr;
+          else if (kind === "video" && !p.video) p.video = tr;
+        }
+        for (const [tr, track] of [[p.audio, this.mic], [p.video, this.camera]]) {
+          if (!tr) continue;
+          tr.direction = "sendrecv";
+          if (track) await tr.sender.replaceTrack(track);
+        }
+        const answer = await p.pc.createAnswer();
+        if (this.peers.get(seat) !== p) return;
+        await p.pc.setLocalDescription(answer);
+        this.signal(seat, { kind: "answer", sid, sdp: p.pc.localDescription.sdp });
+        await this.flushIce(p);
+      } catch (e) {
+        this.failed(seat, p, e);  // an offer this browser cannot take: ask for another
       }
-      for (const [tr, track] of [[p.audio, this.mic], [p.video, this.camera]]) {
-        if (!tr) continue;
-        tr.direction = "sendrecv";
-        if (track) await tr.sender.replaceTrack(track);
-      }
-      const answer = await p.pc.createAnswer();
-      if (this.peers.get(seat) !== p) return;
-      await p.pc.setLocalDescription(answer);
-      this.signal(seat, { kind: "answer", sid, sdp: p.pc.localDescription.sdp });
-      await this.flushIce(p);
     }
 
     async flushIce(p) {
