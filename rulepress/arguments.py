@@ -166,18 +166,28 @@ def check_revision(ref: str, option: str) -> None:
         raise BadArgument(f"{option}: `{ref[:60]}` is not a git revision name (like HEAD~3, main or a commit id)")
 
 
-def check_port(port: int) -> None:
-    if not 0 <= port <= 65535:
-        raise BadArgument(f"--port: a port from 0 to 65535, not {port}")
+_HOST = re.compile(r"[A-Za-z0-9:\[][A-Za-z0-9.:\-\]]{0,252}")
 
 
-_HOST = re.compile(r"[A-Za-z0-9.:\-\[\]]{1,253}")
-
-
-def check_host(host: str) -> None:
-    """An address or host name to listen on, never something a resolver would read as more."""
+def check_listen(host: str, port: int) -> None:
+    """An address this machine has and a port free on it: found out by taking it for a moment,
+    so the server never starts only to print a bind error."""
+    import socket
     if not _HOST.fullmatch(host):
         raise BadArgument(f"--host: an address like 127.0.0.1, 0.0.0.0 or ::1, not `{host[:60]}`")
+    if not 0 <= port <= 65535:
+        raise BadArgument(f"--port: a port from 0 to 65535, not {port}")
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):
+        raise BadArgument(f"--host: {host} is not an address of this machine") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise BadArgument(f"--port: cannot listen on {host}:{port} ({exc.strerror or exc})") from None
 
 
 def check_expire_hours(hours: float) -> None:
@@ -204,3 +214,7 @@ def check_db_file(path: str, option: str = "--db") -> None:
         raise BadArgument(f"{option}: {path} lies under {at}, which is not a folder")
     if not os.access(at, os.W_OK | os.X_OK):
         raise BadArgument(f"{option}: {at} cannot be written to")
+    try:  # the store's folder is made now: a place that only looks writable (/proc) is found out here
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    except OSError as exc:
+        raise BadArgument(f"{option}: cannot make the folder of {path} ({exc.strerror or exc})") from None

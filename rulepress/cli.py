@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from .arguments import MAX_GAMES, BadArgument, check_agents, check_db_file, check_expire_hours, check_host, \
-    check_log_file, check_out_folder, check_players, check_port, check_revision, check_seed, check_utf8_path, \
+from .arguments import MAX_GAMES, BadArgument, check_agents, check_db_file, check_expire_hours, check_listen, \
+    check_log_file, check_out_folder, check_players, check_revision, check_seed, check_utf8_path, \
     check_workers, game_options
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
@@ -507,8 +507,6 @@ def serve(games, host, port, db, expire_hours):
         sys.exit(1)
     db = db or default_path()
     try:
-        check_host(host)
-        check_port(port)
         check_expire_hours(expire_hours)
         check_db_file(db)
     except BadArgument as exc:
@@ -516,6 +514,10 @@ def serve(games, host, port, db, expire_hours):
     try:
         served = _served_games(games)
     except UsageError as exc:
+        _usage(exc)
+    try:
+        check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
+    except BadArgument as exc:
         _usage(exc)
     app = create_app(served, db, expire_hours)
     shown = f"[{host}]" if ":" in host else host

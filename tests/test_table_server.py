@@ -425,3 +425,56 @@ def test_no_more_rooms_than_the_limit(client, monkeypatch):
     room_of_two(client)
     r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "Ann"})
     assert r.status_code == 503 and "too many rooms" in r.json()["error"]
+
+
+def test_a_guessed_hidden_id_is_refused_like_any_unknown_choice(client, fast):
+    """A seat deciding among offered things cannot name a thing hidden from it (another
+    seat's card): the refusal is word for word the one for a made-up id, so it tells nothing."""
+    code, socks = started(client)
+    room = client.app.state.tables.rooms[code]
+    last = {s: sock.frames[-1] for s, sock in socks.items()}
+    pick = random.Random(5)
+    for _ in range(400):
+        t = last["p1"]
+        d = (t["view"] or {}).get("decision") or {}
+        if t["status"] != "playing":
+            break
+        if "p1" in t["deciding"] and d.get("kind") != "action" and t["options"]:
+            hidden = [x for x in room.st["zones"].get("p2.hand", [])]
+            assert hidden
+            replies = []
+            for guess in (hidden[0], "no-such-thing"):
+                socks["p1"].send({"type": "move", "version": t["version"], "choice": guess})
+                replies.append(socks["p1"].until("error")["message"])
+            assert replies[0] == replies[1] == "that is not one of your options"
+            assert room.version == t["version"]
+            return
+        seat = pick.choice(t["deciding"])
+        mine = last[seat]
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
+        last = {s: sock.table() for s, sock in socks.items()}
+    pytest.fail("p1 was never asked to choose among things in 400 moves")
+
+
+def test_a_game_plays_in_a_thread_after_another_thread_played():
+    """A server may run its games in another thread than the last one did (the test client
+    starts one per app): the runtime's idle effects of the old thread are not reused."""
+    import threading
+
+    from rulepress.runtime.agents import RandomAgent, play_out
+    from rulepress.runtime.flow import new_game
+    game = night_city()
+
+    def one_game(out, seed):
+        try:
+            st = new_game(game, 2, seed=seed)
+            out.append(play_out(game, st, {p: RandomAgent(p) for p in st["players"]}))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            out.append(exc)
+    results = []
+    for seed in ("a", "b"):
+        worker = threading.Thread(target=one_game, args=(results, seed))
+        worker.start()
+        worker.join()
+    one_game(results, "c")
+    assert all(isinstance(n, int) and n > 0 for n in results), results

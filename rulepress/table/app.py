@@ -35,8 +35,8 @@ class Conn:
     """One socket at a table. Frames go out through a queue written by a task of its own, so
     a slow client never holds up the room's other sockets."""
 
-    def __init__(self, ws: WebSocket, seat):
-        self.ws, self.seat = ws, seat
+    def __init__(self, ws: WebSocket, seat, token_hash=None):
+        self.ws, self.seat, self.token_hash = ws, seat, token_hash
         self.outbox: asyncio.Queue = asyncio.Queue(OUTBOX)
         self.rate = limits.Rate()
         self.writer = None
@@ -160,7 +160,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         if len(room.sockets) >= limits.SOCKETS_PER_ROOM:
             await _close(ws, "this table has too many sockets open", 1013)
             return
-        conn = Conn(ws, seat)
+        conn = Conn(ws, seat, room.seats[seat].token_hash if seat is not None else None)
         conn.writer = asyncio.create_task(conn.write())
         async with room.lock:
             room.sockets.add(conn)
@@ -200,8 +200,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                     await _drain_and_close(conn, 1009)
                     return
                 continue
-            if conn.seat is not None and conn.seat not in room.seats or \
-                    conn.seat is not None and room.seats[conn.seat].token_hash is None:
+            if conn.seat is not None and room.seats[conn.seat].token_hash != conn.token_hash:
                 conn.send(messages.error("this seat was freed by the host"))
                 await _drain_and_close(conn, FORBIDDEN)
                 return

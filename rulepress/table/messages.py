@@ -24,7 +24,7 @@ class Message(NamedTuple):
 # type -> {field: (accepted Python types, required)}. A field not listed is refused, so a
 # client's typo is an error it reads rather than a message quietly ignored.
 SHAPES = {
-    "hello": {"token": ((str,), False), "watch": ((bool,), False), "lang": ((str,), False)},
+    "hello": {"token": ((str,), False), "watch": ((bool,), False)},
     "move": {"version": ((int,), True), "choice": ((str,), True)},
     "host": {"action": ((str,), True), "seat": ((str,), False)},
     "signal": {"to": ((str,), True), "data": ((dict,), True)},
@@ -54,11 +54,16 @@ def parse(text) -> Message:
             raise Refused(f"a {kind} message has no field `{str(k)[:40]}`")
         types, _ = shape[k]
         if not isinstance(v, types) or (bool not in types and isinstance(v, bool)):
-            raise Refused(f"a {kind} message's `{k}` is a {types[0].__name__}")
+            raise Refused(f"a {kind} message's `{k}` is {_KINDS[types[0]]}")
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**53 < v < 2**53:
+            raise Refused(f"a {kind} message's `{k}` is out of range")
     for k, (_, required) in shape.items():
         if required and k not in fields:
             raise Refused(f"a {kind} message needs `{k}`")
     return Message(kind, fields)
+
+
+_KINDS = {int: "a whole number", str: "a text", dict: "an object", bool: "true or false"}
 
 
 def _no_constant(word):

@@ -105,10 +105,13 @@ class Tables:
         room = self.rooms.get(code)
         if room is None:
             row = self.store.room(code)
-            if row is None or row.game not in self.games:
-                return None
+            if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
+                return None  # (a game changed since: its stored moves would play another game)
             room = Room(self.games[row.game], row, self.store.seats(code))
-            self._rebuild(room)
+            try:
+                self._rebuild(room)
+            except Exception:  # its moves no longer play (the game was rebuilt since): not served
+                return None
             self.rooms[code] = room
         return room
 
