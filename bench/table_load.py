@@ -274,7 +274,7 @@ def main():
               f"p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat, default=float('nan')) * 1000:.1f} ms "
               f"({len(lat)} moves); goal p99 < 100 ms: {'met' if percentile(lat, 0.99) < 0.1 else 'MISSED'}")
         print(f"frames received: {tally.frames} ({tally.bytes / max(1, tally.frames) / 1024:.1f} KiB mean); "
-              f"server CPU: {cpu:.1f} s ({cpu / wall * 100:.0f}% of one core, "
+              f"server CPU: {cpu:.1f} s ({cpu / whole * 100:.0f}% of one core, "
               f"{cpu / max(1, accepted) * 1000:.1f} ms a move with its {a.seats} views); "
               f"the seats' own CPU: {own:.1f} s")
         print(f"in {whole:.1f} s the server ran {cpu:.1f} s and its event loop waited {queued:.1f} s for a CPU "
