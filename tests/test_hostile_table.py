@@ -182,3 +182,12 @@ def test_room_codes_avoid_characters_read_two_ways():
     assert not set("01ILO") & set(limits.CODE_ALPHABET)
     codes = {limits.new_code() for _ in range(200)}
     assert len(codes) == 200 and all(limits.room_code(c.lower()) == c for c in codes)
+
+
+def test_binary_frames_count_toward_the_flood_limit(table, monkeypatch):
+    client, code, a, _b = table
+    for _ in range(limits.MESSAGES_PER_SECOND + 5):
+        a.ws.send_bytes(b"\x00")
+    with pytest.raises(WebSocketDisconnect) as closed:
+        a.until("nothing")
+    assert closed.value.code == 1008

@@ -46,8 +46,11 @@ class Conn:
             raise ConnectionError("closed")
         try:
             self.outbox.put_nowait(text)
-        except asyncio.QueueFull:  # too far behind: it rejoins and gets the table afresh
+        except asyncio.QueueFull:  # too far behind: closed, it reconnects and gets the table afresh
             self.outbox = None
+            if self.writer is not None:
+                self.writer.cancel()
+            asyncio.get_running_loop().create_task(_quiet_close(self.ws, 1013))
             raise ConnectionError("too slow") from None
 
     async def write(self) -> None:
@@ -185,14 +188,15 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 text = await _text(ws)
             except WebSocketDisconnect:
                 return
-            except Refused as exc:
-                conn.send(messages.error(str(exc)))
-                continue
+            except Refused as exc:  # a binary frame: counted like any other below
+                text = exc
             if not conn.rate.allow():
                 conn.send(messages.error(f"more than {limits.MESSAGES_PER_SECOND} messages a second"))
                 await _drain_and_close(conn, 1008)
                 return
             try:
+                if isinstance(text, Refused):
+                    raise text
                 msg = messages.parse(text)
             except Refused as exc:
                 conn.send(messages.error(str(exc)))
@@ -269,6 +273,11 @@ async def _text(ws: WebSocket) -> str:
     if msg.get("text") is None:
         raise Refused("messages are JSON text frames")
     return msg["text"]
+
+
+async def _quiet_close(ws: WebSocket, code: int) -> None:
+    with contextlib.suppress(Exception):
+        await ws.close(code)
 
 
 async def _close(ws: WebSocket, message: str, code: int) -> None:
