@@ -385,12 +385,12 @@ def test_rooms_expire_after_their_last_connection(tmp_path):
         now[0] += 71 * 3600
         hello(client, kept, kept_host["token"]).ws.close()  # a connection keeps a room
         now[0] += 2 * 3600
-        assert tables.expire(72) == [code]
+        assert client.portal.call(tables.expire, 72) == [code]
         assert client.get(f"/r/{code}").status_code == 404
         assert client.get(f"/r/{kept}").status_code == 200
         held = hello(client, kept, kept_host["token"])  # connected: never dropped while someone is there
         now[0] += 100 * 3600
-        assert tables.expire(72) == []
+        assert client.portal.call(tables.expire, 72) == []
         close_all()
 
 
@@ -478,3 +478,33 @@ def test_a_game_plays_in_a_thread_after_another_thread_played():
         worker.join()
     one_game(results, "c")
     assert all(isinstance(n, int) and n > 0 for n in results), results
+
+
+def test_a_change_is_stored_whole_or_not_at_all_even_in_a_batch(tmp_path):
+    """Changes that reach the store together are committed together, each whole or not at
+    all: a move that fails halfway leaves no trace, and the moves beside it are kept."""
+    import asyncio
+
+    from rulepress.table.store import Move, RoomRow, SeatRow, Store
+
+    store = Store(str(tmp_path / "t.sqlite3"))
+
+    async def run():
+        await store.create_room(RoomRow("ABCDEF", "g", "h", 2, {}, "s", "playing", 1, 1, 0.0, 0.0),
+                                SeatRow("p1", "Ann", "x" * 64, False, True))
+
+        def half(db):
+            db.execute("INSERT INTO moves VALUES ('ABCDEF', 1, 99, 'p1', 'half')")
+            raise RuntimeError("the disk is full halfway")
+        return await asyncio.gather(
+            store.add_move("ABCDEF", 2, 1, 0, Move("p1", "a"), "playing"),
+            store._write(half),
+            store.add_move("ABCDEF", 3, 1, 1, Move("p2", "b"), "playing"),
+            store.add_move("ABCDEF", 4, 1, 1, Move("p2", "again"), "playing"),  # n taken: refused
+            return_exceptions=True)
+    results = asyncio.run(run())
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], RuntimeError) and isinstance(results[3], sqlite3.IntegrityError)
+    assert store.moves("ABCDEF", 1) == [Move("p1", "a"), Move("p2", "b")]
+    assert store.room("ABCDEF").version == 3
+    store.close()

@@ -88,7 +88,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         while True:
             await asyncio.sleep(every)
             with contextlib.suppress(Exception):
-                tables.expire(expire_hours)
+                await tables.expire(expire_hours)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -127,7 +127,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     async def create_room(request: Request):
         try:
             body = await _body(request)
-            j = tables.create(body.get("game"), body.get("players"), body.get("options"), body.get("name"))
+            j = await tables.create(body.get("game"), body.get("players"), body.get("options"), body.get("name"))
         except Refused as exc:
             return _refusal(exc)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": True,
@@ -167,14 +167,14 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         conn.writer = asyncio.create_task(conn.write())
         async with room.lock:
             room.sockets.add(conn)
-            tables.touch(room)
+            await tables.touch(room)
             broadcast(room)
         try:
             await _serve(ws, conn, room)
         finally:
             async with room.lock:
                 room.sockets.discard(conn)
-                tables.touch(room)
+                await tables.touch(room)
                 broadcast(room)
             if conn.outbox is not None:
                 with contextlib.suppress(asyncio.QueueFull):
@@ -232,10 +232,10 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         else:
             async with room.lock:
                 if msg.type == "move":
-                    out = tables.move(room, conn.seat, msg.fields["version"], msg.fields["choice"])
+                    out = await tables.move(room, conn.seat, msg.fields["version"], msg.fields["choice"])
                 else:
                     freed = room.seats.get(msg.fields.get("seat"))
-                    out = tables.host(room, conn.seat, msg.fields["action"], msg.fields.get("seat"))
+                    out = await tables.host(room, conn.seat, msg.fields["action"], msg.fields.get("seat"))
                     if out.changed and msg.fields["action"] == "free" and freed is not None:
                         for other in list(room.sockets):
                             if other.seat == freed.seat:

@@ -133,7 +133,7 @@ class Tables:
 
     # ---- rooms and seats -------------------------------------------------------------
 
-    def create(self, game_id, players, options, name) -> Joined:
+    async def create(self, game_id, players, options, name) -> Joined:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused("no such game here")
@@ -154,7 +154,7 @@ class Tables:
         row = RoomRow(code, game.id, game.hash, players, options, token_source.token_hex(8), "lobby", 1, 0, now, now)
         token = token_source.token_urlsafe(24)
         host = SeatRow("p1", name, token_hash(token), False, True)
-        self.store.create_room(row, host)
+        await self.store.create_room(row, host)
         room = Room(game, row, self.store.seats(code))
         self.rooms[code] = room
         return Joined(room, "p1", token)
@@ -169,22 +169,22 @@ class Tables:
             if not free:
                 raise Refused("every seat at this table is taken", 409)
             token = token_source.token_urlsafe(24)
-            self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
+            await self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
         return Joined(room, free[0], token)
 
-    def _set_seat(self, room: Room, seat: SeatRow) -> None:
-        self.store.set_seat(room.code, room.version + 1, seat)
+    async def _set_seat(self, room: Room, seat: SeatRow) -> None:
+        await self.store.set_seat(room.code, room.version + 1, seat)
         room.seats[seat.seat] = seat
         room.row = room.row._replace(version=room.version + 1)
 
-    def _set_status(self, room: Room, status: str, game_no: int | None = None) -> None:
+    async def _set_status(self, room: Room, status: str, game_no: int | None = None) -> None:
         game_no = room.row.game_no if game_no is None else game_no
-        self.store.set_status(room.code, room.version + 1, status, game_no)
+        await self.store.set_status(room.code, room.version + 1, status, game_no)
         room.row = room.row._replace(status=status, version=room.version + 1, game_no=game_no)
 
     # ---- play ------------------------------------------------------------------------
 
-    def move(self, room: Room, seat: str, version, choice) -> Outcome:
+    async def move(self, room: Room, seat: str, version, choice) -> Outcome:
         """A seat's choice; call under room.lock."""
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
@@ -203,13 +203,13 @@ class Tables:
             offered = secrets.seat_options(room.game, room.st, seat, choices(room.game, room.st, seat))
             if choice not in [o["id"] for o in offered]:
                 return Outcome(False, error="that is not one of your options")
-        error = self._play(room, Move(seat, secrets.resolve(room.st, choice)))
+        error = await self._play(room, Move(seat, secrets.resolve(room.st, choice)))
         if error:
             return Outcome(False, error=error)
-        self.run_bots(room)
+        await self.run_bots(room)
         return Outcome(True)
 
-    def _play(self, room: Room, move: Move) -> str | None:
+    async def _play(self, room: Room, move: Move) -> str | None:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
             apply(room.game, room.st, move.choice, move.seat)
@@ -221,14 +221,14 @@ class Tables:
         n = len(room.st["history"]) - 1
         status = "finished" if room.st["pending"] is None else "playing"
         try:
-            self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
+            await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
         except Exception:
             self._rebuild(room)
             return "the move could not be saved; try again"
         room.row = room.row._replace(version=room.version + 1, status=status)
         return None
 
-    def run_bots(self, room: Room) -> None:
+    async def run_bots(self, room: Room) -> None:
         """Bots decide while the game waits on bot seats alone (or on a bot among others
         picking a secret at once)."""
         for _ in range(BOT_MOVES):
@@ -241,13 +241,13 @@ class Tables:
             agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
             opts = d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)
             choice = agents.ask(room.game, room.st, agent, seat, opts)
-            if self._play(room, Move(seat, choice)):
+            if await self._play(room, Move(seat, choice)):
                 return  # a bot's move that cannot be played waits for the host (pause, lobby)
 
     # ---- the host --------------------------------------------------------------------
 
-    def host(self, room: Room, seat: str, action, target=None) -> Outcome:
-        """A host action; call under room.lock. Returns the seat freed, if any, in `error`-free Outcome."""
+    async def host(self, room: Room, seat: str, action, target=None) -> Outcome:
+        """A host action (docs/table.md); call under room.lock."""
         if room.seats[seat].host is False:
             return Outcome(False, error="only the host can do that")
         if action not in HOST_ACTIONS:
@@ -264,22 +264,22 @@ class Tables:
             game_no = room.row.game_no + 1
             room.st = new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
                                options=room.row.options)
-            self._set_status(room, "playing", game_no)
-            self.run_bots(room)
+            await self._set_status(room, "playing", game_no)
+            await self.run_bots(room)
         elif action == "pause":
             if status != "playing":
                 return Outcome(False, error="only a game in play can be paused")
-            self._set_status(room, "paused")
+            await self._set_status(room, "paused")
         elif action == "resume":
             if status != "paused":
                 return Outcome(False, error="the game is not paused")
-            self._set_status(room, "playing")
-            self.run_bots(room)
+            await self._set_status(room, "playing")
+            await self.run_bots(room)
         elif action == "lobby":
             if status == "lobby":
                 return Outcome(False, error="the table is in the lobby already")
             room.st = None
-            self._set_status(room, "lobby")
+            await self._set_status(room, "lobby")
         else:  # free, bot: a seat before the start
             if status != "lobby":
                 return Outcome(False, error="seats change only before the start")
@@ -290,26 +290,26 @@ class Tables:
                     return Outcome(False, error="the host's own seat stays")
                 if not _taken(room.seats[target]):
                     return Outcome(False, error="that seat is free already")
-                self._set_seat(room, SeatRow(target, "", None, False, False))
+                await self._set_seat(room, SeatRow(target, "", None, False, False))
             else:
                 if _taken(room.seats[target]):
                     return Outcome(False, error="that seat is taken")
-                self._set_seat(room, SeatRow(target, "Bot", None, True, False))
+                await self._set_seat(room, SeatRow(target, "Bot", None, True, False))
         return Outcome(True)
 
     # ---- keeping rooms ---------------------------------------------------------------
 
-    def touch(self, room: Room) -> None:
-        self.store.touch(room.code, self.clock())
+    async def touch(self, room: Room) -> None:
+        await self.store.touch(room.code, self.clock())
 
-    def expire(self, hours: float) -> list[str]:
+    async def expire(self, hours: float) -> list[str]:
         """Drop the rooms nobody has been connected to for `hours`; their codes."""
         gone = []
         for code in self.store.expired(self.clock() - hours * 3600):
             room = self.rooms.get(code)
             if room is not None and room.sockets:
                 continue  # someone is at the table now
-            self.store.delete_room(code)
+            await self.store.delete_room(code)
             self.rooms.pop(code, None)
             gone.append(code)
         return gone

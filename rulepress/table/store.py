@@ -2,18 +2,28 @@
 
 A room's game is never stored as a state: it is the seed and the move log, replayed by
 the deterministic runtime when the room is first asked for after a start (rooms.py). Each
-accepted change (a move, a host action, a seat taken) is one transaction that also moves
-the room's version on, so a server killed at any moment leaves either the whole change or
-none of it. Seat tokens are kept only as their sha256.
+accepted change (a move, a host action, a seat taken) is written whole or not at all,
+together with the room's version, and is shown to anyone only once it is on disk
+(synchronous=FULL): a server killed at any moment loses no change it showed.
+
+Writes run on a thread of their own, so the server's event loop never waits for the disk.
+The changes that arrive while the disk is busy are committed together (each in a savepoint
+of its own: one that fails is undone alone), which keeps a busy server at one disk flush
+per batch instead of one per move. Seat tokens are kept only as their sha256.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+import queue
 import sqlite3
+import threading
 import time
 from typing import NamedTuple
+
+BATCH = 256  # changes committed together at most
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -69,19 +79,27 @@ class Store:
     def __init__(self, path: str):
         if path != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        # one connection, used only from the server's event loop (the test client runs that
-        # loop in a thread of its own, hence check_same_thread off)
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")  # an accepted move survives a power cut
-        self.db.execute("PRAGMA foreign_keys=OFF")
-        self.db.executescript(SCHEMA)
+        self.path = path
+        writer = self._connect()
+        writer.executescript(SCHEMA)
+        # read from the event loop's thread (the test client runs that loop in a thread of
+        # its own, hence check_same_thread off); written only from the writer thread
+        self.db = self._connect()
+        self._writes: queue.SimpleQueue = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_all, args=(writer,), name="table-store", daemon=True)
+        self._writer.start()
+
+    def _connect(self):
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a change shown to a player survives a power cut
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
 
     def close(self) -> None:
+        self._writes.put(None)
+        self._writer.join(10)
         self.db.close()
-
-    def _tx(self):
-        return _Transaction(self.db)
 
     # ---- reading -----------------------------------------------------------------
 
@@ -108,53 +126,91 @@ class Store:
     def expired(self, before: float) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT code FROM rooms WHERE last_seen < ?", (before,))]
 
-    # ---- writing: each a transaction of its own ------------------------------------
+    # ---- writing: each change whole or not at all, awaited until it is on disk -------
 
-    def create_room(self, room: RoomRow, host: SeatRow) -> None:
-        with self._tx() as db:
+    async def _write(self, change) -> None:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        self._writes.put((change, loop, done))
+        await done
+
+    def _write_all(self, db) -> None:
+        while True:
+            first = self._writes.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < BATCH:
+                try:
+                    item = self._writes.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._writes.put(None)  # (ends the loop after this batch)
+                    break
+                batch.append(item)
+            errors = [None] * len(batch)
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                for i, (change, _loop, _done) in enumerate(batch):
+                    db.execute("SAVEPOINT change")
+                    try:
+                        change(db)
+                        db.execute("RELEASE change")
+                    except Exception as exc:  # this change alone is undone
+                        db.execute("ROLLBACK TO change")
+                        db.execute("RELEASE change")
+                        errors[i] = exc
+                db.execute("COMMIT")
+            except Exception as exc:  # the disk refused the batch: none of it was written
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                errors = [exc] * len(batch)
+            for (_change, loop, done), error in zip(batch, errors):
+                loop.call_soon_threadsafe(_settle, done, error)
+        db.close()
+
+    async def create_room(self, room: RoomRow, host: SeatRow) -> None:
+        def change(db):
             db.execute("INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                        (*room[:4], json.dumps(room.options, sort_keys=True), *room[5:]))
             for i in range(room.players):
                 seat = f"p{i + 1}"
                 row = host if seat == host.seat else SeatRow(seat, "", None, False, False)
                 db.execute("INSERT INTO seats VALUES (?,?,?,?,?,?)", (room.code, *row))
+        await self._write(change)
 
-    def set_seat(self, code: str, version: int, seat: SeatRow) -> None:
-        with self._tx() as db:
+    async def set_seat(self, code: str, version: int, seat: SeatRow) -> None:
+        def change(db):
             db.execute("UPDATE seats SET name = ?, token_hash = ?, bot = ?, host = ? WHERE code = ? AND seat = ?",
                        (seat.name, seat.token_hash, seat.bot, seat.host, code, seat.seat))
             db.execute("UPDATE rooms SET version = ? WHERE code = ?", (version, code))
+        await self._write(change)
 
-    def set_status(self, code: str, version: int, status: str, game_no: int) -> None:
-        with self._tx() as db:
-            db.execute("UPDATE rooms SET status = ?, version = ?, game_no = ? WHERE code = ?",
-                       (status, version, game_no, code))
+    async def set_status(self, code: str, version: int, status: str, game_no: int) -> None:
+        await self._write(lambda db: db.execute("UPDATE rooms SET status = ?, version = ?, game_no = ? WHERE code = ?",
+                                                (status, version, game_no, code)))
 
-    def add_move(self, code: str, version: int, game_no: int, n: int, move: Move, status: str) -> None:
-        with self._tx() as db:
+    async def add_move(self, code: str, version: int, game_no: int, n: int, move: Move, status: str) -> None:
+        def change(db):
             db.execute("INSERT INTO moves VALUES (?,?,?,?,?)", (code, game_no, n, move.seat, move.choice))
             db.execute("UPDATE rooms SET version = ?, status = ? WHERE code = ?", (version, status, code))
+        await self._write(change)
 
-    def touch(self, code: str, when: float | None = None) -> None:
-        with self._tx() as db:
-            db.execute("UPDATE rooms SET last_seen = ? WHERE code = ?", (time.time() if when is None else when, code))
+    async def touch(self, code: str, when: float | None = None) -> None:
+        when = time.time() if when is None else when
+        await self._write(lambda db: db.execute("UPDATE rooms SET last_seen = ? WHERE code = ?", (when, code)))
 
-    def delete_room(self, code: str) -> None:
-        with self._tx() as db:
+    async def delete_room(self, code: str) -> None:
+        def change(db):
             for table in ("moves", "seats", "rooms"):
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+        await self._write(change)
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: never half a change."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, kind, exc, tb):
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-        return False
+def _settle(done, error) -> None:
+    if not done.done():
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)

@@ -50,7 +50,7 @@ function connect() {
     try { msg = JSON.parse(event.data); } catch (e) { return; }
     if (msg.type === "table") { retry = 0; showConnection(""); last = msg; render(); }
     else if (msg.type === "refused") showError(t("refused"));
-    else if (msg.type === "error") showError(msg.message);
+    else if (msg.type === "error") { showError(msg.message); render(); }  // the options clickable again
     for (const fn of listeners) { try { fn(msg); } catch (e) { console.error(e); } }
   });
   socket.addEventListener("close", (event) => {
