@@ -32,15 +32,17 @@ system:
 	  fi; \
 	fi
 
-# The coverage report's test opens its HTML in a headless browser. Installed only when missing
-# (and only where apt-get may run); without it, that one test is skipped.
+# The browser tests drive the system's chromium headless: the coverage report's HTML, and the
+# online table through Playwright (tests/test_table_browser.py; Playwright never downloads a
+# browser of its own here). Installed only when missing (and only where apt-get may run);
+# without it, those tests are skipped.
 browser:
 	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get install -y chromium || (apt-get update && apt-get install -y chromium) || \
-	      echo "no chromium: the test that opens the coverage HTML in a browser is skipped" >&2; \
+	      echo "no chromium: the browser tests (coverage HTML, online table) are skipped" >&2; \
 	  else \
-	    echo "no chromium: the test that opens the coverage HTML in a browser is skipped" >&2; \
+	    echo "no chromium: the browser tests (coverage HTML, online table) are skipped" >&2; \
 	  fi; \
 	fi
 

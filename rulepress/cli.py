@@ -639,8 +639,11 @@ def serve(games, host, port, db, expire_hours):
     app = create_app(served, db, expire_hours)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/ (rooms in {db})", err=True)
-    # ws_max_size: a frame over the limit is refused by the server before the app reads it
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20)
+    # ws_max_size: a frame over the limit is refused by the server before the app reads it.
+    # No per-message deflate: compressing every seat's view took a third of the server's time
+    # a move (bench/table_load.py) to save bytes a table changing every few seconds never misses.
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20,
+                ws_per_message_deflate=False)
 
 
 def run() -> None:
