@@ -19,7 +19,7 @@ RUNTIME_DIR = os.path.dirname(os.path.abspath(runtime.__file__))  # (the checker
 MANIFEST = "game.yaml"
 LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
                  "procedures", "triggers", "icons")
-SINGLE_SECTIONS = ("game", "flow", "scoring")
+SINGLE_SECTIONS = ("game", "flow", "scoring", "bot")
 SECTIONS = SINGLE_SECTIONS + LIST_SECTIONS
 
 

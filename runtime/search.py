@@ -41,7 +41,7 @@ def parse_budget(text: str) -> Budget:
     """`200` (playouts) or `50ms`; ValueError with the reason otherwise."""
     t = text.strip()
     unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
-    if not digits.isdigit() or len(digits) > 7:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
         raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
     n, cap = int(digits), (MAX_MS if unit == "ms" else MAX_PLAYOUTS)
     if not 1 <= n <= cap:
@@ -142,7 +142,11 @@ class MctsAgent:
                 break
             if len(worlds) < deals:
                 worlds.append(seen.sample(self.st, lean=True))
-            world = clone(worlds[done % len(worlds)])
+            k = done % len(worlds)
+            if self.budget.playouts is not None and done + min(deals, self.budget.playouts) >= self.budget.playouts:
+                world = worlds[k]  # its last playout: played in, not copied
+            else:
+                world = clone(worlds[k])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
             self._playout(game, world, seat, root)
             done += 1

@@ -266,9 +266,11 @@ def _renamed_state(st, rename):
         if k == "things" and type(v) is dict:
             things = {}
             for eid, ent in v.items():
-                if type(ent) is dict and type(ent.get("zone")) is str and not ent.get("marks") \
-                        and type(ent.get("counters")) is dict and STR_NUM.issuperset(map(type, ent["counters"].values())):
+                cs = type(ent) is dict and ent.get("counters")
+                if type(ent.get("zone")) is str and not ent.get("marks") and type(cs) is dict and FLAT.issuperset(map(type, cs.values())):
                     ent["zone"] = g(ent["zone"], ent["zone"])
+                    if str in map(type, cs.values()):  # a counter may hold a thing's id
+                        ent["counters"] = {c: g(x, x) if type(x) is str else x for c, x in cs.items()}
                     things[g(eid, eid)] = ent
                 else:
                     things[g(eid, eid)] = _renamed(ent, rename)
@@ -283,4 +285,4 @@ def _renamed_state(st, rename):
     return out
 
 
-STR_NUM = {int, float, bool}  # (a counter's value is a number)
+FLAT = {int, float, bool, str, type(None)}
