@@ -197,18 +197,22 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
     bot's look-ahead plays on from the sample and never reads them), several times cheaper
     late in a game.
     """
-    hidden = sorted(hidden_from(game, st, seat))
+    hidden = hidden_from(game, st, seat)
+    # The hidden things are listed by their places, not their ids: a deal then depends on
+    # what the seat sees alone, so two states it cannot tell apart give the very same sample.
+    at = {eid: (key, i) for key in sorted(st["zones"]) for i, eid in enumerate(st["zones"][key]) if eid in hidden}
     by_kind: dict = {}
-    for eid in hidden:  # a card of one deck only ever stands in for a card of the same deck
+    for eid in sorted(hidden, key=lambda e: (at.get(e, ("", 0)), e)):  # a card of one deck only ever stands in for a card of the same deck
         proto = game.protos.get(game.proto_of.get(eid, ""), {})
         by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
     rename = {}
-    for ids in by_kind.values():
-        dealt = list(ids)
+    for key in sorted(by_kind, key=str):
+        places = by_kind[key]
+        dealt = sorted(places)
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        rename.update((a, b) for a, b in zip(ids, dealt) if a != b)
+        rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
         copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
         copy["log"], copy["history"] = [], []
