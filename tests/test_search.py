@@ -229,3 +229,23 @@ def test_the_bot_terms_add_to_the_heuristic(tmp_path):
     st["things"]["p1"]["counters"]["vp"] = 4
     base = Evaluation(plain).values(st)
     assert Evaluation(termed).values(st) == {p: v + 0.5 * 2 * st["things"][p]["counters"]["vp"] - 3 for p, v in base.items()}
+
+
+# ---- from the command line -------------------------------------------------------------
+
+def test_simulate_and_play_take_an_mcts_seat(duel):
+    import io
+
+    from click.testing import CliRunner
+    from rich.console import Console
+
+    from rulepress.cli import main
+    from rulepress.runtime.terminal import play
+    duel_dir = os.path.join(ROOT, "tests/games/duel")
+    runs = [CliRunner().invoke(main, ["simulate", duel_dir, "-n", "3", "--agent", "p1=mcts:5,random", "--json"])
+            for _ in range(2)]
+    assert runs[0].exit_code == 0, runs[0].output
+    assert json.loads(runs[0].stdout)["games"] == 3 and runs[0].stdout == runs[1].stdout
+    st = play(duel, 2, 3, "p1=mcts:5,p2", "en", None, input_fn=lambda _p: "q",
+              con=Console(file=io.StringIO(), width=160, color_system=None))
+    assert st["over"]
