@@ -25,7 +25,7 @@ from .state import clone
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = int(__import__("os").environ.get("B1_DEPTH", 8))  # decisions played at random past the tree before the heuristic judges
+ROLLOUT_DEPTH = int(__import__("os").environ.get("B1_DEPTH", 4))  # decisions played at random past the tree before the heuristic judges
 WORLDS = 4  # worlds dealt a decision; each playout starts from a copy of one (a copy is several times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
