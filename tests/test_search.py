@@ -70,7 +70,7 @@ def head_to_head(game, spec, n, players, options=None):
 H2H = [
     ("study-in-emerald", 2, "mcts:6", 6, {"vp_goal": 10}),
     ("night-city", 2, "mcts:6", 6, None),
-    ("android", 4, "mcts:4", 5, None),
+    ("android", 4, "mcts:8", 6, None),
 ]
 
 
