@@ -25,7 +25,7 @@ from .state import clone
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = int(__import__("os").environ.get("B1_DEPTH", 4))  # decisions played at random past the tree before the heuristic judges
+ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges: more adds noise more than sight
 WORLDS = 4  # worlds dealt a decision; each playout starts from a copy of one (a copy is several times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
@@ -79,10 +79,8 @@ class Evaluation:
         if st["scores"] is not None:  # the end: who won weighs more than any heuristic
             won = st["winners"] or []
             for p in out:
-                if self.cooperative:
-                    out[p] += WIN * num(st["scores"].get(p, 0))
-                elif p in won:
-                    out[p] += WIN / len(won)
+                if p in won:  # a team's win is each of its members' (a shared win among rivals, a part)
+                    out[p] += WIN if self.cooperative else WIN / len(won)
         return out
 
     def utilities(self, st) -> dict:
