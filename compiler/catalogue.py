@@ -225,7 +225,8 @@ CATALOGUE: dict[str, dict] = {
     "S006": {
         "title": "number or size out of range",
         "explain": "A number is below its minimum or above its maximum (a card's `count` is 1 to 1000), or a "
-                   "list or map has fewer entries than it must.",
+                   "list or map has fewer entries than it must, or a list more than it may (a `bot:` section has at most "
+                   "100 terms).",
         "wrong": _CARD + "    count: 0\n",
         "right": _CARD + "    count: 1\n",
     },

@@ -157,6 +157,11 @@ def tables(m: Model) -> dict:
             if ("scoring", "scoring", f) in ir:
                 scoring[f] = ir[("scoring", "scoring", f)]
     heuristic = ir.get(("game", "game", "heuristic"))
+    bot = None
+    if m.bot is not None:
+        bot = {"cooperative": bool(m.bot.get("cooperative", False)),
+               "terms": [{"value": ir[("bot", f"term:{i}", "heuristic")], "weight": t["weight"]}
+                         for i, t in enumerate(m.bot.get("terms") or [])]}
     out = {
         "format": FORMAT,
         "game": {"id": g.get("id"), "name": g.get("name"), "version": g.get("version"), "players": g.get("players"),
@@ -172,6 +177,8 @@ def tables(m: Model) -> dict:
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,
         "icons": {i: _plain(d) for i, d in sec["icons"].items()},
     }
+    if bot is not None:  # (only where the content has the section: other games' tables stay as they were)
+        out["bot"] = bot
     return out
 
 

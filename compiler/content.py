@@ -19,7 +19,7 @@ RUNTIME_DIR = os.path.dirname(os.path.abspath(runtime.__file__))  # (the checker
 MANIFEST = "game.yaml"
 LIST_SECTIONS = ("counters", "zones", "decks", "cards", "pools", "pieces", "locations", "actions",
                  "procedures", "triggers", "icons")
-SINGLE_SECTIONS = ("game", "flow", "scoring")
+SINGLE_SECTIONS = ("game", "flow", "scoring", "bot")
 SECTIONS = SINGLE_SECTIONS + LIST_SECTIONS
 
 
@@ -312,6 +312,8 @@ def _report_schema_error(err, doc, shown, report):
             report.error(pos, "S005", f"{where} `{_short(e.instance)}` is not a valid id: use lower-case letters, digits and _ (like `city_hall`)")
         elif v in ("minimum", "maximum", "minItems", "minProperties"):
             report.error(pos, "S006", f"{where}: {e.message}")
+        elif v == "maxItems":  # (the message would print the whole list)
+            report.error(pos, "S006", f"{where}: {len(e.instance)} entries, at most {e.validator_value}")
         else:
             report.error(pos, "S000", f"{where}: {e.message}")
 

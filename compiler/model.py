@@ -34,6 +34,7 @@ class Model:
         self.game = dict(src.single.get("game") or {})
         self.flow = src.single.get("flow")
         self.scoring = src.single.get("scoring")
+        self.bot = src.single.get("bot")
         self.ids: dict[str, tuple[str, Pos]] = {}        # id -> (section, position)
         self.by_section = {s: {} for s in LIST_SECTIONS}  # section -> id -> PMap
         self.kinds: set[str] = set(BUILTIN_KINDS)
@@ -342,6 +343,10 @@ def _effect_sites(m: Model):
         for f in ("effect", "score", "tiebreak", "faction", "wins"):
             if m.scoring.get(f) is not None:
                 yield "scoring", "scoring", f, m.scoring[f], (), f != "effect", m.scoring
+    if isinstance(m.bot, PMap):  # the search bot's terms: expressions like the heuristic, checked like it
+        for i, term in enumerate(m.bot.get("terms") or []):
+            if isinstance(term, PMap) and term.get("value") is not None:
+                yield "bot", f"term:{i}", "heuristic", term["value"], (), True, term
 
 
 def _where(text, node, field):

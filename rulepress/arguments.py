@@ -91,7 +91,7 @@ def seats(players: int) -> list[str]:
 def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = False) -> None:
     """`greedy`, or a mix like `p1=greedy,random`: every agent known, every seat in the game.
     A bare word names the agent of the other seats (`--agent`), or a seat a random bot plays (`--bots`)."""
-    from .runtime.agents import AGENTS
+    from .runtime.agents import AGENTS, check
     known = ", ".join(sorted(AGENTS))
     parts = list(filter(None, (x.strip() for x in spec.split(","))))
     if not parts and not bare_is_seat:  # (no bots is what an empty --bots means)
@@ -105,8 +105,10 @@ def check_agents(spec: str, players: int, option: str, bare_is_seat: bool = Fals
             seat, kind = (part, "random") if seat is None else (seat, kind or "random")
         if seat is not None and seat not in seats(players):
             raise BadArgument(f"{option}: no seat `{seat}` in a {players}-player game (seats p1 to p{players})")
-        if kind not in AGENTS:
-            raise BadArgument(f"{option}: unknown agent `{kind}`; agents: {known}")
+        try:
+            check(kind)  # the agent, and its budget where it takes one (`mcts:200`)
+        except ValueError as exc:
+            raise BadArgument(f"{option}: {exc}") from None
         # a seat given twice, or two agents for the other seats: which was meant is a guess
         if seat is None:
             if default is not None:

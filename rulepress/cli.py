@@ -193,7 +193,9 @@ def stopped_line(stop) -> None:
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
 @run_options
 @click.option("--agent", default="random", show_default=True,
-              help="random, first or greedy for every seat, or a mix like p1=greedy,random")
+              help="random, first, greedy or mcts for every seat, or a mix like p1=mcts:200,random; "
+                   "mcts:N searches N playouts a decision (the same seed plays the same game), mcts:Nms "
+                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100")
 @click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
               help="set a game option for every game (repeat for several)")
 @click.option("--json", "as_json", is_flag=True)
@@ -327,7 +329,9 @@ def _source_lines(game: str):
 @click.option("--seed", default="0", show_default=True)
 @click.option("--players", multiple=True, type=int, help="player counts (repeat; default: every count the game allows)")
 @click.option("--agent", default="random", show_default=True,
-              help="random, first or greedy for every seat, or a mix like p1=greedy,random")
+              help="random, first, greedy or mcts for every seat, or a mix like p1=mcts:200,random; "
+                   "mcts:N searches N playouts a decision (the same seed plays the same game), mcts:Nms "
+                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100")
 @click.option("--html", "html_dir", default=None, metavar="DIR", help="write the HTML report here")
 @click.option("--json", "as_json", is_flag=True, help="the report as JSON (docs/coverage.md)")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="PCT",
@@ -335,13 +339,14 @@ def _source_lines(game: str):
 def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     """Which rules the scenarios and N bot games used: statements, branches, things never moved."""
     from .coverage import measure, render
-    from .runtime.agents import AGENTS
+    from .runtime.agents import check
     from .runtime.progress import games_bar
-    unknown = [kind for part in agent.split(",") if part.strip()
-               for kind in [part.partition("=")[2].strip() if "=" in part else part.strip()] if kind not in AGENTS]
-    if unknown:
-        click.echo(f"rulepress: unknown agent `{unknown[0]}`; agents: {', '.join(sorted(AGENTS))}", err=True)
-        sys.exit(2)
+    for part in filter(None, (x.strip() for x in agent.split(","))):
+        try:
+            check(part.partition("=")[2].strip() if "=" in part else part)
+        except ValueError as exc:
+            click.echo(f"rulepress: {exc}", err=True)
+            sys.exit(2)
     try:
         check_seed(seed)
         folders = find_games(list(paths) or ["content"])
@@ -382,7 +387,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
 @click.argument("game")
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
 @click.option("--seed", default=None, help="default: a random one, printed so that the game can be played again")
-@click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy")
+@click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy or p2=mcts:200 (random by default; see simulate --agent)")
 @click.option("--lang", type=click.Choice(["en", "ru"]), default="en")
 @click.option("--log", "log_path", default=None, help="write the game log here when it ends")
 def play(game, players, seed, bots, lang, log_path):

@@ -12,6 +12,7 @@ from . import rng, secrets
 from .flow import Choices, apply, choices
 from .reading import num
 from .interpreter import Interp
+from .search import MctsAgent, parse_budget
 from .state import clone
 from .views import view
 
@@ -24,7 +25,7 @@ class Seen:
     def __init__(self, game, st, seat):
         self.seat = seat
         self.view = lambda: view(game, st, seat)
-        self.sample = lambda rng_state: secrets.sample(game, st, seat, rng_state)
+        self.sample = lambda rng_state, lean=False: secrets.sample(game, st, seat, rng_state, lean)
         self.hides = lambda: bool(secrets.hidden_from(game, st, seat)) or _others_hide(game, st, seat)
 
 
@@ -128,13 +129,25 @@ class GreedyAgent(Agent):
 
 
 AGENTS = {"random": RandomAgent, "first": lambda seed=0: FirstLegalAgent(),
-          "greedy": GreedyAgent}
+          "greedy": GreedyAgent, "mcts": MctsAgent}
+TUNED = {"mcts"}  # the agents that take a budget after a colon: `mcts:200`, `mcts:50ms`
 
 
-def make(name: str, seed=0) -> Agent:
+def check(spec: str) -> None:
+    """ValueError with the reason where `spec` (`random`, `mcts:200`) names no agent."""
+    name, colon, arg = spec.partition(":")
     if name not in AGENTS:
-        raise ValueError(f"unknown agent `{name}`; agents: {', '.join(sorted(AGENTS))}")
-    return AGENTS[name](seed)
+        raise ValueError(f"unknown agent `{spec}`; agents: {', '.join(sorted(AGENTS))}")
+    if colon:
+        if name not in TUNED:
+            raise ValueError(f"agent `{name}` takes no budget (`{spec}`); only {', '.join(sorted(TUNED))} does")
+        parse_budget(arg)
+
+
+def make(spec: str, seed=0) -> Agent:
+    check(spec)
+    name, colon, arg = spec.partition(":")
+    return AGENTS[name](seed, arg) if colon else AGENTS[name](seed)
 
 
 def step(game, st, agents: dict) -> None:

@@ -216,7 +216,10 @@ def log_for(st, seat, last=50) -> list:
 
 # ---- a bot's look-ahead: samples consistent with what it sees --------------------
 
-def sample(game, st, seat, rng_state) -> dict:
+_PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
+
+
+def sample(game, st, seat, rng_state, lean=False) -> dict:
     """A copy of the state in which the things hidden from `seat` are dealt again at random
     among the places they could be: each hidden thing takes the place of another hidden
     thing of the same kind and deck or pool (a combat card for a combat card, a token of a
@@ -226,27 +229,40 @@ def sample(game, st, seat, rng_state) -> dict:
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
+    The dice's generator is seeded afresh from `rng_state`: the real one would tell what
+    the dice and shuffles to come will give. `lean`: without the log and the history (a
+    bot's look-ahead plays on from the sample and never reads them), several times cheaper
+    late in a game.
     """
-    hidden = sorted(hidden_from(game, st, seat))
+    hidden = hidden_from(game, st, seat)
+    # The hidden things are listed by their places, not their ids: a deal then depends on
+    # what the seat sees alone, so two states it cannot tell apart give the very same sample.
+    at = {eid: (key, i) for key in sorted(st["zones"]) for i, eid in enumerate(st["zones"][key]) if eid in hidden}
     by_kind: dict = {}
-    for eid in hidden:  # a card of one deck only ever stands in for a card of the same deck
+    for eid in sorted(hidden, key=lambda e: (at.get(e, ("", 0)), e)):  # a card of one deck only ever stands in for a card of the same deck
         proto = game.protos.get(game.proto_of.get(eid, ""), {})
         by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
     rename = {}
-    for ids in by_kind.values():
-        dealt = list(ids)
+    for key in sorted(by_kind, key=str):
+        places = by_kind[key]
+        dealt = sorted(places)
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        rename.update((a, b) for a, b in zip(ids, dealt) if a != b)
-    copy = marshal.loads(marshal.dumps(st))
+        rename.update((a, b) for a, b in zip(places, dealt) if a != b)
+    if lean:
+        copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
+        copy["log"], copy["history"] = [], []
+    else:
+        copy = marshal.loads(marshal.dumps(st))
+    copy["rng"] = rng.below(rng_state, 1 << 62)
     _forget(game, st, copy, seat, rng_state)
     if not rename:
         return copy
     task = copy.get("task")
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
-    return _renamed(copy, rename)
+    return _renamed_state(copy, rename)
 
 
 def _forget(game, st, copy, seat, rng_state) -> None:
@@ -280,3 +296,34 @@ def _renamed(v, rename):
     if t is list:
         return [_renamed(x, rename) for x in v]
     return v
+
+
+def _renamed_state(st, rename):
+    """_renamed for a state (or a task's snapshot of one), as fast as its shape allows: the
+    things' entries hold numbers and words besides their zone, and the zones hold ids."""
+    g = rename.get
+    out = {}
+    for k, v in st.items():
+        if k == "things" and type(v) is dict:
+            things = {}
+            for eid, ent in v.items():
+                cs = type(ent) is dict and ent.get("counters")
+                if type(ent.get("zone")) is str and not ent.get("marks") and type(cs) is dict and FLAT.issuperset(map(type, cs.values())):
+                    ent["zone"] = g(ent["zone"], ent["zone"])
+                    if str in map(type, cs.values()):  # a counter may hold a thing's id
+                        ent["counters"] = {c: g(x, x) if type(x) is str else x for c, x in cs.items()}
+                    things[g(eid, eid)] = ent
+                else:
+                    things[g(eid, eid)] = _renamed(ent, rename)
+            out[k] = things
+        elif k == "zones" and type(v) is dict:
+            out[k] = {g(z, z): [g(x, x) for x in ids] if type(ids) is list and all(type(x) is str for x in ids)
+                      else _renamed(ids, rename) for z, ids in v.items()}
+        elif k == "task" and type(v) is dict and type(v.get("snap")) is dict:
+            out[k] = {tk: _renamed_state(tv, rename) if tk == "snap" else _renamed(tv, rename) for tk, tv in v.items()}
+        else:
+            out[g(k, k) if type(k) is str else k] = _renamed(v, rename)
+    return out
+
+
+FLAT = {int, float, bool, str, type(None)}

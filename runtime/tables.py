@@ -67,6 +67,7 @@ class Game:
         self.flow = data["flow"]
         self.scoring = data["scoring"]
         self.heuristic = data.get("heuristic")
+        self.bot = data.get("bot")  # the `bot:` section: extra evaluation terms for the search bot
         self.options = data["game"].get("options") or {}
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}

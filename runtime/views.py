@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .flow import decision
 from .secrets import can_see, counter_visible, log_for, seat_options
+from .state import copy_small
 
 __all__ = ["can_see", "view"]
 
@@ -58,9 +59,9 @@ def _decision(game, st, seat):
     if d["kind"] == "secret":
         mine = seat in d["who"] and seat not in d["collected"]
         return {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
-                "options": seat_options(game, st, seat, d["options"][seat]) if mine else None}
+                "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
     if d["who"] == seat:
         out = {k: v for k, v in decision(game, st).items() if k not in ("at", "actions")}
         out["options"] = seat_options(game, st, seat, out["options"])
-        return out
+        return copy_small(out)  # a copy: never the state's own lists and texts
     return {"kind": d["kind"], "who": d["who"]}

@@ -454,3 +454,42 @@ def test_a_game_with_templates_builds_the_built_in_ones_as_before(game, tmp_path
     result = run("build", "--no-cache", game, "-o", tmp_path / "again")
     assert result.exit_code == 0, result.output
     assert {p.name: p.read_bytes() for p in (tmp_path / "again" / "race").iterdir()} == before
+
+
+# ---- the search bot's section (bot:) -----------------------------------------------
+
+@pytest.mark.parametrize("text, code, line, says", [
+    # a term reading a name nothing declares: never silently worth nothing
+    ("bot:\n  terms:\n    - {value: player.position + nonsense, weight: 1}\n", "D013", 3, "unknown name `nonsense`"),
+    ("bot:\n  terms:\n    - {value: 'gain 1 score', weight: 1}\n", None, 3, ""),  # an effect, not an expression
+    ("bot:\n  terms:\n    - {value: player.position}\n", None, 3, "weight"),
+    ("bot:\n  terms:\n    - {value: player.position, weight: heavy}\n", None, 3, "heavy"),
+    ("bot:\n  terms:\n    - {value: player.position, weight: .nan}\n", None, 3, ""),
+    ("bot:\n  cooperative: sometimes\n", None, 2, "sometimes"),
+    ("bot:\n  rollout: deep\n", None, 2, "rollout"),
+    ("bot:\n  terms: lots\n", None, 2, "lots"),
+    ("bot:\n  terms:\n" + "    - {value: 1, weight: 1}\n" * 101, "S006", 3, "bot.terms: 101 entries, at most 100"),
+    ("bot: [1, 2]\n", None, 1, ""),
+])
+def test_a_bad_bot_section_is_one_error_at_its_line(game, text, code, line, says):
+    put(game, "bot.yaml", text)
+    result = run("validate", game)
+    msg = only_error(result, code, "bot.yaml", line) if code else None
+    if code is None:
+        assert result.exit_code == 1, result.output
+        errs = [d for d in diagnostics(result) if d["sev"] == "error"]
+        assert errs and all(os.path.basename(e["file"]) == "bot.yaml" for e in errs), result.output
+        assert int(errs[0]["line"]) == line, result.output
+        msg = errs[0]["msg"]
+    assert says in msg, msg
+
+
+def test_a_second_bot_section_is_an_error_and_a_good_one_is_built(game, tmp_path):
+    put(game, "bot.yaml", "bot:\n  cooperative: false\n  terms:\n    - {value: player.position * 2, weight: 0.5}\n")
+    result, out = built(game, tmp_path)
+    assert result.exit_code == 0, result.output
+    import json
+    tables = json.loads((out / "race" / "game.json").read_text())
+    assert tables["bot"]["cooperative"] is False and tables["bot"]["terms"][0]["weight"] == 0.5
+    put(game, "more.yaml", "bot:\n  cooperative: true\n")
+    only_error(run("validate", game), "G004", "more.yaml", 1)

@@ -327,7 +327,7 @@ def test_the_small_game_of_every_section_in_the_content_docs_builds(tmp_path):
     game = part.split("```yaml\n", 1)[1].split("```", 1)[0]
     sections = {line.split(":")[0] for line in game.splitlines() if line and not line[0].isspace()}
     assert sections == {"game", "counters", "zones", "decks", "cards", "pools", "pieces", "locations", "procedures",
-                        "actions", "triggers", "flow", "scoring", "icons"}
+                        "actions", "triggers", "flow", "scoring", "icons", "bot"}
     (tmp_path / "harbor").mkdir()
     (tmp_path / "harbor" / "game.yaml").write_text(game, encoding="utf-8")
     text, _g, report = compile_game(str(tmp_path / "harbor"))

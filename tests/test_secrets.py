@@ -361,3 +361,20 @@ def test_a_bots_sample_does_not_carry_other_players_hidden_counters(duel):
     world = secrets.sample(duel, st, "p1", {"rng": secrets.rng.seed_state("t")})
     assert world["things"]["p2"]["counters"]["loyalty"] == duel.counters["loyalty"]["initial"]
     assert world["things"]["p1"]["counters"]["loyalty"] == st["things"]["p1"]["counters"]["loyalty"]  # its own it knows
+
+
+def test_two_states_a_seat_cannot_tell_apart_give_it_the_same_samples(bait):
+    """A sample deals the hidden things by their places: what was really where (and the real
+    dice to come) cannot show through in what a bot looks ahead on."""
+    game = bait["leak-options"]
+    st = new_game(game, 3, 2)
+    me = st["players"][0]
+    # the same game to p1, dealt otherwise (the first of a few deals that moves p2's hand)
+    other = next(o for o in (secrets.sample(game, st, me, {"rng": r}) for r in range(20))
+                 if o["zones"]["p2.hand"] != st["zones"]["p2.hand"])
+    other["log"], other["history"] = st["log"], st["history"]
+    assert view(game, other, me) == view(game, st, me)
+    assert other["rng"] != st["rng"]
+    for k in range(5):
+        assert secrets.sample(game, st, me, {"rng": k}) == secrets.sample(game, other, me, {"rng": k})
+    assert secrets.sample(game, st, me, {"rng": 1})["rng"] not in (st["rng"], secrets.sample(game, st, me, {"rng": 2})["rng"])

@@ -1,0 +1,96 @@
+"""The search bot against random bots on every content game: its decisions a second and how
+often it wins, with how likely that many wins would be by chance.
+
+    .venv/bin/python bench/search.py [--budget mcts:100] [--games N] [--players P] [--decisions K] [GAME ...]
+
+In game i the searching seat is seat i mod P (every seat in turn), the others random.
+"Decisions/s" counts the searching seat's decisions that had a choice (the others are
+answered at once). p is the one-sided binomial probability of at least that many wins for
+a seat winning 1 game in P, a random seat's share. With `--decisions K` only the first K
+searched decisions of each game are the bot's (the rest random, quickly): the speed alone.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from rulepress.compiler.pipeline import compile_game  # noqa: E402
+from rulepress.runtime.agents import make, play_out  # noqa: E402
+from rulepress.runtime.flow import new_game  # noqa: E402
+from rulepress.runtime.tables import Game  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import machine  # noqa: E402
+
+
+def binomial_tail(k: int, n: int, p: float) -> float:
+    return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+class Clocked:
+    """An agent whose decisions with a choice are timed and counted (up to `limit`; then a
+    random bot decides)."""
+
+    def __init__(self, agent, limit=None, seed=0):
+        self.agent, self.seconds, self.decisions, self.limit = agent, 0.0, 0, limit
+        self.rest = make("random", seed)
+
+    def choose(self, game, seen, seat, options):
+        if len(options) == 1:
+            return options[0]["id"]
+        if self.limit is not None and self.decisions >= self.limit:
+            return self.rest.choose(game, seen, seat, options)
+        t = time.perf_counter()
+        out = self.agent.choose(game, seen, seat, options)
+        self.seconds += time.perf_counter() - t
+        self.decisions += 1
+        return out
+
+
+def against_random(game, budget, n, players, seed="bench", limit=None):
+    """(wins, games, decisions a second of the searching seat)."""
+    wins, seconds, decisions = 0, 0.0, 0
+    for i in range(n):
+        st = new_game(game, players, f"{seed}:{i}")
+        me = st["players"][i % players]
+        bot = Clocked(make(budget, f"{seed}:{i}:{me}"), limit, f"{seed}:{i}:{me}")
+        play_out(game, st, {p: bot if p == me else make("random", f"{seed}:{i}:{p}") for p in st["players"]})
+        wins += me in (st["winners"] or ())
+        seconds, decisions = seconds + bot.seconds, decisions + bot.decisions
+    return wins, n, decisions / seconds if seconds else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("games_ids", nargs="*")
+    ap.add_argument("--budget", default="mcts:100")
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--decisions", type=int, default=None, help="time only the first K searched decisions of a game")
+    a = ap.parse_args()
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
+    ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
+    print(f"machine: {machine()}")
+    print(f"{'game':<20} {'players':>7} {'budget':>10} {'decisions/s':>12} {'wins':>8} {'p':>7}")
+    for gid in ids:
+        text, _g, rep = compile_game(os.path.join(root, gid))
+        if text is None:
+            print(f"{gid:<20} does not compile ({len(rep.errors)} errors)")
+            continue
+        game = Game(json.loads(text))
+        p = min(max(a.players, game.players_min), game.players_max)
+        wins, n, rate = against_random(game, a.budget, a.games, p, limit=a.decisions)
+        if a.decisions is not None:
+            print(f"{gid:<20} {p:>7} {a.budget:>10} {rate:>12.1f} {'-':>8} {'-':>7}", flush=True)
+            continue
+        print(f"{gid:<20} {p:>7} {a.budget:>10} {rate:>12.1f} {wins:>4}/{n:<3} {binomial_tail(wins, n, 1 / p):>7.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

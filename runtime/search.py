@@ -1,0 +1,247 @@
+"""Information-set Monte Carlo tree search: a bot that plays to win from what its seat knows.
+
+Each playout deals a world consistent with the seat's view (`Seen.sample`: the things hidden
+from the seat dealt again at random, the dice's generator seeded afresh), walks down one
+tree shared by every world, adds a node, plays on at random for a few decisions and scores
+where it stopped with the content's heuristic. The tree is keyed by the options as the
+searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every world), so
+the worlds' statistics add up on the same nodes however the hidden things were dealt:
+single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
+
+The bot is handed only `Seen` and the seat's options, like every agent (runtime/agents.py).
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import NamedTuple
+
+from . import rng, secrets
+from .expressions import num
+from .flow import Choices, apply, choices
+from .interpreter import Interp
+from .state import clone
+
+MAX_PLAYOUTS = 100_000
+MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
+DEFAULT_PLAYOUTS = 100
+ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges: more adds noise more than sight
+WORLDS = 4  # worlds dealt a decision; each playout starts from a copy of one (a copy is several times cheaper than a deal)
+EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
+WIN = 100.0  # what winning the game is worth, in the heuristic's units
+
+
+class Budget(NamedTuple):
+    """What one decision may spend: a number of playouts, or milliseconds of the clock."""
+    playouts: int | None
+    ms: int | None
+
+
+def parse_budget(text: str) -> Budget:
+    """`200` (playouts) or `50ms`; ValueError with the reason otherwise."""
+    t = text.strip()
+    unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
+        raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
+    n, cap = int(digits), (MAX_MS if unit == "ms" else MAX_PLAYOUTS)
+    if not 1 <= n <= cap:
+        raise ValueError(f"a budget of 1 to {cap} {unit}, not {n}")
+    return Budget(None, n) if unit == "ms" else Budget(n, None)
+
+
+class Evaluation:
+    """How good a state is for each seat: the content's heuristic (by default the score
+    expression) plus the weighted terms of its `bot:` section, and a win's worth at the end.
+
+    Where the game is played as a team (`bot: cooperative`), a seat values the team's total;
+    otherwise its own value less the best of the others', so a point taken from the leader
+    counts as much as a point won.
+    """
+
+    def __init__(self, game):
+        bot = game.bot or {}
+        base = game.heuristic or game.scoring.get("score")
+        self.terms = ([(base, 1.0)] if base is not None else []) + [(t["value"], t["weight"]) for t in bot.get("terms", ())]
+        self.cooperative = bool(bot.get("cooperative"))
+        self.game = game
+
+    def values(self, st) -> dict:
+        it = Interp(self.game, st)
+        out = {}
+        for p in st["players"]:
+            v = 0.0
+            for expr, weight in self.terms:
+                try:
+                    v += weight * num(it.ev(expr, {"player": p}))
+                except Exception:  # a term that cannot be worked out in this world says nothing of it
+                    pass
+            out[p] = v
+        if st["scores"] is not None:  # the end: who won weighs more than any heuristic
+            won = st["winners"] or []
+            for p in out:
+                if p in won:  # a team's win is each of its members' (a shared win among rivals, a part)
+                    out[p] += WIN if self.cooperative else WIN / len(won)
+        return out
+
+    def utilities(self, st) -> dict:
+        v = self.values(st)
+        if self.cooperative:
+            team = sum(v.values()) / len(v)
+            return {p: team for p in v}
+        if len(v) == 1:
+            return v
+        return {p: x - max(y for q, y in v.items() if q != p) for p, x in v.items()}
+
+
+class Node:
+    """A position in the tree as the searching seat knows it. `avail` counts the playouts in
+    which its option was legal (ISMCTS: an option legal in few worlds is not explored as if
+    it were legal in all)."""
+    __slots__ = ("children", "visits", "avail", "total")
+
+    def __init__(self):
+        self.children: dict = {}  # option as the searching seat sees it -> Node
+        self.visits = 0
+        self.avail = 0
+        self.total: dict = {}  # seat -> sum of its utilities over the playouts through here
+
+    def mean(self, seat) -> float:
+        return self.total.get(seat, 0.0) / self.visits
+
+
+class MctsAgent:
+    """`mcts:200` searches 200 playouts a decision, `mcts:50ms` as many as 50 ms allow (the
+    clock's budget is the one thing that makes a game differ from run to run); `mcts` is
+    mcts:100. Seeded: the same seed, budget in playouts and view give the same choice."""
+    name = "mcts"
+
+    def __init__(self, seed=0, budget: str | None = None):
+        self.budget = parse_budget(budget) if budget is not None else Budget(DEFAULT_PLAYOUTS, None)
+        self.st = {"rng": rng.seed_state(f"mcts:{seed}")}
+        self.evaluation = None
+        self.depth = ROLLOUT_DEPTH
+
+    def choose(self, game, seen, seat, options):
+        if len(options) == 1:
+            return options[0]["id"]
+        if self.evaluation is None or self.evaluation.game is not game:
+            self.evaluation = Evaluation(game)
+        ids = [o["id"] for o in options]
+        root = Node()
+        worlds = []
+        deals = WORLDS if seen.hides() else 1
+        start = time.perf_counter()
+        done = 0
+        while True:
+            if self.budget.playouts is not None:
+                if done >= self.budget.playouts:
+                    break
+            elif done and (time.perf_counter() - start) * 1000 >= self.budget.ms:
+                break
+            if len(worlds) < deals:
+                worlds.append(seen.sample(self.st, lean=True))
+            k = done % len(worlds)
+            if self.budget.playouts is not None and done + min(deals, self.budget.playouts) >= self.budget.playouts:
+                world = worlds[k]  # its last playout: played in, not copied
+            else:
+                world = clone(worlds[k])
+            world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
+            self._playout(game, world, seat, root)
+            done += 1
+        best = None
+        for k in ids:  # the most searched option; between equals the better, then the first
+            c = root.children.get(k)
+            if c is not None and c.visits and (best is None or (c.visits, c.mean(seat)) > (best[1].visits, best[1].mean(seat))):
+                best = (k, c)
+        return best[0] if best is not None else ids[rng.below(self.st, len(ids))]
+
+    # ---- one playout ------------------------------------------------------------
+
+    def _playout(self, game, s, me, root):
+        path = [root]
+        node = root
+        opts = None
+        try:
+            while s["pending"] is not None:
+                actor, offered = self._decision(game, s, me if node is root else None, opts)
+                keys = self._keys(game, s, me, offered)
+                fresh = []
+                for i, k in enumerate(keys):
+                    child = node.children.get(k)
+                    if child is None:
+                        fresh.append(i)
+                    else:
+                        child.avail += 1
+                if fresh:  # expand one option no playout has taken here yet
+                    i = fresh[rng.below(self.st, len(fresh))]
+                    child = node.children[keys[i]] = Node()
+                    child.avail = 1
+                    self._apply(game, s, offered, i, actor)
+                    path.append(child)
+                    break
+                i = self._select(node, keys, actor)
+                node = node.children[keys[i]]
+                opts = self._apply(game, s, offered, i, actor)
+                path.append(node)
+            self._rollout(game, s)
+            u = self.evaluation.utilities(s)
+        except Exception:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
+            return
+        for n in path:
+            n.visits += 1
+            t = n.total
+            for p, x in u.items():
+                t[p] = t.get(p, 0.0) + x
+
+    @staticmethod
+    def _decision(game, s, seat, opts):
+        """(who decides, their options) in world `s`; `seat` forces whose secret pick it is."""
+        d = s["pending"]
+        if d["kind"] == "secret":
+            who = seat if seat in d["who"] and seat not in d["collected"] else next(p for p in d["who"] if p not in d["collected"])
+            return who, d["options"][who]
+        if d["kind"] == "action":
+            return d["who"], opts if type(opts) is Choices and opts.d is d else choices(game, s)
+        return d["who"], d["options"]
+
+    @staticmethod
+    def _keys(game, s, me, offered) -> list:
+        if type(offered) is Choices:  # a turn's options are never secret
+            return [o["id"] for o in offered]
+        return [o["id"] for o in secrets.seat_options(game, s, me, offered)]
+
+    @staticmethod
+    def _select(node, keys, actor) -> int:
+        kids = [node.children[k] for k in keys]
+        means = [c.mean(actor) for c in kids]
+        lo, hi = min(means), max(means)
+        span = hi - lo or 1.0
+        best, best_i = -math.inf, 0
+        for i, c in enumerate(kids):
+            ucb = (means[i] - lo) / span + EXPLORE * math.sqrt(math.log(c.avail) / c.visits)
+            if ucb > best:
+                best, best_i = ucb, i
+        return best_i
+
+    @staticmethod
+    def _apply(game, s, offered, i, actor):
+        return apply(game, s, offered[i]["id"], actor, offered if type(offered) is Choices else None)
+
+    def _rollout(self, game, s):
+        opts = None
+        for _ in range(self.depth):
+            d = s["pending"]
+            if d is None:
+                return
+            if d["kind"] == "secret":
+                p = next(x for x in d["who"] if x not in d["collected"])
+                o = d["options"][p]
+                apply(game, s, o[rng.below(self.st, len(o))]["id"], p)
+                opts = None
+            elif d["kind"] == "action":
+                if type(opts) is not Choices or opts.d is not d:
+                    opts = choices(game, s)
+                opts = apply(game, s, opts.sample(self.st), d["who"], opts)
+            else:
+                o = d["options"]
+                opts = apply(game, s, o[rng.below(self.st, len(o))]["id"], d["who"])
