@@ -17,7 +17,7 @@ import time
 from typing import NamedTuple
 
 from . import rng, secrets
-from .expressions import num
+from .reading import num
 from .flow import Choices, apply, choices
 from .interpreter import Interp
 from .state import clone
