@@ -1,6 +1,7 @@
 import json
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -65,3 +66,22 @@ def tables(duel):
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
+
+
+def rulepress(capsys, monkeypatch, *args):
+    """The console script's entry point in this process: (exit code, stdout, stderr)."""
+    from rulepress.cli import run
+    monkeypatch.setattr(sys, "argv", ["rulepress", *map(str, args)])
+    with pytest.raises(SystemExit) as ended:
+        run()
+    out = capsys.readouterr()
+    return ended.value.code, out.out, out.err
+
+
+def one_line(err: str) -> str:
+    """A refusal: exactly one line, `rulepress: ...`, no traceback."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("rulepress: "), err
+    assert "Traceback" not in err
+    return lines[0]

@@ -14,23 +14,14 @@ import pytest
 
 from rulepress.arguments import worker_cap
 from rulepress.balance import _usage_flags, verdict
-from rulepress.cli import run
 from rulepress.runtime.flow import new_game, state_hash
 from rulepress.runtime.simulate import play_one
 from rulepress.stats import mann_whitney, ranks, two_proportions, wilson
 
-from conftest import game_from
+from conftest import game_from, rulepress
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "games", "duel")
-
-
-def rulepress(capsys, monkeypatch, *args):
-    monkeypatch.setattr(sys, "argv", ["rulepress", *map(str, args)])
-    with pytest.raises(SystemExit) as ended:
-        run()
-    out = capsys.readouterr()
-    return ended.value.code, out.out, out.err
 
 
 # -- statistics, against values worked out by hand (and agreeing with R's prop.test and wilcox.test)

@@ -15,28 +15,12 @@ import tarfile
 
 import pytest
 
-from rulepress.cli import run
+from conftest import rulepress, one_line
 from rulepress.revisions import RevisionError, _unpack
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "games", "duel")
 DUEL_JSON = os.path.join(ROOT, "build", "android", "game.json")  # a built game
-
-
-def rulepress(capsys, monkeypatch, *args):
-    monkeypatch.setattr(sys, "argv", ["rulepress", *map(str, args)])
-    with pytest.raises(SystemExit) as ended:
-        run()
-    out = capsys.readouterr()
-    return ended.value.code, out.out, out.err
-
-
-def one_line(err: str) -> str:
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("rulepress: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 @pytest.fixture

@@ -15,29 +15,12 @@ import time
 
 import pytest
 
-from rulepress.cli import run
+from conftest import rulepress, one_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "games", "duel")
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 RULEPRESS = os.path.join(os.path.dirname(sys.executable), "rulepress")
-
-
-def rulepress(capsys, monkeypatch, *args):
-    """The console script's entry point in this process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["rulepress", *map(str, args)])
-    with pytest.raises(SystemExit) as ended:
-        run()
-    out = capsys.readouterr()
-    return ended.value.code, out.out, out.err
-
-
-def one_line(err: str) -> str:
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    assert lines[0].startswith("rulepress: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 @pytest.fixture
