@@ -1,7 +1,7 @@
 """The bar a long run of bot games shows while it plays: games done, games a second and the
 time left, on stderr, so that stdout stays the report (and `--json` stays JSON).
 
-    with games_bar("arkham-horror", 500, show=not as_json and sys.stderr.isatty()) as advance:
+    with games_bar(game.id, 500, show=not as_json and sys.stderr.isatty()) as advance:
         results = run_games(game, jobs, progress=advance)
 """
 from __future__ import annotations
