@@ -219,27 +219,16 @@ def _significant_lines(c) -> list[str]:
     def num(d):
         return f"{d['a']:g} -> {d['b']:g} ({d['difference']:+g}, {p_text(d['p'])})"
 
-    for p, d in c["seats"].items():
-        if d["significant"]:
-            lines.append(f"{_seat_name(p)} win rate {pts(d)}")
-    for f, d in c["factions"].items():
-        if d["significant"]:
-            lines.append(f"{f} win rate {pts(d)}")
-    if c["first_player"]["significant"]:
-        lines.append(f"first player win rate {pts(c['first_player'])}")
-    for p, d in c["scores"].items():
-        if d["significant"]:
-            lines.append(f"{_seat_name(p)} mean score {num(d)}")
-    for k, d in c["length"].items():
-        if d["significant"]:
-            lines.append(f"{k} per game {num(d)}")
-    for k, d in c["ended"].items():
-        if d["significant"]:
-            lines.append(f"games ended by {k} {pts(d)}")
-    for k, d in c["actions"].items():
-        if d["significant"]:
-            lines.append(f"action {k} taken per game {num(d)}")
-    for k, d in c["cards"].items():
-        if d["significant"]:
-            lines.append(f"card {k} used in {pts(d)} of games")
+    said = [  # (the differences of one figure, how one of them is said), win rates first
+        (c["seats"], lambda k, d: f"{_seat_name(k)} win rate {pts(d)}"),
+        (c["factions"], lambda k, d: f"{k} win rate {pts(d)}"),
+        ({"first player": c["first_player"]}, lambda k, d: f"{k} win rate {pts(d)}"),
+        (c["scores"], lambda k, d: f"{_seat_name(k)} mean score {num(d)}"),
+        (c["length"], lambda k, d: f"{k} per game {num(d)}"),
+        (c["ended"], lambda k, d: f"games ended by {k} {pts(d)}"),
+        (c["actions"], lambda k, d: f"action {k} taken per game {num(d)}"),
+        (c["cards"], lambda k, d: f"card {k} used in {pts(d)} of games"),
+    ]
+    for differences, line in said:
+        lines += [line(k, d) for k, d in differences.items() if d["significant"]]
     return lines
