@@ -131,7 +131,7 @@ def figures(game, results, n, seed, players, agent, options=None) -> dict:
     rounds = [r["rounds"] for r in ok]
     decisions = [r["decisions"] for r in ok]
     out = {
-        "game": game.id, "content_hash": game.hash, "games": n, "finished": games, "seed": seed,
+        "game": game.id, "name": _title(game), "content_hash": game.hash, "games": n, "finished": games, "seed": seed,
         "players": players, "agent": agent,
         "errors": [{"game": r["i"], "error": r["error"]} for r in results if "error" in r],
         "cooperative": cooperative, "fair": fair, "seats": rates,
@@ -152,6 +152,12 @@ def figures(game, results, n, seed, players, agent, options=None) -> dict:
 def _counts(values) -> list:
     """[value, how many games had it] for each value seen, in order."""
     return [[v, c] for v, c in sorted(Counter(values).items())]
+
+
+def _title(game) -> str:
+    """The game's name as the rulebook prints it (English where it has English)."""
+    names = game.data["game"].get("name") or {}
+    return names.get("en") or next(iter(names.values()), game.id)
 
 
 def _name(game, tid) -> str:

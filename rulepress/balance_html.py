@@ -49,6 +49,11 @@ def _e(x) -> str:
     return html.escape(str(x), quote=True)
 
 
+def _num(x) -> str:
+    """A mean as people read it: three figures at most (23.1, 2.03, 320), never a long tail."""
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
 def _pct(x) -> str:
     return f"{x:.0%}"
 
@@ -113,7 +118,7 @@ def _scores_plot(f):
                color=BLUE)
         ax.set_ylabel(f"seat {p[1:]}", rotation=0, ha="right", va="center")
         ax.set_yticks([])
-        ax.text(1.0, 0.8, f"mean {s['mean']:g}, median {s['median']:g}", transform=ax.transAxes, ha="right",
+        ax.text(1.0, 0.8, f"mean {_num(s['mean'])}, median {_num(s['median'])}", transform=ax.transAxes, ha="right",
                 fontsize=8)
     axes[0].set_title("Final scores by seat (games per score)", loc="left", fontsize=10)
     axes[-1].set_xlabel("score")
@@ -138,7 +143,7 @@ def _length_plot(f):
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
         ax.set_yticks([])
         s = f["length"][key]
-        ax.set_title(f"{what}: mean {s['mean']:g} ({s['min']}–{s['max']})", loc="left", fontsize=9)
+        ax.set_title(f"{what}: mean {_num(s['mean'])} ({s['min']}–{s['max']})", loc="left", fontsize=9)
     return _svg(fig)
 
 
@@ -238,7 +243,7 @@ def _single(f, coverage=None) -> list[str]:
                  "as the typical action.</p>")
     ordered = sorted(f["actions"], key=lambda a: (-a["per_game"], a["id"]))
     rows = [(_cut(f"{a['name']} ({a['id']})", 50), a["per_game"], a["flag"]) for a in ordered]
-    parts.append(f"<figure>{_bars_plot('Times taken per game', rows, lambda v: f'{v:g}')}</figure>")
+    parts.append(f"<figure>{_bars_plot('Times taken per game', rows, _num)}</figure>")
     if f["cards"]:
         parts.append("<h2>Cards</h2><p class='note'>A card is used in a game when one of its copies was chosen "
                      "or left the place setup put it, or setup put it in play in front of a player. Flagged: never used, or used in under a quarter of the "
@@ -301,16 +306,16 @@ def _compare(a, b, c, names) -> list[str]:
         parts.append(table(c["factions"], "faction", _pct))
     parts.append("<h2>Mean score by seat</h2>")
     rows = [(f"seat {p[1:]}", d["a"], d["b"], d["significant"]) for p, d in c["scores"].items()]
-    parts.append(f"<figure>{_pairs_plot('Mean score: A (grey) and B', rows, fmt=lambda v: f'{v:g}')}</figure>")
-    parts.append(table(c["scores"], "seat", lambda v: f"{v:g}"))
+    parts.append(f"<figure>{_pairs_plot('Mean score: A (grey) and B', rows, fmt=_num)}</figure>")
+    parts.append(table(c["scores"], "seat", _num))
     parts.append("<h2>Game length</h2>")
-    parts.append(table(c["length"], "per game", lambda v: f"{v:g}"))
+    parts.append(table(c["length"], "per game", _num))
     parts.append("<h2>How games ended</h2>")
     parts.append(table(c["ended"], "ended by", _pct))
     parts.append("<h2>Actions taken per game</h2>")
     rows = [(k, d["a"], d["b"], d["significant"]) for k, d in c["actions"].items()]
-    parts.append(f"<figure>{_pairs_plot('Actions per game: A (grey) and B', rows, fmt=lambda v: f'{v:g}')}</figure>")
-    parts.append(table(c["actions"], "action", lambda v: f"{v:g}"))
+    parts.append(f"<figure>{_pairs_plot('Actions per game: A (grey) and B', rows, fmt=_num)}</figure>")
+    parts.append(table(c["actions"], "action", _num))
     if c["cards"]:
         parts.append("<h2>Share of games each card was used in</h2>")
         parts.append(table(c["cards"], "card", _pct))
@@ -322,14 +327,14 @@ def page(result: dict) -> str:
     _mpl()
     if "compare" in result:
         a, b = result["a"], result["b"]
-        title = f"Balance: {a['game']}, A against B, {a['players']} players"
+        title = f"Balance: {a.get('name', a['game'])}, A against B, {a['players']} players"
         body = _compare(a, b, result["compare"], result["names"])
         body.append("<h1>A in detail</h1>")
         body += _single(a)
         body.append("<h1>B in detail</h1>")
         body += _single(b)
     else:
-        title = f"Balance: {result['game']}, {result['players']} player{'s' if result['players'] != 1 else ''}"
+        title = f"Balance: {result.get('name', result['game'])}, {result['players']} player{'s' if result['players'] != 1 else ''}"
         body = _single(result, result.get("coverage"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"

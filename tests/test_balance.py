@@ -204,6 +204,11 @@ def test_html_is_the_same_bytes_every_time(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "one.html").read_bytes() == (tmp_path / "two.html").read_bytes()
 
 
+def test_means_are_written_to_three_figures():
+    from rulepress.balance_html import _num
+    assert [_num(x) for x in (23.117, 320.383, 2.033, 0.04, 25.0, -1.25)] == ["23.1", "320", "2.03", "0.04", "25", "-1.25"]
+
+
 @pytest.mark.skipif(not _chromium(), reason="no chromium: `make browser` installs it")
 def test_the_report_opens_in_a_browser_with_its_plots(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib")
@@ -217,7 +222,7 @@ def test_the_report_opens_in_a_browser_with_its_plots(tmp_path, capsys, monkeypa
         try:
             page = browser.new_page()
             page.goto(one.as_uri())
-            assert page.title() == "Balance: duel, 2 players"
+            assert page.title() == "Balance: Duel, 2 players"  # the name the rulebook prints, not the folder
             # win rate, scores, length, endings, actions, cards: each a plot the browser drew
             assert page.locator("figure > svg").count() == 6
             box = page.locator("figure > svg").first.bounding_box()
