@@ -41,7 +41,8 @@ def _folder(spec: str) -> str | None:
 
 def run(specs, n, seed, players, agent, option_pairs, against, workers, out, show, with_coverage, say, load,
         backend="local", address=None):
-    """Plays, measures and reports; returns (result, whether any game stopped on an error)."""
+    """Plays, measures and reports; returns (result, whether any game stopped on an error).
+    `show`: a progress bar; `say`: where the few lines of summary go (None under --json)."""
     if out is not None:  # before any game is played
         from .balance_html import MissingMatplotlib, check
         try:
@@ -76,7 +77,7 @@ def run(specs, n, seed, players, agent, option_pairs, against, workers, out, sho
                 (fa, ra), (fb, rb) = played
                 reports.append({"players": p, "names": names, "a": fa, "b": fb, "compare": compare(fa, fb, ra, rb)})
     result = {"version": VERSION, "reports": reports}
-    if show:
+    if say is not None:
         for r in reports:
             _summary(r, say)
     if out is not None:
@@ -87,7 +88,7 @@ def run(specs, n, seed, players, agent, option_pairs, against, workers, out, sho
             put_chosen(out, html.encode("utf-8"))
         except OSError as exc:
             raise BalanceError(f"cannot write {out}: {exc.strerror or exc}") from None
-        if show:
+        if say is not None:
             say(f"wrote {out}")
     return result, failed
 
@@ -149,7 +150,7 @@ def _summary(r, say) -> None:
         else:
             say(f"no significant difference in {c['tested']} figures")
         return
-    say(f"{r['game']}, {r['players']} players, {r['finished']} of {r['games']} games ({r['agent']}): {r['verdict']}")
+    say(f"{r.get('name', r['game'])}, {r['players']} players, {r['finished']} of {r['games']} games ({r['agent']}): {r['verdict']}")
     if r.get("faction_verdict"):
         say(r["faction_verdict"])
     fp = r["first_player"]

@@ -156,6 +156,14 @@ def test_a_changed_copy_differs_and_an_unchanged_one_does_not(tmp_path, capsys, 
     assert c["significant"] == [] and all(not d["significant"] for d in c["seats"].values())
 
 
+def test_without_a_terminal_the_summary_is_still_printed(capsys, monkeypatch):
+    """In CI (no terminal) there is no progress bar, but the verdict must still be said."""
+    code, out, err = rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 10, "--no-coverage")
+    assert code == 0 and err == ""
+    assert out.startswith("Duel, 2 players, 10 of 10 games (random): ") and "fair" in out
+    assert "first player wins" in out
+
+
 def _git(cwd, *args):
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
                    capture_output=True)
