@@ -56,18 +56,41 @@ def _serve():
 
 
 def keep(task, glet, it) -> None:
-    _live.pop(id(task), None)  # kept again: now the newest
+    old = _live.pop(id(task), None)  # kept again: now the newest
+    if old is not None and old.glet is not glet:
+        _end(old)
     _live[id(task)] = Live(task, glet, it)
     if len(_live) > LIMIT:
-        del _live[next(iter(_live))]
+        _end(_live.pop(next(iter(_live))))
 
 
 def take(task):
     """The live (greenlet, interpreter) of this very task object, if it waits for the next answer."""
     entry = _live.pop(id(task), None)
-    if entry is None or entry.task is not task or entry.interp.ai != len(task["answers"]) - 1:
+    if entry is None:
+        return None
+    if entry.task is not task or entry.interp.ai != len(task["answers"]) - 1:
+        _end(entry)
         return None
     return entry.glet, entry.interp
+
+
+def _end(entry: Live) -> None:
+    """Unwind a waiting effect no one will answer (it would replay if ever answered).
+
+    Dropping it is not enough: its interpreter holds the greenlet and the greenlet's frames
+    hold the interpreter, a cycle Python's collector does not break through a suspended
+    greenlet, so each would keep its copy of the state for good (hundreds of MB a game under
+    the search bot, which leaves a world at every playout). Its `finally` blocks touch only
+    its interpreter."""
+    glet = entry.glet
+    if glet.dead or not glet:
+        return
+    try:
+        glet.parent = getcurrent()  # the unwound greenlet hands control back here
+    except ValueError:  # this greenlet runs inside that one: it cannot be ended from here
+        return
+    glet.throw()
 
 
 def changing(task) -> None:
