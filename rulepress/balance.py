@@ -154,6 +154,11 @@ def _counts(values) -> list:
     return [[v, c] for v, c in sorted(Counter(values).items())]
 
 
+def player_count(n) -> str:
+    """"1 player", "2 players"."""
+    return f"{n} player{'' if n == 1 else 's'}"
+
+
 def _title(game) -> str:
     """The game's name as the rulebook prints it (English where it has English)."""
     names = game.data["game"].get("name") or {}

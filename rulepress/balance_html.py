@@ -12,7 +12,7 @@ import html
 import io
 from typing import NamedTuple
 
-from .balance import p_text
+from .balance import p_text, player_count
 
 BLUE, ORANGE, GREY, RED = "#3b6ea5", "#d9822b", "#888888", "#c23b22"
 
@@ -122,6 +122,10 @@ def _scores_plot(f):
                 fontsize=8)
     axes[0].set_title("Final scores by seat (games per score)", loc="left", fontsize=10)
     axes[-1].set_xlabel("score")
+    from matplotlib.ticker import MaxNLocator
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))  # no "0.25" ticks for scores of 0 and 1
+    if bins["width"] == 1:
+        axes[-1].set_xlim(xs[0] - 1.5, xs[-1] + 1.5)  # a bar a point, with a point of room either side
     return _svg(fig)
 
 
@@ -189,7 +193,7 @@ class Raw(str):
 
 def _run_line(f) -> str:
     opts = ", ".join(f"{k}={v}" for k, v in sorted((f.get("options") or {}).items()))
-    return (f"{f['finished']} of {f['games']} games finished; {f['players']} players; agents: {f['agent']}; "
+    return (f"{f['finished']} of {f['games']} games finished; {player_count(f['players'])}; agents: {f['agent']}; "
             f"seed {f['seed']}" + (f"; options {opts}" if opts else ""))
 
 
@@ -217,10 +221,14 @@ def _single(f, coverage=None) -> list[str]:
     parts.append(f"<figure>{_rates_plot('Win rate by seat', seat_rows, f['fair'])}</figure>")
     fp = f["first_player"]
     fair_note = "inside" if fp["low"] <= fp["fair"] <= fp["high"] else "outside"
-    parts.append(f"<p>First player (whoever the game made first) wins {_pct(fp['rate'])} "
-                 f"({_pct(fp['low'])}–{_pct(fp['high'])}) of {fp['games']} games; fair is {_pct(fp['fair'])}, "
-                 f"{fair_note} the interval.</p>")
-    if f["no_winner"]:
+    if f["cooperative"]:  # all win or none: who went first, and "no winner", say nothing more
+        if f["no_winner"]:
+            parts.append(f"<p>The players lost {f['no_winner']} of {f['finished']} games together.</p>")
+    else:
+        parts.append(f"<p>First player (whoever the game made first) wins {_pct(fp['rate'])} "
+                     f"({_pct(fp['low'])}–{_pct(fp['high'])}) of {fp['games']} games; fair is {_pct(fp['fair'])}, "
+                     f"{fair_note} the interval.</p>")
+    if f["no_winner"] and not f["cooperative"]:
         parts.append(f"<p>{f['no_winner']} game{' ' if f['no_winner'] == 1 else 's '}had no winner.</p>")
     if f["factions"]:
         parts.append("<h2>Win rate by faction or character</h2>")
@@ -327,14 +335,14 @@ def page(result: dict) -> str:
     _mpl()
     if "compare" in result:
         a, b = result["a"], result["b"]
-        title = f"Balance: {a.get('name', a['game'])}, A against B, {a['players']} players"
+        title = f"Balance: {a.get('name', a['game'])}, A against B, {player_count(a['players'])}"
         body = _compare(a, b, result["compare"], result["names"])
         body.append("<h1>A in detail</h1>")
         body += _single(a)
         body.append("<h1>B in detail</h1>")
         body += _single(b)
     else:
-        title = f"Balance: {result.get('name', result['game'])}, {result['players']} player{'s' if result['players'] != 1 else ''}"
+        title = f"Balance: {result.get('name', result['game'])}, {player_count(result['players'])}"
         body = _single(result, result.get("coverage"))
     return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from .arguments import BadArgument, check_agents, check_players, game_options
-from .balance import VERSION, compare, figures, play
+from .balance import VERSION, compare, figures, play, player_count
 from .compiler.content import UsageError
 from .runtime.progress import games_bar
 
@@ -62,7 +62,7 @@ def run(specs, n, seed, players, agent, option_pairs, against, workers, out, sho
         for p in counts:
             played = []
             for (g, folder), opts in zip(versions, options):
-                with games_bar(f"{g.id}, {p} players", n, show) as advance:
+                with games_bar(f"{g.id}, {player_count(p)}", n, show) as advance:
                     results = play(g, n, seed, p, agent, opts or None, workers, advance, backend, address)
                 failed = failed or any("error" in r for r in results)
                 played.append((figures(g, results, n, seed, p, agent, opts or None), results))
@@ -140,7 +140,7 @@ def _summary(r, say) -> None:
     """A few lines on the terminal; the report has the rest."""
     if "compare" in r:
         c = r["compare"]
-        say(f"A: {r['names'][0]}; B: {r['names'][1]}; {r['players']} players, {r['a']['finished']} games each")
+        say(f"A: {r['names'][0]}; B: {r['names'][1]}; {player_count(r['players'])}, {r['a']['finished']} games each")
         say(f"A: {r['a']['verdict']}")
         say(f"B: {r['b']['verdict']}")
         if c["significant"]:
@@ -150,11 +150,12 @@ def _summary(r, say) -> None:
         else:
             say(f"no significant difference in {c['tested']} figures")
         return
-    say(f"{r.get('name', r['game'])}, {r['players']} players, {r['finished']} of {r['games']} games ({r['agent']}): {r['verdict']}")
+    say(f"{r.get('name', r['game'])}, {player_count(r['players'])}, {r['finished']} of {r['games']} games ({r['agent']}): {r['verdict']}")
     if r.get("faction_verdict"):
         say(r["faction_verdict"])
     fp = r["first_player"]
-    say(f"first player wins {fp['rate']:.0%} ({fp['low']:.0%}-{fp['high']:.0%}); fair {fp['fair']:.0%}")
+    if not r["cooperative"]:
+        say(f"first player wins {fp['rate']:.0%} ({fp['low']:.0%}-{fp['high']:.0%}); fair {fp['fair']:.0%}")
     say("ended: " + "; ".join(f"{e['key']} {e['games']}" for e in r["ended"]))
     flagged = [f"{a['id']} ({a['flag']})" for a in r["actions"] if a["flag"]]
     if flagged:

@@ -5,6 +5,7 @@ browser."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -154,6 +155,22 @@ def test_a_changed_copy_differs_and_an_unchanged_one_does_not(tmp_path, capsys, 
     code, out, _ = rulepress(capsys, monkeypatch, "balance", a, same, "-n", 60, "--json")
     c = json.loads(out)["reports"][0]["compare"]
     assert c["significant"] == [] and all(not d["significant"] for d in c["seats"].values())
+
+
+TEAM_PLAY = ("  score: player.vp\n  tie: no_winner\n",
+             "  score: sum(q.vp for q in players)\n  wins: sum(q.vp for q in players) >= 8\n  tie: share\n")
+
+
+def test_a_cooperative_report_speaks_of_the_team_not_of_seats(tmp_path, capsys, monkeypatch):
+    """All win or none: a first player's edge and "games without a winner" mean nothing there;
+    what the team lost is said instead."""
+    pytest.importorskip("matplotlib")
+    team, out = _copy(tmp_path, "team", TEAM_PLAY), tmp_path / "team.html"
+    code, said, _ = rulepress(capsys, monkeypatch, "balance", team, "-n", 20, "--no-coverage", "-o", out)
+    assert code == 0 and "cooperative" in said and "first player" not in said
+    html = out.read_text()
+    assert "First player" not in html and "had no winner" not in html
+    assert re.search(r"The players lost \d+ of 20 games together", html)
 
 
 def test_without_a_terminal_the_summary_is_still_printed(capsys, monkeypatch):
