@@ -130,6 +130,32 @@ def _snapshot(st) -> dict:
     return snap
 
 
+def branch(st) -> dict:
+    """A copy of `st` to play on and throw away (a bot's look-ahead), for a fraction of a
+    full copy's cost: it shares the things and the zones' lists with `st` the way a task
+    shares them with its snapshot, and whatever changes one of them in the copy changes a
+    copy of it (Interp.own, _expire). A waiting task's snapshot is shared as it is (a replay
+    only reads it). So `st` itself must not change while its branches are played on; and
+    a branch is played through `apply` alone (a scenario's setup, an interruption, change
+    the state outside any task: they want a `state.clone`)."""
+    out = {}
+    for k, v in st.items():
+        if type(v) in FLAT:
+            out[k] = v
+        elif k in _SHARED:
+            out[k] = dict(v)
+        elif k in _PAST:
+            out[k] = list(v)  # only ever added to (or cut back): their lines are shared
+        elif k == "task" and type(v) is dict:
+            out[k] = dict(v, answers=list(v["answers"]))  # its spec and snapshot only read
+        else:
+            out[k] = copy_small(v)
+    return out
+
+
+_PAST = ("history", "log")
+
+
 def settle(st) -> None:
     """Give every waiting task a snapshot of its own, before the state is changed by anything
     other than that task (an interruption, a scenario's setup), and have it forget what it
@@ -143,8 +169,17 @@ def settle(st) -> None:
 
 
 def _restore(st, snap) -> None:
+    """Put the state back as the task's snapshot has it, to replay the task.
+
+    A snapshot in memory is not copied whole: the state shares its things and zones' lists,
+    as the state the snapshot was taken from did, and the replaying interpreter copies one
+    before it changes it (Interp.share, Interp.own). A snapshot that was saved (bytes) is
+    read afresh."""
     history, log = st["history"], st["log"]
-    restored = marshal.loads(snap if isinstance(snap, bytes) else marshal.dumps(snap))
+    if isinstance(snap, bytes):
+        restored = marshal.loads(snap)
+    else:
+        restored = {k: v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v) for k, v in snap.items()}
     del log[restored.pop("_log"):]
     st.clear()
     st.update(restored)
@@ -371,11 +406,20 @@ def _expire(st, until):
     if "timed" not in f:
         return
     timed = False
-    for m in filter(None, map(_MARKS, st["things"].values())):  # only things with marks: most have none
+    things = st["things"]
+    expiring = []
+    for m in filter(None, map(_MARKS, things.values())):  # only things with marks: most have none
         if until in m.values():
-            for k in [k for k, v in m.items() if v == until]:
-                del m[k]
-        timed = timed or any(v != "ever" and v != "game" for v in m.values())
+            expiring.append(m)
+        timed = timed or any(v != "ever" and v != "game" and v != until for v in m.values())
+    if expiring:
+        # A thing may be shared with a task's snapshot or a look-ahead's world (branch): it is
+        # changed as a copy of its own, never in place.
+        expiring = {id(m) for m in expiring}
+        for eid, ent in things.items():
+            if id(ent["marks"]) in expiring:
+                ent = things[eid] = copy_small(ent)
+                ent["marks"] = {k: v for k, v in ent["marks"].items() if v != until}
     if not timed:
         del f["timed"]
 
