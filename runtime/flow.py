@@ -199,9 +199,13 @@ def _run(game, st, spec):
 def _resume(game, st, task, fresh=False):
     live = None if fresh else continuation.take(task)
     if live is None:
-        if not fresh:
-            _restore(st, task["snap"])
         it = Interp(game, st, task["answers"])
+        if not fresh:
+            # The replay reaches the decision with the dice the state had there (the same,
+            # in the game itself; a bot's sample is dealt dice of its own, and the snapshot's
+            # would roll the real game's from the decision on).
+            it.rejoin = st["rng"]
+            _restore(st, task["snap"])
         it.share(task["snap"])
         glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
     else:
@@ -211,8 +215,13 @@ def _resume(game, st, task, fresh=False):
     except Suspend as s:  # a decision asked by an interpreter not running live
         out = continuation.Waiting(s.decision)
     except Fail:
+        dice = st["rng"] if it.rejoin is None else it.rejoin  # (a replay may fail before the decision)
         _restore(st, task["snap"])
+        if task.get("dealt"):  # a bot's sample: the snapshot's generator is the real game's
+            st["rng"] = dice
         raise
+    if it.rejoin is not None:  # a replay that ended short of its decision: only a dealt world's can
+        st["rng"], it.rejoin = it.rejoin, None
     if type(out) is continuation.Waiting:
         # The state stays as it is at the decision, so the chooser sees what the effect
         # has done so far (cards just drawn, for instance). The effect waits live in memory;

@@ -257,9 +257,14 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
         copy = marshal.loads(marshal.dumps(st))
     copy["rng"] = rng.below(rng_state, 1 << 62)
     _forget(game, st, copy, seat, rng_state)
+    task = copy.get("task")
+    if task is not None:
+        # The waiting effect replays from its snapshot, whose generator is the real game's as
+        # the effect began (its rolls so far must come out the same): the flow hands the
+        # replay the copy's own from the decision on, and keeps it where the effect fails.
+        task["dealt"] = True
     if not rename:
         return copy
-    task = copy.get("task")
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
     return _renamed_state(copy, rename)
