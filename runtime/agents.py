@@ -9,11 +9,10 @@ as it is read.
 from __future__ import annotations
 
 from . import rng, secrets
-from .flow import Choices, apply, choices
+from .flow import Choices, apply, branch, choices
 from .reading import num
 from .interpreter import Interp
 from .search import MctsAgent, parse_budget
-from .state import clone
 from .views import view
 
 
@@ -115,7 +114,7 @@ class GreedyAgent(Agent):
         for k in range(self.samples if seen.hides() else 1):
             world = seen.sample(self.dealer)
             for o in options:
-                trial = clone(world)
+                trial = branch(world)
                 try:
                     apply(game, trial, secrets.resolve(trial, o["id"]), seat)
                 except Exception:

@@ -130,6 +130,32 @@ def _snapshot(st) -> dict:
     return snap
 
 
+def branch(st) -> dict:
+    """A copy of `st` to play on and throw away (a bot's look-ahead), for a fraction of a
+    full copy's cost: it shares the things and the zones' lists with `st` the way a task
+    shares them with its snapshot, and whatever changes one of them in the copy changes a
+    copy of it (Interp.own, _expire). A waiting task's snapshot is shared as it is (a replay
+    only reads it). So `st` itself must not change while its branches are played on; and
+    a branch is played through `apply` alone (a scenario's setup, an interruption, change
+    the state outside any task: they want a `state.clone`)."""
+    out = {}
+    for k, v in st.items():
+        if type(v) in FLAT:
+            out[k] = v
+        elif k in _SHARED:
+            out[k] = dict(v)
+        elif k in _PAST:
+            out[k] = list(v)  # only ever added to (or cut back): their lines are shared
+        elif k == "task" and type(v) is dict:
+            out[k] = dict(v, answers=list(v["answers"]))  # its spec and snapshot only read
+        else:
+            out[k] = copy_small(v)
+    return out
+
+
+_PAST = ("history", "log")
+
+
 def settle(st) -> None:
     """Give every waiting task a snapshot of its own, before the state is changed by anything
     other than that task (an interruption, a scenario's setup), and have it forget what it
@@ -143,8 +169,17 @@ def settle(st) -> None:
 
 
 def _restore(st, snap) -> None:
+    """Put the state back as the task's snapshot has it, to replay the task.
+
+    A snapshot in memory is not copied whole: the state shares its things and zones' lists,
+    as the state the snapshot was taken from did, and the replaying interpreter copies one
+    before it changes it (Interp.share, Interp.own). A snapshot that was saved (bytes) is
+    read afresh."""
     history, log = st["history"], st["log"]
-    restored = marshal.loads(snap if isinstance(snap, bytes) else marshal.dumps(snap))
+    if isinstance(snap, bytes):
+        restored = marshal.loads(snap)
+    else:
+        restored = {k: v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v) for k, v in snap.items()}
     del log[restored.pop("_log"):]
     st.clear()
     st.update(restored)
@@ -164,9 +199,13 @@ def _run(game, st, spec):
 def _resume(game, st, task, fresh=False):
     live = None if fresh else continuation.take(task)
     if live is None:
-        if not fresh:
-            _restore(st, task["snap"])
         it = Interp(game, st, task["answers"])
+        if not fresh:
+            # The replay reaches the decision with the dice the state had there (the same,
+            # in the game itself; a bot's sample is dealt dice of its own, and the snapshot's
+            # would roll the real game's from the decision on).
+            it.rejoin = st["rng"]
+            _restore(st, task["snap"])
         it.share(task["snap"])
         glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
     else:
@@ -176,8 +215,13 @@ def _resume(game, st, task, fresh=False):
     except Suspend as s:  # a decision asked by an interpreter not running live
         out = continuation.Waiting(s.decision)
     except Fail:
+        dice = st["rng"] if it.rejoin is None else it.rejoin  # (a replay may fail before the decision)
         _restore(st, task["snap"])
+        if task.get("dealt"):  # a bot's sample: the snapshot's generator is the real game's
+            st["rng"] = dice
         raise
+    if it.rejoin is not None:  # a replay that ended short of its decision: only a dealt world's can
+        st["rng"], it.rejoin = it.rejoin, None
     if type(out) is continuation.Waiting:
         # The state stays as it is at the decision, so the chooser sees what the effect
         # has done so far (cards just drawn, for instance). The effect waits live in memory;
@@ -371,11 +415,20 @@ def _expire(st, until):
     if "timed" not in f:
         return
     timed = False
-    for m in filter(None, map(_MARKS, st["things"].values())):  # only things with marks: most have none
+    things = st["things"]
+    expiring = []
+    for m in filter(None, map(_MARKS, things.values())):  # only things with marks: most have none
         if until in m.values():
-            for k in [k for k, v in m.items() if v == until]:
-                del m[k]
-        timed = timed or any(v != "ever" and v != "game" for v in m.values())
+            expiring.append(m)
+        timed = timed or any(v != "ever" and v != "game" and v != until for v in m.values())
+    if expiring:
+        # A thing may be shared with a task's snapshot or a look-ahead's world (branch): it is
+        # changed as a copy of its own, never in place.
+        expiring = {id(m) for m in expiring}
+        for eid, ent in things.items():
+            if id(ent["marks"]) in expiring:
+                ent = things[eid] = copy_small(ent)
+                ent["marks"] = {k: v for k, v in ent["marks"].items() if v != until}
     if not timed:
         del f["timed"]
 

@@ -80,6 +80,7 @@ class Interp:
     depth = 0
     track = None  # while a grouping is made: what it read -> the value read (see grouped)
     shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
+    rejoin = None  # replaying: the dice's generator as the state had it at the decision replayed to
 
     def __init__(self, game, st, answers=None):
         self.g = game
@@ -891,6 +892,8 @@ class Interp:
         if self.ai < len(self.answers):
             a = self.answers[self.ai]
             self.ai += 1
+            if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
+                self.st["rng"], self.rejoin = self.rejoin, None
             return a
         if self.glet is not None:  # running live: pause here until answered
             # nothing but this effect changes the state meanwhile, or flow.settle tells it so

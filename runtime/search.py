@@ -18,9 +18,8 @@ from typing import NamedTuple
 
 from . import rng, secrets
 from .reading import num
-from .flow import Choices, apply, choices
+from .flow import Choices, apply, branch, choices
 from .interpreter import Interp
-from .state import clone
 
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
@@ -144,7 +143,7 @@ class MctsAgent:
             if self.budget.playouts is not None and done + min(deals, self.budget.playouts) >= self.budget.playouts:
                 world = worlds[k]  # its last playout: played in, not copied
             else:
-                world = clone(worlds[k])
+                world = branch(worlds[k])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
             self._playout(game, world, seat, root)
             done += 1

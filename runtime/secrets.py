@@ -257,9 +257,14 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
         copy = marshal.loads(marshal.dumps(st))
     copy["rng"] = rng.below(rng_state, 1 << 62)
     _forget(game, st, copy, seat, rng_state)
+    task = copy.get("task")
+    if task is not None:
+        # The waiting effect replays from its snapshot, whose generator is the real game's as
+        # the effect began (its rolls so far must come out the same): the flow hands the
+        # replay the copy's own from the decision on, and keeps it where the effect fails.
+        task["dealt"] = True
     if not rename:
         return copy
-    task = copy.get("task")
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
     return _renamed_state(copy, rename)
@@ -298,29 +303,37 @@ def _renamed(v, rename):
     return v
 
 
-def _renamed_state(st, rename):
+def _renamed_state(st, rename, done=None):
     """_renamed for a state (or a task's snapshot of one), as fast as its shape allows: the
-    things' entries hold numbers and words besides their zone, and the zones hold ids."""
+    things' entries hold numbers and words besides their zone, and the zones hold ids.
+
+    An entry the state shares with its waiting task's snapshot (one the task has not
+    changed) is renamed once and stays shared: `done`, id of an entry -> the entry renamed."""
     g = rename.get
+    done = {} if done is None else done
     out = {}
     for k, v in st.items():
         if k == "things" and type(v) is dict:
             things = {}
             for eid, ent in v.items():
-                cs = type(ent) is dict and ent.get("counters")
-                if type(ent.get("zone")) is str and not ent.get("marks") and type(cs) is dict and FLAT.issuperset(map(type, cs.values())):
-                    ent["zone"] = g(ent["zone"], ent["zone"])
-                    if str in map(type, cs.values()):  # a counter may hold a thing's id
-                        ent["counters"] = {c: g(x, x) if type(x) is str else x for c, x in cs.items()}
-                    things[g(eid, eid)] = ent
-                else:
-                    things[g(eid, eid)] = _renamed(ent, rename)
+                new = done.get(id(ent))
+                if new is None:
+                    cs = type(ent) is dict and ent.get("counters")
+                    if type(ent.get("zone")) is str and not ent.get("marks") and type(cs) is dict and FLAT.issuperset(map(type, cs.values())):
+                        ent["zone"] = g(ent["zone"], ent["zone"])
+                        if str in map(type, cs.values()):  # a counter may hold a thing's id
+                            ent["counters"] = {c: g(x, x) if type(x) is str else x for c, x in cs.items()}
+                        new = ent
+                    else:
+                        new = _renamed(ent, rename)
+                    done[id(ent)] = new
+                things[g(eid, eid)] = new
             out[k] = things
         elif k == "zones" and type(v) is dict:
             out[k] = {g(z, z): [g(x, x) for x in ids] if type(ids) is list and all(type(x) is str for x in ids)
                       else _renamed(ids, rename) for z, ids in v.items()}
         elif k == "task" and type(v) is dict and type(v.get("snap")) is dict:
-            out[k] = {tk: _renamed_state(tv, rename) if tk == "snap" else _renamed(tv, rename) for tk, tv in v.items()}
+            out[k] = {tk: _renamed_state(tv, rename, done) if tk == "snap" else _renamed(tv, rename) for tk, tv in v.items()}
         else:
             out[g(k, k) if type(k) is str else k] = _renamed(v, rename)
     return out
