@@ -103,8 +103,9 @@ def test_the_fisher_and_normal_rank_sum_tails_are_right():
 
 @pytest.mark.skipif(not SLOW, reason="two minutes of Arkham games; RULEPRESS_SLOW_SEARCH=1 plays them")
 def test_cooperative_mcts_investigators_do_better_than_random_ones():
-    """One investigator, searched or random. Winning is rare (random investigators win
-    about 1 game in 50), so the measure is the win, then how near the investigators came
+    """One investigator, searched or random: the searched one wins more often (3 of 12
+    against 4 of 200: Fisher's p = 0.004), and more of its games end nearer a win (rank-sum
+    p = 0.008; about two minutes). The second measure is the win, then how near they came
     to banishing the Ancient One in the final battle (the doom tokens left on its track):
     not how long they held out, since every round before it wakes raises the terror level,
     which is the battle's handicap (content/arkham-horror: the Ancient One's combat rating
@@ -121,10 +122,10 @@ def test_cooperative_mcts_investigators_do_better_than_random_ones():
         return out
     searched = run("mcts:20", 12)
     blind = run("random", 200, 1000)
-    p = rank_sum_z(searched, blind)
     won = sum(w for w, _ in searched), sum(w for w, _ in blind)
-    assert p < 0.01, (f"mcts won {won[0]} of 12 (p = {fisher_tail(won[0], 12, won[1], 200):.3f}), random {won[1]} of 200; "
-                      f"mcts (won, -doom) {sorted(searched)}: p = {p:.4f}")
+    wins_p, rank_p = fisher_tail(won[0], 12, won[1], 200), rank_sum_z(searched, blind)
+    said = f"mcts won {won[0]} of 12 (p = {wins_p:.4f}), random {won[1]} of 200; mcts (won, -doom) {sorted(searched)}: p = {rank_p:.4f}"
+    assert wins_p < 0.05 and rank_p < 0.05, said
 
 
 # ---- honest: the view and the options, nothing more --------------------------------
