@@ -6,7 +6,9 @@ often it wins, with how likely that many wins would be by chance.
 In game i the searching seat is seat i mod P (every seat in turn), the others random.
 "Decisions/s" counts the searching seat's decisions that had a choice (the others are
 answered at once). p is the one-sided binomial probability of at least that many wins for
-a seat winning 1 game in P, a random seat's share. With `--decisions K` only the first K
+a seat winning 1 game in P, a random seat's share. In a cooperative game (`bot:
+cooperative`) every seat searches, and p is the one-sided Fisher exact probability of at
+least that many team wins against ten times as many games of random teams. With `--decisions K` only the first K
 searched decisions of each game are the bot's (the rest random, quickly): the speed alone.
 """
 from __future__ import annotations
@@ -66,6 +68,25 @@ def against_random(game, budget, n, players, seed="bench", limit=None):
     return wins, n, decisions / seconds if seconds else 0.0
 
 
+def fisher_tail(a: int, n: int, b: int, m: int) -> float:
+    """How likely `a` or more of all a + b wins fall into the first n of n + m games by chance."""
+    wins, games = a + b, n + m
+    return sum(math.comb(wins, k) * math.comb(games - wins, n - k) for k in range(a, min(wins, n) + 1)) / math.comb(games, n)
+
+
+def as_a_team(game, spec, n, players, seed="bench", limit=None):
+    """(games the team of `spec` seats won, games, decisions a second of its seats)."""
+    wins, seconds, decisions = 0, 0.0, 0
+    for i in range(n):
+        st = new_game(game, players, f"{seed}:{i}")
+        bots = {p: Clocked(make(spec, f"{seed}:{i}:{p}"), limit, f"{seed}:{i}:{p}") for p in st["players"]}
+        play_out(game, st, bots)
+        wins += bool(st["winners"])
+        seconds += sum(b.seconds for b in bots.values())
+        decisions += sum(b.decisions for b in bots.values())
+    return wins, n, decisions / seconds if seconds else 0.0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("games_ids", nargs="*")
@@ -85,9 +106,16 @@ def main():
             continue
         game = Game(json.loads(text))
         p = min(max(a.players, game.players_min), game.players_max)
-        wins, n, rate = against_random(game, a.budget, a.games, p, limit=a.decisions)
+        team = bool((game.bot or {}).get("cooperative"))
+        play = as_a_team if team else against_random
+        wins, n, rate = play(game, a.budget, a.games, p, limit=a.decisions)
         if a.decisions is not None:
             print(f"{gid:<20} {p:>7} {a.budget:>10} {rate:>12.1f} {'-':>8} {'-':>7}", flush=True)
+            continue
+        if team:  # against teams of random seats, many games of which cost little
+            blind, m, _ = as_a_team(game, "random", 10 * n, p, seed="random")
+            print(f"{gid:<20} {p:>7} {a.budget:>10} {rate:>12.1f} {wins:>4}/{n:<3} {fisher_tail(wins, n, blind, m):>7.3f}"
+                  f"  (random teams {blind}/{m})", flush=True)
             continue
         print(f"{gid:<20} {p:>7} {a.budget:>10} {rate:>12.1f} {wins:>4}/{n:<3} {binomial_tail(wins, n, 1 / p):>7.3f}", flush=True)
 
