@@ -2,8 +2,9 @@
 
 Each playout deals a world consistent with the seat's view (`Seen.sample`: the things hidden
 from the seat dealt again at random, the dice's generator seeded afresh), walks down one
-tree shared by every world, adds a node, plays on at random for a few decisions and scores
-where it stopped with the content's heuristic. The tree is keyed by the options as the
+tree shared by every world, adds a node, plays on for a few decisions (at random, or with
+`mcts:N:greedy` each decision's best option as the heuristic sees it) and scores where it
+stopped with the content's heuristic. The tree is keyed by the options as the
 searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every world), so
 the worlds' statistics add up on the same nodes however the hidden things were dealt:
 single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
@@ -28,24 +29,33 @@ ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heurist
 WORLDS = 4  # worlds dealt a decision; each playout starts from a copy of one (a copy is several times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
+GREEDY_WIDTH = 8  # options a greedy rollout tries at one decision (a sample of them where more): a copy and an evaluation each
+ROLLOUTS = ("random", "greedy")
 
 
 class Budget(NamedTuple):
-    """What one decision may spend: a number of playouts, or milliseconds of the clock."""
+    """What one decision may spend: a number of playouts, or milliseconds of the clock;
+    and how a playout goes on past the tree."""
     playouts: int | None
     ms: int | None
+    rollout: str = "random"
 
 
 def parse_budget(text: str) -> Budget:
-    """`200` (playouts) or `50ms`; ValueError with the reason otherwise."""
-    t = text.strip()
+    """`200` (playouts) or `50ms`, then optionally `:greedy` (or `:random`) for the
+    rollouts; ValueError with the reason otherwise."""
+    t, colon, rollout = text.strip().partition(":")
+    t, rollout = t.strip(), rollout.strip()
+    if colon and rollout not in ROLLOUTS:
+        raise ValueError(f"`{rollout[:20]}` is not a rollout: give {' or '.join(ROLLOUTS)} (mcts:20:greedy)")
     unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
         raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
     n, cap = int(digits), (MAX_MS if unit == "ms" else MAX_PLAYOUTS)
     if not 1 <= n <= cap:
         raise ValueError(f"a budget of 1 to {cap} {unit}, not {n}")
-    return Budget(None, n) if unit == "ms" else Budget(n, None)
+    rollout = rollout or "random"
+    return Budget(None, n, rollout) if unit == "ms" else Budget(n, None, rollout)
 
 
 class Evaluation:
@@ -111,7 +121,8 @@ class Node:
 class MctsAgent:
     """`mcts:200` searches 200 playouts a decision, `mcts:50ms` as many as 50 ms allow (the
     clock's budget is the one thing that makes a game differ from run to run); `mcts` is
-    mcts:100. Seeded: the same seed, budget in playouts and view give the same choice."""
+    mcts:100; `mcts:20:greedy` plays its rollouts greedily. Seeded: the same seed, budget in
+    playouts and view give the same choice."""
     name = "mcts"
 
     def __init__(self, seed=0, budget: str | None = None):
@@ -227,6 +238,8 @@ class MctsAgent:
         return apply(game, s, offered[i]["id"], actor, offered if type(offered) is Choices else None)
 
     def _rollout(self, game, s):
+        if self.budget.rollout == "greedy":
+            return self._greedy_rollout(game, s)
         opts = None
         for _ in range(self.depth):
             d = s["pending"]
@@ -244,3 +257,32 @@ class MctsAgent:
             else:
                 o = d["options"]
                 opts = apply(game, s, o[rng.below(self.st, len(o))]["id"], d["who"])
+
+    def _greedy_rollout(self, game, s):
+        """Each decision's option whose outcome the decider's evaluation likes best (ties and
+        a sample of a long list drawn at random): playouts that play on as a player would, at
+        a copy and an evaluation per option tried."""
+        for _ in range(self.depth):
+            d = s["pending"]
+            if d is None:
+                return
+            actor, offered = self._decision(game, s, None, None)
+            ids = [o["id"] for o in offered]
+            if len(ids) > GREEDY_WIDTH:
+                rng.shuffle(self.st, ids)
+                ids = ids[:GREEDY_WIDTH]
+            best, tied = -math.inf, []
+            for k in ids:
+                after = clone(s)
+                try:
+                    apply(game, after, k, actor)
+                    v = self.evaluation.utilities(after)[actor]
+                except Exception:  # an option the rules refuse in this world is no option
+                    continue
+                if v > best:
+                    best, tied = v, [k]
+                elif v == best:
+                    tied.append(k)
+            if not tied:
+                return
+            apply(game, s, tied[rng.below(self.st, len(tied))], actor)

@@ -208,13 +208,31 @@ def test_mcts_guesses_a_hidden_card_no_better_than_chance():
 
 # ---- seeded, budgeted ------------------------------------------------------------
 
-def test_the_same_seed_and_playouts_give_the_same_game(duel):
+@pytest.mark.parametrize("spec", ["mcts:8", "mcts:8:greedy"])
+def test_the_same_seed_and_playouts_give_the_same_game(duel, spec):
     runs = []
     for _ in range(2):
         st = new_game(duel, 2, 4)
-        play_out(duel, st, {p: make("mcts:8", f"4:{p}") for p in st["players"]})
+        play_out(duel, st, {p: make(spec, f"4:{p}") for p in st["players"]})
         runs.append(st["history"])
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] and st["over"]
+
+
+def test_a_greedy_rollout_takes_the_option_the_evaluation_likes_best(race):
+    from rulepress.runtime.flow import apply
+    from rulepress.runtime.state import clone
+    agent = MctsAgent(1, "8:greedy")
+    agent.evaluation, agent.depth = Evaluation(race), 1
+    st = new_game(race, 2, 0)
+    seat = _decider(st)
+    worth = []
+    for o in choices(race, st, seat):
+        after = clone(st)
+        apply(race, after, o["id"], seat)
+        worth.append(agent.evaluation.utilities(after)[seat])
+    assert len(set(worth)) > 1 and len(worth) <= 8  # options worth different amounts, all tried
+    agent._greedy_rollout(race, st)
+    assert agent.evaluation.utilities(st)[seat] == max(worth)
 
 
 def test_a_budget_in_milliseconds_is_kept(duel):
@@ -228,15 +246,17 @@ def test_a_budget_in_milliseconds_is_kept(duel):
     assert time.perf_counter() - t < 2  # 30 ms, and one playout past it at most (a loaded machine aside)
 
 
-@pytest.mark.parametrize("text, budget", [("200", (200, None)), ("50ms", (None, 50)), ("1", (1, None))])
+@pytest.mark.parametrize("text, budget", [("200", (200, None, "random")), ("50ms", (None, 50, "random")), ("1", (1, None, "random")),
+                                          ("20:greedy", (20, None, "greedy")), ("9ms:random", (None, 9, "random"))])
 def test_budgets_read(text, budget):
     assert tuple(parse_budget(text)) == budget
 
 
-@pytest.mark.parametrize("text", ["", "0", "abc", "-1", "1.5", "5s", "ms", "100001", "\u0661\u0662", " 12"])
+@pytest.mark.parametrize("text", ["", "0", "abc", "-1", "1.5", "5s", "ms", "100001", "\u0661\u0662", " 12",
+                                  "20:", "20:greed", "20:greedy:greedy", ":greedy", "greedy"])
 def test_a_budget_that_is_not_one_says_so(text):
     if text == " 12":  # (spaces around are let go, as everywhere in an agent spec)
-        assert parse_budget(text) == (12, None)
+        assert parse_budget(text) == (12, None, "random")
         return
     with pytest.raises(ValueError):
         parse_budget(text)
