@@ -273,7 +273,7 @@ class MctsAgent:
                 ids = ids[:GREEDY_WIDTH]
             best, tied = -math.inf, []
             for k in ids:
-                after = clone(s)
+                after = branch(s)  # thrown away before `s` moves on
                 try:
                     apply(game, after, k, actor)
                     v = self.evaluation.utilities(after)[actor]
