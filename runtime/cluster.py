@@ -3,7 +3,12 @@ one run with as many CPUs as workers.
 
 Each worker is an actor that builds the game from its tables once and then plays chunks of
 game indexes; the driver keeps every actor two chunks ahead, so none waits for the next one.
+Chunks shrink as the games run out, down to one game: the workers finish together instead
+of one of them idle while another plays out a chunk taken long before.
 Ray is imported only here, and only when a run asks for it: it is an optional extra.
+A Ray started here runs as Ray starts by default: its own processes (raylet, GCS, agents, log
+monitor) take under 2% of a core while games run (bench/ray_scaling.py), too little to turn
+any of them off for.
 """
 from __future__ import annotations
 
@@ -13,8 +18,9 @@ import tempfile
 from collections import deque
 from contextlib import contextmanager
 
-CHUNKS_PER_WORKER = 8  # enough for the workers to share the games out evenly and the bar to move
-CHUNK_MOST = 25  # games in one chunk at most: a game takes milliseconds, a call to an actor about one
+SHARE = 4  # a chunk is at most a 1/SHARE of a worker's share of the games left
+CHUNK_MOST = 25  # games in one chunk at most: a game takes milliseconds, a call to an actor about one,
+# and the progress bar moves chunk by chunk
 AHEAD = 2  # chunks given to each actor at once: one played, the next already there
 
 
@@ -48,8 +54,15 @@ class GameWorker:
 
 
 def chunks(jobs, workers: int) -> list:
-    size = max(1, min(CHUNK_MOST, len(jobs) // (workers * CHUNKS_PER_WORKER)))
-    return [jobs[k:k + size] for k in range(0, len(jobs), size)]
+    """The jobs in chunks, in order, each a SHARE-th of a worker's share of those left after
+    it (CHUNK_MOST at most, one at least): a worker that started late, or was slowed by
+    others' work, has only small chunks left to finish when the others run out."""
+    out, k = [], 0
+    while k < len(jobs):  # bounded: each chunk takes at least one job
+        size = max(1, min(CHUNK_MOST, (len(jobs) - k) // (workers * SHARE)))
+        out.append(jobs[k:k + size])
+        k += size
+    return out
 
 
 def play_on_ray(data: dict, jobs: list, workers: int, address, play, done) -> None:

@@ -168,3 +168,17 @@ def test_balance_on_ray_reports_what_it_reports_here(duel, local_ray):
     here = figures(duel, play(duel, 24, "b", 2, "random"), 24, "b", 2, "random")
     there = figures(duel, play(duel, 24, "b", 2, "random", workers=2, backend="ray"), 24, "b", 2, "random")
     assert json.dumps(there, sort_keys=True) == json.dumps(here, sort_keys=True)
+
+
+def test_chunks_shrink_to_one_game_so_the_workers_finish_together():
+    """A worker that runs dry waits for the others' last chunks: those are a game each, while
+    the first are large, so a run makes few calls to its actors."""
+    from rulepress.runtime.cluster import CHUNK_MOST, chunks
+    jobs = [Job(i, 1, 2, "random") for i in range(200)]
+    parts = chunks(jobs, 2)
+    assert [job for part in parts for job in part] == jobs
+    sizes = [len(part) for part in parts]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] == CHUNK_MOST
+    assert sizes[-4:] == [1, 1, 1, 1]  # the last game of each worker and the one given it ahead
+    assert len(parts) < 50
+    assert [len(part) for part in chunks(jobs[:3], 4)] == [1, 1, 1]
