@@ -79,11 +79,8 @@ class Evaluation:
         out = {}
         for p in st["players"]:
             v = 0.0
-            for expr, weight in self.terms:
-                try:
-                    v += weight * num(it.ev(expr, {"player": p}))
-                except Exception:  # a term that cannot be worked out in this world says nothing of it
-                    pass
+            for expr, weight in self.terms:  # one that cannot be worked out fails the playout (see choose)
+                v += weight * num(it.ev(expr, {"player": p}))
             out[p] = v
         if st["scores"] is not None:  # the end: who won weighs more than any heuristic
             won = st["winners"] or []
@@ -141,7 +138,8 @@ class MctsAgent:
         worlds = []
         deals = WORLDS if seen.hides() else 1
         start = time.perf_counter()
-        done = 0
+        done = failed = 0
+        fault = None
         while True:
             if self.budget.playouts is not None:
                 if done >= self.budget.playouts:
@@ -156,8 +154,14 @@ class MctsAgent:
             else:
                 world = branch(worlds[k])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
-            self._playout(game, world, seat, root)
+            err = self._playout(game, world, seat, root)
+            if err is not None:
+                failed, fault = failed + 1, err
             done += 1
+        if failed == done:
+            # Not one world could be played on: no guess gone wrong does that, the content's
+            # rules or `bot:` terms do (a term that divides by zero, say). Said, not hidden.
+            raise fault
         best = None
         for k in ids:  # the most searched option; between equals the better, then the first
             c = root.children.get(k)
@@ -168,9 +172,11 @@ class MctsAgent:
     # ---- one playout ------------------------------------------------------------
 
     def _playout(self, game, s, me, root):
+        """Plays one playout and adds what it found to the tree; what stopped it, if anything."""
         path = [root]
         node = root
         opts = None
+        added = None
         try:
             while s["pending"] is not None:
                 actor, offered = self._decision(game, s, me if node is root else None, opts)
@@ -186,6 +192,7 @@ class MctsAgent:
                     i = fresh[rng.below(self.st, len(fresh))]
                     child = node.children[keys[i]] = Node()
                     child.avail = 1
+                    added = (node, keys[i])
                     self._apply(game, s, offered, i, actor)
                     path.append(child)
                     break
@@ -195,8 +202,10 @@ class MctsAgent:
                 path.append(node)
             self._rollout(game, s)
             u = self.evaluation.utilities(s)
-        except Exception:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
-            return
+        except Exception as exc:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
+            if added is not None:  # nor is the node it added one: a node no playout went through has no mean
+                del added[0].children[added[1]]
+            return exc
         for n in path:
             n.visits += 1
             t = n.total
