@@ -62,7 +62,7 @@ def _height(rows) -> float:
     return 0.9 + 0.32 * max(1, rows)
 
 
-def _rates_plot(title, rows, fair=None):
+def _rates_plot(title, rows, fair=None, mark="fair"):
     """rows: (label, rate, low, high): bars with their 95% intervals, each labelled at its end."""
     Figure = _mpl()
     fig = Figure(figsize=(7, _height(len(rows))))
@@ -77,7 +77,7 @@ def _rates_plot(title, rows, fair=None):
     ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0%", "25%", "50%", "75%", "100%"])
     if fair is not None:
         ax.axvline(fair, color=RED, ls="--", lw=1)
-        ax.text(fair, len(rows) - 0.45, f" fair {_pct(fair)}", color=RED, fontsize=8, va="bottom")
+        ax.text(fair, len(rows) - 0.45, f" {mark} {_pct(fair)}", color=RED, fontsize=8, va="bottom")
     ax.set_title(title, loc="left", fontsize=10)
     return _svg(fig)
 
@@ -216,9 +216,13 @@ def _single(f, coverage=None) -> list[str]:
              f"a seat would have if seats did not matter.</p>"]
     for e in f["errors"][:5]:
         parts.append(f"<p class='flag'>game {e['game']} stopped: {_e(e['error'])}</p>")
-    parts.append("<h2>Win rate by seat</h2>")
+    parts.append("<h2>Win rate</h2>" if f["cooperative"] else "<h2>Win rate by seat</h2>")
     seat_rows = [(f"seat {p[1:]}", s["rate"], s["low"], s["high"]) for p, s in f["seats"].items()]
-    parts.append(f"<figure>{_rates_plot('Win rate by seat', seat_rows, f['fair'])}</figure>")
+    if f["cooperative"]:  # every seat's rate is the team's: no seat can be above or below it
+        team = [("players",) + seat_rows[0][1:]]
+        parts.append(f"<figure>{_rates_plot('Win rate of the players together', team)}</figure>")
+    else:
+        parts.append(f"<figure>{_rates_plot('Win rate by seat', seat_rows, f['fair'])}</figure>")
     fp = f["first_player"]
     fair_note = "inside" if fp["low"] <= fp["fair"] <= fp["high"] else "outside"
     if f["cooperative"]:  # all win or none: who went first, and "no winner", say nothing more
@@ -235,7 +239,7 @@ def _single(f, coverage=None) -> list[str]:
         rows = [(name, s["rate"], s["low"], s["high"]) for name, s in f["factions"].items()]
         if f.get("faction_verdict"):
             parts.append(f"<p class='verdict'>{_e(f['faction_verdict'][:1].upper() + f['faction_verdict'][1:])}.</p>")
-        parts.append(f"<figure>{_rates_plot('Win rate by faction', rows, f['fair'])}</figure>")
+        parts.append(f"<figure>{_rates_plot('Win rate by faction', rows, f['fair'], 'all games' if f['cooperative'] else 'fair')}</figure>")
         parts.append(_table(["faction", "games", "wins", "win rate", "95% interval"],
                             [[n, s["games"], s["wins"], _pct(s["rate"]), f"{_pct(s['low'])}–{_pct(s['high'])}"]
                              for n, s in f["factions"].items()]))
