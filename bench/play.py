@@ -16,12 +16,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rulepress.compiler.pipeline import compile_game  # noqa: E402
 from rulepress.runtime.simulate import simulate  # noqa: E402
 from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine, yardstick  # noqa: E402  the same lines about the machine as the compiler benchmark
+from run import content_games, machine, yardstick  # noqa: E402  the same lines about the machine as the compiler benchmark
 
 
 def games_per_second(game, n, workers, players):
@@ -41,16 +40,10 @@ def main():
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
-    ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
     print(f"machine: {machine()}")
     print(yardstick())
     print(f"{'game':<20} {'players':>7} {'games/s (1 worker)':>19} {'decisions/s':>12} {'games/s (2 workers)':>20} {'speed-up':>9}")
-    for gid in ids:
-        text, _g, rep = compile_game(os.path.join(root, gid))
-        if text is None:
-            print(f"{gid:<20} does not compile ({len(rep.errors)} errors)")
-            continue
+    for gid, text in content_games(a.games_ids):
         game = Game(json.loads(text))
         p = game.players_min if game.players_min > 1 else min(2, game.players_max)
         ones = [games_per_second(game, a.games, 1, p) for _ in range(a.runs)]

@@ -41,12 +41,11 @@ from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rulepress.compiler.pipeline import compile_game  # noqa: E402
 from rulepress.runtime.simulate import jobs_for, play_one, run_games  # noqa: E402
 from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine, yardstick  # noqa: E402  the same lines about the machine as the other benchmarks
+from run import content_games, machine, yardstick  # noqa: E402  the same lines about the machine as the other benchmarks
 
 HEAVIER = ["arkham-horror", "study-in-emerald"]
 SETUPS = [("local, 1 worker", "local", 1), ("ray, 1 worker", "ray", 1), ("ray, 2 workers", "ray", 2),
@@ -137,17 +136,12 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     a = ap.parse_args()
     import ray
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
     print(f"machine: {machine()}")
     print(f"ray {ray.__version__}; {a.games} games a run, median of {a.runs} alternating runs")
     print(yardstick())
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
-        for gid in a.games_ids:
-            text, _g, rep = compile_game(os.path.join(root, gid))
-            if text is None:
-                print(f"{gid}: does not compile ({len(rep.errors)} errors)")
-                continue
+        for gid, text in content_games(a.games_ids):
             game = Game(json.loads(text))
             p = game.players_min if game.players_min > 1 else min(2, game.players_max)
             run_once(game, 4, "ray", 2, p)  # Ray's worker processes started once, before any clock

@@ -37,6 +37,19 @@ sys.path.insert(0, ROOT)
 from gen_synthetic import generate  # noqa: E402
 
 
+def content_games(ids=()):
+    """(id, tables as JSON text) of each game of content/ asked for, all of them by default;
+    one that does not compile is said on a line of its own and left out."""
+    from rulepress.compiler.pipeline import compile_game
+    root = os.path.join(ROOT, "content")
+    for gid in ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml"))):
+        text, _g, rep = compile_game(os.path.join(root, gid))
+        if text is None:
+            print(f"{gid:<20} does not compile ({len(rep.errors)} errors)")
+            continue
+        yield gid, text
+
+
 def machine() -> str:
     model = platform.processor() or "unknown"
     try:

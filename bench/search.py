@@ -22,13 +22,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from rulepress.compiler.pipeline import compile_game  # noqa: E402
 from rulepress.runtime.agents import make, play_out  # noqa: E402
 from rulepress.runtime.flow import new_game  # noqa: E402
 from rulepress.runtime.tables import Game  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine  # noqa: E402
+from run import content_games, machine  # noqa: E402
 
 
 def binomial_tail(k: int, n: int, p: float) -> float:
@@ -95,15 +94,9 @@ def main():
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--decisions", type=int, default=None, help="time only the first K searched decisions of a game")
     a = ap.parse_args()
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content")
-    ids = a.games_ids or sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "game.yaml")))
     print(f"machine: {machine()}")
     print(f"{'game':<20} {'players':>7} {'budget':>10} {'decisions/s':>12} {'wins':>8} {'p':>7}")
-    for gid in ids:
-        text, _g, rep = compile_game(os.path.join(root, gid))
-        if text is None:
-            print(f"{gid:<20} does not compile ({len(rep.errors)} errors)")
-            continue
+    for gid, text in content_games(a.games_ids):
         game = Game(json.loads(text))
         p = min(max(a.players, game.players_min), game.players_max)
         team = bool((game.bot or {}).get("cooperative"))
