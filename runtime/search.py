@@ -26,7 +26,7 @@ MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
 ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges: more adds noise more than sight
-WORLDS = 4  # worlds dealt a decision; each playout starts from a copy of one (a copy is several times cheaper than a deal)
+WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
 GREEDY_WIDTH = 8  # options a greedy rollout tries at one decision (a sample of them where more): a copy and an evaluation each
@@ -148,11 +148,7 @@ class MctsAgent:
                 break
             if len(worlds) < deals:
                 worlds.append(seen.sample(self.st, lean=True))
-            k = done % len(worlds)
-            if self.budget.playouts is not None and done + min(deals, self.budget.playouts) >= self.budget.playouts:
-                world = worlds[k]  # its last playout: played in, not copied
-            else:
-                world = branch(worlds[k])
+            world = branch(worlds[done % len(worlds)])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
             err = self._playout(game, world, seat, root)
             if err is not None:
