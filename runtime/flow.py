@@ -124,8 +124,8 @@ def _snapshot(st) -> dict:
     """
     snap = {}
     for k, v in st.items():
-        if k not in _UNSAVED:  # most of the state's entries are plain values: nothing to copy
-            snap[k] = v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v)
+        if k not in _UNSAVED:
+            snap[k] = _copied(k, v)
     snap["_log"] = len(st["log"])
     return snap
 
@@ -140,17 +140,19 @@ def branch(st) -> dict:
     the state outside any task: they want a `state.clone`)."""
     out = {}
     for k, v in st.items():
-        if type(v) in FLAT:
-            out[k] = v
-        elif k in _SHARED:
-            out[k] = dict(v)
-        elif k in _PAST:
+        if k in _PAST:
             out[k] = list(v)  # only ever added to (or cut back): their lines are shared
         elif k == "task" and type(v) is dict:
             out[k] = dict(v, answers=list(v["answers"]))  # its spec and snapshot only read
         else:
-            out[k] = copy_small(v)
+            out[k] = _copied(k, v)
     return out
+
+
+def _copied(k, v):
+    """A state's entry for a state that shares its things and zones' lists (a snapshot, a
+    replay, a branch): most entries are plain values, nothing to copy."""
+    return v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v)
 
 
 _PAST = ("history", "log")
@@ -179,7 +181,7 @@ def _restore(st, snap) -> None:
     if isinstance(snap, bytes):
         restored = marshal.loads(snap)
     else:
-        restored = {k: v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v) for k, v in snap.items()}
+        restored = {k: _copied(k, v) for k, v in snap.items()}
     del log[restored.pop("_log"):]
     st.clear()
     st.update(restored)
