@@ -223,17 +223,17 @@ def _single(f, coverage=None) -> list[str]:
         parts.append(f"<figure>{_rates_plot('Win rate of the players together', team)}</figure>")
     else:
         parts.append(f"<figure>{_rates_plot('Win rate by seat', seat_rows, f['fair'])}</figure>")
-    fp = f["first_player"]
-    fair_note = "inside" if fp["low"] <= fp["fair"] <= fp["high"] else "outside"
     if f["cooperative"]:  # all win or none: who went first, and "no winner", say nothing more
         if f["no_winner"]:
             parts.append(f"<p>The players lost {f['no_winner']} of {f['finished']} games together.</p>")
     else:
+        fp = f["first_player"]
+        fair_note = "inside" if fp["low"] <= fp["fair"] <= fp["high"] else "outside"
         parts.append(f"<p>First player (whoever the game made first) wins {_pct(fp['rate'])} "
                      f"({_pct(fp['low'])}–{_pct(fp['high'])}) of {fp['games']} games; fair is {_pct(fp['fair'])}, "
                      f"{fair_note} the interval.</p>")
-    if f["no_winner"] and not f["cooperative"]:
-        parts.append(f"<p>{f['no_winner']} game{' ' if f['no_winner'] == 1 else 's '}had no winner.</p>")
+        if f["no_winner"]:
+            parts.append(f"<p>{f['no_winner']} game{' ' if f['no_winner'] == 1 else 's '}had no winner.</p>")
     if f["factions"]:
         parts.append("<h2>Win rate by faction or character</h2>")
         rows = [(name, s["rate"], s["low"], s["high"]) for name, s in f["factions"].items()]
