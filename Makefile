@@ -81,7 +81,7 @@ demo: $(STAMP)
 	done
 
 test: $(STAMP) $(VSCODE_STAMP) browser
-	$(BIN)/rulepress validate content
+	$(BIN)/rulepress validate content --error W017
 	$(BIN)/python -m pytest -q
 	$(BIN)/rulepress test content
 	$(BIN)/rulepress test docs/examples

@@ -715,9 +715,10 @@ CATALOGUE: dict[str, dict] = {
     "W017": {
         "title": "whether a decision is asked depends on a hidden value",
         "explain": "Every seat sees who is deciding. A `choose` or `may` asked only when a hidden thing allows "
-                   "it (under an `if` that reads a hand, or a `choose` among hidden things filtered by `where`, "
-                   "which is taken without asking when one option is left) tells everyone what the hidden "
-                   "things are. Ask every player alike: `each p in players secretly chooses x from LIST where C "
+                   "it (under an `if` that reads a hand) tells everyone what the hidden things are. (A `choose` "
+                   "among hidden things filtered by `where` is safe: it is asked however many fit, with one "
+                   "option or with `none` alone.) Decide on what every player sees (how many cards a hand holds), "
+                   "or ask every player alike: `each p in players secretly chooses x from LIST where C "
                    "or none:` asks all of them, and one without a legal answer answers only `none` "
                    "(docs/dsl.md, \"Decisions that do not reveal\").",
         "wrong": "actions:\n  - id: flash\n    name: {en: Flash, ru: Вспышка}\n    effect: |\n"

@@ -5,10 +5,10 @@
   from, but the line's own words (its other parts, a number read off the card) still say
   something. `log ... to P` is P's alone and is not warned about.
 - W017: whether a decision is asked depends on a hidden value: a `choose`/`may` under an
-  `if` that reads a hidden thing, or a `choose` among hidden things filtered by a `where`
-  on them (with one option left it is taken without asking, with none it is not asked):
-  every seat sees who is deciding, so presence itself tells. Ask every player alike
-  (docs/dsl.md, "Decisions that do not reveal").
+  `if` that reads a hidden thing: every seat sees who is deciding, so presence itself tells.
+  Ask every player alike (docs/dsl.md, "Decisions that do not reveal"). A `choose` among
+  hidden things filtered by `where` is not warned about: the runtime asks it however many
+  fit (with one option, or with `none` alone), so its shape tells nothing.
 
 Hidden here: what lies in decks, hidden pools and zones, other players' `owner` zones, and
 names bound to such things (`draw ... as x`, `choose x from`, `for each x in`, `let`).
@@ -99,10 +99,8 @@ class _Secrecy:
         elif op == "choose":
             src = self.hid(s[4], H)
             inner = H | {s[3]} if src else H
-            if src and s[5] is not None and not under:
-                self.warn(s, "W017", "a choice among hidden things filtered by `where`: with one option left it is "
-                                     "taken without asking, with none it is not asked, and every seat sees which; "
-                                     "ask every player alike (see docs/dsl.md)")
+            # a choice among hidden things filtered by `where` is asked however many fit (the
+            # runtime asks it with one option, or with "none" alone), so its shape tells nothing
             self.block(s[9], inner, under)
             if s[10]:
                 self.block(s[10], H, under or bool(src and s[5] is not None))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import click
@@ -11,7 +12,7 @@ from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_bac
     check_expire_hours, check_listen, check_log_file, check_out_folder, check_players, check_revision, check_seed, \
     check_utf8_path, game_options
 from .compiler.content import UsageError, find_games
-from .compiler.diagnostics import Report
+from .compiler.diagnostics import Diagnostic, Report, printable
 from .compiler.wording import languages
 
 JSON_VERSION = 1  # of `validate --format json`
@@ -68,9 +69,14 @@ def main():
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="check every file again, ignoring results kept from the last run")
-def validate(paths, fmt, no_cache):
+@click.option("--error", "as_errors", multiple=True, metavar="CODE",
+              help="count this warning as an error (repeatable; `--error W` for every warning), as CI may ask")
+def validate(paths, fmt, no_cache, as_errors):
     """Check content: every error and warning at once, as FILE:LINE:COL lines."""
     from .compiler.validation import validate_game
+    bad = [c for c in as_errors if not re.fullmatch(r"W(\d{3})?", c)]
+    if bad:
+        _usage(UsageError(f"--error takes a warning's code (W017) or W for all of them, not `{printable(bad[0])}`"))
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
@@ -80,6 +86,10 @@ def validate(paths, fmt, no_cache):
     report = Report()
     for g in games:
         report.extend(validate_game(g))
+    if as_errors:
+        report = Report([Diagnostic(d.pos, "error", d.code, d.message)
+                         if d.severity == "warning" and ("W" in as_errors or d.code in as_errors) else d
+                         for d in report.items])
     _print_report(report, fmt, len(games))
     sys.exit(1 if report.errors else 0)
 

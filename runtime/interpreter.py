@@ -925,9 +925,16 @@ class Interp:
         return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
-    def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False):
+    def secret_from_others(self, among, who) -> bool:
+        """Whether some thing among these is hidden from a player other than `who`."""
+        things = self.st["things"]
+        others = [p for p in self.st["players"] if p != who]
+        return any(type(x) is str and x in things and not secrets.can_see(self.g, self.st, x, p)
+                   for x in self.items(among) for p in others)
+
+    def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False, always=False):
         values = list(opts) + ([None] if optional else [])
-        if len(values) == 1 and not optional:
+        if len(values) == 1 and not optional and not always:
             return values[0]
         d = self.decision(who, "choose", values, prompt, pos, env)
         if kinds:  # a card of one copy among them is its kind, not the card where it lies
@@ -939,12 +946,20 @@ class Interp:
     def s_choose(self, s, env):
         upto, var, src, where, by, optional, prompt, body, other = s[2:11]
         who = self.ev(by, env) if by is not None else env.get("player")
-        opts = self.options(self.ev(src, env), var, where, env)
-        if not opts:
+        among = self.ev(src, env)
+        opts = self.options(among, var, where, env)
+        # Whether a choice among things the others cannot see is asked would tell them how many
+        # of those things fit: it is asked whatever fits, and "nothing fits" is then an answer.
+        always = len(opts) < 2 and where is not None and self.secret_from_others(among, who)
+        if not opts and not always:
             if other:
                 return self.run(other, env)
             return
         kinds = names_kinds(self.g, src, env)
+        if always and not opts:
+            self.pick(who, [], prompt, s[1], True, env, kinds)
+            env[var] = [] if upto is not None else None
+            return self.run(other, env) if other else None
         if upto is not None:
             n = int(num(self.ev(upto, env)))
             chosen = []
@@ -956,7 +971,7 @@ class Interp:
                 opts = [o for o in opts if o != v]
             env[var] = chosen
         else:
-            v = self.pick(who, opts, prompt, s[1], optional, env, kinds)
+            v = self.pick(who, opts, prompt, s[1], optional, env, kinds, always)
             env[var] = v
             if v is None:
                 if other:
