@@ -135,8 +135,9 @@ def tables(m: Model) -> dict:
         for f in ("setup", "end", "round_until"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
-        if m.flow.get("text") is not None:
-            flow["text"] = _plain(m.flow["text"])
+        for f in ("text", "end_text", "rounds_cap"):
+            if m.flow.get(f) is not None:
+                flow[f] = _plain(m.flow[f])
         for ph in m.flow.get("phases") or []:
             p = {"id": ph["id"], "mode": ph.get("mode", "once"), "name": _text(ph.get("name")) or {"en": ph["id"]}}
             for k in ("max_actions", "rotate", "text"):

@@ -249,10 +249,14 @@ class Book:
             cards = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("deck") == did]
             n = sum(c for _, c in cards)
             label = self.W.say("deck_of", name=self.name(did), n=n)
-            if d.get("of", "game") != "game":
+            owner = d.get("of", "game")
+            if owner == "player":
                 label = (label if n else self.name(did)) + f" ({L['per_player']})"
+            elif owner != "game":  # one deck for each location (or other kind): its cards are shared out among them
+                label += f" ({L['per_kind'].format(k=self.names.term(owner, self.lang))})"
             out.append({"label": label, "items": cards})
-        loose = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck")]
+        loose = [(self.name(cid), p["count"]) for cid, p in protos.items()
+                 if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
         if loose:
             out.append({"label": f"{L['cards_loose']}: {sum(c for _, c in loose)}", "items": loose})
         for pid, d in (t.get("pools") or {}).items():
@@ -303,7 +307,8 @@ class Book:
     def turn(self):
         t, L = self.t, self.L
         flow = t.get("flow") or {}
-        rounds, say = flow.get("rounds"), self._say
+        # a round limit that is only a safety cap (flow.rounds_cap) is no rule of the game
+        rounds, say = (None if flow.get("rounds_cap") else flow.get("rounds")), self._say
         intro = say("rounds", n=rounds) if rounds else say("rounds_open")
         if flow.get("round_until"):
             intro += " " + say("round_until", c=self.cond(flow["round_until"]))
@@ -311,24 +316,59 @@ class Book:
         actions = t.get("actions") or {}
         for i, ph in enumerate(flow.get("phases") or []):
             notes = [L["mode_" + ph.get("mode", "once")]]
-            if ph.get("max_actions"):
-                notes.append(L["max_actions"].format(n=self._times(ph["max_actions"], "action")))
-            if ph.get("rotate"):
-                notes.append(L["rotate"])
+            if ph.get("mode") == "turns":
+                notes += self._turn_of_actions(ph)
             if ph.get("if"):
                 notes.append(L["phase_if"].format(c=self.cond(ph["if"])))
             if ph.get("until"):
                 notes.append(L["until"].format(c=self.cond(ph["until"])))
             acts = [self.name(a) for a in ph.get("actions") or [] if a in actions] if ph.get("mode") == "turns" else []
-            phases.append({"id": ph["id"], "name": self.tx(ph.get("name"), ph["id"]), "text": self.tx(ph.get("text")),
+            phases.append({"id": ph["id"], "name": self.phase_name(ph), "text": self.tx(ph.get("text")),
                            "notes": notes, "actions": acts,
                            "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
-        end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
+        end = []
+        if flow.get("end_text"):  # the designer's words for a condition kept on bookkeeping counters
+            end.append(L["end"].format(c=self.tx(flow["end_text"]).rstrip(".")))
+        elif flow.get("end"):
+            end.append(L["end"].format(c=self.cond(flow["end"])))
         if rounds:
             end.append(say("end_rounds" if end else "end_rounds_only"))
         return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
                 "each_round": say("each_round"),
                 "phases": phases, "end": end}
+
+    def phase_name(self, ph):
+        """A phase's name; one that is only its id is printed humanized and reported (W019)."""
+        name = ph.get("name")
+        if not name or name == {"en": ph["id"]}:
+            self.names.raw.add(ph["id"])
+            return humanize(ph["id"])
+        return self.tx(name, humanize(ph["id"]))
+
+    def _turn_of_actions(self, ph):
+        """What a turn of actions allows, read from the fields the runtime reads: `max_actions`
+        (or one at a time where players `rotate`), and `can_pass`: absent, a player may pass
+        at any time; a constant false, only when no action is possible (the turn then ends by
+        itself); a condition, when it holds."""
+        L = self.L
+        limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
+        out = []
+        if ph.get("rotate"):
+            out.append(L["rotate"])
+        elif limit:
+            out.append(L["max_actions"].format(n=self._times(limit, "action")))
+        else:
+            out.append(L["any_actions"])
+        cp = ph.get("can_pass")
+        if cp is None:
+            out.append(L["pass_free"])
+        elif isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and not cp[2]:
+            out.append(L["pass_never"])
+        elif not (isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and cp[2]):
+            out.append(L["pass_if"].format(c=self.cond(cp)))
+        else:
+            out.append(L["pass_free"])
+        return out
 
     def _trigger(self, event, i, tr):
         text = self.tx(tr.get("text"))
@@ -376,8 +416,8 @@ class Book:
                 info.append(f"{L['phase']}: {self.tx(phases[a['phase']].get('name'), a['phase'])}.")
             if a.get("limit"):
                 info.append(L["limit"].format(n=self._times(a["limit"], "time")))
-            if a.get("window"):
-                info.append(L["window"].format(w=quoted(self.names.term(a["window"], self.lang), self.lang)))
+            # (a reaction window is the engine's name for the moment it is offered: the effect that
+            # offers it says when, in words; the window's id is no word for a player)
             text = self.tx(a.get("text"))
             out.append({"id": aid, "name": self.name(aid), "text": text, "info": info,
                         "if": self.cond_unless(text, a.get("if"), "actions"),
@@ -417,7 +457,7 @@ class Book:
         groups = []
         for did in list(t.get("decks") or {}) + [None]:
             items = [self._thing(cid, p, "cards") for cid, p in protos.items()
-                     if p.get("section") == "cards" and p.get("deck") == did]
+                     if p.get("section") == "cards" and p.get("deck") == did and not _label_only(p)]
             if items:
                 groups.append({"deck": self.name(did) if did else self.L["cards_loose"], "cards": sorted(items, key=_by_name)})
         for pid in t.get("pools") or {}:
@@ -445,7 +485,7 @@ class Book:
         entries = []
         for pid, p in (t.get("protos") or {}).items():
             section = p.get("section")
-            if section in ("cards", "tokens"):
+            if section in ("cards", "tokens") and not _label_only(p):
                 entries.append((self.name(pid), L["cards"], f"card-{pid}"))
             elif section == "locations":
                 entries.append((self.name(pid), L["locations"], f"location-{pid}"))
@@ -494,6 +534,12 @@ class Book:
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
+
+
+def _label_only(p) -> bool:
+    """A card with nothing but a name, in no deck: the label of a choice offered on screen
+    (a button), not a component a player holds."""
+    return not (p.get("text") or p.get("effect") or p.get("attrs") or p.get("if") or p.get("deck") or p.get("pool"))
 
 
 def _plural(name: str) -> str:
