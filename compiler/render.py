@@ -16,6 +16,7 @@ from .wording import catalogue, languages
 
 
 LANGS = languages()  # one a message catalogue (compiler/messages/<lang>.yaml)
+_WORD_ID = re.compile(r"[a-z][a-z0-9_]*").fullmatch  # `"drone"`, `"one_use"`: a value that is an id, not words
 _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
@@ -671,7 +672,7 @@ class Renderer:
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
-            prompt = f" ({quoted(self._said(s[3]) if type(s[3]) is list else s[3], self.lang)})" if s[3] else ""
+            prompt = f" ({quoted(self._said(s[3]), self.lang)})" if s[3] else ""
             if ru:
                 L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
             else:
@@ -801,7 +802,7 @@ class Renderer:
         ru, E = self.ru, self._e
         up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
         who = self._who(by)
-        prompt_t = f" ({quoted(self._said(prompt) if type(prompt) is list else prompt, self.lang)})" if prompt else ""
+        prompt_t = f" ({quoted(self._said(prompt), self.lang)})" if prompt else ""
         noun = self._noun_of(options)
         src = self._source(options)
         many = E(up_to) if up_to is not None else None
@@ -962,7 +963,7 @@ class Renderer:
 
     def _x_str(self, e):
         v = e[2]
-        if isinstance(v, str) and _ID_LIKE(v):  # a value that names something: its name in words
+        if isinstance(v, str) and _WORD_ID(v):  # a value that names something: its name in words
             v = self.names.name(v, self.lang)
         return _fixed(quoted(v, self.lang))
 

@@ -134,6 +134,7 @@ class Book:
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
         self._attrs_said: dict[tuple, list] = {}
+        self.untold: set = set()  # procedures left out of the book for want of a `text:` (W022)
 
     def _renderer(self, this=None):
         r = Renderer(self.names, self.lang, this, self._said)
@@ -527,6 +528,9 @@ class Book:
         marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
+            if not self.tx(p.get("text")):  # (steps with no words of the designer's are no rule a player reads)
+                self.untold.add(pid)
+                continue
             procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
                           "params": "",  # parameters are names inside the effect, not words for a player
                           "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
@@ -943,17 +947,20 @@ def marks_in(game_json: str, tables: dict) -> list:
 
 
 def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
-          raw: set | None = None, images: dict | None = None) -> dict[str, str]:
+          raw: set | None = None, images: dict | None = None, untold: set | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
     `texts`: the statements' texts by position, where the build knows them (see said).
-    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name."""
+    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name;
+    `untold`, the procedures left out of them for want of a `text:`."""
     out = {}
     for lang in langs:
         book = Book(tables, lang, marks, texts)
         ctx = book.context()
         if raw is not None:
             raw |= book.names.raw
+        if untold is not None:
+            untold |= book.untold
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt, images=images)
     return out
