@@ -180,7 +180,39 @@ def tables(m: Model) -> dict:
     }
     if bot is not None:  # (only where the content has the section: other games' tables stay as they were)
         out["bot"] = bot
+    forms = _forms_given(out)
+    if forms:  # (only where a name gives its forms by hand: other games' tables stay as they were)
+        out["forms"] = forms
     return out
+
+
+_NAMED = ("protos", "counters", "zones", "decks", "pools", "actions", "icons")
+
+
+def _forms_given(out: dict) -> dict:
+    """A name's case forms given by hand (`name: {ru: {nom: …, gen: …}}`) leave the name as its
+    nominative, which is all the runtime and the table read, and are kept apart for the
+    rulebooks: language -> nominative -> forms."""
+    forms: dict = {}
+
+    def flat(name):
+        if not isinstance(name, dict):
+            return name
+        for lang, v in list(name.items()):
+            if isinstance(v, dict):
+                name[lang] = v["nom"]
+                forms.setdefault(lang, {})[v["nom"]] = v
+        return name
+
+    for section in _NAMED:
+        for entry in (out.get(section) or {}).values():
+            if isinstance(entry, dict):
+                flat(entry.get("name"))
+    for ph in (out.get("flow") or {}).get("phases") or []:
+        flat(ph.get("name"))
+    for term in ((out.get("game") or {}).get("terms") or {}).values():
+        flat(term)
+    return forms
 
 
 def to_json(t: dict) -> str:

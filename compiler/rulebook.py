@@ -543,7 +543,7 @@ class Book:
 def _label_only(p) -> bool:
     """A card with nothing but a name, in no deck: the label of a choice offered on screen
     (a button), not a component a player holds."""
-    return not (p.get("text") or p.get("effect") or p.get("attrs") or p.get("if") or p.get("deck") or p.get("pool"))
+    return p.get("section") == "cards" and not (p.get("text") or p.get("effect") or p.get("attrs") or p.get("if") or p.get("deck"))
 
 
 def _plural(name: str) -> str:
