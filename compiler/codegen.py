@@ -91,7 +91,7 @@ def tables(m: Model) -> dict:
     for cid, d in sec["counters"].items():
         c = {"of": d.get("of", "player"), "initial": _plain(d.get("initial", 0 if d.get("type", "number") == "number" else None)),
              "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
-        for k in ("min", "max", "icon"):
+        for k in ("min", "max", "icon", "internal"):
             if d.get(k) is not None:
                 c[k] = d[k]
         if d.get("thresholds"):
@@ -135,7 +135,7 @@ def tables(m: Model) -> dict:
         for f in ("setup", "end", "round_until"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
-        for f in ("text", "end_text", "rounds_cap"):
+        for f in ("text", "end_text", "setup_text", "rounds_cap"):
             if m.flow.get(f) is not None:
                 flow[f] = _plain(m.flow[f])
         for ph in m.flow.get("phases") or []:

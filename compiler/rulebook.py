@@ -303,7 +303,8 @@ class Book:
         flow = t.get("flow") or {}
         first = L["first_random"] if flow.get("first_player", "random") == "random" else L["first_seat"]
         steps.append(first)
-        return {"steps": steps, "effect": self.effect("flow.setup", flow.get("setup"))}
+        return {"steps": steps, "text": self.tx(flow.get("setup_text")),
+                "effect": self.unless_said(flow.get("setup_text"), "flow.setup", flow.get("setup"))}
 
     def turn(self):
         t, L = self.t, self.L
@@ -491,7 +492,8 @@ class Book:
             elif section == "locations":
                 entries.append((self.name(pid), L["locations"], f"location-{pid}"))
         entries += [(self.name(a), L["actions"], f"action-{a}") for a in t.get("actions") or {}]
-        entries += [(self.name(c), L["counters"], f"counter-{c}") for c in t.get("counters") or {}]
+        entries += [(self.name(c), L["counters"], f"counter-{c}") for c, d in (t.get("counters") or {}).items()
+                    if not d.get("internal")]
         entries += [(self.name(z), L["zones"], "glossary") for z in t.get("zones") or {}]
         entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")  # (a procedure is no term to look up)
                     for k, v in (self.names.terms or {}).items() if v and k not in (t.get("procedures") or {})]
@@ -506,6 +508,8 @@ class Book:
         t, L = self.t, self.L
         counters = []
         for cid, c in (t.get("counters") or {}).items():
+            if c.get("internal"):  # (the rules' own bookkeeping: no word a player looks up)
+                continue
             bounds = ""
             if "min" in c or "max" in c:
                 bounds = f"{c.get('min', '−∞')}…{c.get('max', '∞')}"
