@@ -851,7 +851,7 @@ class Renderer:
     def _x_str(self, e):
         v = e[2]
         if isinstance(v, str) and _WORD_ID(v):  # a value that names something: its name in words
-            v = self.names.name(v, self.lang)
+            v = self.names.term(v, self.lang) if self.names.has_term(v) else self.names.name(v, self.lang)
         return _fixed(quoted(v, self.lang))
 
     def _x_text(self, e):

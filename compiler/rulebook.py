@@ -194,8 +194,8 @@ class Book:
                 v = self.L["yes" if v else "no"]
             elif isinstance(v, list):
                 v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v) or self.L["none"]
-            elif isinstance(v, str):
-                v = self.name(v) if v else self.L["none"]
+            elif isinstance(v, str):  # (a value's own word in terms first: `public` the type, not the counter)
+                v = (self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)) if v else self.L["none"]
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
