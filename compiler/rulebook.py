@@ -16,6 +16,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, safe_range
 from markupsafe import Markup, escape
 
+from . import diagrams
 from .content import shown_path
 from .diagnostics import Pos
 from .memory import capped_memory
@@ -212,6 +213,8 @@ class Book:
     def _value(self, v):
         if isinstance(v, bool):
             return self.L["yes" if v else "no"]
+        if isinstance(v, str) and re.fullmatch(r"[a-z][a-z0-9_]*", v):  # an id: its words (W019 where none)
+            return self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)
         return v
 
     def _of(self, of):
@@ -239,8 +242,34 @@ class Book:
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
-            "index": self.index(),
+            "index": self.index(), "pictures": self.pictures(),
         }
+
+    def pictures(self):
+        """The map and the round's structure, drawn from the tables (SVG, or None)."""
+        t = self.t
+        protos = t.get("protos") or {}
+        locs = t.get("locations") or {}
+        places = tuple((lid, self.name(lid)) for lid in locs if lid in protos)
+        known = {lid for lid, _ in places}
+        roads, seen = [], set()
+        for lid, loc in locs.items():
+            ends = [(x, "") for x in loc.get("adjacent") or []] + [(x, str(d)) for x, d in (loc.get("links") or {}).items()]
+            for other, label in ends:
+                pair = frozenset((lid, other))
+                if other in known and lid in known and pair not in seen and other != lid:
+                    seen.add(pair)
+                    roads.append((lid, other, label))
+        flow = t.get("flow") or {}
+        steps = []
+        for ph in flow.get("phases") or []:
+            mode = ph.get("mode", "once")
+            note = {"turns": self.L["picture_turns"], "each": self.L["picture_each"]}.get(mode, "")
+            steps.append((self.phase_name(ph), note))
+        drawn = {"map": diagrams.map_svg(self.L["picture_map"], places, tuple(roads)),
+                 "turn": diagrams.turn_svg(self._say("picture_turn"), tuple(steps), self._say("picture_next"),
+                                           self.L["picture_end"])}
+        return {k: Markup(v) if v else None for k, v in drawn.items()}  # (Graphviz escapes the names it draws)
 
     def components(self):
         t, L = self.t, self.L
