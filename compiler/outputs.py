@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import codegen
+from .examples import examples
 from .pictures import Pictures
 from .render import LANGS
 from .wording import languages
@@ -37,7 +38,7 @@ def write(t: dict, game_folder: str, target: str, texts=None, raw: set | None = 
     paths = {name: path_in(target, name) for name in output_names(t)}
     text = codegen.to_json(t)
     images = Pictures(game_folder).icons(t.get("icons") or {})
-    made = books(*read(text), env, languages_of(t), texts, raw, images, untold)  # (first: a game's template may refuse)
+    made = books(*read(text), env, languages_of(t), texts, raw, images, untold, examples(game_folder))  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
     for name, book in made.items():
         write_if_changed(paths[name], book)

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from . import diagrams
 from .content import shown_path
 from .diagnostics import Pos
+from .examples import examples as scenario_examples
 from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, read_bytes
@@ -119,8 +120,10 @@ def _by_name(item):
 class Book:
     """The rulebook's content in one language, ready for any template."""
 
-    def __init__(self, tables: dict, lang: str, marks: list | None = None, texts: dict | None = None):
+    def __init__(self, tables: dict, lang: str, marks: list | None = None, texts: dict | None = None,
+                 examples: list | None = None):
         self.t, self.lang = tables, lang
+        self._examples = examples or []  # the scenarios marked as worked examples (compiler/examples.py)
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.W = catalogue(lang)  # the language's own words (compiler/messages/<lang>.yaml)
@@ -242,8 +245,17 @@ class Book:
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
-            "index": self.index(), "pictures": self.pictures(),
+            "index": self.index(), "pictures": self.pictures(), "examples": self.examples(),
         }
+
+    def examples(self):
+        """The worked examples in this language: a scenario's words where it gives them in it."""
+        out = []
+        for ex in self._examples:
+            parts = {k: self.tx(ex.get(k)) for k in ("title", "setup", "happens", "result")}
+            if all(parts.values()):
+                out.append({"id": ex["file"].rsplit(".", 1)[0], **parts})
+        return out
 
     def pictures(self):
         """The map and the round's structure, drawn from the tables (SVG, or None)."""
@@ -965,7 +977,8 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
 
 def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
     images = Pictures(game_folder).icons(tables.get("icons") or {})
-    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper, images)
+    book = Book(tables, lang, examples=scenario_examples(game_folder))
+    return _render(environment(game_folder), book.context(), tables, lang, fmt, paper, images)
 
 
 def read(game_json: str):
@@ -980,15 +993,17 @@ def marks_in(game_json: str, tables: dict) -> list:
 
 
 def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
-          raw: set | None = None, images: dict | None = None, untold: set | None = None) -> dict[str, str]:
+          raw: set | None = None, images: dict | None = None, untold: set | None = None,
+          examples: list | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
     `texts`: the statements' texts by position, where the build knows them (see said).
     `raw`, if given, gets the ids the rulebooks print as they are, for want of a name;
-    `untold`, the procedures left out of them for want of a `text:`."""
+    `untold`, the procedures left out of them for want of a `text:`; `examples`, the
+    scenarios marked as worked examples."""
     out = {}
     for lang in langs:
-        book = Book(tables, lang, marks, texts)
+        book = Book(tables, lang, marks, texts, examples)
         ctx = book.context()
         if raw is not None:
             raw |= book.names.raw
