@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from rulepress.compiler.examples import examples
 from rulepress.compiler.outputs import languages_of
 from rulepress.compiler.pipeline import compile_game
 from rulepress.compiler.rulebook import Book, books, environment, read
@@ -48,7 +49,8 @@ def built(folder):
         text, _gid, report = compile_game(os.path.join(ROOT, folder))
         assert text is not None, "\n".join(d.text() for d in report.errors[:5])
         tables, marks = read(text)
-        _BUILT[folder] = tables, books(tables, marks, environment(os.path.join(ROOT, folder)), languages_of(tables))
+        where = os.path.join(ROOT, folder)
+        _BUILT[folder] = tables, books(tables, marks, environment(where), languages_of(tables), examples=examples(where))
     return _BUILT[folder]
 
 
@@ -150,3 +152,18 @@ def test_component_counts_and_owners_are_the_tables(folder):
                 assert L["per_kind"].format(k=book.names.term(owner, lang)) in label
         for pid, pool in tables["pools"].items():
             assert any(lb.startswith(W.say("pool_of", name=book.name(pid), n=pool["total"])) for lb in labels), lang
+
+
+@pytest.mark.parametrize("folder", GAMES)
+def test_every_scenario_marked_as_an_example_is_in_every_book_as_an_example_box(folder):
+    marked = examples(os.path.join(ROOT, folder))
+    for lang in _langs(folder):
+        md, page = _md(folder, lang), built(folder)[1][f"rulebook.{lang}.html"]
+        for ex in marked:
+            assert f"> **{ex['title'][lang]}**" in md, (lang, ex["file"])
+            assert f'<div class="example" id="example-{ex["file"][:-5]}">' in page, (lang, ex["file"])
+
+
+@pytest.mark.parametrize("folder, seed_examples", [("content/night-city", 7), ("content/study-in-emerald", 3)])
+def test_the_seeds_worked_examples_are_in_the_books(folder, seed_examples):
+    assert len(examples(os.path.join(ROOT, folder))) >= seed_examples
