@@ -60,7 +60,7 @@ def _generated(value, out, top=True):
     own `text:`, summary and notes, which are quoted as written)."""
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in _AUTHORED or (top and k in ("notes", "L", "book", "tables", "title")):
+            if k in _AUTHORED or (top and k in ("notes", "L", "book", "tables", "title", "pictures", "examples")):
                 continue
             _generated(v, out, False)
     elif isinstance(value, (list, tuple)):
