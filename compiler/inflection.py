@@ -91,9 +91,11 @@ def declined(name: str):
             out.append(_like(w, a.word))
         out.append(_like(words[i], n.word))
         forms.append(" ".join(out + words[i + 1:]))
-    # the dictionary writes е for ё: keep the name's own spelling where its nominative had ё
+    # the dictionary writes ё where it knows one and е elsewhere: the name's own spelling wins
     if "ё" in name.lower() and "ё" not in forms[0].lower():
         forms = [_with_yo(f, name) for f in forms]
+    elif "ё" not in name.lower():  # «маркер», not the dictionary's «маркёра»
+        forms = [f.replace("ё", "е").replace("Ё", "Е") for f in forms]
     return tuple(forms), gender
 
 

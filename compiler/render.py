@@ -744,6 +744,11 @@ class Renderer:
             return _NOUNS["location"] if coll[2] in ("neighbours", "within") else self._noun_of(coll[3][0])
         return _NOUNS["thing"]
 
+    def each_of(self, kind) -> str:
+        """«each location», «каждой локации» (the genitive, as «у» and «для» want it)."""
+        noun = self._kind_noun(kind)
+        return f"{_RU_EACH_G[noun.gender]} {noun.ru[1]}" if self.ru else f"each {noun.en}"
+
     def _kind_noun(self, kind) -> Noun:
         if kind in _NOUNS:
             return _NOUNS[kind]

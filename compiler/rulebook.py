@@ -295,7 +295,7 @@ class Book:
             if owner == "player":
                 label = (label if n else self.name(did)) + f" ({L['per_player']})"
             elif owner != "game":  # one deck for each location (or other kind): its cards are shared out among them
-                label += f" ({L['per_kind'].format(k=self.names.term(owner, self.lang))})"
+                label += f" ({L['per_kind'].format(each=self._renderer().each_of(owner))})"
             out.append({"label": label, "items": cards})
         loose = [(self.name(cid), p["count"]) for cid, p in protos.items()
                  if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]

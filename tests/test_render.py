@@ -184,6 +184,11 @@ def test_russian_names_an_ending_rule_would_get_wrong_decline_by_the_dictionary(
     assert ru_declined(name).c("g") == genitive
 
 
+def test_a_name_keeps_its_own_spelling_of_e_and_yo_in_every_case():
+    assert ru_declined("Маркер Реставраторов").c("g") == "Маркера Реставраторов"
+    assert ru_declined("Тёмная колода").c("i") == "Тёмной колодой"
+
+
 @pytest.mark.parametrize("name", ["Nitro", "3 шага", "Ход только что закончился", "Возле"])
 def test_what_is_no_noun_phrase_is_not_guessed(name):
     assert ru_declined(name) is None

@@ -149,7 +149,7 @@ def test_component_counts_and_owners_are_the_tables(folder):
             owner = d.get("of", "game")
             assert (L["per_player"] in label) == (owner == "player"), (lang, label)
             if owner not in ("game", "player"):
-                assert L["per_kind"].format(k=book.names.term(owner, lang)) in label
+                assert L["per_kind"].format(each=book._renderer().each_of(owner)) in label
         for pid, pool in tables["pools"].items():
             assert any(lb.startswith(W.say("pool_of", name=book.name(pid), n=pool["total"])) for lb in labels), lang
 
