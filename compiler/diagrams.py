@@ -56,11 +56,11 @@ def map_svg(title: str, places: tuple, roads: tuple) -> str | None:
         return None
     import graphviz
     g = graphviz.Graph("map", engine="neato", format="svg")
-    g.attr(start="7", overlap="false", splines="true", sep="+12", outputorder="edgesfirst",
+    g.attr(start="7", overlap="false", splines="true", sep="+6", outputorder="edgesfirst",
            fontname=FONT, label=_label(title), labelloc="t", fontsize="13")
     g.attr("node", shape="box", style="rounded,filled", fillcolor="#f4f1ea", color="#555555",
-           fontname=FONT, fontsize="10", margin="0.08,0.04")
-    g.attr("edge", color="#777777", fontname=FONT, fontsize="8", len="1.3")
+           fontname=FONT, fontsize="12", margin="0.06,0.03")
+    g.attr("edge", color="#777777", fontname=FONT, fontsize="10", len="1.0")
     ids = {pid: f"p{i}" for i, (pid, _name) in enumerate(places)}
     for pid, name in places:
         g.node(ids[pid], _label(name))

@@ -262,8 +262,7 @@ class Book:
         t = self.t
         protos = t.get("protos") or {}
         locs = t.get("locations") or {}
-        places = tuple((lid, self.name(lid)) for lid in locs if lid in protos)
-        known = {lid for lid, _ in places}
+        known = {lid for lid in locs if lid in protos}
         roads, seen = [], set()
         for lid, loc in locs.items():
             ends = [(x, "") for x in loc.get("adjacent") or []] + [(x, str(d)) for x, d in (loc.get("links") or {}).items()]
@@ -272,6 +271,8 @@ class Book:
                 if other in known and lid in known and pair not in seen and other != lid:
                     seen.add(pair)
                     roads.append((lid, other, label))
+        # (a place no road leads to is no part of the map: it stays in the table of locations)
+        places = tuple((lid, self.name(lid)) for lid in locs if any(lid in pair for pair in seen))
         flow = t.get("flow") or {}
         steps = []
         for ph in flow.get("phases") or []:
