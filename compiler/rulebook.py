@@ -372,7 +372,7 @@ class Book:
                            "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
         end = []
         if flow.get("end_text"):  # the designer's words for a condition kept on bookkeeping counters
-            end.append(L["end"].format(c=self.tx(flow["end_text"]).rstrip(".")))
+            end.append(L["end_said"].format(c=self.tx(flow["end_text"]).rstrip(".")))
         elif flow.get("end"):
             end.append(L["end"].format(c=self.cond(flow["end"])))
         if rounds:
