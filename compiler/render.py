@@ -1070,7 +1070,9 @@ class Renderer:
             p = self._proc_name(name)
             return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
                     else _fixed(f"the result of {p}{self._args(args)}"))
-        ph = [self._e(a) for a in args]
+        # a sum or a difference given to a function keeps its brackets: «модуль (A − B) − модуль (A − C)»
+        ph = [Ph(None, [f"({f})" for f in p.f], p.gender) if a[0] == "op" and a[2] in _ARITH else p
+              for a, p in zip(args, map(self._e, args))]
         if name == "count" and args and self._count_of(args[0]):
             x = ph[0]
             return (Ph(None, self._RU_FN_HEADS["число"]).then(f" предметов в {x.c('p')}") if self.ru
