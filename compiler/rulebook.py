@@ -318,7 +318,8 @@ class Book:
         if locs:
             out.append({"label": L["locations_n"].format(n=len(locs)), "items": [(x, None) for x in locs]})
         for label in out:
-            label["label"] = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
+            text = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
+            label["label"] = text[:1].upper() + text[1:]  # (a kind's term is a word in a sentence: «ключевая точка»)
         return out
 
     def setup(self):
