@@ -21,10 +21,11 @@ $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory system
 	touch $(STAMP)
 
-# PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm. Installed only when missing.
-SYSTEM_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils
+# PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm; the rulebooks' map and
+# round pictures need Graphviz's dot. Installed only when missing.
+SYSTEM_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils graphviz
 system:
-	@if ! $(BIN)/python -c "import weasyprint" >/dev/null 2>&1 || ! command -v pdftoppm >/dev/null 2>&1; then \
+	@if ! $(BIN)/python -c "import weasyprint" >/dev/null 2>&1 || ! command -v pdftoppm >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update && apt-get install -y $(SYSTEM_PACKAGES); \
 	  else \

@@ -125,6 +125,13 @@ def inputs_key(folder: str) -> str | None:
             if digest is None:
                 return None
             h.update(os.fsencode(f"T{os.path.relpath(path, own)}\0{digest}\0"))
+    scenarios = os.path.join(folder, "scenarios")
+    if os.path.isdir(scenarios):  # the rulebooks print the scenarios marked as examples
+        for path in _tree_files(scenarios):
+            digest = _hash(path)
+            if digest is None:
+                return None
+            h.update(os.fsencode(f"S{os.path.relpath(path, scenarios)}\0{digest}\0"))
     icons = os.path.join(folder, "art", "icons")
     if os.path.isdir(icons):  # the rulebooks show a game's icon images
         for path in _tree_files(icons):

@@ -666,6 +666,16 @@ CATALOGUE: dict[str, dict] = {
         "wrong": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {grip: 2}\n",
         "right": "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: boosts\n    attrs: {speed: 2}\n",
     },
+    "W022": {
+        "title": "procedure left out of the rulebook",
+        "explain": "A procedure with no `text:` is steps for the runtime, not a rule a player reads: the "
+                   "rulebook's glossary leaves it out rather than print its statements as pseudo-code. Where "
+                   "players need it, give it a `text:` in each language saying what it does for them. Found "
+                   "by `rulepress build`, which lists every such procedure of the game.",
+        "build": True,
+        "wrong": "procedures:\n  - id: refill\n    effect: gain 1 score\n",
+        "right": "procedures:\n  - id: refill\n    text: {en: Gain a point., ru: Получите очко.}\n    effect: gain 1 score\n",
+    },
     "W020": {
         "title": "card text does not fit",
         "explain": "A card's text is set in the largest size from 7.5 pt down to 6 pt that fits its face; "

@@ -91,7 +91,7 @@ def tables(m: Model) -> dict:
     for cid, d in sec["counters"].items():
         c = {"of": d.get("of", "player"), "initial": _plain(d.get("initial", 0 if d.get("type", "number") == "number" else None)),
              "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
-        for k in ("min", "max", "icon"):
+        for k in ("min", "max", "icon", "internal"):
             if d.get(k) is not None:
                 c[k] = d[k]
         if d.get("thresholds"):
@@ -135,8 +135,9 @@ def tables(m: Model) -> dict:
         for f in ("setup", "end", "round_until"):
             if ("flow", "flow", f) in ir:
                 flow[f] = ir[("flow", "flow", f)]
-        if m.flow.get("text") is not None:
-            flow["text"] = _plain(m.flow["text"])
+        for f in ("text", "end_text", "setup_text", "rounds_cap"):
+            if m.flow.get(f) is not None:
+                flow[f] = _plain(m.flow[f])
         for ph in m.flow.get("phases") or []:
             p = {"id": ph["id"], "mode": ph.get("mode", "once"), "name": _text(ph.get("name")) or {"en": ph["id"]}}
             for k in ("max_actions", "rotate", "text"):
@@ -179,7 +180,39 @@ def tables(m: Model) -> dict:
     }
     if bot is not None:  # (only where the content has the section: other games' tables stay as they were)
         out["bot"] = bot
+    forms = _forms_given(out)
+    if forms:  # (only where a name gives its forms by hand: other games' tables stay as they were)
+        out["forms"] = forms
     return out
+
+
+_NAMED = ("protos", "counters", "zones", "decks", "pools", "actions", "icons")
+
+
+def _forms_given(out: dict) -> dict:
+    """A name's case forms given by hand (`name: {ru: {nom: …, gen: …}}`) leave the name as its
+    nominative, which is all the runtime and the table read, and are kept apart for the
+    rulebooks: language -> nominative -> forms."""
+    forms: dict = {}
+
+    def flat(name):
+        if not isinstance(name, dict):
+            return name
+        for lang, v in list(name.items()):
+            if isinstance(v, dict):
+                name[lang] = v["nom"]
+                forms.setdefault(lang, {})[v["nom"]] = v
+        return name
+
+    for section in _NAMED:
+        for entry in (out.get(section) or {}).values():
+            if isinstance(entry, dict):
+                flat(entry.get("name"))
+    for ph in (out.get("flow") or {}).get("phases") or []:
+        flat(ph.get("name"))
+    for term in ((out.get("game") or {}).get("terms") or {}).values():
+        flat(term)
+    return forms
 
 
 def to_json(t: dict) -> str:

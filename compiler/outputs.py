@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import codegen
+from .examples import examples
 from .pictures import Pictures
 from .render import LANGS
 from .wording import languages
@@ -26,16 +27,18 @@ def output_names(t: dict) -> tuple:
     return ("game.json",) + tuple(f"rulebook.{lang}.{fmt}" for lang in languages_of(t) for fmt in FORMATS)
 
 
-def write(t: dict, game_folder: str, target: str, texts=None, raw: set | None = None) -> dict[str, str]:
+def write(t: dict, game_folder: str, target: str, texts=None, raw: set | None = None,
+          untold: set | None = None) -> dict[str, str]:
     """Write game.json and every rulebook into `target`; file name -> path. `texts` are the
     statements' texts by position (Model.statements), which spare the rulebooks working
     out which statements are alike. Nothing is written where a game's template refuses.
-    `raw`, if given, gets the ids the rulebooks print for want of a name (W019)."""
+    `raw`, if given, gets the ids the rulebooks print for want of a name (W019); `untold`, the
+    procedures they leave out for want of a `text:` (W022)."""
     env = environment(game_folder)
     paths = {name: path_in(target, name) for name in output_names(t)}
     text = codegen.to_json(t)
     images = Pictures(game_folder).icons(t.get("icons") or {})
-    made = books(*read(text), env, languages_of(t), texts, raw, images)  # (first: a game's template may refuse)
+    made = books(*read(text), env, languages_of(t), texts, raw, images, untold, examples(game_folder))  # (first: a game's template may refuse)
     write_if_changed(paths["game.json"], text)
     for name, book in made.items():
         write_if_changed(paths[name], book)

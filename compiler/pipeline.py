@@ -71,6 +71,14 @@ def _unnamed(folder: str, raw: set):
             f"name them in `game: terms:` (or with `name:` on their declaration)")
 
 
+def _untold(folder: str, untold: set):
+    """W022: the procedures a rulebook leaves out, for want of words of the designer's."""
+    shown = ", ".join(f"`{i}`" for i in sorted(untold)[:12]) + (f" and {len(untold) - 12} more" if len(untold) > 12 else "")
+    return (Pos(shown_path(os.path.join(folder, "game.yaml")), 1, 1), "W022",
+            f"the rulebook leaves out {len(untold)} {'procedure' if len(untold) == 1 else 'procedures'} with no `text:` "
+            f"(their steps are no rule a player reads): {shown}; give each that players need a `text:` in their words")
+
+
 def _build(paths, out_dir: str):
     report, written = Report(), []
     for folder in find_games(paths):
@@ -93,8 +101,9 @@ def _build(paths, out_dir: str):
             continue
         target = writing.folder_in(out_dir, gid)
         raw: set = set()
+        untold: set = set()
         try:
-            paths = outputs.write(t, folder, target, texts, raw)
+            paths = outputs.write(t, folder, target, texts, raw, untold)
         except TemplateRefused as exc:  # a game's own template: its author's error, at its line
             report.error(exc.pos, "G007", exc.message)
             try:
@@ -104,6 +113,9 @@ def _build(paths, out_dir: str):
             continue
         if raw:
             rep.warning(*_unnamed(folder, raw))  # (kept with the report: a kept build says it again)
+            report.items.append(rep.items[-1])
+        if untold:
+            rep.warning(*_untold(folder, untold))
             report.items.append(rep.items[-1])
         written += paths.values()
         if buildcache.inputs_key(folder) == key:  # not kept when a file changed while it was read

@@ -12,10 +12,12 @@ import re
 from typing import NamedTuple
 
 from ..runtime.ir import EXPRESSIONS
+from . import inflection
 from .wording import catalogue, languages
 
 
 LANGS = languages()  # one a message catalogue (compiler/messages/<lang>.yaml)
+_WORD_ID = re.compile(r"[a-z][a-z0-9_]*").fullmatch  # `"drone"`, `"one_use"`: a value that is an id, not words
 _ID_LIKE = re.compile(r"[a-z][a-z0-9]*_[a-z0-9_]*").fullmatch  # `"one_use"`: an id, not words
 CASES = {"n": 0, "g": 1, "d": 2, "a": 3, "i": 4, "p": 5}
 INDENT = "  "
@@ -50,129 +52,14 @@ def _fixed(s) -> Ph:
     return Ph(str(s))
 
 
-_RU_NOUNS = {  # words the ending rules below would get wrong
-    "мешок": ("мешок", "мешка", "мешку", "мешок", "мешком", "мешке"),
-    "показатель": ("показатель", "показателя", "показателю", "показатель", "показателем", "показателе"),
-    "игрок": ("игрок", "игрока", "игроку", "игрока", "игроком", "игроке"),
-    "очки": ("очки", "очков", "очкам", "очки", "очками", "очках"),
-    "деньги": ("деньги", "денег", "деньгам", "деньги", "деньгами", "деньгах"),
-    "улики": ("улики", "улик", "уликам", "улики", "уликами", "уликах"),
-    "монеты": ("монеты", "монет", "монетам", "монеты", "монетами", "монетах"),
-    "кредиты": ("кредиты", "кредитов", "кредитам", "кредиты", "кредитами", "кредитах"),
-    "ресурсы": ("ресурсы", "ресурсов", "ресурсам", "ресурсы", "ресурсами", "ресурсах"),
-    "жетоны": ("жетоны", "жетонов", "жетонам", "жетоны", "жетонами", "жетонах"),
-    "сброс": ("сброс", "сброса", "сбросу", "сброс", "сбросом", "сбросе"),
-    "содержимое": ("содержимое", "содержимого", "содержимому", "содержимое", "содержимым", "содержимом"),
-    "владелец": ("владелец", "владельца", "владельцу", "владельца", "владельцем", "владельце"),
-    # plural only: an ending in -а or -и says nothing of these
-    "врата": ("врата", "врат", "вратам", "врата", "вратами", "вратах"),
-    "ворота": ("ворота", "ворот", "воротам", "ворота", "воротами", "воротах"),
-    "сутки": ("сутки", "суток", "суткам", "сутки", "сутками", "сутках"),
-    "часы": ("часы", "часов", "часам", "часы", "часами", "часах"),
-}
-_RU_PLURAL = {"очки", "деньги", "улики", "монеты", "кредиты", "ресурсы", "жетоны", "врата", "ворота", "сутки", "часы"}
-_SIBILANT = "жшщчц"  # after these a neuter -е declines with а, у: убежище, убежища
-_GKH = "гкхжшщч"
-_CONS = "бвгджзклмнпрстфхцчшщ"
-
-
-def _cap_like(src: str, forms):
-    if src[:1].isupper():
-        return tuple(f[:1].upper() + f[1:] for f in forms)
-    return tuple(forms)
-
-
-def _ru_noun(w: str):
-    """(forms, gender) of one Russian noun, or None when its ending leaves a doubt."""
-    lw = w.lower()
-    if lw in _RU_NOUNS:
-        return _cap_like(w, _RU_NOUNS[lw]), ("pl" if lw in _RU_PLURAL else "m")
-    if not re.fullmatch(r"[а-яё]+", lw) or len(lw) < 3:
-        return None
-
-    def f(cut, ends, gender):
-        stem = w[:len(w) - cut]
-        return tuple(stem + e for e in ends), gender
-
-    if lw.endswith("мя"):
-        return f(1, ("я", "ени", "ени", "я", "енем", "ени"), "n")
-    if lw.endswith("ие"):
-        return f(1, ("е", "я", "ю", "е", "ем", "и"), "n")
-    if lw.endswith("ье"):
-        return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
-    if lw.endswith("ия"):
-        return f(1, ("я", "и", "и", "ю", "ей", "и"), "f")
-    if lw.endswith(("ость", "есть")):
-        return f(1, ("ь", "и", "и", "ь", "ью", "и"), "f")
-    if lw.endswith("а"):
-        g = "и" if lw[-2] in _GKH else "ы"
-        return f(1, ("а", g, "е", "у", "ой", "е"), "f")
-    if lw.endswith("я"):
-        return f(1, ("я", "и", "е", "ю", "ей", "е"), "f")
-    if lw.endswith("о"):
-        return f(1, ("о", "а", "у", "о", "ом", "е"), "n")
-    if lw.endswith("е"):
-        if lw[-2] in _SIBILANT:
-            return f(1, ("е", "а", "у", "е", "ем", "е"), "n")
-        return f(1, ("е", "я", "ю", "е", "ем", "е"), "n")
-    if lw.endswith("й") and not lw.endswith(("ый", "ой")):
-        return f(1, ("й", "я", "ю", "й", "ем", "е"), "m")
-    if lw.endswith("ок") and len(lw) >= 6:  # рассудок -> рассудка
-        stem = w[:-2] + w[-1]
-        return (w, stem + "а", stem + "у", w, stem + "ом", stem + "е"), "m"
-    if lw[-1] in _CONS and not lw.endswith("ец"):
-        return (w, w + "а", w + "у", w, w + "ом", w + "е"), "m"
-    return None
-
-
-def _ru_adj(w: str):
-    lw = w.lower()
-    table = (
-        ("ый", ("ый", "ого", "ому", "ый", "ым", "ом")),
-        ("ой", ("ой", "ого", "ому", "ой", "ым", "ом")),
-        ("ая", ("ая", "ой", "ой", "ую", "ой", "ой")),
-        ("яя", ("яя", "ей", "ей", "юю", "ей", "ей")),
-        ("ое", ("ое", "ого", "ому", "ое", "ым", "ом")),
-        ("ее", ("ее", "его", "ему", "ее", "им", "ем")),
-        ("ые", ("ые", "ых", "ым", "ые", "ыми", "ых")),
-        ("ие", ("ие", "их", "им", "ие", "ими", "их")),
-    )
-    if not re.fullmatch(r"[а-яё]+", lw):
-        return None
-    if lw.endswith("ий"):
-        hard = lw[-3:-2] in "гкх"
-        ends = ("ий", "ого", "ому", "ий", "им", "ом") if hard else ("ий", "его", "ему", "ий", "им", "ем")
-        return tuple(w[:-2] + e for e in ends)
-    for end, ends in table:
-        if lw.endswith(end):
-            if end == "ой" and lw[-3:-2] in _GKH:
-                ends = ("ой", "ого", "ому", "ой", "им", "ом")
-            return tuple(w[:-2] + e for e in ends)
-    return None
-
-
-def ru_declined(name: str):
-    """A Russian name with its case forms (adjectives before the noun agree), or None."""
-    words = name.split(" ")
-    forms = [[w] * 6 for w in words]
-    i = 0
-    while i < len(words) - 1:
-        a = _ru_adj(words[i])
-        if a is None:
-            break
-        forms[i] = list(a)
-        i += 1
-    noun = _ru_noun(words[i])
-    if noun is None:
-        return None
-    forms[i] = list(noun[0])
-    if noun[1] == "pl":
-        for j in range(i):  # adjectives before a plural noun take the plural endings
-            lw = words[j].lower()
-            stem = words[j][:-2]
-            soft = lw[-3:-2] in _GKH or lw.endswith(("ий", "яя", "ее"))
-            forms[j] = [stem + e for e in (("ие", "их", "им", "ие", "ими", "их") if soft else ("ые", "ых", "ым", "ые", "ыми", "ых"))]
-    return Ph(None, [" ".join(ws[k] for ws in forms) for k in range(6)], noun[1])
+def ru_declined(name: str, given: dict | None = None):
+    """A Russian name with its case forms (adjectives before the noun agree), or None: the
+    forms a game gives by hand for it first (`name: {ru: {nom: …, gen: …}}`), else pymorphy3's."""
+    if given and name in given:
+        forms = inflection.given(given[name])
+        return Ph(None, forms, given[name].get("gender") or (inflection.declined(name) or ((), "m"))[1])
+    found = inflection.declined(name)
+    return Ph(None, found[0], found[1]) if found else None
 
 
 _RU_POSS = {
@@ -250,6 +137,7 @@ class Names:
         self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
         self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
         self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
+        self.forms = t.get("forms") or {}  # language -> a name -> its case forms given by hand
         # The tables do not change while they are named: each answer is worked out once.
         self._kinds: dict = {}
         self._names: dict = {}
@@ -364,7 +252,7 @@ class Names:
             return _fixed(name)
         head = _HEADS_RU.get(kind or "", None)
         if declinable and (kind in ("counter", "zone") or (head and head[:4] in name.lower())):
-            d = ru_declined(name)  # «Тёмная колода» needs no «колода» in front
+            d = ru_declined(name, self.forms.get(lang))  # «Тёмная колода» needs no «колода» in front
             if d is not None:
                 return d
         if kind == "discard":
@@ -671,7 +559,7 @@ class Renderer:
                 self._block(s[10], depth + 1, out)
         elif op == "may":
             who = self._who(s[2])
-            prompt = f" ({quoted(self._said(s[3]) if type(s[3]) is list else s[3], self.lang)})" if s[3] else ""
+            prompt = f" ({quoted(self._said(s[3]), self.lang)})" if s[3] else ""
             if ru:
                 L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
             else:
@@ -801,7 +689,7 @@ class Renderer:
         ru, E = self.ru, self._e
         up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
         who = self._who(by)
-        prompt_t = f" ({quoted(self._said(prompt) if type(prompt) is list else prompt, self.lang)})" if prompt else ""
+        prompt_t = f" ({quoted(self._said(prompt), self.lang)})" if prompt else ""
         noun = self._noun_of(options)
         src = self._source(options)
         many = E(up_to) if up_to is not None else None
@@ -855,6 +743,11 @@ class Renderer:
         if op == "call" and coll[2] in ("sorted", "distinct", "neighbours", "within") and coll[3]:
             return _NOUNS["location"] if coll[2] in ("neighbours", "within") else self._noun_of(coll[3][0])
         return _NOUNS["thing"]
+
+    def each_of(self, kind) -> str:
+        """«each location», «каждой локации» (the genitive, as «у» and «для» want it)."""
+        noun = self._kind_noun(kind)
+        return f"{_RU_EACH_G[noun.gender]} {noun.ru[1]}" if self.ru else f"each {noun.en}"
 
     def _kind_noun(self, kind) -> Noun:
         if kind in _NOUNS:
@@ -962,8 +855,8 @@ class Renderer:
 
     def _x_str(self, e):
         v = e[2]
-        if isinstance(v, str) and _ID_LIKE(v):  # a value that names something: its name in words
-            v = self.names.name(v, self.lang)
+        if isinstance(v, str) and _WORD_ID(v):  # a value that names something: its name in words
+            v = self.names.term(v, self.lang) if self.names.has_term(v) else self.names.name(v, self.lang)
         return _fixed(quoted(v, self.lang))
 
     def _x_text(self, e):
@@ -1035,7 +928,7 @@ class Renderer:
                 if a == "face_up":
                     return _fixed(rt.format(x=o.c("n")))
                 head = _BUILTIN_ATTR_RU_HEAD[a]
-                d = _RU_NOUNS.get(head) or (ru_declined(head).f if ru_declined(head) else None)
+                d = ru_declined(head).f
                 if is_player:  # «ваша локация», not «локация вас»
                     own = Ph(None, d).after(Ph(None, _RU_POSS[_BUILTIN_ATTR_RU_GENDER.get(head, "m")]))
                     return own.then(" за столом") if a == "seat" else own
@@ -1177,7 +1070,9 @@ class Renderer:
             p = self._proc_name(name)
             return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
                     else _fixed(f"the result of {p}{self._args(args)}"))
-        ph = [self._e(a) for a in args]
+        # a sum or a difference given to a function keeps its brackets: «модуль (A − B) − модуль (A − C)»
+        ph = [Ph(None, [f"({f})" for f in p.f], p.gender) if a[0] == "op" and a[2] in _ARITH else p
+              for a, p in zip(args, map(self._e, args))]
         if name == "count" and args and self._count_of(args[0]):
             x = ph[0]
             return (Ph(None, self._RU_FN_HEADS["число"]).then(f" предметов в {x.c('p')}") if self.ru

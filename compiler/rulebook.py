@@ -16,8 +16,10 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError, safe_range
 from markupsafe import Markup, escape
 
+from . import diagrams
 from .content import shown_path
 from .diagnostics import Pos
+from .examples import examples as scenario_examples
 from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, read_bytes
@@ -118,8 +120,10 @@ def _by_name(item):
 class Book:
     """The rulebook's content in one language, ready for any template."""
 
-    def __init__(self, tables: dict, lang: str, marks: list | None = None, texts: dict | None = None):
+    def __init__(self, tables: dict, lang: str, marks: list | None = None, texts: dict | None = None,
+                 examples: list | None = None):
         self.t, self.lang = tables, lang
+        self._examples = examples or []  # the scenarios marked as worked examples (compiler/examples.py)
         self._marks = marks  # every mark name in the tables (the same in each language)
         self.names = Names(tables)
         self.W = catalogue(lang)  # the language's own words (compiler/messages/<lang>.yaml)
@@ -134,6 +138,7 @@ class Book:
         self.problems: list[str] = []   # IR the renderer could not put in words (tests keep it empty)
         self._said = Said(texts)  # cards repeat their statements: each is put into words once
         self._attrs_said: dict[tuple, list] = {}
+        self.untold: set = set()  # procedures left out of the book for want of a `text:` (W022)
 
     def _renderer(self, this=None):
         r = Renderer(self.names, self.lang, this, self._said)
@@ -193,8 +198,8 @@ class Book:
                 v = self.L["yes" if v else "no"]
             elif isinstance(v, list):
                 v = ", ".join(self.name(x) if isinstance(x, str) else str(x) for x in v) or self.L["none"]
-            elif isinstance(v, str):
-                v = self.name(v) if v else self.L["none"]
+            elif isinstance(v, str):  # (a value's own word in terms first: `public` the type, not the counter)
+                v = (self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)) if v else self.L["none"]
             out.append((self.names.attr_name(k, self.lang), str(v)))
         return out
 
@@ -211,6 +216,8 @@ class Book:
     def _value(self, v):
         if isinstance(v, bool):
             return self.L["yes" if v else "no"]
+        if isinstance(v, str) and re.fullmatch(r"[a-z][a-z0-9_]*", v):  # an id: its words (W019 where none)
+            return self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)
         return v
 
     def _of(self, of):
@@ -238,8 +245,44 @@ class Book:
             "components": self.components(), "setup": self.setup(), "turn": self.turn(), "calendar": self.calendar(),
             "events": self.events(), "actions": self.actions(), "locations": self.locations(), "cards": self.cards(),
             "pieces": self.pieces(), "scoring": self.scoring(), "glossary": self.glossary(),
-            "index": self.index(),
+            "index": self.index(), "pictures": self.pictures(), "examples": self.examples(),
         }
+
+    def examples(self):
+        """The worked examples in this language: a scenario's words where it gives them in it."""
+        out = []
+        for ex in self._examples:
+            parts = {k: self.tx(ex.get(k)) for k in ("title", "setup", "happens", "result")}
+            if all(parts.values()):
+                out.append({"id": ex["file"].rsplit(".", 1)[0], **parts})
+        return out
+
+    def pictures(self):
+        """The map and the round's structure, drawn from the tables (SVG, or None)."""
+        t = self.t
+        protos = t.get("protos") or {}
+        locs = t.get("locations") or {}
+        known = {lid for lid in locs if lid in protos}
+        roads, seen = [], set()
+        for lid, loc in locs.items():
+            ends = [(x, "") for x in loc.get("adjacent") or []] + [(x, str(d)) for x, d in (loc.get("links") or {}).items()]
+            for other, label in ends:
+                pair = frozenset((lid, other))
+                if other in known and lid in known and pair not in seen and other != lid:
+                    seen.add(pair)
+                    roads.append((lid, other, label))
+        # (a place no road leads to is no part of the map: it stays in the table of locations)
+        places = tuple((lid, self.name(lid)) for lid in locs if any(lid in pair for pair in seen))
+        flow = t.get("flow") or {}
+        steps = []
+        for ph in flow.get("phases") or []:
+            mode = ph.get("mode", "once")
+            note = {"turns": self.L["picture_turns"], "each": self.L["picture_each"]}.get(mode, "")
+            steps.append((self.phase_name(ph), note))
+        drawn = {"map": diagrams.map_svg(self.L["picture_map"], places, tuple(roads)),
+                 "turn": diagrams.turn_svg(self._say("picture_turn"), tuple(steps), self._say("picture_next"),
+                                           self.L["picture_end"])}
+        return {k: Markup(v) if v else None for k, v in drawn.items()}  # (Graphviz escapes the names it draws)
 
     def components(self):
         t, L = self.t, self.L
@@ -249,10 +292,14 @@ class Book:
             cards = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("deck") == did]
             n = sum(c for _, c in cards)
             label = self.W.say("deck_of", name=self.name(did), n=n)
-            if d.get("of", "game") != "game":
+            owner = d.get("of", "game")
+            if owner == "player":
                 label = (label if n else self.name(did)) + f" ({L['per_player']})"
+            elif owner != "game":  # one deck for each location (or other kind): its cards are shared out among them
+                label += f" ({L['per_kind'].format(each=self._renderer().each_of(owner))})"
             out.append({"label": label, "items": cards})
-        loose = [(self.name(cid), p["count"]) for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck")]
+        loose = [(self.name(cid), p["count"]) for cid, p in protos.items()
+                 if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
         if loose:
             out.append({"label": f"{L['cards_loose']}: {sum(c for _, c in loose)}", "items": loose})
         for pid, d in (t.get("pools") or {}).items():
@@ -271,7 +318,8 @@ class Book:
         if locs:
             out.append({"label": L["locations_n"].format(n=len(locs)), "items": [(x, None) for x in locs]})
         for label in out:
-            label["label"] = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
+            text = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
+            label["label"] = text[:1].upper() + text[1:]  # (a kind's term is a word in a sentence: «ключевая точка»)
         return out
 
     def setup(self):
@@ -298,12 +346,14 @@ class Book:
         flow = t.get("flow") or {}
         first = L["first_random"] if flow.get("first_player", "random") == "random" else L["first_seat"]
         steps.append(first)
-        return {"steps": steps, "effect": self.effect("flow.setup", flow.get("setup"))}
+        return {"steps": steps, "text": self.tx(flow.get("setup_text")),
+                "effect": self.unless_said(flow.get("setup_text"), "flow.setup", flow.get("setup"))}
 
     def turn(self):
         t, L = self.t, self.L
         flow = t.get("flow") or {}
-        rounds, say = flow.get("rounds"), self._say
+        # a round limit that is only a safety cap (flow.rounds_cap) is no rule of the game
+        rounds, say = (None if flow.get("rounds_cap") else flow.get("rounds")), self._say
         intro = say("rounds", n=rounds) if rounds else say("rounds_open")
         if flow.get("round_until"):
             intro += " " + say("round_until", c=self.cond(flow["round_until"]))
@@ -311,24 +361,59 @@ class Book:
         actions = t.get("actions") or {}
         for i, ph in enumerate(flow.get("phases") or []):
             notes = [L["mode_" + ph.get("mode", "once")]]
-            if ph.get("max_actions"):
-                notes.append(L["max_actions"].format(n=self._times(ph["max_actions"], "action")))
-            if ph.get("rotate"):
-                notes.append(L["rotate"])
+            if ph.get("mode") == "turns":
+                notes += self._turn_of_actions(ph)
             if ph.get("if"):
                 notes.append(L["phase_if"].format(c=self.cond(ph["if"])))
             if ph.get("until"):
                 notes.append(L["until"].format(c=self.cond(ph["until"])))
             acts = [self.name(a) for a in ph.get("actions") or [] if a in actions] if ph.get("mode") == "turns" else []
-            phases.append({"id": ph["id"], "name": self.tx(ph.get("name"), ph["id"]), "text": self.tx(ph.get("text")),
+            phases.append({"id": ph["id"], "name": self.phase_name(ph), "text": self.tx(ph.get("text")),
                            "notes": notes, "actions": acts,
                            "effect": self.unless_said(ph.get("text"), f"flow.phases.{i}.effect", ph.get("effect"))})
-        end = [L["end"].format(c=self.cond(flow["end"]))] if flow.get("end") else []
+        end = []
+        if flow.get("end_text"):  # the designer's words for a condition kept on bookkeeping counters
+            end.append(L["end_said"].format(c=self.tx(flow["end_text"]).rstrip(".")))
+        elif flow.get("end"):
+            end.append(L["end"].format(c=self.cond(flow["end"])))
         if rounds:
             end.append(say("end_rounds" if end else "end_rounds_only"))
         return {"intro": intro, "text": self.tx(flow.get("text")), "first": None,
                 "each_round": say("each_round"),
                 "phases": phases, "end": end}
+
+    def phase_name(self, ph):
+        """A phase's name; one that is only its id is printed humanized and reported (W019)."""
+        name = ph.get("name")
+        if not name or name == {"en": ph["id"]}:
+            self.names.raw.add(ph["id"])
+            return humanize(ph["id"])
+        return self.tx(name, humanize(ph["id"]))
+
+    def _turn_of_actions(self, ph):
+        """What a turn of actions allows, read from the fields the runtime reads: `max_actions`
+        (or one at a time where players `rotate`), and `can_pass`: absent, a player may pass
+        at any time; a constant false, only when no action is possible (the turn then ends by
+        itself); a condition, when it holds."""
+        L = self.L
+        limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
+        out = []
+        if ph.get("rotate"):
+            out.append(L["rotate"])
+        elif limit:
+            out.append(L["max_actions"].format(n=self._times(limit, "action")))
+        else:
+            out.append(L["any_actions"])
+        cp = ph.get("can_pass")
+        if cp is None:
+            out.append(L["pass_free"])
+        elif isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and not cp[2]:
+            out.append(L["pass_never"])
+        elif not (isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and cp[2]):
+            out.append(L["pass_if"].format(c=self.cond(cp)))
+        else:
+            out.append(L["pass_free"])
+        return out
 
     def _trigger(self, event, i, tr):
         text = self.tx(tr.get("text"))
@@ -376,8 +461,8 @@ class Book:
                 info.append(f"{L['phase']}: {self.tx(phases[a['phase']].get('name'), a['phase'])}.")
             if a.get("limit"):
                 info.append(L["limit"].format(n=self._times(a["limit"], "time")))
-            if a.get("window"):
-                info.append(L["window"].format(w=quoted(self.names.term(a["window"], self.lang), self.lang)))
+            # (a reaction window is the engine's name for the moment it is offered: the effect that
+            # offers it says when, in words; the window's id is no word for a player)
             text = self.tx(a.get("text"))
             out.append({"id": aid, "name": self.name(aid), "text": text, "info": info,
                         "if": self.cond_unless(text, a.get("if"), "actions"),
@@ -417,7 +502,7 @@ class Book:
         groups = []
         for did in list(t.get("decks") or {}) + [None]:
             items = [self._thing(cid, p, "cards") for cid, p in protos.items()
-                     if p.get("section") == "cards" and p.get("deck") == did]
+                     if p.get("section") == "cards" and p.get("deck") == did and not _label_only(p)]
             if items:
                 groups.append({"deck": self.name(did) if did else self.L["cards_loose"], "cards": sorted(items, key=_by_name)})
         for pid in t.get("pools") or {}:
@@ -445,12 +530,13 @@ class Book:
         entries = []
         for pid, p in (t.get("protos") or {}).items():
             section = p.get("section")
-            if section in ("cards", "tokens"):
+            if section in ("cards", "tokens") and not _label_only(p):
                 entries.append((self.name(pid), L["cards"], f"card-{pid}"))
             elif section == "locations":
                 entries.append((self.name(pid), L["locations"], f"location-{pid}"))
         entries += [(self.name(a), L["actions"], f"action-{a}") for a in t.get("actions") or {}]
-        entries += [(self.name(c), L["counters"], f"counter-{c}") for c in t.get("counters") or {}]
+        entries += [(self.name(c), L["counters"], f"counter-{c}") for c, d in (t.get("counters") or {}).items()
+                    if not d.get("internal")]
         entries += [(self.name(z), L["zones"], "glossary") for z in t.get("zones") or {}]
         entries += [(text_of(v, self.lang, humanize(k)), L["glossary"], "glossary")  # (a procedure is no term to look up)
                     for k, v in (self.names.terms or {}).items() if v and k not in (t.get("procedures") or {})]
@@ -465,6 +551,8 @@ class Book:
         t, L = self.t, self.L
         counters = []
         for cid, c in (t.get("counters") or {}).items():
+            if c.get("internal"):  # (the rules' own bookkeeping: no word a player looks up)
+                continue
             bounds = ""
             if "min" in c or "max" in c:
                 bounds = f"{c.get('min', '−∞')}…{c.get('max', '∞')}"
@@ -487,6 +575,9 @@ class Book:
         marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
+            if not self.tx(p.get("text")):  # (steps with no words of the designer's are no rule a player reads)
+                self.untold.add(pid)
+                continue
             procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
                           "params": "",  # parameters are names inside the effect, not words for a player
                           "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
@@ -494,6 +585,12 @@ class Book:
         counters.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
+
+
+def _label_only(p) -> bool:
+    """A card with nothing but a name, in no deck: the label of a choice offered on screen
+    (a button), not a component a player holds."""
+    return p.get("section") == "cards" and not (p.get("text") or p.get("effect") or p.get("attrs") or p.get("if") or p.get("deck"))
 
 
 def _plural(name: str) -> str:
@@ -882,7 +979,8 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
 
 def render_rulebook(tables: dict, lang: str, fmt: str, game_folder: str | None = None, paper: str = "a4") -> str:
     images = Pictures(game_folder).icons(tables.get("icons") or {})
-    return _render(environment(game_folder), Book(tables, lang).context(), tables, lang, fmt, paper, images)
+    book = Book(tables, lang, examples=scenario_examples(game_folder))
+    return _render(environment(game_folder), book.context(), tables, lang, fmt, paper, images)
 
 
 def read(game_json: str):
@@ -897,17 +995,22 @@ def marks_in(game_json: str, tables: dict) -> list:
 
 
 def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict | None = None,
-          raw: set | None = None, images: dict | None = None) -> dict[str, str]:
+          raw: set | None = None, images: dict | None = None, untold: set | None = None,
+          examples: list | None = None) -> dict[str, str]:
     """File name -> text of the rulebooks in these languages: rulebook.<lang>.<fmt>. The
     content of a language (every effect in words) is worked out once for both formats.
     `texts`: the statements' texts by position, where the build knows them (see said).
-    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name."""
+    `raw`, if given, gets the ids the rulebooks print as they are, for want of a name;
+    `untold`, the procedures left out of them for want of a `text:`; `examples`, the
+    scenarios marked as worked examples."""
     out = {}
     for lang in langs:
-        book = Book(tables, lang, marks, texts)
+        book = Book(tables, lang, marks, texts, examples)
         ctx = book.context()
         if raw is not None:
             raw |= book.names.raw
+        if untold is not None:
+            untold |= book.untold
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt, images=images)
     return out

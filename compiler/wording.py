@@ -1,8 +1,8 @@
 """Message catalogues: the rulebook's own words, one file per language.
 
 `compiler/messages/<lang>.yaml` holds a language's headings and fixed phrases (`labels`),
-its words that change with a number (`words`, a form per plural category), the rules that
-pick that category (`plural`, in CLDR's notation) and the sentences that say effects in
+its words that change with a number (`words`, a form per CLDR plural category, which Babel
+picks for a number by the language's tag) and the sentences that say effects in
 words (`sentences`, with a case asked of each value where the language has cases). A new language is a new file:
 every key of the English file must be in it, and a missing one is an error when the
 catalogue is read, never an English word in a rulebook of another language.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import NamedTuple
 
+import babel
 import yaml
 
 MESSAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "messages")
@@ -24,7 +24,6 @@ _LANG_FILE = re.compile(r"([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\.yaml").fullmatch
 _PLACE = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\|([a-z_][a-z0-9_]*))?\}")
 _SLOT = re.compile(r"\{([a-z_][a-z0-9_]*|\d)(?::([ngdaip]))?\}")  # a sentence's value, in a case
 _NAMES = re.compile(r"\{([a-z_][a-z0-9_]*|\d)[:|}]")  # the value names of any message
-CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
 
 class CatalogueError(Exception):
@@ -42,83 +41,16 @@ def languages(folder: str | None = None) -> tuple:
     return tuple(sorted(found, key=lambda lang: (lang != REFERENCE, lang)))
 
 
-# ---- CLDR plural rules, for whole numbers ---------------------------------------
-# A rule is `or` of `and` of relations `operand [% m] (= | !=) ranges`, with ranges like
-# `2..4, 7`. Counts in a rulebook are whole numbers: `n` and `i` are the number, and the
-# operands of a fraction part (v, w, f, t, c, e) are 0.
+# ---- plural categories: CLDR's, through Babel ---------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(\d+\.\.\d+|\d+)|([a-z]+)|(!=|=|%|,))")
-
-
-class Relation(NamedTuple):
-    operand: str
-    modulo: int | None
-    negated: bool
-    ranges: tuple  # ((low, high), ...)
-
-
-def parse_rule(text: str) -> tuple:
-    """A CLDR plural condition as ((Relation, ...) joined by `and`, ...) joined by `or`."""
-    tokens, pos = [], 0
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise ValueError(f"cannot read `{text[pos:pos + 10]}`")
-        tokens.append(m.group(m.lastindex))
-        pos = m.end()
-    tokens.append(None)
-    out, conj, i = [], [], 0
-    while True:
-        operand = tokens[i]
-        if operand not in ("n", "i", "v", "w", "f", "t", "c", "e"):
-            raise ValueError(f"expected an operand, found `{operand}`")
-        i += 1
-        modulo = None
-        if tokens[i] == "%":
-            modulo = int(tokens[i + 1])
-            i += 2
-        if tokens[i] not in ("=", "!="):
-            raise ValueError(f"expected `=` or `!=`, found `{tokens[i]}`")
-        negated = tokens[i] == "!="
-        i += 1
-        ranges = []
-        while True:
-            r = tokens[i] or ""
-            if not r[:1].isdigit():
-                raise ValueError(f"expected a number or a range, found `{tokens[i]}`")
-            low, _, high = r.partition("..")
-            ranges.append((int(low), int(high or low)))
-            i += 1
-            if tokens[i] != ",":
-                break
-            i += 1
-        conj.append(Relation(operand, modulo, negated, tuple(ranges)))
-        if tokens[i] == "and":
-            i += 1
-            continue
-        out.append(tuple(conj))
-        conj = []
-        if tokens[i] == "or":
-            i += 1
-            continue
-        if tokens[i] is not None:
-            raise ValueError(f"expected `and` or `or`, found `{tokens[i]}`")
-        return tuple(out)
-
-
-def _holds(rule: tuple, n: int) -> bool:
-    for conj in rule:
-        for rel in conj:
-            x = n if rel.operand in ("n", "i") else 0
-            if rel.modulo:
-                x %= rel.modulo
-            inside = any(low <= x <= high for low, high in rel.ranges)
-            if inside == rel.negated:
-                break
-        else:
-            return True
-    return False
+def plural_locale(lang: str, given: str | None, where: str):
+    """The Babel locale whose CLDR plural rules a catalogue's counts follow: its own tag's,
+    or the one its `language: locale:` names for a tag CLDR does not know."""
+    try:
+        return babel.Locale.parse((given or lang).replace("-", "_"))
+    except (babel.UnknownLocaleError, ValueError, TypeError):
+        raise CatalogueError(f"{where}: CLDR has no plural rules for `{given or lang}` "
+                             f"(name a known locale as language: locale:)") from None
 
 
 # ---- a language's catalogue -------------------------------------------------------
@@ -137,15 +69,10 @@ class Catalogue:
         self.language: dict = data["language"]
         self.prose: str = self.language["prose"]
         self._data = data
-        self.rules = []
-        for category, text in (data.get("plural") or {}).items():
-            if category not in CATEGORIES or category == "other":
-                raise CatalogueError(f"{where}: plural: `{category}` is no CLDR plural category "
-                                     f"({', '.join(CATEGORIES[:-1])}; `other` needs no rule)")
-            try:
-                self.rules.append((category, parse_rule(str(text))))
-            except (ValueError, IndexError) as exc:
-                raise CatalogueError(f"{where}: plural: {category}: {exc}") from None
+        if "plural" in data:  # (the rules were once written out here; CLDR's are Babel's now)
+            raise CatalogueError(f"{where}: plural: the plural rules come from CLDR through Babel; "
+                                 f"remove the section (language: locale: names the locale for an unknown tag)")
+        self.plural = plural_locale(lang, self.language.get("locale"), where).plural_form
 
     def without(self, part: str) -> "Catalogue":
         """The same messages with a part of them left out everywhere (the game's own name for
@@ -158,11 +85,7 @@ class Catalogue:
         """The CLDR plural category of a whole number; `other` for anything else."""
         if type(n) is not int:
             return "other"
-        n = abs(n)
-        for category, rule in self.rules:
-            if _holds(rule, n):
-                return category
-        return "other"
+        return self.plural(abs(n))
 
     def counted(self, word: str, n, **args) -> str:
         """A word in the form the number wants: `=N` forms first, then the plural category."""

@@ -177,14 +177,33 @@ def test_russian_names_decline(name, genitive):
     assert ru_declined(name).c("g") == genitive
 
 
-@pytest.mark.parametrize("name", ["Церковь", "Вызовы шаттла", "Часики", "Nitro"])
-def test_russian_names_with_doubtful_endings_are_not_guessed(name):
+@pytest.mark.parametrize("name, genitive", [("Церковь", "Церкви"), ("Вызовы шаттла", "Вызовов шаттла"),
+                                            ("Часики", "Часиков"), ("Свободные ордера", "Свободных ордеров"),
+                                            ("Общественные Связи", "Общественных Связей")])
+def test_russian_names_an_ending_rule_would_get_wrong_decline_by_the_dictionary(name, genitive):
+    assert ru_declined(name).c("g") == genitive
+
+
+def test_a_name_keeps_its_own_spelling_of_e_and_yo_in_every_case():
+    assert ru_declined("Маркер Реставраторов").c("g") == "Маркера Реставраторов"
+    assert ru_declined("Тёмная колода").c("i") == "Тёмной колодой"
+
+
+@pytest.mark.parametrize("name", ["Nitro", "3 шага", "Ход только что закончился", "Возле"])
+def test_what_is_no_noun_phrase_is_not_guessed(name):
     assert ru_declined(name) is None
 
 
+def test_forms_given_by_hand_win_over_the_dictionary():
+    given = {"Рука": {"nom": "Рука", "gen": "Руки игрока", "acc": "Руку"}}
+    hand = ru_declined("Рука", given)
+    assert hand.c("g") == "Руки игрока" and hand.c("a") == "Руку" and hand.c("d") == "Рука"
+    assert ru_declined("Рука").c("d") == "Руке"
+
+
 def test_a_name_that_does_not_decline_stands_in_quotes_after_a_head_noun(tables):
-    t = dict(tables, counters=dict(tables["counters"], gold=dict(tables["counters"]["gold"], name={"en": "Coins", "ru": "Вызовы шаттла"})))
-    assert effect_text(parse("gain 2 gold", _where), t, "ru") == "Получите 2 ед. показателя «Вызовы шаттла»."
+    t = dict(tables, counters=dict(tables["counters"], gold=dict(tables["counters"]["gold"], name={"en": "Coins", "ru": "Нитро X"})))
+    assert effect_text(parse("gain 2 gold", _where), t, "ru") == "Получите 2 ед. показателя «Нитро X»."
 
 
 def test_effects_of_the_tutorial_read_well():

@@ -60,7 +60,7 @@ def _generated(value, out, top=True):
     own `text:`, summary and notes, which are quoted as written)."""
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in _AUTHORED or (top and k in ("notes", "L", "book", "tables", "title")):
+            if k in _AUTHORED or (top and k in ("notes", "L", "book", "tables", "title", "pictures", "examples")):
                 continue
             _generated(v, out, False)
     elif isinstance(value, (list, tuple)):
@@ -173,8 +173,17 @@ def test_a_sum_in_a_russian_case_declines_its_first_term():
     tables = {"counters": {"vp": {"name": {"en": "Score", "ru": "Счёт"}, "of": "game"}}}
     minus = ["op", P, "-", ["name", P, "vp"], ["num", P, 1]]
     stmt = ["set", P, ["name", P, "vp"], ["call", P, "max", [["num", P, 0], minus]]]
-    assert _say(stmt, "ru", tables) == [(0, "Установите Счёт равным наибольшему из 0 и Счёта − 1.")]
-    assert _say(stmt, "en", tables) == [(0, "Set Score to the larger of 0 and Score − 1.")]
+    assert _say(stmt, "ru", tables) == [(0, "Установите Счёт равным наибольшему из 0 и (Счёта − 1).")]
+    assert _say(stmt, "en", tables) == [(0, "Set Score to the larger of 0 and (Score − 1).")]
+
+
+def test_a_difference_given_to_a_function_keeps_its_brackets():
+    """«модуль (A − B) − 1», never «модуль A − B − 1», which says another number."""
+    tables = {"counters": {"a": {"name": {"en": "Red", "ru": "Красный"}, "of": "game"},
+                           "b": {"name": {"en": "Blue", "ru": "Синий"}, "of": "game"}}}
+    diff = ["op", P, "-", ["call", P, "abs", [["op", P, "-", ["name", P, "a"], ["name", P, "b"]]]], ["num", P, 1]]
+    assert Renderer(tables, "en").expr(diff) == "the absolute value of (Red − Blue) − 1"
+    assert Renderer(tables, "ru").expr(diff).startswith("модуль (Красного − ")
 
 
 def test_you_are_in_a_place_agrees_in_russian():

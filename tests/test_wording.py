@@ -9,7 +9,7 @@ import yaml
 from rulepress.compiler import wording
 from rulepress.compiler.render import ru_count
 from rulepress.compiler.rulebook import Book, books, environment, render_rulebook
-from rulepress.compiler.wording import CatalogueError, catalogue, languages, parse_rule
+from rulepress.compiler.wording import CatalogueError, catalogue, languages
 from tests.test_rulebook import tables_of
 
 
@@ -26,6 +26,7 @@ def _xx(messages, drop=None):
     """A third language: the English file with every label marked, so each shows where it lands."""
     doc = yaml.safe_load((messages / "en.yaml").read_text())
     doc["labels"] = {k: v if k in ("yes", "no") else "XX " + v for k, v in doc["labels"].items() if k != drop}
+    doc["language"]["locale"] = "en"  # (no language of CLDR's: it counts as English does)
     (messages / "xx.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=1000))
 
 
@@ -116,15 +117,35 @@ def test_a_broken_catalogue_is_a_one_line_error(messages, text, why):
     assert "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("rule", ["n % = 1", "n = 1 and", "q = 1", "n = 1 x", "n == 1", "i % 10 = 2..", ""])
-def test_a_plural_rule_that_cannot_be_read_is_an_error_at_its_category(messages, rule):
+def test_a_language_cldr_does_not_know_must_name_the_locale_it_counts_like(messages):
     _xx(messages)
     path = messages / "xx.yaml"
     doc = yaml.safe_load(path.read_text())
-    doc["plural"]["one"] = rule
+    del doc["language"]["locale"]
     path.write_text(yaml.safe_dump(doc))
-    with pytest.raises(CatalogueError, match=r"xx\.yaml: plural: one: "):
+    with pytest.raises(CatalogueError, match=r"xx\.yaml: CLDR has no plural rules for `xx`"):
         catalogue("xx")
+
+
+def test_plural_rules_written_in_a_catalogue_are_refused_not_ignored(messages):
+    _xx(messages)
+    path = messages / "xx.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["plural"] = {"one": "n = 1"}
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(CatalogueError, match=r"xx\.yaml: plural: the plural rules come from CLDR"):
+        catalogue("xx")
+
+
+def test_a_language_with_other_plural_categories_counts_by_its_own_cldr_rules(messages):
+    """Polish (one, few, many) from its catalogue alone: no English- or Russian-shaped path."""
+    _xx(messages)
+    doc = yaml.safe_load((messages / "xx.yaml").read_text())
+    doc["language"]["locale"] = "pl"
+    doc["words"]["card"] = {"one": "karta", "few": "karty", "many": "kart", "other": "karty"}
+    (messages / "xx.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True))
+    xx = catalogue("xx")
+    assert [xx.counted("card", n) for n in (1, 2, 5, 22, 25)] == ["karta", "karty", "kart", "karty", "kart"]
 
 
 def test_a_word_without_its_other_form_and_a_prose_with_no_sentence_builders_are_errors(messages):
