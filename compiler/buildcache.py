@@ -217,7 +217,7 @@ def put(kept: tuple[str, str], path: str) -> bool:
     except OSError:
         return False
     try:
-        info = os.lstat(path)  # (a link is replaced, never read through: see writing)
+        info = os.lstat(path)  # (a link is never read through: writing refuses it)
         if stat.S_ISREG(info.st_mode) and info.st_size == len(data):
             with open(path, "rb") as fh:
                 if fh.read() == data:
@@ -226,5 +226,5 @@ def put(kept: tuple[str, str], path: str) -> bool:
         pass
     if _digest(data) != digest:
         return False
-    writing.put(path, data)  # (never through a link found at `path`)
+    writing.put(path, data)  # (never through nor over a link found at `path`)
     return True

@@ -28,6 +28,13 @@ def _usage(message) -> None:
     sys.exit(2)
 
 
+def _not_written(exc: OSError) -> None:
+    """A file the system or writing refused (a link planted at an output): one line, exit 1."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    click.echo(_line(f"{where}{exc.strerror or exc}"), err=True)
+    sys.exit(1)
+
+
 def _gh_data(text) -> str:
     """Text as the data of a GitHub workflow command: one line, its own `%` kept."""
     return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -102,6 +109,8 @@ def build(paths, out, no_cache, emit_python):
         written, report = do_build(list(paths) or ["content"], out)
     except UsageError as exc:
         _usage(exc)
+    except OSError as exc:
+        _not_written(exc)
     for d in report.sorted():
         click.echo(d.text())
     for w in written:
@@ -109,7 +118,10 @@ def build(paths, out, no_cache, emit_python):
     if emit_python:
         for w in written:
             if os.path.basename(w) == "game.json":
-                click.echo(f"wrote {_emit_python(w)}")
+                try:
+                    click.echo(f"wrote {_emit_python(w)}")
+                except OSError as exc:
+                    _not_written(exc)
     sys.exit(1 if report.errors else 0)
 
 
@@ -370,8 +382,12 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
         from .coverage_html import write
         try:
             written = write(results, html_dir)
+        except UsageError as exc:  # (DIR is a file: the games were measured, and the report is what failed)
+            click.echo(_line(f"cannot write the HTML report: {exc}"), err=True)
+            sys.exit(1)
         except OSError as exc:
-            click.echo(f"rulepress: cannot write the HTML report to {html_dir}: {exc.strerror or exc}", err=True)
+            where = f" ({exc.filename})" if exc.filename else ""
+            click.echo(_line(f"cannot write the HTML report to {html_dir}{where}: {exc.strerror or exc}"), err=True)
             sys.exit(1)
         if not as_json:
             click.echo(f"wrote {written[-1]}")
@@ -502,6 +518,8 @@ def print_cmd(game, langs, paper, changed_since, out, size, png):
     except PrintError as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
+    except OSError as exc:
+        _not_written(exc)
     finally:
         for w in warnings:
             click.echo(w, err=True)
