@@ -10,6 +10,7 @@ import tempfile
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
 from .pipeline import compile_game
+from .revisions import RevisionError, export, temporary
 from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
 from .writing import check_output_folder, make_output_folder, put
@@ -55,31 +56,18 @@ def game_tables(folder: str) -> dict:
     return json.loads(text)
 
 
-def _git(args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-
-
 def tables_at(folder: str, ref: str) -> dict | None:
-    """The game's tables as they were at a git revision; None if the game did not exist (or build) then."""
-    top = _git(["rev-parse", "--show-toplevel"], folder)
-    if top.returncode != 0:
-        raise PrintError(f"{folder} is not in a git repository")
-    root = top.stdout.decode().strip()
-    if _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root).returncode != 0:
-        raise PrintError(f"unknown git revision `{ref}`")
-    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(root))
-    listing = _git(["ls-tree", "-r", "--name-only", ref, "--", rel], root)
-    files = [f for f in listing.stdout.decode().splitlines() if f]
-    if not files:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in files:
-            blob = _git(["show", f"{ref}:{f}"], root)
-            dest = os.path.join(tmp, f)
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            with open(dest, "wb") as fh:
-                fh.write(blob.stdout)
-        text, _gid, _rep = compile_game(os.path.join(tmp, rel))
+    """The game's tables as they were at a git revision; None if the game did not exist (or
+    build) then. The old files are read the way revisions reads them: no filter nor hook of
+    the repository runs, and no name of its tree writes outside a temporary folder."""
+    with temporary() as tmp:
+        try:
+            old = export(folder, ref, tmp, "--changed-since")
+        except RevisionError as exc:
+            raise PrintError(str(exc)) from None
+        if old is None:
+            return None
+        text, _gid, _rep = compile_game(old)
     return json.loads(text) if text else None
 
 
