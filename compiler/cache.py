@@ -164,7 +164,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
     langs = declared_languages(files)
     for path, s in zip(files, shown):
         if s in changed_set:
-            doc = check_file(path, s, report, langs)
+            doc = check_file(path, s, report, langs, within=folder)
         elif summary["stubs"].get(s) is not None:
             try:
                 doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])

@@ -31,16 +31,20 @@ def _game_files(folder: str):
     """What a printed page may fetch (images, style sheets): regular files inside the game
     folder and `data:` URLs, nothing else. A game's template is content, and must not put
     the user's other files, or what some server answers, into a PDF."""
+    import mimetypes
     from urllib.parse import unquote, urlsplit
-    from weasyprint.urls import URLFetcher
-    top = os.path.realpath(folder)
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class GameFiles(URLFetcher):
         def fetch(self, url, headers=None):
-            if url.startswith("file:"):
-                path = os.path.realpath(unquote(urlsplit(url).path))
-                if os.path.commonpath([top, path]) != top or not os.path.isfile(path):
-                    raise ValueError(f"not a file of the game: {url}")
+            if url.startswith("file:"):  # (read as every file of a game is: source.read_bytes)
+                path = unquote(urlsplit(url).path)
+                try:
+                    body = read_bytes(path, within=folder)
+                except NotReadable as exc:
+                    raise ValueError(f"not a file of the game: {url}: {exc}") from None
+                kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+                return URLFetcherResponse(url, body=body, headers={"Content-Type": kind})
             return super().fetch(url, headers)
     return GameFiles(allowed_protocols=("file", "data"))
 
@@ -109,7 +113,7 @@ def _card_pos(folder: str, card: str) -> str:
     for name in sorted(os.listdir(folder)):
         if name.endswith((".yaml", ".yml")):
             try:
-                lines = read_bytes(os.path.join(folder, name)).decode("utf-8", "replace").splitlines()
+                lines = read_bytes(os.path.join(folder, name), within=folder).decode("utf-8", "replace").splitlines()
             except NotReadable:
                 continue
             for n, line in enumerate(lines, 1):

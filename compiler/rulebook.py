@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from .content import shown_path
 from .diagnostics import Pos
+from .cpubudget import TimeUp, cpu_budget
 from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, read_bytes
@@ -719,6 +720,7 @@ class _GameEnvironment(_ItemsFirst, ImmutableSandboxedEnvironment):
 
 MAX_TEMPLATE_ARG = 1_000_000      # no number a template needs to pass is larger
 MAX_TEMPLATE_RANGE = 10_000_000   # range() items of all a game's templates render in one build
+MAX_TEMPLATE_SECONDS = 30         # of CPU time for one render of a game's template; a rulebook takes well under one
 
 
 def _small(value):
@@ -801,7 +803,7 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
     if not env.sandboxed:
         return env.get_template(name).render(ctx)
     try:
-        with capped_memory():
+        with capped_memory(), cpu_budget(MAX_TEMPLATE_SECONDS):
             return env.get_template(name).render(ctx)
     except TemplateRefused:
         raise
