@@ -666,8 +666,11 @@ def serve(games, host, port, db, expire_hours):
     # ws_max_size: a frame over the limit is refused by the server before the app reads it.
     # No per-message deflate: compressing every seat's view took a third of the server's time
     # a move (bench/table_load.py) to save bytes a table changing every few seconds never misses.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20,
-                ws_per_message_deflate=False)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024,
+                            ws_ping_interval=20, ws_per_message_deflate=False)
+    # (not uvicorn.run, which swallows the KeyboardInterrupt the server raises again after a
+    # graceful shutdown on Ctrl-C: run() turns it into exit 130, as for every command)
+    uvicorn.Server(config).run()
 
 
 def run() -> None:

@@ -445,3 +445,32 @@ def test_editor_writes_nothing_it_cannot_read_with_certainty(capsys, monkeypatch
     assert why in line and "left as it was" in line
     assert out.startswith('"yaml.schemas": {') and "content-file.json" in out
     assert path.read_text() == text and not (tmp_path / ".vscode" / "settings.json.bak").exists()
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="SIGINT")
+def test_serve_ends_with_130_on_ctrl_c(tmp_path):
+    import socket
+    pytest.importorskip("uvicorn")
+    with socket.socket() as s:  # (a free port: the server checks it before it listens)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rulepress_bin = os.path.join(os.path.dirname(sys.executable), "rulepress")
+    duel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "games", "duel")
+    server = subprocess.Popen([rulepress_bin, "serve", duel, "--port", str(port), "--db", str(tmp_path / "t.db")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, RULEPRESS_CACHE_DIR=str(tmp_path / "cache")))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        server.send_signal(signal.SIGINT)
+        _out, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
