@@ -31,7 +31,7 @@ _SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "
          "-c", "protocol.allow=never", "-c", "core.alternateRefsCommand=", "--no-replace-objects",
          "--literal-pathspecs"]
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat",
-        "GIT_EXTERNAL_DIFF": "", "LC_ALL": "C"}
+        "LC_ALL": "C"}
 _FILE_MODES = (b"100644", b"100755")
 
 

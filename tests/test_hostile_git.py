@@ -162,3 +162,14 @@ def test_a_folder_whose_name_is_a_pathspec_is_read_literally(tmp_path):
     git(top, "commit", "-qm", "two")
     with revisions.temporary() as tmp:
         assert os.listdir(export(str(top / "[d]uel"), "HEAD", tmp)) == ["game.yaml"]
+
+
+def test_a_folder_of_huge_blobs_is_refused_without_reading_them(repo, tmp_path):
+    import resource
+    big = b"\0" * (15 * 1024 * 1024)  # (one blob, named fifteen times: 225 MB in the tree, little in the pack)
+    ref = commit(repo, {"duel": dict(duel_files(), **{f"big{i:02}.yaml": big for i in range(15)})})
+    del big
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with revisions.temporary() as tmp, pytest.raises(RevisionError, match="200 MB: not a game's content"):
+        export(str(repo / "duel"), ref, tmp)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024  # (KiB)
