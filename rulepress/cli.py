@@ -322,16 +322,15 @@ def _source_lines(game: str):
     if game.endswith(".json") or not os.path.isdir(folder):
         return None
 
+    from .compiler.source import NotReadable, read_bytes
+
     def line(pos: str):
         try:
             file, n, _col = pos.rsplit(":", 2)
-            with open(os.path.join(folder, file), encoding="utf-8") as fh:
-                for i, text in enumerate(fh, 1):
-                    if i == int(n):
-                        return text.strip()
-        except (OSError, ValueError):
+            lines = read_bytes(os.path.join(folder, file), within=folder).decode("utf-8").splitlines()
+            return lines[int(n) - 1].strip() if 0 < int(n) <= len(lines) else None
+        except (NotReadable, UnicodeDecodeError, ValueError):
             return None
-        return None
     return line
 
 
@@ -419,7 +418,8 @@ def play(game, players, seed, bots, lang, log_path):
         check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
-    tplay(g, players or g.players_min, seed, bots, lang, log_path)
+    from .compiler.writing import put_chosen
+    tplay(g, players or g.players_min, seed, bots, lang, log_path, write=put_chosen)
 
 
 def _game_for_log(gid: str, given):

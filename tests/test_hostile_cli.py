@@ -474,3 +474,26 @@ def test_serve_ends_with_130_on_ctrl_c(tmp_path):
             server.kill()
     assert server.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
+
+
+def test_a_log_file_that_is_a_link_is_a_usage_error_before_the_game(capsys, monkeypatch, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "game.log.json").symlink_to(victim)
+    code, out, err = rulepress(capsys, monkeypatch, "play", DUEL, "--bots", "p1,p2", "--log",
+                               tmp_path / "game.log.json", "--seed", "3")
+    assert code == 2 and "is a link" in one_line(err) and out == ""
+    assert victim.read_text() == "keep me"
+
+
+def test_a_link_planted_at_the_log_during_the_game_is_not_written_through(duel, tmp_path, capsys):
+    from rulepress.compiler.writing import put_chosen
+    from rulepress.runtime.terminal import play
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    log = tmp_path / "game.log.json"
+    log.symlink_to(victim)  # (planted after the arguments were checked)
+    play(duel, 2, 5, "p1,p2", "en", str(log), write=put_chosen)
+    out = capsys.readouterr().out
+    assert "could not be written" in out and "refusing to write" in out
+    assert victim.read_text() == "keep me" and log.is_symlink()
