@@ -13,7 +13,7 @@ from .pipeline import compile_game
 from .revisions import RevisionError, export, temporary
 from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
-from .writing import check_output_folder, make_output_folder, put
+from .writing import check_output_folder, folder_in, make_output_folder, put
 
 
 class PrintError(Exception):
@@ -96,7 +96,6 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     cards = card_size(size)
     tables = game_tables(folder)
     gid = tables["game"]["id"]
-    make_output_folder(out_dir)
     found: list = []
     try:
         return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found)
@@ -125,6 +124,7 @@ def _card_pos(folder: str, card: str) -> str:
 
 def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
+    make_output_folder(out_dir)  # (not before the revision is read: a wrong one leaves nothing behind)
     written = []
     for lang in langs:
         if changed_since is None:
@@ -138,7 +138,7 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
                 html_text = render_cards(tables, lang, paper, folder, set(ids), size, "contact")
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
                 written += _pngs(render_cards(tables, lang, paper, folder, set(ids), size, "single"), folder,
-                                 os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
+                                 folder_in(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
     return written
 
 
@@ -146,8 +146,8 @@ PNG_DPI = 300  # what a virtual table scales down from without blur
 
 
 def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:
-    """One PNG per card (with its bleed), named by the card's id, from a page per card."""
-    make_output_folder(target)
+    """One PNG per card (with its bleed), named by the card's id, from a page per card, in
+    `target` (a folder folder_in made: a link planted in its place is refused)."""
     with tempfile.TemporaryDirectory() as tmp:
         pdf = _pdf(html_text, folder, os.path.join(tmp, "cards.pdf"))
         done = subprocess.run(["pdftoppm", "-png", "-r", str(PNG_DPI), pdf, os.path.join(tmp, "p")],

@@ -173,3 +173,14 @@ def test_a_folder_of_huge_blobs_is_refused_without_reading_them(repo, tmp_path):
     with revisions.temporary() as tmp, pytest.raises(RevisionError, match="200 MB: not a game's content"):
         export(str(repo / "duel"), ref, tmp)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024  # (KiB)
+
+
+@pytest.mark.parametrize("rev, says", [("crafted", "names a path outside its folder"),
+                                       ("no-such-branch", "--changed-since: unknown git revision `no-such-branch`")])
+def test_print_changed_since_refuses_in_one_line(repo, tmp_path, capsys, monkeypatch, rev, says):
+    if rev == "crafted":
+        commit(repo, {"duel": dict(duel_files(), **{"..": {"escaped.yaml": b"x: 1\n"}})})
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(tmp_path / "cache"))
+    code, _out, err = rulepress(capsys, monkeypatch, "print", repo / "duel", "--changed-since", rev, "-o", tmp_path / "pdf")
+    assert code == 1 and says in one_line(err)
+    assert not (tmp_path / "pdf").exists()

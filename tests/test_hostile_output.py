@@ -311,3 +311,14 @@ def test_coverage_html_refuses_a_link_planted_in_its_folder(game, tmp_path, outs
     assert line.startswith("rulepress: cannot write the HTML report") and "refusing to write" in line, line
     assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
     assert os.path.islink(out / name)
+
+
+def test_print_png_refuses_a_link_planted_at_its_folder_of_cards(game, tmp_path, outside):
+    pytest.importorskip("weasyprint")
+    if not shutil.which("pdftoppm"):
+        pytest.skip("no pdftoppm")
+    out = tmp_path / "print"
+    out.mkdir()
+    os.symlink(outside / "folder", out / "race.cards.en")
+    refused(run("print", game, "-o", out, "--png"), out / "race.cards.en")
+    assert os.listdir(outside / "folder") == []
