@@ -114,21 +114,21 @@ def inputs_key(folder: str) -> str | None:
     h = hashlib.sha1(build_version().encode())
     h.update(os.fsencode(os.path.realpath(folder)) + b"\0" + os.fsencode(shown_path(folder)) + b"\0")
     for f in files:
-        digest = _hash(f)
+        digest = _hash(f, folder)  # (a file leading outside the folder is not even hashed)
         if digest is None:
             return None
         h.update(os.fsencode(f"{shown_path(f)}\0{digest}\0"))
     own = os.path.join(folder, "templates")
     if os.path.isdir(own):  # a game's own templates override the built-in ones
         for path in _tree_files(own):
-            digest = _hash(path)
+            digest = _hash(path, folder)
             if digest is None:
                 return None
             h.update(os.fsencode(f"T{os.path.relpath(path, own)}\0{digest}\0"))
     icons = os.path.join(folder, "art", "icons")
     if os.path.isdir(icons):  # the rulebooks show a game's icon images
         for path in _tree_files(icons):
-            digest = _hash(path)
+            digest = _hash(path, folder)
             if digest is None:
                 return None
             h.update(os.fsencode(f"I{os.path.relpath(path, icons)}\0{digest}\0"))
