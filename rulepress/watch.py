@@ -67,18 +67,23 @@ def once(folder: str, out: str, print_out: str | None, echo: Callable[[str], Non
         report = validate_game(folder)
     for d in report.sorted():
         echo(d.text())
-    written = []
+    written, refused = [], 0
     if not report.errors:
-        written, built = build([folder], out)
-        for d in built.errors:  # (validate found none: a build problem of its own)
-            echo(d.text())
-        if print_out and not built.errors:
-            from .compiler.printing import PrintError, print_game
-            try:
-                written += print_game(folder, ("en",), "a4", None, print_out)
-            except PrintError as exc:
-                echo(f"rulepress: {exc}")
-    done = Round(len(report.errors), len(report.warnings), len(written), time.perf_counter() - start)
+        try:
+            written, built = build([folder], out)
+            for d in built.errors:  # (validate found none: a build problem of its own)
+                echo(d.text())
+            if print_out and not built.errors:
+                from .compiler.printing import PrintError, print_game
+                try:
+                    written += print_game(folder, ("en",), "a4", None, print_out)
+                except PrintError as exc:
+                    echo(f"rulepress: {exc}")
+        except OSError as exc:  # (a link planted where an output goes: said, and the watch goes on)
+            where = f"{exc.filename}: " if exc.filename else ""
+            echo(f"rulepress: {where}{exc.strerror or exc}".replace("\n", "\\n"))
+            refused = 1
+    done = Round(len(report.errors) + refused, len(report.warnings), len(written), time.perf_counter() - start)
     echo(status(folder, done))
     return done
 
