@@ -720,7 +720,7 @@ class _GameEnvironment(_ItemsFirst, ImmutableSandboxedEnvironment):
 
 MAX_TEMPLATE_ARG = 1_000_000      # no number a template needs to pass is larger
 MAX_TEMPLATE_RANGE = 10_000_000   # range() items of all a game's templates render in one build
-MAX_TEMPLATE_SECONDS = 30         # of CPU time for one render of a game's template; a rulebook takes well under one
+MAX_TEMPLATE_SECONDS = 10         # of CPU time for one render of a game's template; a rulebook takes well under one
 
 
 def _small(value):
