@@ -100,8 +100,10 @@ def export(folder: str, rev: str, into: str, option: str = "--against") -> str |
         raise RevisionError(f"{option} works on a game folder, and {folder} is not one")
     try:
         top = _Git(folder, option).small(["rev-parse", "--show-toplevel"], "find the repository")
-    except RevisionError:
-        raise RevisionError(f"{option}: {folder} is not inside a git repository") from None
+    except RevisionError as exc:
+        if "not a git repository" in str(exc).lower() or ": " not in str(exc):
+            raise RevisionError(f"{option}: {folder} is not inside a git repository") from None
+        raise  # (git's own reason: a repository of another user's, say)
     git = _Git(top, option)
     try:
         commit = git.small(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], "read the revision")
