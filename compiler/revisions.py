@@ -175,6 +175,8 @@ def _write_blobs(git: _Git, files, into: str, rev: str) -> None:
                 raise RevisionError(f"{git.option}: the tree at {rev} names a path outside its folder: {name[:80]!r}") from None
             except Refused as exc:  # (two names of one tree, one a file and one a folder above it)
                 raise RevisionError(f"{git.option}: the tree at {rev} names {name[:80]!r} twice: {exc.strerror}") from None
+            except OSError as exc:  # (a name too long for this file system, a full disk)
+                raise RevisionError(f"{git.option}: cannot copy {name[:80]!r} of {rev}: {exc.strerror or exc}") from None
         git.end(proc, "read the folder's files")
     except (BrokenPipeError, ConnectionResetError):
         raise RevisionError(f"{git.option}: git stopped while reading the folder at {rev}") from None

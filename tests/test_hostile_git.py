@@ -184,3 +184,9 @@ def test_print_changed_since_refuses_in_one_line(repo, tmp_path, capsys, monkeyp
     code, _out, err = rulepress(capsys, monkeypatch, "print", repo / "duel", "--changed-since", rev, "-o", tmp_path / "pdf")
     assert code == 1 and says in one_line(err)
     assert not (tmp_path / "pdf").exists()
+
+
+def test_a_name_too_long_for_the_file_system_is_one_line(repo):
+    ref = commit(repo, {"duel": dict(duel_files(), **{"x" * 300 + ".yaml": b"x: 1\n"})})
+    with revisions.temporary() as tmp, pytest.raises(RevisionError, match="cannot copy 'duel/xxx.*' of crafted: File name too long"):
+        export(str(repo / "duel"), ref, tmp)
