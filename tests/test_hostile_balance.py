@@ -137,3 +137,12 @@ def test_a_link_planted_while_the_games_play_is_refused_too(tmp_path, capsys, mo
     code, _out, err = rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 3, "--no-coverage", "-o", report)
     assert code == 1 and "refusing to write" in one_line(err)
     assert victim.read_text() == "keep me" and report.is_symlink()
+
+
+@pytest.mark.skipif(not os.path.islink("/dev/stdout"), reason="/dev/stdout is no link here")
+@pytest.mark.parametrize("command", [["balance", DUEL, "-n", 1, "-o"], ["play", DUEL, "--bots", "p1,p2", "--log"]])
+def test_dev_stdout_as_the_file_to_write_is_a_usage_error_and_stays_a_link(capsys, monkeypatch, command):
+    # (as root, writing beside /dev/stdout and renaming onto it once made it a regular file)
+    code, out, err = rulepress(capsys, monkeypatch, *command, "/dev/stdout")
+    assert code == 2 and "/dev/stdout is a link" in one_line(err) and out == ""
+    assert os.path.islink("/dev/stdout")

@@ -195,3 +195,24 @@ def test_the_reader_refuses_what_leaves_its_folder_and_reads_what_does_not(tmp_p
         with pytest.raises(NotReadable, match="outside the game folder") as refusal:
             read_bytes(str(path), within=str(folder))
         assert SECRET not in str(refusal.value)
+
+
+# ---- what a printed page fetches -------------------------------------------------------
+
+def test_a_printed_page_fetches_only_regular_files_inside_the_game(game, outside):
+    pytest.importorskip("weasyprint")
+    from rulepress.compiler.printing import _game_files
+    (game / "art").mkdir(exist_ok=True)
+    (game / "art" / "style.css").write_text("p { color: red }\n", encoding="utf-8")
+    os.symlink(outside / "secret.txt", game / "art" / "linked.css")
+    os.mkfifo(game / "art" / "pipe.css")
+    fetcher = _game_files(str(game))
+    response = fetcher.fetch((game / "art" / "style.css").as_uri())
+    assert response.read() == b"p { color: red }\n"
+    for url in ((game / "art" / "linked.css").as_uri(), (game / "art" / "pipe.css").as_uri(), "file:///etc/passwd",
+                "file:///proc/self/environ", (game / "art" / ".." / ".." / "outside" / "secret.txt").as_uri()):
+        with pytest.raises(ValueError, match="not a file of the game") as refusal:
+            fetcher.fetch(url)
+        assert SECRET not in str(refusal.value)
+    with pytest.raises(ValueError):
+        fetcher.fetch("http://example.invalid/x.css")
