@@ -143,6 +143,8 @@ def _listing(git: _Git, commit: str, inside: str, rev: str) -> list[tuple[bytes,
         if mode not in _FILE_MODES or kind != b"blob" or not size.isdigit():
             continue  # (a link, a submodule)
         name = os.fsdecode(raw)
+        if prefix and name == prefix[:-1]:
+            return []  # (the game's folder was a file then: no folder of it at that revision)
         if not name.startswith(prefix):
             raise RevisionError(f"{git.option}: the tree at {rev} names a path outside its folder: {name[:80]!r}")
         if int(size) > MAX_FILE_BYTES:

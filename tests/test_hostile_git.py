@@ -190,3 +190,9 @@ def test_a_name_too_long_for_the_file_system_is_one_line(repo):
     ref = commit(repo, {"duel": dict(duel_files(), **{"x" * 300 + ".yaml": b"x: 1\n"})})
     with revisions.temporary() as tmp, pytest.raises(RevisionError, match="cannot copy 'duel/xxx.*' of crafted: File name too long"):
         export(str(repo / "duel"), ref, tmp)
+
+
+def test_a_folder_that_was_a_file_then_did_not_exist_then(repo):
+    ref = commit(repo, {"duel": b"game: {}\n"})
+    with revisions.temporary() as tmp:
+        assert export(str(repo / "duel"), ref, tmp) is None
