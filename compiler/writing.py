@@ -104,11 +104,21 @@ def put(path: str, data: bytes) -> None:
 def _put(path: str, data: bytes) -> None:
     folder, name = os.path.split(path)
     info = _in_the_way(path)
-    if info is not None and info.st_size == len(data):
-        with open(path, "rb") as fh:  # (a regular file, not a link: lstat said so)
-            if fh.read() == data:
-                return
+    if info is not None and info.st_size == len(data) and _holds(path, data):
+        return
     _write_beside(folder or ".", name, path, data)
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether the regular file at `path` holds exactly `data` (opened without following a
+    link or blocking on a pipe put there since lstat looked)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        return stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and fh.read(len(data) + 1) == data
 
 
 def put_chosen(path: str, data: bytes) -> None:
