@@ -31,6 +31,7 @@ from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnosti
 from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 from . import writing
+from .source import leads_outside
 from .outputs import OUTPUT_NAMES
 
 FORMAT = 2
@@ -43,13 +44,13 @@ class KeptBuild(NamedTuple):
     report: Report
 
 
-def _tree_files(folder: str) -> list[str]:
+def _tree_files(folder: str, within: str | None = None) -> list[str]:
     """Every file below the folder, in a fixed order, following links to folders once each
-    (a template can include one through a link)."""
+    (a template can include one through a link); with `within`, none leading outside it."""
     out, seen = [], set()
     for d, dirs, files in os.walk(folder, followlinks=True):
         real = os.path.realpath(d)
-        if real in seen:
+        if real in seen or (within is not None and leads_outside(within, real)):
             dirs[:] = []
             continue
         seen.add(real)
@@ -120,14 +121,14 @@ def inputs_key(folder: str) -> str | None:
         h.update(os.fsencode(f"{shown_path(f)}\0{digest}\0"))
     own = os.path.join(folder, "templates")
     if os.path.isdir(own):  # a game's own templates override the built-in ones
-        for path in _tree_files(own):
+        for path in _tree_files(own, folder):
             digest = _hash(path, folder)
             if digest is None:
                 return None
             h.update(os.fsencode(f"T{os.path.relpath(path, own)}\0{digest}\0"))
     icons = os.path.join(folder, "art", "icons")
     if os.path.isdir(icons):  # the rulebooks show a game's icon images
-        for path in _tree_files(icons):
+        for path in _tree_files(icons, folder):
             digest = _hash(path, folder)
             if digest is None:
                 return None

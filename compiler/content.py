@@ -117,7 +117,8 @@ MAX_FOLDER_DEPTH = 32  # folders inside a game folder: no game needs more, a gen
 
 
 def yaml_files(folder: str, report: Report) -> list[str]:
-    """Every *.yaml below the folder except scenarios, following links once each."""
+    """Every *.yaml below the folder except scenarios, following links once each; a folder
+    link that leads outside the game folder is an error, and not walked."""
     out, seen = [], set()
 
     def walk(d, depth=0):
@@ -139,6 +140,9 @@ def yaml_files(folder: str, report: Report) -> list[str]:
                 continue
             if e.is_dir():
                 if e.name in ("scenarios", "templates"):
+                    continue
+                if e.is_symlink() and source.leads_outside(folder, e.path):
+                    report.error(Pos(shown_path(e.path), 1, 1), "Y009", "a folder link that leads outside the game folder; not read")
                     continue
                 walk(e.path, depth + 1)
             elif e.name.endswith((".yaml", ".yml")):

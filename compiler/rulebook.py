@@ -21,7 +21,7 @@ from .diagnostics import Pos
 from .cpubudget import TimeUp, cpu_budget
 from .memory import capped_memory
 from .pictures import Pictures
-from .source import NotReadable, read_bytes
+from .source import NotReadable, leads_outside, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, text_of
 from .said import Said
 from .wording import catalogue
@@ -765,6 +765,8 @@ class _GameTemplates(jinja2.FileSystemLoader):
 
     def get_source(self, environment, template):
         for folder in self.searchpath:
+            if leads_outside(self.game_folder, folder):
+                raise _linked_out(folder)
             path = os.path.join(folder, *jinja2.loaders.split_template_path(template))
             if os.path.lexists(path):
                 break
@@ -783,6 +785,10 @@ class _GameTemplates(jinja2.FileSystemLoader):
             except OSError:
                 return False
         return text, os.path.normpath(path), uptodate
+
+
+def _linked_out(own: str) -> TemplateRefused:
+    return TemplateRefused(Pos(shown_path(own), 1, 1), "templates/ is a folder link that leads outside the game folder; not read")
 
 
 def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
@@ -823,6 +829,8 @@ def template_problems(game_folder: str) -> list[TemplateRefused]:
     own = os.path.join(game_folder, "templates")
     if not os.path.isdir(own):
         return []
+    if leads_outside(game_folder, own):
+        return [_linked_out(own)]
     env = environment(game_folder)
     problems = []
     for name in sorted(os.listdir(own)):

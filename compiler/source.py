@@ -188,10 +188,17 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES, within: str | None = None
 def inside(folder: str, path: str) -> str:
     """The real path of `path`, which must lie inside `folder` (itself followed, whatever it
     is: the folder is the user's choice); NotReadable where it leads outside."""
-    top, real = os.path.realpath(folder), os.path.realpath(path)
-    if real != top and not real.startswith(os.path.join(top, "")):
+    real = os.path.realpath(path)
+    if leads_outside(folder, real):
         raise NotReadable("a link that leads outside the game folder; not read")
     return real
+
+
+def leads_outside(folder: str, path: str) -> bool:
+    """Whether the real path of `path` lies outside the real path of `folder`: a walk of a
+    game's folders goes no further (a link to / would have it list the whole machine)."""
+    top, real = os.path.realpath(folder), os.path.realpath(path)
+    return real != top and not real.startswith(os.path.join(top, ""))
 
 
 class Buffers:

@@ -25,10 +25,11 @@ def snapshot(folder: str, skip=()) -> dict[str, Stamp]:
     not those below the folders `skip` (where the build writes: it would wake itself)."""
     out: dict[str, Stamp] = {}
     stack, seen = [folder], {os.path.realpath(s) for s in skip}
+    top = os.path.join(os.path.realpath(folder), "")
     while stack and len(out) < MAX_FILES:
         d = stack.pop()
         real = os.path.realpath(d)
-        if real in seen:
+        if real in seen or not os.path.join(real, "").startswith(top):  # (a link out: the build reads nothing there)
             continue
         seen.add(real)
         try:

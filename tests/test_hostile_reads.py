@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -98,7 +99,17 @@ def test_the_environment_never_reaches_a_rulebook_through_the_real_command(game,
 
 def test_a_linked_templates_folder_is_refused(game, tmp_path, outside):
     os.symlink(outside / "templates", game / "templates")
-    refused(run("build", game, "-o", tmp_path / "out"), "G007", "rulebook.md.j2")
+    refused(run("build", game, "-o", tmp_path / "out"), "G007", "templates", says="folder link that leads outside")
+    refused(run("validate", "--no-cache", game), "G007", "templates", says="folder link that leads outside")
+
+
+def test_a_templates_folder_linked_inside_the_game_is_read(game, tmp_path):
+    (game / "shared").mkdir()
+    (game / "shared" / "rulebook.md.j2").write_text("# {{ title }}\nshared\n", encoding="utf-8")
+    os.symlink("shared", game / "templates")
+    result = run("build", game, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "race" / "rulebook.en.md").read_text(encoding="utf-8") == "# Dice Race\nshared\n"
 
 
 def test_an_include_of_a_linked_file_is_refused_at_the_include(game, tmp_path, outside):
@@ -151,10 +162,20 @@ def test_a_yaml_file_linked_outside_is_refused_by_the_editors_cache_too(game, ou
     refused(run("validate", game), "Y009", "extra.yaml")
 
 
-def test_a_linked_folder_outside_is_refused_file_by_file(game, outside):
+def test_a_linked_folder_outside_is_refused_at_the_link_unwalked(game, outside):
     os.symlink(outside, game / "more")
-    e = refused(run("validate", "--no-cache", game), "Y009", "cards.yaml")
-    assert e["file"].endswith(os.path.join("more", "cards.yaml"))
+    e = refused(run("validate", "--no-cache", game), "Y009", "more")
+    assert "folder link" in e["msg"]
+
+
+@pytest.mark.parametrize("where", ["more", "art", "templates"])
+def test_a_folder_linked_to_the_root_is_not_walked(game, tmp_path, where):
+    started = time.monotonic()
+    os.symlink("/", game / where)
+    result = run("build", game, "-o", tmp_path / "out")
+    assert time.monotonic() - started < 30
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "outside the game folder" in result.output
 
 
 def test_a_yaml_file_linked_inside_the_game_is_read(game):

@@ -100,3 +100,9 @@ def test_a_link_planted_at_an_output_is_said_and_the_watch_goes_on(game, monkeyp
     assert done.errors == 1 and (game / "victim.txt").read_text() == "keep me"
     assert any(line.startswith("rulepress: ") and "refusing to write" in line for line in said), said
     assert "not built" in said[-1]
+
+
+def test_a_folder_linked_outside_the_game_is_not_watched(game):
+    from rulepress.watch import snapshot
+    os.symlink("/", game / "duel" / "root")
+    assert sorted(snapshot(str(game / "duel"))) == [str(game / "duel" / "game.yaml")]
