@@ -39,6 +39,10 @@ class RevisionError(Exception):
     """The folder cannot be had at that revision; the message says why, on one line."""
 
 
+class _NoGit(RevisionError):
+    """git is not installed."""
+
+
 class _Git:
     """One git process at a time for one revision, all of them ended by one deadline."""
 
@@ -50,7 +54,7 @@ class _Git:
             proc = subprocess.Popen(["git", *_SAFE, *args], cwd=self.top, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, **_ENV))
         except FileNotFoundError:
-            raise RevisionError(f"{self.option} needs git, which is not installed") from None
+            raise _NoGit(f"{self.option} needs git, which is not installed") from None
         proc.timer = threading.Timer(TIMEOUT, proc.kill)
         proc.timer.start()
         return proc
@@ -100,6 +104,8 @@ def export(folder: str, rev: str, into: str, option: str = "--against") -> str |
         raise RevisionError(f"{option} works on a game folder, and {folder} is not one")
     try:
         top = _Git(folder, option).small(["rev-parse", "--show-toplevel"], "find the repository")
+    except _NoGit:
+        raise
     except RevisionError as exc:
         if "not a git repository" in str(exc).lower() or ": " not in str(exc):
             raise RevisionError(f"{option}: {folder} is not inside a git repository") from None

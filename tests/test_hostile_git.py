@@ -196,3 +196,9 @@ def test_a_folder_that_was_a_file_then_did_not_exist_then(repo):
     ref = commit(repo, {"duel": b"game: {}\n"})
     with revisions.temporary() as tmp:
         assert export(str(repo / "duel"), ref, tmp) is None
+
+
+def test_without_git_installed_it_says_so(repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    with revisions.temporary() as tmp, pytest.raises(RevisionError, match="^--changed-since needs git, which is not installed$"):
+        export(str(repo / "duel"), "HEAD", tmp, "--changed-since")
