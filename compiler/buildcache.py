@@ -31,6 +31,7 @@ from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnosti
 from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 from . import writing
+from .source import leads_outside
 from .outputs import OUTPUT_NAMES
 
 FORMAT = 2
@@ -43,13 +44,13 @@ class KeptBuild(NamedTuple):
     report: Report
 
 
-def _tree_files(folder: str) -> list[str]:
+def _tree_files(folder: str, within: str | None = None) -> list[str]:
     """Every file below the folder, in a fixed order, following links to folders once each
-    (a template can include one through a link)."""
+    (a template can include one through a link); with `within`, none leading outside it."""
     out, seen = [], set()
     for d, dirs, files in os.walk(folder, followlinks=True):
         real = os.path.realpath(d)
-        if real in seen:
+        if real in seen or (within is not None and leads_outside(within, real)):
             dirs[:] = []
             continue
         seen.add(real)
@@ -114,14 +115,14 @@ def inputs_key(folder: str) -> str | None:
     h = hashlib.sha1(build_version().encode())
     h.update(os.fsencode(os.path.realpath(folder)) + b"\0" + os.fsencode(shown_path(folder)) + b"\0")
     for f in files:
-        digest = _hash(f)
+        digest = _hash(f, folder)  # (a file leading outside the folder is not even hashed)
         if digest is None:
             return None
         h.update(os.fsencode(f"{shown_path(f)}\0{digest}\0"))
     own = os.path.join(folder, "templates")
     if os.path.isdir(own):  # a game's own templates override the built-in ones
-        for path in _tree_files(own):
-            digest = _hash(path)
+        for path in _tree_files(own, folder):
+            digest = _hash(path, folder)
             if digest is None:
                 return None
             h.update(os.fsencode(f"T{os.path.relpath(path, own)}\0{digest}\0"))
@@ -134,8 +135,8 @@ def inputs_key(folder: str) -> str | None:
             h.update(os.fsencode(f"S{os.path.relpath(path, scenarios)}\0{digest}\0"))
     icons = os.path.join(folder, "art", "icons")
     if os.path.isdir(icons):  # the rulebooks show a game's icon images
-        for path in _tree_files(icons):
-            digest = _hash(path)
+        for path in _tree_files(icons, folder):
+            digest = _hash(path, folder)
             if digest is None:
                 return None
             h.update(os.fsencode(f"I{os.path.relpath(path, icons)}\0{digest}\0"))
@@ -224,7 +225,7 @@ def put(kept: tuple[str, str], path: str) -> bool:
     except OSError:
         return False
     try:
-        info = os.lstat(path)  # (a link is replaced, never read through: see writing)
+        info = os.lstat(path)  # (a link is never read through: writing refuses it)
         if stat.S_ISREG(info.st_mode) and info.st_size == len(data):
             with open(path, "rb") as fh:
                 if fh.read() == data:
@@ -233,5 +234,5 @@ def put(kept: tuple[str, str], path: str) -> bool:
         pass
     if _digest(data) != digest:
         return False
-    writing.put(path, data)  # (never through a link found at `path`)
+    writing.put(path, data)  # (never through nor over a link found at `path`)
     return True

@@ -93,7 +93,7 @@ def _validate(folder: str) -> Report:
     walk = Report()
     files = yaml_files(folder, walk)
     shown = [shown_path(f) for f in files]
-    hashes = {s: _hash(f) for f, s in zip(files, shown)}
+    hashes = {s: _hash(f, folder) for f, s in zip(files, shown)}
     store = _Store(folder)
     rec = store.index()
     usable = (rec is not None and not walk.items and rec["files"] == shown and not rec["other"]
@@ -127,7 +127,7 @@ def known_report(folder: str) -> Report | None:
     if rec is None or walk.items or rec["files"] != shown or rec["other"]:
         return None
     for f, s in zip(files, shown):
-        h = _hash(f)
+        h = _hash(f, folder)
         if h is None or rec["hash"].get(s) != h:
             return None
     return _report(d for s in shown for d in rec["diags"][s])
@@ -164,7 +164,7 @@ def _incremental(folder, files, shown, changed, rec, summary, hashes):
     langs = declared_languages(files)
     for path, s in zip(files, shown):
         if s in changed_set:
-            doc = check_file(path, s, report, langs)
+            doc = check_file(path, s, report, langs, within=folder)
         elif summary["stubs"].get(s) is not None:
             try:
                 doc, uses = _decode_text(summary["stubs"][s], s), json.loads(summary["uses"][s])
@@ -370,9 +370,9 @@ _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 # ---- storage -------------------------------------------------------------------
 
-def _hash(path):
+def _hash(path, within=None):
     try:  # (only a regular file of a content file's size: the loader reports the others)
-        return hashlib.sha1(read_bytes(path)).hexdigest()
+        return hashlib.sha1(read_bytes(path, within=within)).hexdigest()
     except NotReadable:
         return None
 

@@ -132,7 +132,9 @@ CATALOGUE: dict[str, dict] = {
         "title": "cannot read file or folder",
         "explain": "The file or folder exists in the listing but cannot be opened: a link to a file that is "
                    "gone, or missing read permission (the message gives the system's reason), or not a regular "
-                   "file at all: a pipe, device or socket is never read.",
+                   "file at all: a pipe, device or socket is never read. Nor is a file whose real path leads "
+                   "outside the game folder (a link to /etc/passwd, a linked folder of the user's): content "
+                   "is what the game folder holds, and no message quotes such a file.",
         "wrong": "# extra.yaml is a link to a file that was deleted\n",
         "right": _CARD,
         "special": "dangling",
@@ -326,8 +328,10 @@ CATALOGUE: dict[str, dict] = {
                    "content like the rest and render in Jinja's sandbox: no attribute starting with `_`, no "
                    "call that changes anything, nothing huge built from a few characters (see the limits in "
                    "docs/content.md). A template that tries one, or that "
-                   "is broken (syntax, a value that does not exist), stops `rulepress build` with this "
-                   "error at its line; `validate` does not render templates.",
+                   "is broken (syntax, a value that does not exist), that runs past its budget of CPU time, "
+                   "that is a link leading outside the game folder, or that includes a file that is not one "
+                   "of templates/, stops `rulepress build` with this error at its line; `validate` does not "
+                   "render templates.",
         "wrong": "# {{ title.__class__.__mro__ }}\n",
         "right": "# {{ title }}\n",
         "file": "templates/rulebook.md.j2", "build": True, "fence": "jinja",

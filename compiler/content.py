@@ -117,7 +117,8 @@ MAX_FOLDER_DEPTH = 32  # folders inside a game folder: no game needs more, a gen
 
 
 def yaml_files(folder: str, report: Report) -> list[str]:
-    """Every *.yaml below the folder except scenarios, following links once each."""
+    """Every *.yaml below the folder except scenarios, following links once each; a folder
+    link that leads outside the game folder is an error, and not walked."""
     out, seen = [], set()
 
     def walk(d, depth=0):
@@ -139,6 +140,9 @@ def yaml_files(folder: str, report: Report) -> list[str]:
                 continue
             if e.is_dir():
                 if e.name in ("scenarios", "templates"):
+                    continue
+                if e.is_symlink() and source.leads_outside(folder, e.path):
+                    report.error(Pos(shown_path(e.path), 1, 1), "Y009", "a folder link that leads outside the game folder; not read")
                     continue
                 walk(e.path, depth + 1)
             elif e.name.endswith((".yaml", ".yml")):
@@ -352,7 +356,7 @@ def declared_languages(files) -> tuple:
     files are checked: a text lacks a translation only into one of them."""
     for path in files:
         if os.path.basename(path) == MANIFEST:
-            doc = load_file(path, MANIFEST, Report())
+            doc = load_file(path, MANIFEST, Report(), within=os.path.dirname(path) or ".")
             return game_languages(doc.get("game") if isinstance(doc, PMap) else None)
     return LANGUAGES
 
@@ -413,7 +417,7 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     src = GameSource(folder)
     files = yaml_files(folder, report)
     langs = declared_languages(files)
-    one = functools.partial(check_file if check else _load_only, langs=langs)
+    one = functools.partial(check_file if check else _load_only, langs=langs, within=folder)
     src.files = [shown_path(f) for f in files]
     if not any(os.path.basename(f) == MANIFEST for f in files):
         report.error(Pos(shown_path(os.path.join(folder, MANIFEST)), 1, 1), "G001",
@@ -429,8 +433,8 @@ def load_game(folder: str, report: Report, check: bool = True) -> GameSource:
     return src
 
 
-def _load_only(path: str, shown: str, report: Report, langs=LANGUAGES):
-    doc = load_file(path, shown, report)
+def _load_only(path: str, shown: str, report: Report, langs=LANGUAGES, within: str | None = None):
+    doc = load_file(path, shown, report, within)
     if isinstance(doc, PMap) and len(langs) == 1:
         plain_texts(doc, langs[0])
     return doc if isinstance(doc, PMap) else None
@@ -468,9 +472,10 @@ def _in_language(text, lang):
     return m
 
 
-def check_file(path: str, shown: str, report: Report, langs=LANGUAGES):
-    """Everything that can be checked in one file alone (and the game's languages); the loaded map, or None."""
-    doc = load_file(path, shown, report)
+def check_file(path: str, shown: str, report: Report, langs=LANGUAGES, within: str | None = None):
+    """Everything that can be checked in one file alone (and the game's languages); the loaded
+    map, or None. `within`: the game's folder, which the file's real path may not leave."""
+    doc = load_file(path, shown, report, within)
     if doc is None:
         return None
     if isinstance(doc, PMap) and len(langs) == 1:

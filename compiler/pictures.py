@@ -21,11 +21,8 @@ def _data_url(path: str, folder: str) -> str | None:
     kind = IMAGE_TYPES.get(os.path.splitext(path)[1].lower())
     if kind is None or not os.path.isfile(path):
         return None
-    top = os.path.realpath(folder)
-    if os.path.commonpath([top, os.path.realpath(path)]) != top:
-        return None
     try:
-        data = read_bytes(path, MAX_IMAGE_BYTES)
+        data = read_bytes(path, MAX_IMAGE_BYTES, within=folder)
     except NotReadable:
         return None
     return f"data:{kind};base64," + base64.b64encode(data).decode("ascii")

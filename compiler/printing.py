@@ -10,9 +10,10 @@ import tempfile
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
 from .pipeline import compile_game
+from .revisions import RevisionError, export, temporary
 from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
-from .writing import check_output_folder, make_output_folder, put
+from .writing import check_output_folder, folder_in, make_output_folder, put
 
 
 class PrintError(Exception):
@@ -30,16 +31,20 @@ def _game_files(folder: str):
     """What a printed page may fetch (images, style sheets): regular files inside the game
     folder and `data:` URLs, nothing else. A game's template is content, and must not put
     the user's other files, or what some server answers, into a PDF."""
+    import mimetypes
     from urllib.parse import unquote, urlsplit
-    from weasyprint.urls import URLFetcher
-    top = os.path.realpath(folder)
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class GameFiles(URLFetcher):
         def fetch(self, url, headers=None):
-            if url.startswith("file:"):
-                path = os.path.realpath(unquote(urlsplit(url).path))
-                if os.path.commonpath([top, path]) != top or not os.path.isfile(path):
-                    raise ValueError(f"not a file of the game: {url}")
+            if url.startswith("file:"):  # (read as every file of a game is: source.read_bytes)
+                path = unquote(urlsplit(url).path)
+                try:
+                    body = read_bytes(path, within=folder)
+                except NotReadable as exc:
+                    raise ValueError(f"not a file of the game: {url}: {exc}") from None
+                kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+                return URLFetcherResponse(url, body=body, headers={"Content-Type": kind})
             return super().fetch(url, headers)
     return GameFiles(allowed_protocols=("file", "data"))
 
@@ -55,31 +60,18 @@ def game_tables(folder: str) -> dict:
     return json.loads(text)
 
 
-def _git(args, cwd):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-
-
 def tables_at(folder: str, ref: str) -> dict | None:
-    """The game's tables as they were at a git revision; None if the game did not exist (or build) then."""
-    top = _git(["rev-parse", "--show-toplevel"], folder)
-    if top.returncode != 0:
-        raise PrintError(f"{folder} is not in a git repository")
-    root = top.stdout.decode().strip()
-    if _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root).returncode != 0:
-        raise PrintError(f"unknown git revision `{ref}`")
-    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(root))
-    listing = _git(["ls-tree", "-r", "--name-only", ref, "--", rel], root)
-    files = [f for f in listing.stdout.decode().splitlines() if f]
-    if not files:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        for f in files:
-            blob = _git(["show", f"{ref}:{f}"], root)
-            dest = os.path.join(tmp, f)
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            with open(dest, "wb") as fh:
-                fh.write(blob.stdout)
-        text, _gid, _rep = compile_game(os.path.join(tmp, rel))
+    """The game's tables as they were at a git revision; None if the game did not exist (or
+    build) then. The old files are read the way revisions reads them: no filter nor hook of
+    the repository runs, and no name of its tree writes outside a temporary folder."""
+    with temporary() as tmp:
+        try:
+            old = export(folder, ref, tmp, "--changed-since")
+        except RevisionError as exc:
+            raise PrintError(str(exc)) from None
+        if old is None:
+            return None
+        text, _gid, _rep = compile_game(old)
     return json.loads(text) if text else None
 
 
@@ -104,7 +96,6 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     cards = card_size(size)
     tables = game_tables(folder)
     gid = tables["game"]["id"]
-    make_output_folder(out_dir)
     found: list = []
     try:
         return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found)
@@ -121,7 +112,7 @@ def _card_pos(folder: str, card: str) -> str:
     for name in sorted(os.listdir(folder)):
         if name.endswith((".yaml", ".yml")):
             try:
-                lines = read_bytes(os.path.join(folder, name)).decode("utf-8", "replace").splitlines()
+                lines = read_bytes(os.path.join(folder, name), within=folder).decode("utf-8", "replace").splitlines()
             except NotReadable:
                 continue
             for n, line in enumerate(lines, 1):
@@ -133,6 +124,7 @@ def _card_pos(folder: str, card: str) -> str:
 
 def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
+    make_output_folder(out_dir)  # (not before the revision is read: a wrong one leaves nothing behind)
     written = []
     for lang in langs:
         if changed_since is None:
@@ -146,7 +138,7 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
                 html_text = render_cards(tables, lang, paper, folder, set(ids), size, "contact")
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
                 written += _pngs(render_cards(tables, lang, paper, folder, set(ids), size, "single"), folder,
-                                 os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
+                                 folder_in(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
     return written
 
 
@@ -154,8 +146,8 @@ PNG_DPI = 300  # what a virtual table scales down from without blur
 
 
 def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:
-    """One PNG per card (with its bleed), named by the card's id, from a page per card."""
-    make_output_folder(target)
+    """One PNG per card (with its bleed), named by the card's id, from a page per card, in
+    `target` (a folder folder_in made: a link planted in its place is refused)."""
     with tempfile.TemporaryDirectory() as tmp:
         pdf = _pdf(html_text, folder, os.path.join(tmp, "cards.pdf"))
         done = subprocess.run(["pdftoppm", "-png", "-r", str(PNG_DPI), pdf, os.path.join(tmp, "p")],

@@ -19,10 +19,11 @@ from markupsafe import Markup, escape
 from . import diagrams
 from .content import shown_path
 from .diagnostics import Pos
+from .cpubudget import TimeUp, cpu_budget
 from .examples import examples as scenario_examples
 from .memory import capped_memory
 from .pictures import Pictures
-from .source import NotReadable, read_bytes
+from .source import NotReadable, leads_outside, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, text_of
 from .said import Said
 from .wording import catalogue
@@ -816,6 +817,7 @@ class _GameEnvironment(_ItemsFirst, ImmutableSandboxedEnvironment):
 
 MAX_TEMPLATE_ARG = 1_000_000      # no number a template needs to pass is larger
 MAX_TEMPLATE_RANGE = 10_000_000   # range() items of all a game's templates render in one build
+MAX_TEMPLATE_SECONDS = 10         # of CPU time for one render of a game's template; a rulebook takes well under one
 
 
 def _small(value):
@@ -849,18 +851,26 @@ class TemplateRefused(Exception):
 
 
 class _GameTemplates(jinja2.FileSystemLoader):
-    """A game's templates folder: only regular files of a content file's size are read
-    (a pipe named like a template would otherwise block the build for ever)."""
+    """A game's templates folder, read as every file of the game is (source.read_bytes):
+    only regular files of a content file's size whose real path lies inside the game folder
+    (a pipe named like a template would block the build for ever; a template, an include or
+    the templates folder linked to /proc/self/environ would print the user's secrets)."""
+
+    def __init__(self, searchpath, game_folder: str):
+        super().__init__(searchpath)
+        self.game_folder = game_folder
 
     def get_source(self, environment, template):
         for folder in self.searchpath:
+            if leads_outside(self.game_folder, folder):
+                raise _linked_out(folder)
             path = os.path.join(folder, *jinja2.loaders.split_template_path(template))
             if os.path.lexists(path):
                 break
         else:
             raise jinja2.TemplateNotFound(template)
         try:
-            text = read_bytes(path).decode("utf-8")
+            text = read_bytes(path, within=self.game_folder).decode("utf-8")
         except (NotReadable, UnicodeDecodeError) as exc:
             why = str(exc) if isinstance(exc, NotReadable) else "not UTF-8"
             raise TemplateRefused(Pos(shown_path(path), 1, 1), f"template cannot be read: {why}") from None
@@ -874,6 +884,10 @@ class _GameTemplates(jinja2.FileSystemLoader):
         return text, os.path.normpath(path), uptodate
 
 
+def _linked_out(own: str) -> TemplateRefused:
+    return TemplateRefused(Pos(shown_path(own), 1, 1), "templates/ is a folder link that leads outside the game folder; not read")
+
+
 def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Environment:
     """Templates of the game first, then the built-in ones. A game with templates of its own
     gets a sandboxed environment (for the built-in templates too: they include each other)."""
@@ -881,7 +895,7 @@ def environment(game_folder: str | None = None, autoescape=True) -> jinja2.Envir
     if game_folder:
         own = os.path.join(game_folder, "templates")
         if os.path.isdir(own):
-            loaders.append(_GameTemplates(own))
+            loaders.append(_GameTemplates(own, game_folder))
             kind = _GameEnvironment
     loaders.append(jinja2.FileSystemLoader(TEMPLATES))
     env = kind(loader=jinja2.ChoiceLoader(loaders), trim_blocks=True, lstrip_blocks=True,
@@ -898,7 +912,7 @@ def rendered(env: jinja2.Environment, name: str, ctx: dict) -> str:
     if not env.sandboxed:
         return env.get_template(name).render(ctx)
     try:
-        with capped_memory():
+        with capped_memory(), cpu_budget(MAX_TEMPLATE_SECONDS):
             return env.get_template(name).render(ctx)
     except TemplateRefused:
         raise
@@ -912,6 +926,8 @@ def template_problems(game_folder: str) -> list[TemplateRefused]:
     own = os.path.join(game_folder, "templates")
     if not os.path.isdir(own):
         return []
+    if leads_outside(game_folder, own):
+        return [_linked_out(own)]
     env = environment(game_folder)
     problems = []
     for name in sorted(os.listdir(own)):
@@ -931,7 +947,14 @@ def template_value(env: jinja2.Environment, names: list, ctx: dict, value: str):
     of `names` that exists is read, the way an include picks it."""
     try:
         template = env.select_template(names)
-        return getattr(template.make_module(ctx), value, None)
+        if not env.sandboxed:
+            return getattr(template.make_module(ctx), value, None)
+        with capped_memory(), cpu_budget(MAX_TEMPLATE_SECONDS):  # (making the module runs the template)
+            try:
+                module = template.make_module(ctx)
+            except Exception:  # noqa: BLE001 - raised again, its frames at the template's own lines
+                env.handle_exception()
+        return getattr(module, value, None)
     except TemplateRefused:
         raise
     except Exception as exc:  # noqa: BLE001 - as in `rendered`: a game's template is content
@@ -954,8 +977,16 @@ def _refused(exc: Exception, env, name: str) -> TemplateRefused:
         why = f"the template may not do this: {exc}"
     elif isinstance(exc, jinja2.TemplateSyntaxError):
         why = f"template syntax: {exc.message}"
+    elif isinstance(exc, jinja2.TemplateNotFound):  # (its name is content: shown quoted, cut short)
+        names = getattr(exc, "templates", None) or [exc.name]
+        asked = ", ".join(f"{str(n)[:80]!r}" for n in names[:5])
+        why = (f"no template {asked}: a template includes, imports or extends only the files of the game's "
+               "templates/ folder (by their names there) and the built-in templates")
     elif isinstance(exc, jinja2.TemplateError):
         why = f"template: {exc.message or exc}"
+    elif isinstance(exc, TimeUp):
+        why = (f"the template ran for over {exc.seconds:g} seconds of CPU time and was stopped here "
+               "(loops of loops? a rulebook or a card sheet renders in well under one)")
     elif isinstance(exc, MemoryError):
         why = "the template's text grows past the memory a rulebook may take (loops of loops of text?)"
     else:

@@ -120,7 +120,7 @@ def checked_model(game_folder: str):
 def check_file(model, path: str, report: Report):
     """Check one scenario file; returns its `scenario:` map (or None if it has none)."""
     shown = os.path.relpath(path)
-    doc = load_file(path, shown, report)
+    doc = load_file(path, shown, report, within=os.path.dirname(path) or ".")  # (its folder of scenarios)
     if doc is None:
         return None
     if not isinstance(doc, PMap) or "scenario" not in doc:

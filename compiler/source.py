@@ -149,11 +149,17 @@ class NotReadable(Exception):
         self.too_large = too_large
 
 
-def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes. A FIFO, device or socket is
-    refused, never read (reading one may block for ever or never end); the check is made
-    on the file opened, so it cannot be swapped between the check and the read."""
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES, within: str | None = None) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes: the one reader of every file of
+    a game (content, scenarios, templates, art). With `within` (the game's folder), a path
+    whose real place is outside that folder — a link to /etc/passwd, to /proc/self/environ,
+    a linked folder — is refused, never opened; nor is a FIFO, device or socket (reading one
+    may block for ever or never end): the check is made on the file opened, so it cannot be
+    swapped between the check and the read. No message says anything of what a refused file holds."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    if within is not None:
+        path = inside(within, path)
+        flags |= getattr(os, "O_NOFOLLOW", 0)  # (the real path: a link put there since is not followed)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
@@ -177,6 +183,22 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:
         raise NotReadable(f"file is over {limit} bytes; content files are limited to {limit}", too_large=True)
     return data
+
+
+def inside(folder: str, path: str) -> str:
+    """The real path of `path`, which must lie inside `folder` (itself followed, whatever it
+    is: the folder is the user's choice); NotReadable where it leads outside."""
+    real = os.path.realpath(path)
+    if leads_outside(folder, real):
+        raise NotReadable("a link that leads outside the game folder; not read")
+    return real
+
+
+def leads_outside(folder: str, path: str) -> bool:
+    """Whether the real path of `path` lies outside the real path of `folder`: a walk of a
+    game's folders goes no further (a link to / would have it list the whole machine)."""
+    top, real = os.path.realpath(folder), os.path.realpath(path)
+    return real != top and not real.startswith(os.path.join(top, ""))
 
 
 class Buffers:
@@ -205,7 +227,7 @@ def reading(buffers: Buffers):
         _BUFFERS = None
 
 
-def read_text(path: str, shown: str, report: Report) -> str | None:
+def read_text(path: str, shown: str, report: Report, within: str | None = None) -> str | None:
     if _BUFFERS is not None:
         text = _BUFFERS.texts.get(os.path.abspath(path))
         if text is not None:
@@ -214,7 +236,7 @@ def read_text(path: str, shown: str, report: Report) -> str | None:
                 return None
             return text[1:] if text.startswith("\ufeff") else text
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, within=within)
     except NotReadable as exc:
         report.error(Pos(shown, 1, 1), "Y008" if exc.too_large else "Y009", str(exc))
         return None
@@ -232,9 +254,9 @@ def read_text(path: str, shown: str, report: Report) -> str | None:
 UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[` nor `\\`
 
 
-def load_yaml(path: str, shown: str, report: Report):
+def load_yaml(path: str, shown: str, report: Report, within: str | None = None):
     """Load one YAML file into PMap/PList/PStr values, or None after reporting why not."""
-    text = read_text(path, shown, report)
+    text = read_text(path, shown, report, within)
     if text is None:
         return None
     # no text of such a file can hold an inline icon (`[id]`, an escape could spell one)
@@ -463,33 +485,34 @@ class _Abort(Exception):
         self.pos, self.code, self.message = pos, code, message
 
 
-def load_file(path: str, shown: str, report: Report):
-    """Load a content file; every problem becomes a diagnostic, never an exception."""
+def load_file(path: str, shown: str, report: Report, within: str | None = None):
+    """Load a content file; every problem becomes a diagnostic, never an exception. With
+    `within` (the game's folder), a file whose real place is outside it is refused (Y009)."""
     buffers = _BUFFERS
     if buffers is None:
-        return _load_file(path, shown, report)
+        return _load_file(path, shown, report, within)
     version = buffers.texts.get(os.path.abspath(path))
     if version is None:
         try:
             st = os.stat(path)
             version = (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
-            return _load_file(path, shown, report)
+            return _load_file(path, shown, report, within)
     kept = buffers.loaded.get((path, shown))
     if kept is not None and kept[0] == version:
         report.items.extend(kept[2])
         return kept[1]
     mine = Report()
-    doc = _load_file(path, shown, mine)
+    doc = _load_file(path, shown, mine, within)
     report.extend(mine)
     if len(buffers.loaded) < buffers.MAX_LOADED or (path, shown) in buffers.loaded:
         buffers.loaded[(path, shown)] = (version, doc, mine.items)
     return doc
 
 
-def _load_file(path: str, shown: str, report: Report):
+def _load_file(path: str, shown: str, report: Report, within: str | None):
     try:
-        return load_yaml(path, shown, report)
+        return load_yaml(path, shown, report, within)
     except _Abort as exc:
         report.error(exc.pos, exc.code, exc.message)
     except RecursionError:

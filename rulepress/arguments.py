@@ -188,6 +188,8 @@ def check_log_file(path: str, option: str) -> None:
     """A file the game log can be written to when the game ends: checked before it starts."""
     if not path or "\x00" in path:
         raise BadArgument(f"{option}: the log file needs a name")
+    if os.path.islink(path):  # (never written through nor replaced: see compiler/writing.py)
+        raise BadArgument(f"{option}: {path} is a link; name the file itself")
     if os.path.isdir(path):
         raise BadArgument(f"{option}: {path} is a folder, not a file")
     if os.path.lexists(path):
@@ -251,6 +253,8 @@ def check_db_file(path: str, option: str = "--db") -> None:
     """The table store: an SQLite file that exists and can be written, or can be made."""
     if not path or "\x00" in path:
         raise BadArgument(f"{option}: the store needs a file name")
+    if os.path.islink(path):  # (never written through nor replaced: see compiler/writing.py)
+        raise BadArgument(f"{option}: {path} is a link; name the file itself")
     if os.path.isdir(path):
         raise BadArgument(f"{option}: {path} is a folder, not a file")
     if os.path.lexists(path):

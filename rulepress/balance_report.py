@@ -112,14 +112,16 @@ class _versions:
         if self.against is None:
             versions = [(self.load(s), _folder(s)) for s in self.specs]
             return versions, list(self.specs)
-        from .revisions import RevisionError, export, temporary
+        from .compiler.revisions import RevisionError, export, temporary
         spec = self.specs[0]
         folder = _folder(spec)
         if folder is None:
             raise BadArgument(f"--against needs a game folder (or a game in content/), not {spec}")
         self.tmp = temporary()
         try:
-            old = export(folder, self.against, self.tmp.name)
+            old = export(folder, self.against, self.tmp.name, "--against")
+            if old is None:
+                raise RevisionError(f"--against: {folder} does not exist at {self.against}")
         except RevisionError as exc:
             self.tmp.cleanup()
             raise BalanceError(str(exc)) from None

@@ -29,6 +29,13 @@ def _usage(message) -> None:
     sys.exit(2)
 
 
+def _not_written(exc: OSError) -> None:
+    """A file the system or writing refused (a link planted at an output): one line, exit 1."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    click.echo(_line(f"{where}{exc.strerror or exc}"), err=True)
+    sys.exit(1)
+
+
 def _gh_data(text) -> str:
     """Text as the data of a GitHub workflow command: one line, its own `%` kept."""
     return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -112,6 +119,8 @@ def build(paths, out, no_cache, emit_python):
         written, report = do_build(list(paths) or ["content"], out)
     except UsageError as exc:
         _usage(exc)
+    except OSError as exc:
+        _not_written(exc)
     for d in report.sorted():
         click.echo(d.text())
     for w in written:
@@ -119,7 +128,10 @@ def build(paths, out, no_cache, emit_python):
     if emit_python:
         for w in written:
             if os.path.basename(w) == "game.json":
-                click.echo(f"wrote {_emit_python(w)}")
+                try:
+                    click.echo(f"wrote {_emit_python(w)}")
+                except OSError as exc:
+                    _not_written(exc)
     sys.exit(1 if report.errors else 0)
 
 
@@ -320,16 +332,15 @@ def _source_lines(game: str):
     if game.endswith(".json") or not os.path.isdir(folder):
         return None
 
+    from .compiler.source import NotReadable, read_bytes
+
     def line(pos: str):
         try:
             file, n, _col = pos.rsplit(":", 2)
-            with open(os.path.join(folder, file), encoding="utf-8") as fh:
-                for i, text in enumerate(fh, 1):
-                    if i == int(n):
-                        return text.strip()
-        except (OSError, ValueError):
+            lines = read_bytes(os.path.join(folder, file), within=folder).decode("utf-8").splitlines()
+            return lines[int(n) - 1].strip() if 0 < int(n) <= len(lines) else None
+        except (NotReadable, UnicodeDecodeError, ValueError):
             return None
-        return None
     return line
 
 
@@ -380,8 +391,12 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
         from .coverage_html import write
         try:
             written = write(results, html_dir)
+        except UsageError as exc:  # (DIR is a file: the games were measured, and the report is what failed)
+            click.echo(_line(f"cannot write the HTML report: {exc}"), err=True)
+            sys.exit(1)
         except OSError as exc:
-            click.echo(f"rulepress: cannot write the HTML report to {html_dir}: {exc.strerror or exc}", err=True)
+            where = f" ({exc.filename})" if exc.filename else ""
+            click.echo(_line(f"cannot write the HTML report to {html_dir}{where}: {exc.strerror or exc}"), err=True)
             sys.exit(1)
         if not as_json:
             click.echo(f"wrote {written[-1]}")
@@ -413,7 +428,8 @@ def play(game, players, seed, bots, lang, log_path):
         check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
-    tplay(g, players or g.players_min, seed, bots, lang, log_path)
+    from .compiler.writing import put_chosen
+    tplay(g, players or g.players_min, seed, bots, lang, log_path, write=put_chosen)
 
 
 def _game_for_log(gid: str, given):
@@ -512,6 +528,8 @@ def print_cmd(game, langs, paper, changed_since, out, size, png):
     except PrintError as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
+    except OSError as exc:
+        _not_written(exc)
     finally:
         for w in warnings:
             click.echo(w, err=True)
@@ -658,8 +676,11 @@ def serve(games, host, port, db, expire_hours):
     # ws_max_size: a frame over the limit is refused by the server before the app reads it.
     # No per-message deflate: compressing every seat's view took a third of the server's time
     # a move (bench/table_load.py) to save bytes a table changing every few seconds never misses.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20,
-                ws_per_message_deflate=False)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024,
+                            ws_ping_interval=20, ws_per_message_deflate=False)
+    # (not uvicorn.run, which swallows the KeyboardInterrupt the server raises again after a
+    # graceful shutdown on Ctrl-C: run() turns it into exit 130, as for every command)
+    uvicorn.Server(config).run()
 
 
 def run() -> None:

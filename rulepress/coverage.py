@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from .compiler.content import UsageError
 from .compiler.pipeline import compile_game
+from .compiler.source import NotReadable, read_bytes
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
 from .runtime.tables import Game
@@ -50,14 +51,9 @@ class Unreachable(NamedTuple):
 
 def source_lines(folder, file) -> list[str] | None:
     """The lines of a content file named by the IR, or None where it is not inside the game."""
-    root = os.path.realpath(folder)
-    path = os.path.realpath(os.path.join(root, file))
-    if not path.startswith(root + os.sep) or not os.path.isfile(path):
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(_MAX_SOURCE + 1)
-    except OSError:
+    try:  # (the one reader of a game's files: nothing outside the folder, no pipe)
+        text = read_bytes(os.path.join(folder, file), within=folder).decode("utf-8", "replace")
+    except NotReadable:
         return None
     return text[:_MAX_SOURCE].splitlines()
 

@@ -3,14 +3,15 @@ statement of the line ran, red where none did, amber where some did or a branch 
 never taken, grey where declared unreachable; with the runs of each line.
 
 Everything shown comes from content and is escaped. Files are written only inside DIR,
-under names made from the game's id with anything but letters, digits, `-` and `_` replaced.
+under names made from the game's id with anything but lower-case letters, digits, `-` and `_`
+replaced, and never through nor over a link found there (compiler/writing.py).
 """
 from __future__ import annotations
 
 import html
-import os
 import re
 
+from .compiler.writing import make_output_folder, path_in, put
 from .coverage import source_lines
 
 _STYLE = """
@@ -27,7 +28,8 @@ tr.part td.t{background:#fbe7b5} tr.skip td.t{background:#e4e4e4;color:#666}
 
 
 def page_name(game_id) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", str(game_id))[:100] or "game"
+    name = re.sub(r"[^a-z0-9_-]", "_", str(game_id).lower())[:100]
+    return name if name[:1].isalnum() else "game" + name
 
 
 def _e(x) -> str:
@@ -36,26 +38,24 @@ def _e(x) -> str:
 
 def write(results, out_dir) -> list[str]:
     """index.html and a page per game in out_dir; returns the paths written."""
-    os.makedirs(out_dir, exist_ok=True)
+    make_output_folder(out_dir)
     written, rows, used = [], [], set()
     for r in results:
         name = page_name(r["game"])
         while name in used or name == "index":  # two games of one id stay two pages
             name += "_"
         used.add(name)
-        path = os.path.join(out_dir, name + ".html")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(game_page(r))
+        path = path_in(out_dir, name + ".html")
+        put(path, game_page(r).encode("utf-8"))  # (never through nor over a link planted in out_dir)
         written.append(path)
         tot = r.get("totals")
         rows.append(f"<tr><td><a href='{_e(name)}.html'>{_e(r['game'])}</a></td>"
                     + (f"<td>{tot['statements']}</td><td>{tot['covered']}</td><td>{tot['percent']:.1f}%</td>"
                        f"<td>{tot['branches_covered']}/{tot['branches']}</td>" if tot else
                        "<td colspan=4>does not compile</td>") + "</tr>")
-    index = os.path.join(out_dir, "index.html")
-    with open(index, "w", encoding="utf-8") as fh:
-        fh.write(_doc("Rules coverage", "<h1>Rules coverage</h1><table><tr><th>game</th><th>statements</th>"
-                      "<th>covered</th><th>cover</th><th>branch ways</th></tr>" + "".join(rows) + "</table>"))
+    index = path_in(out_dir, "index.html")
+    put(index, _doc("Rules coverage", "<h1>Rules coverage</h1><table><tr><th>game</th><th>statements</th>"
+                      "<th>covered</th><th>cover</th><th>branch ways</th></tr>" + "".join(rows) + "</table>").encode("utf-8"))
     written.append(index)
     return written
 

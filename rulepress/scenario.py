@@ -102,7 +102,7 @@ def run_file(game, path, select=None, errors=(), tables=None):
     (the game's, as game.json holds them) are what variant components are made from."""
     shown = os.path.relpath(path)
     report = Report()
-    doc = load_file(path, shown, report)
+    doc = load_file(path, shown, report, within=os.path.dirname(path) or ".")  # (its folder of scenarios)
     sc = doc.get("scenario") if isinstance(doc, PMap) else None
     name = str(sc.get("name", os.path.basename(path))) if isinstance(sc, PMap) else os.path.basename(path)
     if select and select.lower() not in name.lower() and select.lower() not in os.path.basename(path).lower():

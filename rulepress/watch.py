@@ -25,10 +25,11 @@ def snapshot(folder: str, skip=()) -> dict[str, Stamp]:
     not those below the folders `skip` (where the build writes: it would wake itself)."""
     out: dict[str, Stamp] = {}
     stack, seen = [folder], {os.path.realpath(s) for s in skip}
+    top = os.path.join(os.path.realpath(folder), "")
     while stack and len(out) < MAX_FILES:
         d = stack.pop()
         real = os.path.realpath(d)
-        if real in seen:
+        if real in seen or not os.path.join(real, "").startswith(top):  # (a link out: the build reads nothing there)
             continue
         seen.add(real)
         try:
@@ -67,18 +68,23 @@ def once(folder: str, out: str, print_out: str | None, echo: Callable[[str], Non
         report = validate_game(folder)
     for d in report.sorted():
         echo(d.text())
-    written = []
+    written, refused = [], 0
     if not report.errors:
-        written, built = build([folder], out)
-        for d in built.errors:  # (validate found none: a build problem of its own)
-            echo(d.text())
-        if print_out and not built.errors:
-            from .compiler.printing import PrintError, print_game
-            try:
-                written += print_game(folder, ("en",), "a4", None, print_out)
-            except PrintError as exc:
-                echo(f"rulepress: {exc}")
-    done = Round(len(report.errors), len(report.warnings), len(written), time.perf_counter() - start)
+        try:
+            written, built = build([folder], out)
+            for d in built.errors:  # (validate found none: a build problem of its own)
+                echo(d.text())
+            if print_out and not built.errors:
+                from .compiler.printing import PrintError, print_game
+                try:
+                    written += print_game(folder, ("en",), "a4", None, print_out)
+                except PrintError as exc:
+                    echo(f"rulepress: {exc}")
+        except OSError as exc:  # (a link planted where an output goes: said, and the watch goes on)
+            where = f"{exc.filename}: " if exc.filename else ""
+            echo(f"rulepress: {where}{exc.strerror or exc}".replace("\n", "\\n"))
+            refused = 1
+    done = Round(len(report.errors) + refused, len(report.warnings), len(written), time.perf_counter() - start)
     echo(status(folder, done))
     return done
 

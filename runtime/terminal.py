@@ -130,8 +130,10 @@ def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
     return f"{who} has chosen"
 
 
-def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
-    """Play at the terminal; returns the final state (or the state when someone quit)."""
+def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, write=None):
+    """Play at the terminal; returns the final state (or the state when someone quit).
+    `write(path, bytes)` writes the log (the command line's is compiler/writing.put_chosen,
+    which never writes through nor over a link)."""
     con = con or Console()
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
@@ -201,8 +203,11 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
     if log_path:
         log = json.dumps(make_log(game, st, players, seed), indent=1)
         try:
-            with open(log_path, "w", encoding="utf-8") as fh:
-                fh.write(log)
+            if write is not None:
+                write(log_path, log.encode("utf-8"))
+            else:
+                with open(log_path, "w", encoding="utf-8") as fh:
+                    fh.write(log)
         except OSError as exc:  # checked before the game, yet gone since: the game is not lost
             con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
             print(log)

@@ -187,9 +187,9 @@ def test_html_shows_each_line_coloured_and_escapes_content(tmp_path):
     r["game"] = "../../evil id"  # a hostile id names no path outside the folder
     out = tmp_path / "html"
     written = write([r], str(out))
-    assert sorted(os.path.basename(p) for p in written) == ["______evil_id.html", "index.html"]
+    assert sorted(os.path.basename(p) for p in written) == ["game______evil_id.html", "index.html"]
     assert all(os.path.dirname(p) == str(out) for p in written)
-    page = (out / "______evil_id.html").read_text(encoding="utf-8")
+    page = (out / "game______evil_id.html").read_text(encoding="utf-8")
     assert "<script>" not in page and "&lt;script&gt;" in page
     parsed = _Page()
     parsed.feed(page)

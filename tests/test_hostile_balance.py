@@ -1,22 +1,19 @@
 """Hostile input to `rulepress balance`: wrong arguments are refused before any game with
 exit 2 and one line; a revision that cannot be had, a missing plotting library or a
 report that cannot be written end with exit 1 and one line; content's words reach the
-HTML escaped; a revision's archive never writes outside its temporary folder; a link
-planted where the report goes is replaced, not written through."""
+HTML escaped; a link where the report goes is refused, neither written through nor replaced
+(hostile repositories: test_hostile_git.py)."""
 from __future__ import annotations
 
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 
 import pytest
 
 from conftest import rulepress, one_line
-from rulepress.revisions import RevisionError, _unpack
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "games", "duel")
@@ -90,34 +87,6 @@ def test_revisions_that_cannot_be_had(tmp_path, capsys, monkeypatch):
     assert code == 1 and one_line(err)
 
 
-def _tar(members) -> tarfile.TarFile:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        for name, kind, data in members:
-            info = tarfile.TarInfo(name)
-            if kind == "link":
-                info.type, info.linkname = tarfile.SYMTYPE, data
-                tar.addfile(info)
-            else:
-                info.size = len(data)
-                tar.addfile(info, io.BytesIO(data))
-    buf.seek(0)
-    return tarfile.open(fileobj=buf)
-
-
-def test_an_archive_never_writes_outside_its_folder(tmp_path):
-    into = tmp_path / "into"
-    into.mkdir()
-    with pytest.raises(RevisionError, match="outside its folder"):
-        _unpack(_tar([("../escaped", "file", b"x")]), str(into))
-    assert not (tmp_path / "escaped").exists()
-    with pytest.raises(RevisionError, match="outside its folder"):
-        _unpack(_tar([(str(tmp_path / "abs"), "file", b"x")]), str(into))
-    _unpack(_tar([("g/game.yaml", "file", b"game: {}\n"), ("g/evil", "link", "/etc/passwd")]), str(into))
-    assert (into / "g" / "game.yaml").read_bytes() == b"game: {}\n"
-    assert not os.path.lexists(into / "g" / "evil")  # links are left out
-
-
 def test_without_matplotlib_the_report_says_how_to_get_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
@@ -143,13 +112,37 @@ def test_content_words_reach_the_report_escaped(tmp_path, capsys, monkeypatch):
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_a_link_where_the_report_goes_is_replaced_not_followed(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("matplotlib")
+def test_a_link_where_the_report_goes_is_refused_before_any_game(tmp_path, capsys, monkeypatch):
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     report = tmp_path / "r.html"
     report.symlink_to(victim)
+    code, out, err = rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 3, "--no-coverage", "-o", report)
+    assert code == 2 and "-o: " in one_line(err) and "is a link" in err and out == ""
+    assert victim.read_text() == "keep me" and report.is_symlink()
+
+
+def test_a_link_planted_while_the_games_play_is_refused_too(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from rulepress.balance_html import page as real_page
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    report = tmp_path / "r.html"
+
+    def plant_then_page(r):
+        if not report.is_symlink():
+            report.symlink_to(victim)
+        return real_page(r)
+    monkeypatch.setattr("rulepress.balance_html.page", plant_then_page)
     code, _out, err = rulepress(capsys, monkeypatch, "balance", DUEL, "-n", 3, "--no-coverage", "-o", report)
-    assert code == 0, err
-    assert victim.read_text() == "keep me"
-    assert not report.is_symlink() and report.read_text().startswith("<!DOCTYPE html>")
+    assert code == 1 and "refusing to write" in one_line(err)
+    assert victim.read_text() == "keep me" and report.is_symlink()
+
+
+@pytest.mark.skipif(not os.path.islink("/dev/stdout"), reason="/dev/stdout is no link here")
+@pytest.mark.parametrize("command", [["balance", DUEL, "-n", 1, "-o"], ["play", DUEL, "--bots", "p1,p2", "--log"]])
+def test_dev_stdout_as_the_file_to_write_is_a_usage_error_and_stays_a_link(capsys, monkeypatch, command):
+    # (as root, writing beside /dev/stdout and renaming onto it once made it a regular file)
+    code, out, err = rulepress(capsys, monkeypatch, *command, "/dev/stdout")
+    assert code == 2 and "/dev/stdout is a link" in one_line(err) and out == ""
+    assert os.path.islink("/dev/stdout")

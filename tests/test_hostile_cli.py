@@ -445,3 +445,55 @@ def test_editor_writes_nothing_it_cannot_read_with_certainty(capsys, monkeypatch
     assert why in line and "left as it was" in line
     assert out.startswith('"yaml.schemas": {') and "content-file.json" in out
     assert path.read_text() == text and not (tmp_path / ".vscode" / "settings.json.bak").exists()
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="SIGINT")
+def test_serve_ends_with_130_on_ctrl_c(tmp_path):
+    import socket
+    pytest.importorskip("uvicorn")
+    with socket.socket() as s:  # (a free port: the server checks it before it listens)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rulepress_bin = os.path.join(os.path.dirname(sys.executable), "rulepress")
+    duel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "games", "duel")
+    server = subprocess.Popen([rulepress_bin, "serve", duel, "--port", str(port), "--db", str(tmp_path / "t.db")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, RULEPRESS_CACHE_DIR=str(tmp_path / "cache")))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        server.send_signal(signal.SIGINT)
+        _out, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+
+
+def test_a_log_file_that_is_a_link_is_a_usage_error_before_the_game(capsys, monkeypatch, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "game.log.json").symlink_to(victim)
+    code, out, err = rulepress(capsys, monkeypatch, "play", DUEL, "--bots", "p1,p2", "--log",
+                               tmp_path / "game.log.json", "--seed", "3")
+    assert code == 2 and "is a link" in one_line(err) and out == ""
+    assert victim.read_text() == "keep me"
+
+
+def test_a_link_planted_at_the_log_during_the_game_is_not_written_through(duel, tmp_path, capsys):
+    from rulepress.compiler.writing import put_chosen
+    from rulepress.runtime.terminal import play
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    log = tmp_path / "game.log.json"
+    log.symlink_to(victim)  # (planted after the arguments were checked)
+    play(duel, 2, 5, "p1,p2", "en", str(log), write=put_chosen)
+    out = capsys.readouterr().out
+    assert "could not be written" in out and "refusing to write" in out
+    assert victim.read_text() == "keep me" and log.is_symlink()

@@ -135,39 +135,53 @@ def test_out_below_a_file_is_a_usage_error(game, tmp_path, command):
 
 # ---- links planted where outputs go --------------------------------------------
 
+def refused(result, path):
+    """Exit 1 and one line naming the link in the way: never a usage error (-o was fine)."""
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"rulepress: {path}: ") and "refusing to write" in line, line
+
+
 @pytest.mark.parametrize("name", OUTPUTS)
 @pytest.mark.parametrize("cached", [False, True], ids=["built", "copied from the build cache"])
-def test_a_link_planted_at_an_output_is_replaced_not_followed(game, tmp_path, outside, name, cached):
+def test_a_link_planted_at_an_output_is_refused_not_followed_nor_replaced(game, tmp_path, outside, name, cached):
     out = tmp_path / "build"
     if cached:  # the second build copies what the first kept
         assert build(game, tmp_path / "first").exit_code == 0
     (out / "race").mkdir(parents=True)
     os.symlink(outside / "precious.txt", out / "race" / name)
     before = snapshot(outside)
-    assert build(game, out).exit_code == 0
+    refused(build(game, out), out / "race" / name)
     assert snapshot(outside) == before
-    assert real_files(out / "race") == OUTPUTS
+    assert os.path.islink(out / "race" / name)
 
 
-def test_a_link_planted_at_an_output_with_the_same_bytes_is_still_replaced(game, tmp_path, outside):
+def test_a_link_planted_at_an_output_with_the_same_bytes_is_refused_too(game, tmp_path, outside):
     out = tmp_path / "build"
     assert build(game, out).exit_code == 0
     shutil.copy(out / "race" / "game.json", outside / "same.json")
     os.unlink(out / "race" / "game.json")
     os.symlink(outside / "same.json", out / "race" / "game.json")
-    assert build(game, out).exit_code == 0
-    assert real_files(out / "race") == OUTPUTS
+    refused(build(game, out), out / "race" / "game.json")
+    assert os.path.islink(out / "race" / "game.json")
 
 
-def test_a_link_planted_at_the_games_folder_is_replaced_not_followed(game, tmp_path, outside):
+def test_a_link_planted_at_the_games_folder_is_refused_not_followed(game, tmp_path, outside):
     out = tmp_path / "build"
     out.mkdir()
     os.symlink(outside / "folder", out / "race")
     before = snapshot(outside)
-    assert build(game, out).exit_code == 0
+    refused(build(game, out), out / "race")
     assert snapshot(outside) == before
-    assert not os.path.islink(out / "race")
-    assert real_files(out / "race") == OUTPUTS
+    assert os.path.islink(out / "race")
+
+
+def test_a_fifo_planted_at_an_output_is_refused_not_replaced(game, tmp_path):
+    out = tmp_path / "build"
+    (out / "race").mkdir(parents=True)
+    os.mkfifo(out / "race" / "game.json")
+    refused(build(game, out), out / "race" / "game.json")
+    assert not os.path.isfile(out / "race" / "game.json")
 
 
 def test_a_file_in_the_place_of_the_games_folder_is_replaced(game, tmp_path):
@@ -178,27 +192,63 @@ def test_a_file_in_the_place_of_the_games_folder_is_replaced(game, tmp_path):
     assert real_files(out / "race") == OUTPUTS
 
 
-def test_a_planted_link_is_replaced_by_the_real_command_too(game, tmp_path, outside):
+def test_a_planted_link_is_refused_by_the_real_command_too(game, tmp_path, outside):
     out = tmp_path / "build"
     (out / "race").mkdir(parents=True)
     os.symlink(outside / "precious.txt", out / "race" / "rulebook.en.md")
     done = subprocess.run([RULEPRESS, "build", str(game), "-o", str(out)], capture_output=True, text=True,
                           timeout=120, env=dict(os.environ, RULEPRESS_CACHE_DIR=str(tmp_path / "cache")))
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert done.stderr.strip().endswith("refusing to write through it or over it (remove it first)"), done.stderr
     assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
-    assert real_files(out / "race") == OUTPUTS
 
 
-def test_a_pdf_is_written_over_a_planted_link_not_through_it(game, tmp_path, outside):
+def test_a_pdf_is_not_written_through_nor_over_a_planted_link(game, tmp_path, outside):
     pytest.importorskip("weasyprint")
     out = tmp_path / "print"
     out.mkdir()
     os.symlink(outside / "precious.txt", out / "race.cards.en.pdf")
-    result = run("print", game, "-o", out)
-    assert result.exit_code == 0, result.output
+    refused(run("print", game, "-o", out), out / "race.cards.en.pdf")
     assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
-    assert not os.path.islink(out / "race.cards.en.pdf")
-    assert (out / "race.cards.en.pdf").read_bytes().startswith(b"%PDF")
+    assert os.path.islink(out / "race.cards.en.pdf")
+
+
+def test_emit_python_refuses_a_link_planted_at_game_py(game, tmp_path, outside):
+    out = tmp_path / "build"
+    (out / "race").mkdir(parents=True)
+    os.symlink(outside / "precious.txt", out / "race" / "game.py")
+    refused(build(game, out, "--emit-python"), out / "race" / "game.py")
+    assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_the_output_function_refuses_dev_stdout_style_links(tmp_path, outside):
+    # -o /dev/stdout, run as root, once turned /dev/stdout into a regular file
+    os.symlink(outside / "precious.txt", tmp_path / "stdout")
+    with pytest.raises(writing.Refused):
+        writing.put_chosen(str(tmp_path / "stdout"), b"report")
+    assert os.path.islink(tmp_path / "stdout")
+    assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "a/../../escape.txt", "/tmp/abs.txt", "a//b", "./a", "a/.", "",
+                                  "a/\x00b"])
+def test_a_name_from_outside_that_leaves_its_folder_is_refused(tmp_path, name):
+    root = tmp_path / "tree"
+    root.mkdir()
+    with pytest.raises(writing.UnsafeName):
+        writing.put_under(str(root), name, b"x")
+    assert not (tmp_path / "escape.txt").exists() and os.listdir(root) == []
+
+
+def test_a_name_from_outside_is_not_written_through_a_link_on_its_way(tmp_path, outside):
+    root = tmp_path / "tree"
+    root.mkdir()
+    os.symlink(outside / "folder", root / "sub")
+    with pytest.raises(writing.Refused):
+        writing.put_under(str(root), "sub/x.yaml", b"x")
+    assert os.listdir(outside / "folder") == []
+    assert writing.put_under(str(root), "deep/er/x.yaml", b"x") == str(root / "deep" / "er" / "x.yaml")
 
 
 # ---- ids that spell paths ------------------------------------------------------
@@ -247,3 +297,27 @@ def test_any_game_id_builds_inside_out_or_not_at_all(game, tmp_path, gid):
         assert os.listdir(out) == [gid] and writing._NAME.fullmatch(gid)
         assert real_files(out / gid) == OUTPUTS
     (game / "game.yaml").write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["index.html", "race.html"])
+def test_coverage_html_refuses_a_link_planted_in_its_folder(game, tmp_path, outside, name):
+    out = tmp_path / "report"
+    out.mkdir()
+    os.symlink(outside / "precious.txt", out / name)
+    result = run("coverage", game, "-n", "0", "--html", out)
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("rulepress: cannot write the HTML report") and "refusing to write" in line, line
+    assert (outside / "precious.txt").read_text(encoding="utf-8") == "keep me\n"
+    assert os.path.islink(out / name)
+
+
+def test_print_png_refuses_a_link_planted_at_its_folder_of_cards(game, tmp_path, outside):
+    pytest.importorskip("weasyprint")
+    if not shutil.which("pdftoppm"):
+        pytest.skip("no pdftoppm")
+    out = tmp_path / "print"
+    out.mkdir()
+    os.symlink(outside / "folder", out / "race.cards.en")
+    refused(run("print", game, "-o", out, "--png"), out / "race.cards.en")
+    assert os.listdir(outside / "folder") == []

@@ -87,3 +87,22 @@ def test_its_own_output_inside_the_game_does_not_wake_it(game):
 def test_no_such_game_is_a_usage_error(game):
     out = subprocess.run([sys.executable, "-m", "rulepress", "watch", "nowhere"], cwd=game, capture_output=True, text=True)
     assert out.returncode == 2 and "no game `nowhere`" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_link_planted_at_an_output_is_said_and_the_watch_goes_on(game, monkeypatch):
+    from rulepress.watch import once
+    monkeypatch.setenv("RULEPRESS_CACHE_DIR", str(game / ".cache"))
+    (game / "victim.txt").write_text("keep me")
+    (game / "build" / "duel").mkdir(parents=True)
+    os.symlink(game / "victim.txt", game / "build" / "duel" / "game.json")
+    said: list = []
+    done = once(str(game / "duel"), str(game / "build"), None, said.append)
+    assert done.errors == 1 and (game / "victim.txt").read_text() == "keep me"
+    assert any(line.startswith("rulepress: ") and "refusing to write" in line for line in said), said
+    assert "not built" in said[-1]
+
+
+def test_a_folder_linked_outside_the_game_is_not_watched(game):
+    from rulepress.watch import snapshot
+    os.symlink("/", game / "duel" / "root")
+    assert sorted(snapshot(str(game / "duel"))) == [str(game / "duel" / "game.yaml")]
