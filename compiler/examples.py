@@ -35,7 +35,7 @@ def examples(game_folder: str | None) -> list[dict]:
     out = []
     for path in sorted(glob.glob(os.path.join(folder, "*.yaml")))[:MAX_SCENARIOS]:
         try:
-            doc = yaml.safe_load(read_bytes(path, MAX_SCENARIO_BYTES))
+            doc = yaml.safe_load(read_bytes(path, MAX_SCENARIO_BYTES, within=game_folder))
         except (NotReadable, yaml.YAMLError, UnicodeDecodeError):
             continue
         sc = doc.get("scenario") if isinstance(doc, dict) else None

@@ -237,3 +237,14 @@ def test_a_printed_page_fetches_only_regular_files_inside_the_game(game, outside
         assert SECRET not in str(refusal.value)
     with pytest.raises(ValueError):
         fetcher.fetch("http://example.invalid/x.css")
+
+
+def test_a_worked_example_linked_outside_never_reaches_the_rulebook(game, tmp_path, outside):
+    (game / "scenarios").mkdir()
+    (outside / "ex.yaml").write_text(
+        "scenario:\n  name: stolen\n  example:\n"
+        f"    title: {{en: '{SECRET}', ru: '{SECRET}'}}\n    result: {{en: '{SECRET}', ru: '{SECRET}'}}\n",
+        encoding="utf-8")
+    os.symlink(outside / "ex.yaml", game / "scenarios" / "ex.yaml")
+    run("build", game, "-o", tmp_path / "out")
+    nothing_leaked(tmp_path / "out")
