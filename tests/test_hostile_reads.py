@@ -243,7 +243,7 @@ def test_a_worked_example_linked_outside_never_reaches_the_rulebook(game, tmp_pa
     (game / "scenarios").mkdir()
     (outside / "ex.yaml").write_text(
         "scenario:\n  name: stolen\n  example:\n"
-        f"    title: {{en: '{SECRET}', ru: '{SECRET}'}}\n    result: {{en: '{SECRET}', ru: '{SECRET}'}}\n",
+        + "".join(f"    {part}: {{en: '{SECRET}', ru: '{SECRET}'}}\n" for part in ("title", "setup", "happens", "result")),
         encoding="utf-8")
     os.symlink(outside / "ex.yaml", game / "scenarios" / "ex.yaml")
     run("build", game, "-o", tmp_path / "out")
