@@ -13,13 +13,15 @@ from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_bac
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 from .compiler.wording import languages
+from .runtime.text import printable
 
 JSON_VERSION = 1  # of `validate --format json`
 
 
 def _line(message) -> str:
-    """A message as one line, whatever a path in it holds."""
-    return "rulepress: " + str(message).replace("\r", "\\r").replace("\n", "\\n")
+    """A message as one line, whatever a path or a content text in it holds (no control
+    or bidi character reaches the terminal either)."""
+    return "rulepress: " + printable(str(message))
 
 
 def _usage(message) -> None:
@@ -403,7 +405,12 @@ def play(game, players, seed, bots, lang, log_path):
         check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
-    tplay(g, players or g.players_min, seed, bots, lang, log_path)
+    from .runtime.faults import GameFault
+    try:
+        tplay(g, players or g.players_min, seed, bots, lang, log_path)
+    except GameFault as exc:  # the content did something impossible: where, and what
+        click.echo(_line(f"the game cannot go on: {exc}"), err=True)
+        sys.exit(1)
 
 
 def _game_for_log(gid: str, given):

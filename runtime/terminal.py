@@ -16,10 +16,19 @@ from rich.console import Console
 from rich.markup import escape
 
 from .agents import Seen, make
+from .answers import accept, told
+from .faults import GameFault
 from .flow import IllegalChoice, apply, choices, new_game
 from .replay import make_log
-from .secrets import can_see, handle_of, log_lines, place_label, resolve, seat_options
+from .secrets import can_see, handle_of, log_lines, place_label, seat_options
+from .text import printable
 from .views import view
+
+
+def printed(text) -> str:
+    """Content's text as the terminal prints it: markup escaped, control and bidi
+    characters written as escapes (runtime/text.printable)."""
+    return escape(printable(str(text)))
 
 
 def _bots(spec: str, seed):
@@ -104,7 +113,7 @@ class Table:
         self.con.rule(f"{self.game.id} · {_pname(seat, self.lang)}")
         changed = [ln for ln in lines if ln not in before]
         for ln in changed:
-            self.con.print(escape(ln))
+            self.con.print(printed(ln))
         if before and len(changed) < len(lines):
             self.con.print(f"[dim]({len(lines) - len(changed)} lines as before; s shows them)[/dim]")
         self.shown[seat] = lines
@@ -112,7 +121,7 @@ class Table:
         log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
         new = [entry for i, entry in zip(log_lines(self.st, seat), log) if i >= read]
         for entry in new[-12:]:
-            self.con.print(f"[dim]· {escape(entry['text'])}[/dim]")
+            self.con.print(f"[dim]· {printed(entry['text'])}[/dim]")
         self.logged[seat] = len(self.st["log"])
 
 
@@ -131,15 +140,49 @@ def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
 
 
 def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
-    """Play at the terminal; returns the final state (or the state when someone quit)."""
+    """Play at the terminal; returns the final state (or the state when someone quit).
+
+    A fault of the content (runtime/faults.GameFault) ends the game: it is raised again with
+    its cause said as the seat watching may read it, for the command to print in one line."""
     con = con or Console()
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
-    con.print(f"seed {seed} (rulepress play {game.id} --seed {seed} plays this game again)")
-    st = new_game(game, players, seed)
-    agents = _bots(bots, seed)
-    people = [p for p in st["players"] if p not in agents]
-    watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
+    con.print(f"seed {printed(seed)} (rulepress play {printed(game.id)} --seed {printed(seed)} plays this game again)")
+    st, watcher = None, None
+    try:
+        st = new_game(game, players, seed)
+        agents = _bots(bots, seed)
+        people = [p for p in st["players"] if p not in agents]
+        watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
+        if not _turns(game, st, con, agents, people, watcher, lang, input_fn):
+            return st
+    except GameFault as exc:
+        raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
+    con.rule("game over")
+    for entry in view(game, st, watcher)["log"][-3:]:
+        con.print(f"[dim]· {printed(entry['text'])}[/dim]")
+    for p in st["players"]:
+        con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
+    if not st["winners"]:
+        con.print("no winner")
+    if log_path:
+        log = json.dumps(make_log(game, st, players, seed), indent=1)
+        try:
+            with open(log_path, "w", encoding="utf-8") as fh:
+                fh.write(log)
+        except OSError as exc:  # checked before the game, yet gone since: the game is not lost
+            con.print(printable(f"the log could not be written to {log_path} ({exc.strerror}); here it is:"), markup=False)
+            print(log)
+            return st
+        con.print(printable(f"log written to {log_path}"), markup=False)
+    return st
+
+
+def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
+    """The game's decisions, each by a bot or a person at the keyboard, to the end
+    (True) or until someone quits (False). A person picks by number among the options as
+    offered; whatever is picked goes through runtime/answers.accept like a move at the
+    online table, so a refusal is said in the words that name nothing hidden."""
     table = Table(con, game, st, lang)
     last = None
     while st["pending"] is not None:
@@ -152,8 +195,8 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
         opts = choices(game, st, seat)
         if seat in agents:
             offered = seat_options(game, st, seat, opts)
-            choice = resolve(st, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
-            con.print(f"[cyan]{escape(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
+            choice = accept(game, st, seat, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
+            con.print(f"[cyan]{printed(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
         else:
             if len(people) > 1 and seat != last:
                 con.clear()
@@ -161,7 +204,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
                 try:
                     input_fn(f"{_pname(seat, lang)}: press Enter ")
                 except EOFError:
-                    return st
+                    return False
                 con.clear()
             last = seat
             table.look(seat)
@@ -169,15 +212,15 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
             asked = d.get("prompt") or {}
             fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
             prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
-            con.print(f"[bold]{_pname(seat, lang)}: {escape(prompt)}[/bold]")
+            con.print(f"[bold]{_pname(seat, lang)}: {printed(prompt)}[/bold]")
             for i, text in enumerate(labels(offered, lang), 1):
-                con.print(f"  {i}. {escape(text)}")
+                con.print(f"  {i}. {printed(text)}")
             try:
                 raw = input_fn("> ").strip()
             except EOFError:
-                return st
+                return False
             if raw in ("q", "quit"):
-                return st
+                return False
             if raw == "s":
                 table.look(seat, everything=True)
                 continue
@@ -186,26 +229,10 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
             if not 1 <= number <= len(offered):
                 con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
                 continue
-            choice = resolve(st, offered[number - 1]["id"])
-        try:
-            apply(game, st, choice, seat)
-        except IllegalChoice as exc:
-            con.print(f"[red]{escape(str(exc))}[/red]")
-    con.rule("game over")
-    for entry in view(game, st, watcher)["log"][-3:]:
-        con.print(f"[dim]· {escape(entry['text'])}[/dim]")
-    for p in st["players"]:
-        con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
-    if not st["winners"]:
-        con.print("no winner")
-    if log_path:
-        log = json.dumps(make_log(game, st, players, seed), indent=1)
-        try:
-            with open(log_path, "w", encoding="utf-8") as fh:
-                fh.write(log)
-        except OSError as exc:  # checked before the game, yet gone since: the game is not lost
-            con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
-            print(log)
-            return st
-        con.print(f"log written to {log_path}", markup=False)
-    return st
+            try:
+                choice = accept(game, st, seat, offered[number - 1]["id"])
+            except IllegalChoice as exc:
+                con.print(f"[red]{printed(exc)}[/red]")
+                continue
+        apply(game, st, choice, seat)
+    return True
