@@ -121,6 +121,8 @@ class Interp:
             if fault is None:
                 raise
             raise fault from None
+        except GameFault as exc:
+            raise self.placed(exc) from None
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
@@ -143,6 +145,16 @@ class Interp:
             return (f or pysource.expression(self.g, e))(self, env)
         except EVALUATION_ERRORS as exc:
             raise (pysource.fault(self.g, exc) or GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}")) from None
+        except GameFault as exc:
+            raise self.placed(exc, e[1]) from None
+
+    def placed(self, exc, pos="?"):
+        """A fault raised where no position was at hand (a helper handed a thing that is
+        none): at the line of content it was raised from, else at `pos`."""
+        if exc.pos != "?":
+            return exc
+        at = pysource.where(self.g, exc)
+        return GameFault(at[0] if at is not None else pos, exc.message)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -479,7 +491,7 @@ class Interp:
             if s[0] == "pay":
                 amount = num(self.ev(s[2], env))
                 owner = self.ev(s[4], env) if s[4] is not None else self.default_owner(s[3], env, s[1])
-                have = self.get_counter(owner, s[3])
+                have = self.get_counter(owner, s[3], s[1])
                 if num(have) < amount:
                     return False
         return True
@@ -493,7 +505,7 @@ class Interp:
             return env.get("player")
         raise GameFault(pos, f"say whose `{c}`")
 
-    def get_counter(self, owner, c):
+    def get_counter(self, owner, c, pos="?"):
         if owner is None:
             v = self.st["game_counters"].get(c)
             if self.track is not None:
@@ -501,7 +513,7 @@ class Interp:
             return v
         ent = self.st["things"].get(owner)
         if ent is None:
-            raise GameFault("?", f"`{owner}` has no counters")
+            raise GameFault(pos, f"`{owner}` has no counters")
         if self.track is not None:
             self.track[("counter", owner, c)] = ent["counters"].get(c, ABSENT)
         return ent["counters"].get(c, self.g.counters[c]["initial"])
@@ -522,7 +534,7 @@ class Interp:
                 value = d["max"]
             if isinstance(value, float) and value == int(value):
                 value = int(value)
-        old = self.get_counter(owner, c)
+        old = self.get_counter(owner, c, pos)
         if owner is None:
             self.st["game_counters"][c] = value
             self.changed(("game_counter", c))
@@ -568,16 +580,16 @@ class Interp:
 
     def s_gain(self, s, env):
         owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) + num(self.ev(s[2], env)), s[1])
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) + num(self.ev(s[2], env)), s[1])
 
     def s_lose(self, s, env):
         owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) - num(self.ev(s[2], env)), s[1])
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) - num(self.ev(s[2], env)), s[1])
 
     def s_pay(self, s, env):
         owner = self.counter_target(s, env)
         amount = num(self.ev(s[2], env))
-        have = num(self.get_counter(owner, s[3]))
+        have = num(self.get_counter(owner, s[3], s[1]))
         if have < amount:
             raise Fail(f"not enough {s[3]}: {have} of {amount}")
         self.set_counter(owner, s[3], have - amount, s[1])
