@@ -157,6 +157,20 @@ def test_a_fault_of_the_content_mid_move_is_said_without_engine_words(tmp_path):
     assert room.version == version and room.st["history"] == []
 
 
+def test_a_fault_of_the_content_while_an_answer_is_checked_is_said_without_engine_words(tmp_path):
+    folder = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs", "tutorial", "race"), folder, ignore=shutil.ignore_patterns("scenarios"))
+    text = (folder / "game.yaml").read_text(encoding="utf-8")
+    (folder / "game.yaml").write_text(text.replace("if: count(player.hand) > 0", "if: count(player.hand) / 0 > 0"), encoding="utf-8")
+    game = game_from(str(folder))
+    tables, room = _room(game, tmp_path)
+    room.st = new_game(game, 2, seed=1)
+    seat, version = room.deciding()[0], room.version
+    out = asyncio.run(tables.move(room, seat, version, "boost"))
+    assert not out.changed and out.error == "the move could not be played; the game is as it was before it"
+    assert room.version == version
+
+
 def test_a_line_for_a_seat_says_a_hidden_card_as_a_hidden_thing(games):
     game = games["docs/examples/love-letter"]
     st = new_game(game, 2, seed=1)

@@ -26,6 +26,7 @@ from .store import Move, RoomRow, SeatRow, Store, token_hash
 
 BOT_MOVES = 5000  # bot choices in a row before the room waits for a person again (a bound, never met in play)
 CHOICE_CHARS = 200
+NOT_PLAYED = "the move could not be played; the game is as it was before it"
 HOST_ACTIONS = ("start", "pause", "resume", "free", "lobby", "new", "bot")
 
 
@@ -203,6 +204,9 @@ class Tables:
             choice = answers.accept(room.game, room.st, seat, choice)
         except IllegalChoice as exc:
             return Outcome(False, error=str(exc))
+        except Exception:  # a fault of the content while an action's condition was worked out
+            self._rebuild(room)
+            return Outcome(False, error=NOT_PLAYED)
         error = await self._play(room, Move(seat, choice))
         if error:
             return Outcome(False, error=error)
@@ -217,7 +221,7 @@ class Tables:
             return "that move is not legal now"
         except Exception:  # a fault of the content mid-move: back to the stored state
             self._rebuild(room)
-            return "the move could not be played; the game is as it was before it"
+            return NOT_PLAYED
         n = len(room.st["history"]) - 1
         status = "finished" if room.st["pending"] is None else "playing"
         try:
