@@ -24,6 +24,12 @@ def _line(message) -> str:
     return "rulepress: " + printable(str(message))
 
 
+def _say(text) -> None:
+    """Lines of output that quote content (scenario names, failures, leaks): the lines are
+    the program's, and no control or bidi character of the content reaches the terminal."""
+    click.echo("\n".join(map(printable, str(text).split("\n"))))
+
+
 def _usage(message) -> None:
     """A wrong argument: one line, exit 2, before any work."""
     click.echo(_line(message), err=True)
@@ -156,7 +162,7 @@ def test(paths, select, scenarios_dir, verbose):
     """Run scenario tests: content/<game>/scenarios/*.yaml (see docs/scenarios.md)."""
     from .scenario import run_paths
     try:
-        ok = run_paths(list(paths) or ["content"], select, verbose, click.echo, scenarios_dir)
+        ok = run_paths(list(paths) or ["content"], select, verbose, _say, scenarios_dir)
     except UsageError as exc:
         _usage(exc)
     sys.exit(0 if ok else 1)
@@ -457,7 +463,7 @@ def secrets(game, games, seed, players):
         total += scanned
         if leak is not None:
             line = source(leak.at) if source and leak.at else None
-            click.echo(f"{g.id}, {n} players: {leak.text()}" + (f"\n  {leak.at}: {line}" if line else ""))
+            _say(f"{g.id}, {n} players: {leak.text()}" + (f"\n  {leak.at}: {line}" if line else ""))
             sys.exit(1)
     click.echo(f"{g.id}: no leak in {total} decisions ({games} games at each of {len(counts)} player counts)")
 
@@ -477,7 +483,7 @@ def replay(log, games):
     except ReplayError as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
-    click.echo(msg)
+    _say(msg)
 
 
 @main.command("print")
