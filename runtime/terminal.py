@@ -110,7 +110,7 @@ class Table:
     def look(self, seat, everything=False):
         lines = table_lines(self.game, self.st, seat, self.lang)
         before = set() if everything else set(self.shown.get(seat, ()))
-        self.con.rule(f"{self.game.id} · {_pname(seat, self.lang)}")
+        self.con.rule(f"{printed(self.game.id)} · {_pname(seat, self.lang)}")
         changed = [ln for ln in lines if ln not in before]
         for ln in changed:
             self.con.print(printed(ln))
