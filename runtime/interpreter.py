@@ -117,12 +117,26 @@ class Interp:
         try:
             return (f or pysource.block(self.g, block))(self, env)
         except EVALUATION_ERRORS as exc:
-            fault = pysource.fault(self.g, exc)
+            fault = self.in_statement(exc) or pysource.fault(self.g, exc)
             if fault is None:
                 raise
             raise fault from None
         except GameFault as exc:
             raise self.placed(exc) from None
+
+    def in_statement(self, exc):
+        """The GameFault an error raised by a statement's own handler (`s_gain` handed a card
+        to count) stands for: at that statement, the innermost one it passed through. None
+        where it passed through none."""
+        tb, at = exc.__traceback__, None
+        while tb is not None:
+            f = tb.tb_frame
+            if f.f_code.co_name.startswith("s_") and f.f_locals.get("self") is self:
+                s = f.f_locals.get("s")
+                if type(s) is list and len(s) > 1 and type(s[1]) is str:
+                    at = s[1]
+            tb = tb.tb_next
+        return GameFault(at, str(exc)) if at is not None else None
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""

@@ -146,3 +146,12 @@ def test_a_scenario_named_with_control_characters_is_reported_as_escapes(capsys,
     code, out, err = rulepress(capsys, monkeypatch, "test", folder, "-v")
     assert code == 1 and "FAILED" in out and "Rolls" + printable(HOSTILE[kind]) in out
     assert _plain(out + err), repr(out)
+
+
+def test_a_fault_that_names_a_hidden_card_names_it_to_nobody_at_the_terminal(capsys, monkeypatch, tmp_path):
+    """A statement handed a card where it counts (a card of the deck, hidden from everyone)
+    faults at that statement; the card is said as a hidden thing."""
+    folder = race_with(tmp_path, lambda t: t.replace("      gain sum(dice) position", "      for each c in boosts:\n        gain c position"))
+    code, out, err = rulepress(capsys, monkeypatch, "play", folder, "--seed", "1", "--bots", "p1,p2")
+    assert code == 1 and err == "rulepress: the game cannot go on: game.yaml:45:9: `a hidden thing` is not a number\n", err
+    assert "internal error" not in err and "oil" not in err + out and "nitro" not in err + out
