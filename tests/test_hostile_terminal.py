@@ -135,16 +135,17 @@ def test_a_scenario_that_faults_says_where_not_at_question_mark(capsys, monkeypa
     assert "at ?" not in out + err and "internal error" not in out + err
 
 
+@pytest.mark.parametrize("command", [["test", "-v"], ["coverage", "-n", "0"]], ids=["test", "coverage"])
 @pytest.mark.parametrize("kind", ["title", "colour", "right-to-left override", "line separator"])
-def test_a_scenario_named_with_control_characters_is_reported_as_escapes(capsys, monkeypatch, tmp_path, kind):
+def test_a_scenario_named_with_control_characters_is_reported_as_escapes(capsys, monkeypatch, tmp_path, kind, command):
     folder = race_with(tmp_path, lambda t: t)
     os.makedirs(os.path.join(folder, "scenarios"))
     text = open(os.path.join(ROOT, "docs", "tutorial", "race", "scenarios", "roll.yaml"), encoding="utf-8").read()
     name = "Rolling moves the racer by the sum of two dice"
     with open(os.path.join(folder, "scenarios", "roll.yaml"), "w", encoding="utf-8") as fh:
         fh.write(text.replace(name, _yaml("Rolls" + HOSTILE[kind])).replace("p1.position == 7", "p1.position == 8"))
-    code, out, err = rulepress(capsys, monkeypatch, "test", folder, "-v")
-    assert code == 1 and "FAILED" in out and "Rolls" + printable(HOSTILE[kind]) in out
+    code, out, err = rulepress(capsys, monkeypatch, command[0], folder, *command[1:])
+    assert "FAILED" in out and "Rolls" + printable(HOSTILE[kind]) in out, out
     assert _plain(out + err), repr(out)
 
 
