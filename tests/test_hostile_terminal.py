@@ -156,3 +156,10 @@ def test_a_fault_that_names_a_hidden_card_names_it_to_nobody_at_the_terminal(cap
     code, out, err = rulepress(capsys, monkeypatch, "play", folder, "--seed", "1", "--bots", "p1,p2")
     assert code == 1 and err == "rulepress: the game cannot go on: game.yaml:45:9: `a hidden thing` is not a number\n", err
     assert "internal error" not in err and "oil" not in err + out and "nitro" not in err + out
+
+
+@pytest.mark.parametrize("options", [[], ["--profile"]], ids=["simulate", "simulate --profile"])
+def test_simulate_prints_a_fault_quoting_content_as_written_and_without_bidi(capsys, monkeypatch, tmp_path, options):
+    folder = race_with(tmp_path, lambda t: t.replace("gain sum(dice) position", 'gain sum(dice) position to "[bold]no\u202ebody"'))
+    code, out, err = rulepress(capsys, monkeypatch, "simulate", folder, "-n", "2", *options)
+    assert "\u202e" not in out + err and "[bold]no\\u202ebody" in out, out
