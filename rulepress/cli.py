@@ -297,7 +297,7 @@ def balance(games, n, seed, players, agent, option_pairs, against, workers, back
     seed = int(seed) if seed.lstrip("-").isdigit() and len(seed) < 19 else seed  # as simulate's: 7 and "7" are one seed
     try:
         result, failed = run(list(games), n, seed, list(players), agent, option_pairs, against, workers,
-                             out, show_progress(as_json), not no_coverage, None if as_json else click.echo, _load_game,
+                             out, show_progress(as_json), not no_coverage, None if as_json else _say, _load_game,
                              backend, address)
     except (UsageError, BadArgument) as exc:
         _usage(exc)

@@ -163,3 +163,9 @@ def test_simulate_prints_a_fault_quoting_content_as_written_and_without_bidi(cap
     folder = race_with(tmp_path, lambda t: t.replace("gain sum(dice) position", 'gain sum(dice) position to "[bold]no\u202ebody"'))
     code, out, err = rulepress(capsys, monkeypatch, "simulate", folder, "-n", "2", *options)
     assert "\u202e" not in out + err and "[bold]no\\u202ebody" in out, out
+
+
+def test_balance_says_a_games_name_without_its_control_or_bidi_characters(capsys, monkeypatch, tmp_path):
+    folder = race_with(tmp_path, lambda t: t.replace("{en: Dice Race,", '{en: "Dice \\u202eRace\\e[2J",'))
+    code, out, err = rulepress(capsys, monkeypatch, "balance", folder, "-n", "4", "--no-coverage")
+    assert _plain(out + err) and "Dice \\u202eRace\\u001b[2J, 2 players" in out, out
