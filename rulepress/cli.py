@@ -13,6 +13,7 @@ from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_bac
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Report
 from .compiler.wording import languages
+from .runtime.faults import GameFault
 from .runtime.text import printable
 
 JSON_VERSION = 1  # of `validate --format json`
@@ -411,12 +412,7 @@ def play(game, players, seed, bots, lang, log_path):
         check_agents(bots, players or g.players_min, "--bots", bare_is_seat=True)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
-    from .runtime.faults import GameFault
-    try:
-        tplay(g, players or g.players_min, seed, bots, lang, log_path)
-    except GameFault as exc:  # the content did something impossible: where, and what
-        click.echo(_line(f"the game cannot go on: {exc}"), err=True)
-        sys.exit(1)
+    tplay(g, players or g.players_min, seed, bots, lang, log_path)
 
 
 def _game_for_log(gid: str, given):
@@ -690,6 +686,9 @@ def run() -> None:
     except OSError as exc:  # a file or folder the system refused after the arguments were checked
         where = f"{exc.filename}: " if exc.filename else ""
         _quietly(lambda: click.echo(_line(f"{where}{exc.strerror or exc}"), err=True))
+        code = 1
+    except GameFault as exc:  # the content did something impossible (in `play`): where, and what
+        _quietly(lambda: click.echo(_line(f"the game cannot go on: {exc}"), err=True))
         code = 1
     except Exception as exc:  # noqa: BLE001 - a fault of rulepress itself: one line, not a traceback
         if os.environ.get("RULEPRESS_DEBUG"):  # (RULEPRESS_DEBUG=1 shows the traceback to whoever fixes it)

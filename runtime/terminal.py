@@ -140,10 +140,7 @@ def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
 
 
 def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
-    """Play at the terminal; returns the final state (or the state when someone quit).
-
-    A fault of the content (runtime/faults.GameFault) ends the game: it is raised again with
-    its cause said as the seat watching may read it, for the command to print in one line."""
+    """Play at the terminal; returns the final state (or the state when someone quit)."""
     con = con or Console()
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
@@ -156,7 +153,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
         watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
         if not _turns(game, st, con, agents, people, watcher, lang, input_fn):
             return st
-    except GameFault as exc:
+    except GameFault as exc:  # the game cannot go on: said as the seat watching may read it, for the command to print
         raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
     con.rule("game over")
     for entry in view(game, st, watcher)["log"][-3:]:
@@ -171,10 +168,10 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None):
             with open(log_path, "w", encoding="utf-8") as fh:
                 fh.write(log)
         except OSError as exc:  # checked before the game, yet gone since: the game is not lost
-            con.print(printable(f"the log could not be written to {log_path} ({exc.strerror}); here it is:"), markup=False)
+            con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
             print(log)
             return st
-        con.print(printable(f"log written to {log_path}"), markup=False)
+        con.print(f"log written to {log_path}", markup=False)
     return st
 
 
