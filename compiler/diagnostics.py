@@ -5,6 +5,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from ..runtime.text import printable  # (a line break in a key or file name must not pass for another diagnostic)
+
 
 class Pos(NamedTuple):
     """A place in a file; a plain tuple so that millions are cheap to make and to store."""
@@ -14,18 +16,6 @@ class Pos(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
-
-
-def printable(text: str) -> str:
-    """Text with its control characters (and other unprintable ones) written as escapes:
-    a line break inside a key or a file name must not start a line of its own, where it
-    could pass for another diagnostic."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else _ESCAPES.get(c) or f"\\u{ord(c):04x}" for c in text)
-
-
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 @dataclass(frozen=True)

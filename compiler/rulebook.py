@@ -73,6 +73,43 @@ def md_escape(s) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def md_text(s: str) -> str:
+    """Content's text as the Markdown rulebook prints it: as text, never as HTML or as a
+    link a reader's browser would run. A `<` is written `&lt;` and an `&` that would start
+    an entity `&amp;` (no raw HTML, no `<javascript:…>`); a backslash is doubled (it reads
+    as written and escapes nothing of what follows), and a link or a link's definition
+    whose target is neither the web nor mail has its `]` escaped (its brackets then print
+    as written). Every renderer shows the text as the designer wrote it."""
+    if "<" not in s and "&" not in s and "]" not in s and "\\" not in s:
+        return s
+    s = _MD_LINK.sub(_md_link, s.replace("\\", "\\\\"))
+    return _MD_HTML.sub(lambda m: "&lt;" if m.group() == "<" else "&amp;", s)
+
+
+_MD_HTML = re.compile(r"<|&(?=#?\w+;)")
+_MD_LINK = re.compile(r"\]([ \t]*[(:]\s*<?\s*)([A-Za-z][A-Za-z0-9+.\-]*):")
+_SAFE_SCHEMES = ("http", "https", "mailto")
+
+
+def _md_link(m) -> str:
+    if m.group(2).lower() in _SAFE_SCHEMES:
+        return m.group(0)
+    return "\\]" + m.group(1) + m.group(2) + ":"
+
+
+def _md_context(v):
+    """Every text of a rulebook's context through md_text (a new context: the HTML
+    rulebook is made from the same one)."""
+    t = type(v)
+    if t is str:
+        return md_text(v)
+    if t is dict:
+        return {k: _md_context(x) for k, x in v.items()}
+    if t is list or t is tuple:
+        return t(_md_context(x) for x in v)
+    return v
+
+
 def _round_of(cond):
     """`round == N` (either way round) -> N, for the calendar; otherwise None."""
     if isinstance(cond, list) and cond and cond[0] == "op" and cond[2] == "==":
@@ -1000,6 +1037,8 @@ def _render(env, ctx: dict, tables: dict, lang: str, fmt: str, paper: str = "a4"
         ctx["icon"] = lambda s: iconize_html(s, tables, lang, images)
         ctx["m"] = HtmlPieces(ctx["L"], ctx["icon"])
     else:
+        # (the game's raw tables and the book itself stay as they are: lookups, not text)
+        ctx = {k: v if k in ("book", "tables") else _md_context(v) for k, v in ctx.items()}
         ctx["icon"] = lambda s: iconize_plain(s, tables)
         ctx["m"] = MarkdownPieces(ctx["L"], ctx["icon"])
     text = rendered(env, f"rulebook.{fmt}.j2", ctx)

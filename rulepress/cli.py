@@ -14,13 +14,22 @@ from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_bac
 from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Diagnostic, Report, printable
 from .compiler.wording import languages
+from .runtime.faults import GameFault
+from .runtime.text import printable
 
 JSON_VERSION = 1  # of `validate --format json`
 
 
 def _line(message) -> str:
-    """A message as one line, whatever a path in it holds."""
-    return "rulepress: " + str(message).replace("\r", "\\r").replace("\n", "\\n")
+    """A message as one line, whatever a path or a content text in it holds (no control
+    or bidi character reaches the terminal either)."""
+    return "rulepress: " + printable(str(message))
+
+
+def _say(text) -> None:
+    """Lines of output that quote content (scenario names, failures, leaks): the lines are
+    the program's, and no control or bidi character of the content reaches the terminal."""
+    click.echo("\n".join(map(printable, str(text).split("\n"))))
 
 
 def _usage(message) -> None:
@@ -176,7 +185,7 @@ def test(paths, select, scenarios_dir, verbose):
     """Run scenario tests: content/<game>/scenarios/*.yaml (see docs/scenarios.md)."""
     from .scenario import run_paths
     try:
-        ok = run_paths(list(paths) or ["content"], select, verbose, click.echo, scenarios_dir)
+        ok = run_paths(list(paths) or ["content"], select, verbose, _say, scenarios_dir)
     except UsageError as exc:
         _usage(exc)
     sys.exit(0 if ok else 1)
@@ -311,7 +320,7 @@ def balance(games, n, seed, players, agent, option_pairs, against, workers, back
     seed = int(seed) if seed.lstrip("-").isdigit() and len(seed) < 19 else seed  # as simulate's: 7 and "7" are one seed
     try:
         result, failed = run(list(games), n, seed, list(players), agent, option_pairs, against, workers,
-                             out, show_progress(as_json), not no_coverage, None if as_json else click.echo, _load_game,
+                             out, show_progress(as_json), not no_coverage, None if as_json else _say, _load_game,
                              backend, address)
     except (UsageError, BadArgument) as exc:
         _usage(exc)
@@ -476,7 +485,7 @@ def secrets(game, games, seed, players):
         total += scanned
         if leak is not None:
             line = source(leak.at) if source and leak.at else None
-            click.echo(f"{g.id}, {n} players: {leak.text()}" + (f"\n  {leak.at}: {line}" if line else ""))
+            _say(f"{g.id}, {n} players: {leak.text()}" + (f"\n  {leak.at}: {line}" if line else ""))
             sys.exit(1)
     click.echo(f"{g.id}: no leak in {total} decisions ({games} games at each of {len(counts)} player counts)")
 
@@ -496,7 +505,7 @@ def replay(log, games):
     except ReplayError as exc:
         click.echo(_line(exc), err=True)
         sys.exit(1)
-    click.echo(msg)
+    _say(msg)
 
 
 @main.command("print")
@@ -708,6 +717,9 @@ def run() -> None:
     except OSError as exc:  # a file or folder the system refused after the arguments were checked
         where = f"{exc.filename}: " if exc.filename else ""
         _quietly(lambda: click.echo(_line(f"{where}{exc.strerror or exc}"), err=True))
+        code = 1
+    except GameFault as exc:  # the content did something impossible (in `play`): where, and what
+        _quietly(lambda: click.echo(_line(f"the game cannot go on: {exc}"), err=True))
         code = 1
     except Exception as exc:  # noqa: BLE001 - a fault of rulepress itself: one line, not a traceback
         if os.environ.get("RULEPRESS_DEBUG"):  # (RULEPRESS_DEBUG=1 shows the traceback to whoever fixes it)

@@ -25,6 +25,7 @@ from .compiler.source import NotReadable, read_bytes
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
 from .runtime.tables import Game
+from .runtime.text import printable
 
 VERSION = 1
 _PRAGMA = re.compile(r"#\s*coverage:\s*unreachable\b[\s:,-]*(.*)$")
@@ -287,7 +288,7 @@ def render(result) -> None:
                          f"{len(r['scenarios']['failed'])} failed; {b['per_player_count']} {b['agent']} bot games "
                          f"for {', '.join(map(str, b['player_counts']))} players (seed {b['seed']})"))
     for f, s in result["files"].items():
-        t.add_row(Text(f), str(s["statements"]), str(s["statements"] - s["covered"]), str(s["branches"]),
+        t.add_row(Text(printable(f)), str(s["statements"]), str(s["statements"] - s["covered"]), str(s["branches"]),
                   str(len(s["partial_lines"])), f"{s['percent']:.0f}%", Text(s["missing"]))
     tot = result["totals"]
     t.add_row("TOTAL", str(tot["statements"]), str(tot["statements"] - tot["covered"]), str(tot["branches"]),
@@ -308,9 +309,9 @@ def render(result) -> None:
     for kind, xs in (nv.get("things_never_moved") or {}).items():
         con.print(Text(f"{kind} never moved ({len(xs)}): {_some(xs)}"))
     for fl in r["scenarios"]["failed"][:5]:
-        con.print(Text(f"scenario FAILED {fl['file']}: {fl['name']}: {fl['message']}"))
+        con.print(Text(printable(f"scenario FAILED {fl['file']}: {fl['name']}: {fl['message']}")))
     for e in b["errors"][:5]:
-        con.print(Text(f"bot game {e['game']} ({e['players']} players) stopped: {e['error']}"))
+        con.print(Text(printable(f"bot game {e['game']} ({e['players']} players) stopped: {e['error']}")))
 
 
 def _some(xs, n=12) -> str:

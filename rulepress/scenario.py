@@ -120,7 +120,7 @@ def run_file(game, path, select=None, errors=(), tables=None):
     except DslError as exc:
         return False, name, f"{exc.pos}: {exc.code} {exc.message}"
     except GameFault as exc:
-        return False, name, f"runtime error at {exc}"
+        return False, name, f"runtime error at {exc}" if exc.pos != "?" else f"runtime error: {exc.message}"
     except IllegalChoice as exc:
         return False, name, f"illegal choice: {exc}"
     return True, name, ""

@@ -24,7 +24,8 @@ class GameFault(Exception):
     """Content did something impossible at run time; names where in the content."""
 
     def __init__(self, pos, message):
-        super().__init__(f"{pos}: {message}")
+        # ("?": no position known; then the cause alone, never "at ?")
+        super().__init__(message if pos == "?" else f"{pos}: {message}")
         self.pos, self.message = pos, message
 
 

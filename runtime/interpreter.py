@@ -117,10 +117,26 @@ class Interp:
         try:
             return (f or pysource.block(self.g, block))(self, env)
         except EVALUATION_ERRORS as exc:
-            fault = pysource.fault(self.g, exc)
+            fault = self.in_statement(exc) or pysource.fault(self.g, exc)
             if fault is None:
                 raise
             raise fault from None
+        except GameFault as exc:
+            raise self.placed(exc) from None
+
+    def in_statement(self, exc):
+        """The GameFault an error raised by a statement's own handler (`s_gain` handed a card
+        to count) stands for: at that statement, the innermost one it passed through. None
+        where it passed through none."""
+        tb, at = exc.__traceback__, None
+        while tb is not None:
+            f = tb.tb_frame
+            if f.f_code.co_name.startswith("s_") and f.f_locals.get("self") is self:
+                s = f.f_locals.get("s")
+                if type(s) is list and len(s) > 1 and type(s[1]) is str:
+                    at = s[1]
+            tb = tb.tb_next
+        return GameFault(at, str(exc)) if at is not None else None
 
     def call_block(self, block, env):
         """Run a block as a procedure body: `return` ends it with a value."""
@@ -143,6 +159,16 @@ class Interp:
             return (f or pysource.expression(self.g, e))(self, env)
         except EVALUATION_ERRORS as exc:
             raise (pysource.fault(self.g, exc) or GameFault(e[1], f"cannot evaluate `{e[0]}`: {exc}")) from None
+        except GameFault as exc:
+            raise self.placed(exc, e[1]) from None
+
+    def placed(self, exc, pos="?"):
+        """A fault raised where no position was at hand (a helper handed a thing that is
+        none): at the line of content it was raised from, else at `pos`."""
+        if exc.pos != "?":
+            return exc
+        at = pysource.where(self.g, exc)
+        return GameFault(at[0] if at is not None else pos, exc.message)
 
     # ---- names and attributes ----
     def e_name(self, e, env):
@@ -479,7 +505,7 @@ class Interp:
             if s[0] == "pay":
                 amount = num(self.ev(s[2], env))
                 owner = self.ev(s[4], env) if s[4] is not None else self.default_owner(s[3], env, s[1])
-                have = self.get_counter(owner, s[3])
+                have = self.get_counter(owner, s[3], s[1])
                 if num(have) < amount:
                     return False
         return True
@@ -493,7 +519,7 @@ class Interp:
             return env.get("player")
         raise GameFault(pos, f"say whose `{c}`")
 
-    def get_counter(self, owner, c):
+    def get_counter(self, owner, c, pos="?"):
         if owner is None:
             v = self.st["game_counters"].get(c)
             if self.track is not None:
@@ -501,7 +527,7 @@ class Interp:
             return v
         ent = self.st["things"].get(owner)
         if ent is None:
-            raise GameFault("?", f"`{owner}` has no counters")
+            raise GameFault(pos, f"`{owner}` has no counters")
         if self.track is not None:
             self.track[("counter", owner, c)] = ent["counters"].get(c, ABSENT)
         return ent["counters"].get(c, self.g.counters[c]["initial"])
@@ -522,7 +548,7 @@ class Interp:
                 value = d["max"]
             if isinstance(value, float) and value == int(value):
                 value = int(value)
-        old = self.get_counter(owner, c)
+        old = self.get_counter(owner, c, pos)
         if owner is None:
             self.st["game_counters"][c] = value
             self.changed(("game_counter", c))
@@ -568,16 +594,16 @@ class Interp:
 
     def s_gain(self, s, env):
         owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) + num(self.ev(s[2], env)), s[1])
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) + num(self.ev(s[2], env)), s[1])
 
     def s_lose(self, s, env):
         owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3])) - num(self.ev(s[2], env)), s[1])
+        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) - num(self.ev(s[2], env)), s[1])
 
     def s_pay(self, s, env):
         owner = self.counter_target(s, env)
         amount = num(self.ev(s[2], env))
-        have = num(self.get_counter(owner, s[3]))
+        have = num(self.get_counter(owner, s[3], s[1]))
         if have < amount:
             raise Fail(f"not enough {s[3]}: {have} of {amount}")
         self.set_counter(owner, s[3], have - amount, s[1])

@@ -15,9 +15,10 @@ import re
 from typing import NamedTuple
 
 from .agents import RandomAgent, step
-from .flow import choices, new_game
+from .answers import accept
+from .flow import IllegalChoice, choices, new_game
 from .interpreter import GameFault
-from .secrets import can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options
+from .secrets import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
@@ -220,6 +221,69 @@ _LOG_LINE = re.compile(r"\.log\[(\d+)\]")
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')  # every string of a JSON text
 
 
+# ---- refusals: what a seat is told of an answer it may not give ------------------
+
+def said_in(game, st, seat, text: str):
+    """(what, thing): the first id, kind or name of a thing hidden from `seat` that a text
+    handed to it says anywhere in it (a refusal, an error line); None if it says none. A
+    name or kind also borne by a thing in sight, or printed by the rules, says nothing."""
+    hidden = hidden_from(game, st, seat)
+    seen_names, seen_protos = set(_static_names(game)), set()
+    for eid in st["things"]:
+        if eid not in hidden:
+            seen_names |= _names_of(game, eid)
+            seen_protos.add(game.proto_of.get(eid))
+    words = {}
+    for eid in sorted(hidden):
+        words.setdefault(eid, eid)
+        pid = game.proto_of.get(eid)
+        if pid and pid not in seen_protos and pid not in game.counters:
+            words.setdefault(pid, eid)
+        for n in _names_of(game, eid) - seen_names:
+            words.setdefault(n, eid)
+    for w in sorted(words, key=len, reverse=True):
+        if re.search(r"(?<![\w#])" + re.escape(w) + r"(?![\w#])", text):
+            return w, words[w]
+    return None
+
+
+def probes(game, st, seat) -> list:
+    """Answers a seat could send that are none of its options: a handle to each place of
+    every zone (hidden thing or not, and past either end), every thing's own id, every
+    kind, every player, action and zone, and handles that name no place."""
+    out = []
+    for key in sorted(st["zones"]):
+        n = len(st["zones"][key])
+        out += [f"{HANDLE}{key}#{i}" for i in range(0, n + 2)]
+        out.append(key)
+    out += sorted(st["things"]) + sorted(game.protos) + sorted(game.actions) + ["pass"]
+    out += [HANDLE, f"{HANDLE}#1", f"{HANDLE}{HANDLE}", f"{HANDLE}nowhere#1", f"{HANDLE}{seat}#-1", f"{HANDLE}{seat}#1e3"]
+    return out
+
+
+def scan_answers(game, st, answer, deciding) -> Leak | None:
+    """The first refusal that names a thing hidden from the seat it is said to: each seat
+    that decides now (`deciding`) sends every probe that is not among its options
+    (`answer(seat, choice)`: the text it is told, None where the answer was taken)."""
+    for seat in deciding:
+        offered = {o["id"] for o in seat_options(game, st, seat, choices(game, st, seat))}
+        checked = set()  # replies already read: most are the same line
+        for choice in probes(game, st, seat):
+            if choice in offered:
+                continue
+            reply = answer(seat, choice)
+            if reply is None:
+                return Leak(seat, f"answer({choice!r})", choice, "an answer that is not an option was taken",
+                            None, st["seed"], len(st["history"]))
+            if reply in checked:
+                continue
+            checked.add(reply)
+            found = said_in(game, st, seat, reply)
+            if found is not None:
+                return Leak(seat, f"answer({choice!r})", found[0], found[1], None, st["seed"], len(st["history"]))
+    return None
+
+
 def _counter_leak(game, st, v, seat, who):
     for owner, table in list((v.get("players") or {}).items()) + list((v.get("things") or {}).items()):
         for c in (table.get("counters") or {}):
@@ -244,20 +308,40 @@ def _made_at(st, path, lines):
     return None
 
 
-def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS):
+def refusal(game, st, seat, choice):
+    """What runtime/answers tells `seat` of `choice`: None where it is taken."""
+    try:
+        accept(game, st, seat, choice)
+    except IllegalChoice as exc:
+        return str(exc)
+    return None
+
+
+def deciding(st) -> list:
+    """The seats a decision waits on now."""
+    d = st["pending"]
+    if d is None:
+        return []
+    if d["kind"] == "secret":
+        return [p for p in d["who"] if p not in d["collected"]]
+    return [d["who"]]
+
+
+def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS, answers=False):
     """Play `n` random games and scan every decision; the first leak, or None.
-    Returns (leak, decisions scanned)."""
+    `answers`: also what each deciding seat is told of every answer that is none of its
+    options (scan_answers). Returns (leak, decisions scanned)."""
     players = players or game.players_min
     static = _static_names(game)
     witness = Witness(game)
     game.log_hook = witness
     try:
-        return _scan(game, n, seed, players, view_fn, max_decisions, static, witness)
+        return _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers)
     finally:
         game.log_hook = None
 
 
-def _scan(game, n, seed, players, view_fn, max_decisions, static, witness):
+def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers):
     scanned = 0
     for i in range(n):
         s = f"{seed}:{i}"
@@ -270,6 +354,8 @@ def _scan(game, n, seed, players, view_fn, max_decisions, static, witness):
             k += 1
             scanned += 1
             leak = scan_state(game, st, view_fn, static, logged, before, witness)
+            if leak is None and answers:
+                leak = scan_answers(game, st, lambda seat, c: refusal(game, st, seat, c), deciding(st))
             if leak is not None:
                 return leak, scanned
             logged = len(st["log"])

@@ -110,6 +110,15 @@ def fault(game, exc):
     """The GameFault an evaluation error stands for: at the expression of the innermost line
     of generated code it passed through, as the designer wrote it. None if it passed through
     none (an error of the runtime itself)."""
+    at = where(game, exc)
+    if at is None:
+        return None
+    return GameFault(at[0], f"cannot evaluate `{at[1]}`: {exc}")
+
+
+def where(game, exc):
+    """(position, expression) of the innermost line of generated code `exc` passed
+    through, as the designer wrote it; None if it passed through none."""
     tables = game.code.lines if game.code is not None else {}
     tb, at = exc.__traceback__, None
     while tb is not None:
@@ -117,9 +126,7 @@ def fault(game, exc):
         if lines is not None:
             at = lines.get(tb.tb_lineno, at)
         tb = tb.tb_next
-    if at is None:
-        return None
-    return GameFault(at[0], f"cannot evaluate `{at[1]}`: {exc}")
+    return at
 
 
 def _roots(game):

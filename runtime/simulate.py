@@ -286,7 +286,10 @@ def sparkline(counts) -> str:
 
 def render(result) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from .text import printable
     con = Console()
     con.print(f"[bold]{result['game']}[/bold]: {result['finished']}/{result['games']} games finished "
               f"({result['players']} players, {result['agent']} bots, seed {result['seed']})")
@@ -307,6 +310,6 @@ def render(result) -> None:
     if result["top_actions"]:
         con.print("most used: " + ", ".join(f"{a} ({c})" for a, c in result["top_actions"]))
     for e in result["errors"][:5]:
-        con.print(f"[red]game {e['game']}: {e['error']}[/red]")
+        con.print(f"[red]game {e['game']}: {escape(printable(e['error']))}[/red]")  # (a fault quotes content)
     if len(result["errors"]) > 5:
         con.print(f"[red]... and {len(result['errors']) - 5} more errors[/red]")

@@ -16,10 +16,19 @@ from rich.console import Console
 from rich.markup import escape
 
 from .agents import Seen, make
+from .answers import accept, told
+from .faults import GameFault
 from .flow import IllegalChoice, apply, choices, new_game
 from .replay import make_log
-from .secrets import can_see, handle_of, log_lines, place_label, resolve, seat_options
+from .secrets import can_see, handle_of, log_lines, place_label, seat_options
+from .text import printable
 from .views import view
+
+
+def printed(text) -> str:
+    """Content's text as the terminal prints it: markup escaped, control and bidi
+    characters written as escapes (runtime/text.printable)."""
+    return escape(printable(str(text)))
 
 
 def _bots(spec: str, seed):
@@ -101,10 +110,10 @@ class Table:
     def look(self, seat, everything=False):
         lines = table_lines(self.game, self.st, seat, self.lang)
         before = set() if everything else set(self.shown.get(seat, ()))
-        self.con.rule(f"{self.game.id} · {_pname(seat, self.lang)}")
+        self.con.rule(f"{printed(self.game.id)} · {_pname(seat, self.lang)}")
         changed = [ln for ln in lines if ln not in before]
         for ln in changed:
-            self.con.print(escape(ln))
+            self.con.print(printed(ln))
         if before and len(changed) < len(lines):
             self.con.print(f"[dim]({len(lines) - len(changed)} lines as before; s shows them)[/dim]")
         self.shown[seat] = lines
@@ -112,7 +121,7 @@ class Table:
         log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
         new = [entry for i, entry in zip(log_lines(self.st, seat), log) if i >= read]
         for entry in new[-12:]:
-            self.con.print(f"[dim]· {escape(entry['text'])}[/dim]")
+            self.con.print(f"[dim]· {printed(entry['text'])}[/dim]")
         self.logged[seat] = len(self.st["log"])
 
 
@@ -137,65 +146,20 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
     con = con or Console()
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
-    con.print(f"seed {seed} (rulepress play {game.id} --seed {seed} plays this game again)")
-    st = new_game(game, players, seed)
-    agents = _bots(bots, seed)
-    people = [p for p in st["players"] if p not in agents]
-    watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
-    table = Table(con, game, st, lang)
-    last = None
-    while st["pending"] is not None:
-        d = st["pending"]
-        if d["kind"] == "secret":  # bots pick first: nothing they pick is printed
-            waiting = [p for p in d["who"] if p not in d["collected"]]
-            seat = next((p for p in waiting if p in agents), waiting[0])
-        else:
-            seat = d["who"]
-        opts = choices(game, st, seat)
-        if seat in agents:
-            offered = seat_options(game, st, seat, opts)
-            choice = resolve(st, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
-            con.print(f"[cyan]{escape(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
-        else:
-            if len(people) > 1 and seat != last:
-                con.clear()
-                con.rule(f"pass to {_pname(seat, lang)}")
-                try:
-                    input_fn(f"{_pname(seat, lang)}: press Enter ")
-                except EOFError:
-                    return st
-                con.clear()
-            last = seat
-            table.look(seat)
-            offered = seat_options(game, st, seat, opts)
-            asked = d.get("prompt") or {}
-            fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
-            prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
-            con.print(f"[bold]{_pname(seat, lang)}: {escape(prompt)}[/bold]")
-            for i, text in enumerate(labels(offered, lang), 1):
-                con.print(f"  {i}. {escape(text)}")
-            try:
-                raw = input_fn("> ").strip()
-            except EOFError:
-                return st
-            if raw in ("q", "quit"):
-                return st
-            if raw == "s":
-                table.look(seat, everything=True)
-                continue
-            # (only ASCII digits read as a number: `²` is a digit to isdigit(), not to int())
-            number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 0
-            if not 1 <= number <= len(offered):
-                con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
-                continue
-            choice = resolve(st, offered[number - 1]["id"])
-        try:
-            apply(game, st, choice, seat)
-        except IllegalChoice as exc:
-            con.print(f"[red]{escape(str(exc))}[/red]")
+    con.print(f"seed {printed(seed)} (rulepress play {printed(game.id)} --seed {printed(seed)} plays this game again)")
+    st, watcher = None, None
+    try:
+        st = new_game(game, players, seed)
+        agents = _bots(bots, seed)
+        people = [p for p in st["players"] if p not in agents]
+        watcher = people[0] if len(people) == 1 else None  # whom bots' moves are printed for
+        if not _turns(game, st, con, agents, people, watcher, lang, input_fn):
+            return st
+    except GameFault as exc:  # the game cannot go on: said as the seat watching may read it, for the command to print
+        raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
     con.rule("game over")
     for entry in view(game, st, watcher)["log"][-3:]:
-        con.print(f"[dim]· {escape(entry['text'])}[/dim]")
+        con.print(f"[dim]· {printed(entry['text'])}[/dim]")
     for p in st["players"]:
         con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
     if not st["winners"]:
@@ -214,3 +178,63 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
             return st
         con.print(f"log written to {log_path}", markup=False)
     return st
+
+
+def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
+    """The game's decisions, each by a bot or a person at the keyboard, to the end
+    (True) or until someone quits (False). A person picks by number among the options as
+    offered; whatever is picked goes through runtime/answers.accept like a move at the
+    online table, so a refusal is said in the words that name nothing hidden."""
+    table = Table(con, game, st, lang)
+    last = None
+    while st["pending"] is not None:
+        d = st["pending"]
+        if d["kind"] == "secret":  # bots pick first: nothing they pick is printed
+            waiting = [p for p in d["who"] if p not in d["collected"]]
+            seat = next((p for p in waiting if p in agents), waiting[0])
+        else:
+            seat = d["who"]
+        opts = choices(game, st, seat)
+        if seat in agents:
+            offered = seat_options(game, st, seat, opts)
+            choice = accept(game, st, seat, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
+            con.print(f"[cyan]{printed(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
+        else:
+            if len(people) > 1 and seat != last:
+                con.clear()
+                con.rule(f"pass to {_pname(seat, lang)}")
+                try:
+                    input_fn(f"{_pname(seat, lang)}: press Enter ")
+                except EOFError:
+                    return False
+                con.clear()
+            last = seat
+            table.look(seat)
+            offered = seat_options(game, st, seat, opts)
+            asked = d.get("prompt") or {}
+            fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
+            prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
+            con.print(f"[bold]{_pname(seat, lang)}: {printed(prompt)}[/bold]")
+            for i, text in enumerate(labels(offered, lang), 1):
+                con.print(f"  {i}. {printed(text)}")
+            try:
+                raw = input_fn("> ").strip()
+            except EOFError:
+                return False
+            if raw in ("q", "quit"):
+                return False
+            if raw == "s":
+                table.look(seat, everything=True)
+                continue
+            # (only ASCII digits read as a number: `²` is a digit to isdigit(), not to int())
+            number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 0
+            if not 1 <= number <= len(offered):
+                con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
+                continue
+            try:
+                choice = accept(game, st, seat, offered[number - 1]["id"])
+            except IllegalChoice as exc:
+                con.print(f"[red]{printed(exc)}[/red]")
+                continue
+        apply(game, st, choice, seat)
+    return True

@@ -18,7 +18,7 @@ import secrets as token_source
 import time
 from typing import NamedTuple
 
-from ..runtime import agents, secrets
+from ..runtime import agents, answers
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
 from . import limits
 from .limits import Refused
@@ -26,6 +26,7 @@ from .store import Move, RoomRow, SeatRow, Store, token_hash
 
 BOT_MOVES = 5000  # bot choices in a row before the room waits for a person again (a bound, never met in play)
 CHOICE_CHARS = 200
+NOT_PLAYED = "the move could not be played; the game is as it was before it"
 HOST_ACTIONS = ("start", "pause", "resume", "free", "lobby", "new", "bot")
 
 
@@ -196,14 +197,17 @@ class Tables:
             return Outcome(False, error=f"it is not your decision; waiting for {waiting}")
         if not isinstance(choice, str) or not 0 < len(choice) <= CHOICE_CHARS:
             return Outcome(False, error="a choice is one of the options' ids")
-        d = room.st["pending"]
-        if d["kind"] != "action":
-            # only what this seat was offered: a hidden thing's own id is refused like any
-            # other unknown choice, so guessing ids tells nothing
-            offered = secrets.seat_options(room.game, room.st, seat, choices(room.game, room.st, seat))
-            if choice not in [o["id"] for o in offered]:
-                return Outcome(False, error="that is not one of your options")
-        error = await self._play(room, Move(seat, secrets.resolve(room.st, choice)))
+        try:
+            # only what this seat was offered, turn actions and questions alike: a handle to
+            # a card never offered, or a hidden card's own id, is refused in the same words
+            # as a guess, so a refusal names nothing the seat may not see
+            choice = answers.accept(room.game, room.st, seat, choice)
+        except IllegalChoice as exc:
+            return Outcome(False, error=str(exc))
+        except Exception:  # a fault of the content while an action's condition was worked out
+            self._rebuild(room)
+            return Outcome(False, error=NOT_PLAYED)
+        error = await self._play(room, Move(seat, choice))
         if error:
             return Outcome(False, error=error)
         await self.run_bots(room)
@@ -213,11 +217,11 @@ class Tables:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
             apply(room.game, room.st, move.choice, move.seat)
-        except IllegalChoice as exc:  # refused before the state changed
-            return f"that move is not legal now ({str(exc)[:200]})"
-        except Exception as exc:  # a fault of the content mid-move: back to the stored state
+        except IllegalChoice:  # refused before the state changed (the flow's words name every option: not said)
+            return "that move is not legal now"
+        except Exception:  # a fault of the content mid-move: back to the stored state
             self._rebuild(room)
-            return f"the move could not be played ({type(exc).__name__})"
+            return NOT_PLAYED
         n = len(room.st["history"]) - 1
         status = "finished" if room.st["pending"] is None else "playing"
         try:
