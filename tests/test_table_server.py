@@ -54,14 +54,14 @@ def deciding_socket(socks, last):
 
 def test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking(client, fast):
     code, host, other = room_of_two(client)
-    assert len(code) == 6 and set(code) <= set(limits.CODE_ALPHABET)
+    assert len(code) == limits.CODE_LENGTH and set(code) <= set(limits.CODE_ALPHABET)
     assert host["seat"] == "p1" and other["seat"] == "p2" and host["token"] != other["token"]
     assert client.get(f"/r/{code}").status_code == 200
     a = hello(client, code, host["token"])
     b = hello(client, code, other["token"])
     watcher = hello(client, code, watch=True)
     assert watcher.seat is None and a.seat == "p1" and b.seat == "p2"
-    a.table(), a.table(), b.table()  # the arrivals of b and the watcher
+    a.table()  # b's arrival (a spectator's is no news to anyone)
     a.send({"type": "host", "action": "start"})
     socks = {"p1": a, "p2": b, None: watcher}
     last = {s: sock.table() for s, sock in socks.items()}
@@ -122,7 +122,7 @@ def test_two_moves_on_one_version_cannot_both_apply(client, fast):
     a = hello(client, code, host["token"])
     a2 = hello(client, code, host["token"])
     b = hello(client, code, other["token"])
-    a.table(), a.table(), a2.table()  # the arrivals of a2 and b
+    a.table(), a2.table()  # b's arrival (a2 is p1 again: no news)
     a.send({"type": "host", "action": "start"})
     t, t2, tb = a.table(), a2.table(), b.table()
     for _ in range(50):  # until it is p1's decision alone

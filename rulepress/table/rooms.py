@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from ..runtime import agents, secrets
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
-from . import limits
+from . import limits, messages
 from .limits import Refused
 from .store import Move, RoomRow, SeatRow, Store, token_hash
 
@@ -51,6 +51,11 @@ class Room:
         self.st = None  # the live game, None in the lobby
         self.lock = asyncio.Lock()
         self.sockets: set = set()  # app.Conn objects, each with .seat (None: a spectator)
+        self.presence_due = None   # the timer that tells the pages who came and went (app.presence)
+        self.peers_sent = None     # the seats connected, as last told to the seats
+        self.signal_rates: dict = {}  # seat -> limits.Rate of its voice signalling
+        self.frames: dict = {}     # messages.table_text's frames of this version
+        self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
 
     @property
     def status(self) -> str:
@@ -95,6 +100,7 @@ class Tables:
         self.store = store
         self.clock = clock
         self.rooms: dict[str, Room] = {}
+        self.made_by: dict[str, list] = {}  # address -> codes of the rooms it made (ROOMS_PER_ADDRESS)
 
     # ---- finding rooms ---------------------------------------------------------------
 
@@ -133,7 +139,7 @@ class Tables:
 
     # ---- rooms and seats -------------------------------------------------------------
 
-    async def create(self, game_id, players, options, name) -> Joined:
+    async def create(self, game_id, players, options, name, address="?") -> Joined:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused("no such game here")
@@ -141,7 +147,11 @@ class Tables:
                 or not game.players_min <= players <= game.players_max:
             raise Refused(f"{game.id} is for {game.players_min} to {game.players_max} players")
         options = limits.game_options(game, options)
+        playable(game, players, options)
         name = limits.display_name(name)
+        made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
+        if len(made) >= limits.ROOMS_PER_ADDRESS:
+            raise Refused(f"{limits.ROOMS_PER_ADDRESS} rooms made from this address are open already", 429)
         if self.store.count_rooms() >= limits.ROOMS_OPEN:
             raise Refused("too many rooms are open; try again later", 503)
         for _ in range(100):  # 31^6 codes: a clash is rare, a hundred in a row never happens
@@ -157,6 +167,9 @@ class Tables:
         await self.store.create_room(row, host)
         room = Room(game, row, self.store.seats(code))
         self.rooms[code] = room
+        if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
+            self.made_by.clear()
+        self.made_by[address] = made + [code]
         return Joined(room, "p1", token)
 
     async def join(self, code, name) -> Joined:
@@ -189,7 +202,7 @@ class Tables:
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
                                          "finished": "the game is over"}[room.status])
-        if version != room.version:
+        if version != room.version and not _unchanged_for(room, seat, version):
             return Outcome(False, stale=True)
         if seat not in room.deciding():
             waiting = ", ".join(_name(room, s) for s in room.deciding())
@@ -262,8 +275,12 @@ class Tables:
             if free:
                 return Outcome(False, error=f"seat {free[0]} is free: wait for a player or give it to a bot")
             game_no = room.row.game_no + 1
-            room.st = new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                               options=room.row.options)
+            try:
+                room.st = new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
+                                   options=room.row.options)
+            except Exception as exc:  # (options are tried when the room is made: a game changed since)
+                room.st = None
+                return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
             await self._set_status(room, "playing", game_no)
             await self.run_bots(room)
         elif action == "pause":
@@ -313,6 +330,30 @@ class Tables:
             self.rooms.pop(code, None)
             gone.append(code)
         return gone
+
+
+def playable(game, players: int, options: dict) -> None:
+    """Refuse options the game cannot be set up with, naming the first such option. Games
+    declare only an option's default; the values they take are what their setup accepts,
+    so each option given is tried in a setup of its own (seeded: the same answer every time)."""
+    try:
+        new_game(game, players, seed="options", options=options)
+        return
+    except Exception:
+        pass
+    for name, value in options.items():
+        try:
+            new_game(game, players, seed="options", options={name: value})
+        except Exception:
+            raise Refused(f"option `{name}`: {str(value)[:40]!r} is not a value {game.id} knows") from None
+    raise Refused(f"{game.id} cannot be set up with these options together")
+
+
+def _unchanged_for(room: Room, seat: str, version) -> bool:
+    """A move made at an older version stands when nothing its seat could see has changed
+    since (another seat's secret pick, a connection): what it chose from is what it sees now."""
+    then = room.sights.get(seat, {}).get(version)
+    return then is not None and then == messages.sight(room, seat)
 
 
 def _taken(seat: SeatRow) -> bool:
