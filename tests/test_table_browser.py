@@ -422,6 +422,9 @@ def test_two_seats_see_each_other_on_camera(table):
         for data in JUNK_SIGNALS:
             p.page.evaluate("m => window.rulepressTable.send(m)", {"type": "signal", "to": other, "data": data})
             p.page.wait_for_timeout(60)  # under the server's 20 messages a second
+    # no call before a player turns a device on: not one peer connection, whatever was sent
+    for p in pages.values():
+        assert p.page.evaluate("window.rulepressVoice.peers.size") == 0
     for p in pages.values():
         p.page.click('#voice button[data-voice="camera"]')
         p.page.click('#voice button[data-voice="mic"]')
@@ -436,6 +439,9 @@ def test_two_seats_see_each_other_on_camera(table):
     b = pages["p2"].page
     b.reload()
     b.wait_for_function("(window.rulepressTable.last || {}).status === 'playing'")
+    b.wait_for_timeout(500)
+    assert b.evaluate("window.rulepressVoice.peers.size") == 0  # a new page asks again
+    b.click('#voice button[data-voice="mic"]')
     _sees_video_of(b, "p1")
     # muting stops the microphone's track from carrying sound; the camera turned off stops it
     a = pages["p1"].page
@@ -443,6 +449,8 @@ def test_two_seats_see_each_other_on_camera(table):
     assert a.evaluate("window.rulepressVoice.mic.enabled") is False
     a.click('#voice button[data-voice="camera"]')
     assert a.evaluate("window.rulepressVoice.camera") is None
+    # and the others' tile of it blanks (no frozen last frame)
+    b.wait_for_selector('#voice .voice-tile[data-seat="p1"]:not(.live)')
     # no media went through the server: only signalling frames, and small ones
     signals = [f for p in pages.values() for f in p.frames if '"type":"signal"' in f]
     assert signals and max(map(len, signals)) < 16 * 1024

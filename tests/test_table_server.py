@@ -508,3 +508,65 @@ def test_a_change_is_stored_whole_or_not_at_all_even_in_a_batch(tmp_path):
     assert store.moves("ABCDEF", 1) == [Move("p1", "a"), Move("p2", "b")]
     assert store.room("ABCDEF").version == 3
     store.close()
+
+
+def test_simultaneous_secret_picks_are_never_stale_for_each_other(client, fast):
+    """Both seats pick a secret at once from the same table: the second pick stands, since
+    nothing its picker could see changed (only who is still picking)."""
+    code, socks = started(client)
+    pick = random.Random(3)
+    last = {s: socks[s].frames[-1] for s in socks}
+    for _ in range(3000):
+        t = last["p1"]
+        assert t["status"] == "playing"
+        d = (last["p1"]["view"] or {}).get("decision") or {}
+        if d.get("kind") == "secret" and sorted(t["deciding"]) == ["p1", "p2"]:
+            break
+        seat = pick.choice(t["deciding"])
+        mine = last[seat]
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
+        last = {s: socks[s].table() for s in socks}
+    else:
+        pytest.fail("no secret pick by both seats in 3000 moves")
+    version = last["p1"]["version"]
+    socks["p1"].send({"type": "move", "version": version, "choice": last["p1"]["options"][0]["id"]})
+    socks["p1"].table(), socks["p2"].table()
+    socks["p2"].send({"type": "move", "version": version, "choice": last["p2"]["options"][0]["id"]})
+    after = socks["p2"].table()
+    assert not [f for f in socks["p2"].frames if f["type"] in ("refused", "error")]
+    assert after["version"] >= version + 2
+
+
+def test_a_move_from_before_a_change_its_seat_saw_is_stale(client, fast):
+    code, socks = started(client)
+    t = socks["p1"].frames[-1]
+    seat = t["deciding"][0]
+    mine = socks[seat].frames[-1]
+    socks[seat].send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+    now = socks[seat].table()
+    assert now["view"] != mine["view"] or now["options"] != mine["options"]
+    if seat in now["deciding"]:
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": now["options"][0]["id"]})
+        assert socks[seat].until("refused")
+
+
+def test_connected_seats_keep_their_room_through_a_crash(tmp_path):
+    """The sweep refreshes the last-seen time of every room someone is at, so a restart keeps
+    it for the whole expiry after its last real connection, not after its seats connected."""
+    now = [1_000_000.0]
+    db = tmp_path / "t.sqlite3"
+    with TestClient(app_on(db, expire_hours=1, sweep_seconds=0.05, clock=lambda: now[0])) as client:
+        code, host, _other = room_of_two(client)
+        hello(client, code, host["token"])
+        now[0] += 3 * 3600  # connected all along
+        for _ in range(100):
+            if client.app.state.tables.store.room(code).last_seen == now[0]:
+                break
+            time.sleep(0.05)
+        assert client.app.state.tables.store.room(code).last_seen == now[0]
+        close_all()
+    # (a crash: the socket's goodbye is never written) and back, half an hour later
+    now[0] += 1800
+    with TestClient(app_on(db, expire_hours=1, clock=lambda: now[0])) as client:
+        assert client.portal.call(client.app.state.tables.expire, 1) == []
+        assert client.get(f"/r/{code}").status_code == 200

@@ -19,7 +19,8 @@ const STRINGS = {
     free: "Free seat", add_bot: "Bot", hidden: "hidden", face_down: "face down",
     refused: "The table has already changed: look at the new state and move again.",
     join_this: "Join this table", forbidden: "This link does not open a seat of this room.",
-    connecting: "Connecting…", reconnecting: "Connection lost; reconnecting…", spectating: "Watching",
+    connecting: "Connecting…", reconnecting: "Connection lost; reconnecting…",
+    elsewhere: "This seat is open in other tabs; this one is closed.", busy: "Too many tries from your network; trying again in a minute…", spectating: "Watching",
     nothing: "(empty)", counters: "Counters", players_table: "Players",
   },
   ru: {
@@ -39,7 +40,8 @@ const STRINGS = {
     free: "Освободить", add_bot: "Бот", hidden: "закрыто", face_down: "рубашкой вверх",
     refused: "Стол уже изменился: посмотрите новое состояние и повторите ход.",
     join_this: "Сесть за этот стол", forbidden: "Эта ссылка не открывает место в этой комнате.",
-    connecting: "Подключение…", reconnecting: "Связь потеряна; переподключение…", spectating: "Просмотр",
+    connecting: "Подключение…", reconnecting: "Связь потеряна; переподключение…",
+    elsewhere: "Это место открыто в других вкладках; эта закрыта.", busy: "Слишком много попыток из вашей сети; повтор через минуту…", spectating: "Просмотр",
     nothing: "(пусто)", counters: "Счётчики", players_table: "Игроки",
   },
 };

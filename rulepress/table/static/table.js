@@ -61,6 +61,18 @@ function connect() {
       return;
     }
     if (event.code === 4404) { closedForGood = true; location.reload(); return; }
+    if (event.code === 4409) {  // this seat was opened in more tabs: this one makes way
+      closedForGood = true;
+      showError(t("elsewhere"));
+      showConnection(t("elsewhere"));
+      return;
+    }
+    if (event.code === 4429) {  // this address asked too much: wait a minute before asking again
+      retry = 6;
+      showConnection(t("busy"));
+      setTimeout(connect, 60_000);
+      return;
+    }
     if (closedForGood) return;
     retry = Math.min(retry + 1, 6);
     showConnection(t("reconnecting"));
