@@ -319,8 +319,9 @@ def test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand(table):
             seen = spectator.page.eval_on_selector_all("li.thing", "els => els.map(e => e.dataset.thing)")
             assert not set(seen) & set(hand_ids), f"{spectator.name} shows {me.name}'s hand"
 
-    # Boris's network lags: Ana picks, Boris's page still shows the table before it and his
-    # pick is refused with the fresh table; his second try goes through
+    # Boris's network lags: Ana picks, Boris's page still shows the table before it. Nothing
+    # he could see has changed (only who is still picking), so his pick stands: two players
+    # picking at once never have to click again
     held = t["held"]
     before = b.last["version"]
     held.hold = True
@@ -328,20 +329,14 @@ def test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand(table):
         a.page.click("#options button.option")
         a.wait_version_above(before)
         b.page.click("#options button.option")
-        b.page.wait_for_timeout(300)  # the refusal is on its way back, held
+        b.page.wait_for_timeout(300)  # the answer is on its way back, held
         assert b.last["version"] == before
     finally:
         held.release()  # whatever happened, the tests after this one see Boris's table
-    b.page.wait_for_selector("#error:not([hidden])")
-    assert "The table has already changed" in b.page.text_content("#error")
-    b.wait_version_above(before)
-    assert b.last["options"], "the fresh table gives Boris his pick again"
-    after = a.last["version"]
-    b.page.click("#options button.option")
     for p in (a, b, t["watch"], t["obs"]):
-        p.wait_version_above(after)
+        p.wait_version_above(before + 1)  # both picks played
     assert not secret_pick_now(t) or b.last["you"] not in b.last["deciding"]
-    assert "refused" in [json.loads(f).get("type") for f in b.frames]
+    assert "refused" not in [json.loads(f).get("type") for f in b.frames]
 
     # every frame each page received, against the state the server held when it sent it
     for spectator in (t["watch"], t["obs"]):

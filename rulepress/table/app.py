@@ -160,6 +160,8 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             yield
         finally:
             task.cancel()
+            for room in list(tables.rooms.values()):
+                room.close()
             store.close()
 
     def page(name: str) -> Response:
@@ -378,6 +380,10 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 elif out.error:
                     conn.send(messages.error(out.error))
                 else:
+                    # the seats' views of the new table are made on the room's thread too
+                    connected = room.connected()
+                    await room.work(lambda: [messages.table_text(room, s, connected)
+                                             for s in {c.seat for c in list(room.sockets)}])
                     broadcast(room)
 
     routes = [

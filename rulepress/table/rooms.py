@@ -13,9 +13,11 @@ are stored like anyone's, so a room replays without asking it again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import secrets as token_source
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 from ..runtime import agents, secrets
@@ -56,6 +58,20 @@ class Room:
         self.signal_rates: dict = {}  # seat -> limits.Rate of its voice signalling
         self.frames: dict = {}     # messages.table_text's frames of this version
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
+        self.worker = None         # the thread this room's game runs on (Room.work)
+
+    async def work(self, fn, *args):
+        """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
+        event loop's: a long effect holds up its room alone. Always the same thread, since an
+        effect waiting for a decision stays live in its thread (runtime/continuation.py)."""
+        if self.worker is None:
+            self.worker = ThreadPoolExecutor(1, thread_name_prefix=f"table-{self.code}")
+        return await asyncio.get_running_loop().run_in_executor(self.worker, functools.partial(fn, *args))
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.shutdown(wait=False)
+            self.worker = None
 
     @property
     def status(self) -> str:
@@ -147,7 +163,7 @@ class Tables:
                 or not game.players_min <= players <= game.players_max:
             raise Refused(f"{game.id} is for {game.players_min} to {game.players_max} players")
         options = limits.game_options(game, options)
-        playable(game, players, options)
+        await asyncio.to_thread(playable, game, players, options)  # (a setup: off the event loop too)
         name = limits.display_name(name)
         made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
         if len(made) >= limits.ROOMS_PER_ADDRESS:
@@ -213,7 +229,8 @@ class Tables:
         if d["kind"] != "action":
             # only what this seat was offered: a hidden thing's own id is refused like any
             # other unknown choice, so guessing ids tells nothing
-            offered = secrets.seat_options(room.game, room.st, seat, choices(room.game, room.st, seat))
+            offered = await room.work(lambda: secrets.seat_options(room.game, room.st, seat,
+                                                                   choices(room.game, room.st, seat)))
             if choice not in [o["id"] for o in offered]:
                 return Outcome(False, error="that is not one of your options")
         error = await self._play(room, Move(seat, secrets.resolve(room.st, choice)))
@@ -225,18 +242,18 @@ class Tables:
     async def _play(self, room: Room, move: Move) -> str | None:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
-            apply(room.game, room.st, move.choice, move.seat)
+            await room.work(apply, room.game, room.st, move.choice, move.seat)
         except IllegalChoice as exc:  # refused before the state changed
             return f"that move is not legal now ({str(exc)[:200]})"
         except Exception as exc:  # a fault of the content mid-move: back to the stored state
-            self._rebuild(room)
+            await room.work(self._rebuild, room)
             return f"the move could not be played ({type(exc).__name__})"
         n = len(room.st["history"]) - 1
         status = "finished" if room.st["pending"] is None else "playing"
         try:
             await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
         except Exception:
-            self._rebuild(room)
+            await room.work(self._rebuild, room)
             return "the move could not be saved; try again"
         room.row = room.row._replace(version=room.version + 1, status=status)
         return None
@@ -252,8 +269,8 @@ class Tables:
                 return
             seat, d = bots[0], room.st["pending"]
             agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
-            opts = d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)
-            choice = agents.ask(room.game, room.st, agent, seat, opts)
+            choice = await room.work(lambda: agents.ask(
+                room.game, room.st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)))
             if await self._play(room, Move(seat, choice)):
                 return  # a bot's move that cannot be played waits for the host (pause, lobby)
 
@@ -276,8 +293,8 @@ class Tables:
                 return Outcome(False, error=f"seat {free[0]} is free: wait for a player or give it to a bot")
             game_no = room.row.game_no + 1
             try:
-                room.st = new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                                   options=room.row.options)
+                room.st = await room.work(lambda: new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
+                                                           options=room.row.options))
             except Exception as exc:  # (options are tried when the room is made: a game changed since)
                 room.st = None
                 return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
@@ -327,7 +344,9 @@ class Tables:
             if room is not None and room.sockets:
                 continue  # someone is at the table now
             await self.store.delete_room(code)
-            self.rooms.pop(code, None)
+            dropped = self.rooms.pop(code, None)
+            if dropped is not None:
+                dropped.close()
             gone.append(code)
         return gone
 
