@@ -135,11 +135,15 @@ def presence(room) -> None:
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None) -> Starlette:
+               clock=None, address_limits: bool = True) -> Starlette:
     store = Store(db_path)
     tables = Tables(games, store, **({"clock": clock} if clock else {}))
     budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
                "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
+
+    def who(request):
+        """The address limits are counted for (None: no limits by address, `--no-address-limits`)."""
+        return _address(request) if address_limits else None
 
     async def sweep():
         every = sweep_seconds or max(1.0, min(600.0, expire_hours * 3600 / 10))
@@ -187,7 +191,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
 
     async def play_page(request: Request):
         try:
-            find(request.path_params["code"], _address(request))
+            find(request.path_params["code"], who(request))
         except Refused as exc:
             return not_found(*(() if exc.status == 404 else (str(exc), exc.status)))
         return page("table.html")
@@ -202,7 +206,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         return JSONResponse(out)
 
     async def create_room(request: Request):
-        address = _address(request)
+        address = who(request)
         try:
             _check_origin(request.headers)
             body = await _body(request)
@@ -217,7 +221,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                              "url": f"/r/{j.room.code}"})
 
     async def join_room(request: Request):
-        address = _address(request)
+        address = who(request)
         try:
             _check_origin(request.headers)
             body = await _body(request)
@@ -234,7 +238,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                              "url": f"/r/{j.room.code}"})
 
     async def socket(ws: WebSocket):
-        address = _address(ws)
+        address = who(ws)
         if not _same_origin(ws.headers):  # another site's page opening a socket in its visitor's name
             await ws.close(FORBIDDEN)
             return
@@ -270,7 +274,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 await _close(ws, "too many sockets opened from this address; try again in a minute", BUSY)
                 return
             if len(watching) >= limits.SPECTATORS_PER_ROOM \
-                    or sum(c.address == address for c in watching) >= limits.SPECTATORS_PER_ADDRESS:
+                    or address is not None and sum(c.address == address for c in watching) >= limits.SPECTATORS_PER_ADDRESS:
                 await _close(ws, "this table has as many spectators as it takes", 1013)
                 return
         conn = Conn(ws, seat, room.seats[seat].token_hash if seat is not None else None, address)

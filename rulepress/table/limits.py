@@ -126,10 +126,12 @@ class Budget:
         return min(self.burst, tokens + (now - then) * self.per_minute / 60)
 
     def allows(self, key) -> bool:
-        """Whether `key` has a token now, without spending it."""
-        return self._now_left(key, self.clock()) >= 1
+        """Whether `key` has a token now, without spending it (None: no address, no limit)."""
+        return key is None or self._now_left(key, self.clock()) >= 1
 
     def take(self, key) -> bool:
+        if key is None:
+            return True
         now = self.clock()
         tokens = self._now_left(key, now)
         if tokens < 1:

@@ -166,7 +166,7 @@ class Tables:
         await asyncio.to_thread(playable, game, players, options)  # (a setup: off the event loop too)
         name = limits.display_name(name)
         made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
-        if len(made) >= limits.ROOMS_PER_ADDRESS:
+        if address is not None and len(made) >= limits.ROOMS_PER_ADDRESS:
             raise Refused(f"{limits.ROOMS_PER_ADDRESS} rooms made from this address are open already", 429)
         if self.store.count_rooms() >= limits.ROOMS_OPEN:
             raise Refused("too many rooms are open; try again later", 503)
@@ -185,7 +185,8 @@ class Tables:
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
-        self.made_by[address] = made + [code]
+        if address is not None:
+            self.made_by[address] = made + [code]
         return Joined(room, "p1", token)
 
     async def join(self, code, name) -> Joined:
