@@ -111,7 +111,7 @@ def broadcast(room) -> None:
             conn.send(made[conn.seat], "table")
     if connected != room.peers_sent:
         room.peers_sent = connected
-        peers = messages.dumps({"type": "peers", "seats": sorted(connected, key=lambda s: int(s[1:]))})
+        peers = messages.peers(connected)
         for conn in list(room.sockets):
             if conn.seat is not None:
                 with contextlib.suppress(ConnectionError):
@@ -292,6 +292,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 await tables.touch(room)
             conn.send(messages.table_text(room, seat, room.connected()), "table")
             if seat is not None:
+                conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)
                 presence(room)
         try:
             await _serve(ws, conn, room)

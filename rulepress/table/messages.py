@@ -75,6 +75,11 @@ def dumps(message: dict) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+def peers(connected: set) -> str:
+    """The `peers` message: the seats connected, for the voice's links."""
+    return dumps({"type": "peers", "seats": sorted(connected, key=_order)})
+
+
 def error(text: str) -> str:
     return dumps({"type": "error", "message": text})
 

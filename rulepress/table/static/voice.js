@@ -140,7 +140,7 @@
       for (const seat of seats) {
         if (seat === this.you || this.peers.has(seat)) continue;
         if (seatOrder(this.you, seat) < 0) this.offer(seat);
-        else this.signal(seat, { kind: "hello" });  // "I have no link with you: offer me one"
+        else this.signal(seat, this.joining ? { kind: "hello", joined: true } : { kind: "hello" });  // "I have no link with you: offer me one"
       }
     }
 
@@ -150,7 +150,8 @@
       try {
         if (data.kind === "hello") {
           if (seatOrder(this.you, from) >= 0) return;
-          const waiting = p && p.pc.signalingState === "have-local-offer" && Date.now() - p.offeredAt < OFFER_PATIENCE_MS;
+          // (a `joined` hello: that page has just agreed to the call and looked at nothing before)
+          const waiting = !data.joined && p && p.pc.signalingState === "have-local-offer" && Date.now() - p.offeredAt < OFFER_PATIENCE_MS;
           if (!waiting) this.offer(from);
         } else if (data.kind === "offer" && typeof data.sdp === "string" && typeof data.sid === "string") {
           if (seatOrder(from, this.you) >= 0) return;  // only the smaller seat offers
@@ -320,7 +321,9 @@
     agree() {
       if (this.consented) return;
       this.consented = true;
+      this.joining = true;
       this.onPeers(this.present);
+      this.joining = false;
     }
 
     async toggleMic() {
