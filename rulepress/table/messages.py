@@ -180,7 +180,18 @@ def labels(game, v) -> dict:
     for t in v["things"].values():
         things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
     counters = {c: name(game.counters, c) or {"en": c} for c in game.counters}
-    return {"zones": zones, "things": things, "counters": counters}
+    # a counter whose value is a kind of thing or a place (a gang, a district) is shown by
+    # that one's name; only values in sight are named
+    values = {}
+    shown = [v["counters"]] + [p["counters"] for p in v["players"].values()] \
+        + [t.get("counters") or {} for t in v["things"].values()]
+    for cs in shown:
+        for value in cs.values():
+            if isinstance(value, str) and value not in values:
+                n = name(game.protos, value) or name(game.locations, value) or name(game.zones, value)
+                if n is not None:
+                    values[value] = n
+    return {"zones": zones, "things": things, "counters": counters, "values": values}
 
 
 def _order(seat: str):
