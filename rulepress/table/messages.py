@@ -191,7 +191,12 @@ def labels(game, v) -> dict:
                 n = name(game.protos, value) or name(game.locations, value) or name(game.zones, value)
                 if n is not None:
                     values[value] = n
-    return {"zones": zones, "things": things, "counters": counters, "values": values}
+    terms = game.data["game"].get("terms") or {}
+    marks = {}
+    for holder in list(v["things"].values()) + list(v["players"].values()):
+        for mark in holder.get("marks") or ():
+            marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
+    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks}
 
 
 def _order(seat: str):

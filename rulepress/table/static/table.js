@@ -236,7 +236,8 @@ function renderOptions(m) {
 }
 
 function thingText(m, id, thing) {
-  let text = say(m.labels.things[thing.type], thing.type);
+  // (a player's own piece on the board is the player: their name)
+  let text = m.seats.some((s) => s.seat === thing.type) ? seatName(thing.type) : say(m.labels.things[thing.type], thing.type);
   if (!thing.up) text += " (" + t("face_down") + ")";
   return text;
 }
@@ -244,6 +245,7 @@ function thingText(m, id, thing) {
 // A counter's value as words: a seat by its name, a thing or place by its name in the game.
 function counterValue(m, v) {
   if (v === null) return "–";
+  if (typeof v === "boolean") return t(v ? "yes" : "no");
   if (typeof v === "object") return "…";
   if (typeof v === "string") {
     if (m.seats.some((s) => s.seat === v)) return seatName(v);
@@ -272,8 +274,10 @@ function cardOf(m, id, thing) {
   li.dataset.type = thing.type;
   if (!thing.up) li.classList.add("down");
   li.appendChild(el("span", "card-name", thingText(m, id, thing)));
-  li.title = say(m.labels.things[thing.type], thing.type);
-  if (thing.marks && thing.marks.length) li.appendChild(el("span", "marks", thing.marks.join(", ")));
+  li.title = li.firstChild.textContent;
+  if (thing.marks && thing.marks.length) {
+    li.appendChild(el("span", "marks", thing.marks.map((k) => say((m.labels.marks || {})[k], k)).join(", ")));
+  }
   const cl = counterList(m, thing.counters);
   if (cl) li.appendChild(cl);
   return li;
@@ -311,6 +315,25 @@ function zoneBox(m, key, zone) {
   return box;
 }
 
+// A counter with nothing to say (no value, a "not yet" flag, a negative "not set" mark) is
+// left out of the badges: it is the game's bookkeeping, not something players track.
+function worthShowing(v) {
+  return !(v === null || v === false || (typeof v === "number" && v < 0) || typeof v === "object");
+}
+
+function badgeList(m, counters) {
+  const badges = el("ul", "badges");
+  for (const [c, v] of Object.entries(counters || {})) {
+    if (!worthShowing(v)) continue;
+    const b = el("li", "badge");
+    b.dataset.counter = c;
+    b.appendChild(el("span", "badge-name", say(m.labels.counters[c], c)));
+    b.appendChild(el("span", "badge-value", counterValue(m, v)));
+    badges.appendChild(b);
+  }
+  return badges;
+}
+
 // Each player has an area of their own: their name, their counters as badges, their
 // zones (a hand they hold shows as backs). The zones of no one are the centre of the table.
 function playerArea(m, p) {
@@ -318,13 +341,7 @@ function playerArea(m, p) {
   area.dataset.seat = p;
   area.classList.toggle("deciding", m.deciding.includes(p));
   area.appendChild(el("h3", "player-name", seatName(p)));
-  const badges = el("ul", "badges");
-  for (const [c, v] of Object.entries(m.view.players[p].counters || {})) {
-    const b = el("li", "badge");
-    b.appendChild(el("span", "badge-name", say(m.labels.counters[c], c)));
-    b.appendChild(el("span", "badge-value", counterValue(m, v)));
-    badges.appendChild(b);
-  }
+  const badges = badgeList(m, m.view.players[p].counters);
   if (badges.childElementCount) area.appendChild(badges);
   const zones = el("div", "area-zones");
   area.appendChild(zones);
@@ -338,8 +355,8 @@ function renderZones(m) {
   players.textContent = "";
   $("hand-panel").hidden = !(m.view && m.you);
   if (!m.view) return;
-  const shared = counterList(m, m.view.counters);
-  if (shared) players.appendChild(shared);
+  const shared = badgeList(m, m.view.counters);
+  if (shared.childElementCount) players.appendChild(shared);
   const areas = {};
   const centre = el("section", "centre");
   const order = Object.keys(m.view.players).sort((a, b) => (b === m.you) - (a === m.you));  // this seat's first
