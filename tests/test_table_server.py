@@ -570,3 +570,35 @@ def test_connected_seats_keep_their_room_through_a_crash(tmp_path):
     with TestClient(app_on(db, expire_hours=1, clock=lambda: now[0])) as client:
         assert client.portal.call(client.app.state.tables.expire, 1) == []
         assert client.get(f"/r/{code}").status_code == 200
+
+
+def test_a_game_goes_on_in_another_thread_than_the_one_it_waited_in():
+    """A room rebuilt on the event loop's thread plays its next moves on its own thread: a
+    decision left waiting live in the first thread is replayed in the second, to the same game."""
+    import threading
+
+    from rulepress.runtime.flow import apply, choices, new_game
+    game = night_city()
+
+    def moves(st, n, rng):
+        for _ in range(n):
+            if st["pending"] is None:
+                return
+            d = st["pending"]
+            seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
+            opts = d["options"][seat] if d["kind"] == "secret" else choices(game, st)
+            apply(game, st, opts[rng.randrange(len(opts))]["id"] if isinstance(opts[0], dict) else
+                  opts[rng.randrange(len(opts))], seat)
+
+    def in_thread(fn, *args):
+        worker = threading.Thread(target=fn, args=args)
+        worker.start()
+        worker.join()
+
+    here = new_game(game, 2, seed="threads")
+    moves(here, 60, random.Random(1))
+    there = new_game(game, 2, seed="threads")
+    rng = random.Random(1)
+    for _ in range(6):  # ten moves at a time, each batch on a new thread
+        in_thread(moves, there, 10, rng)
+    assert there["history"] == here["history"]
