@@ -645,6 +645,9 @@ def serve(games, host, port, db, expire_hours, no_address_limits):
     except BadArgument as exc:
         _usage(exc)
     app = create_app(served, db, expire_hours, address_limits=not no_address_limits)
+    # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
+    # hands the interpreter to the event loop every millisecond instead of every five
+    sys.setswitchinterval(0.001)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/ (rooms in {db})", err=True)
     # ws_max_size: a frame over the limit is refused by the server before the app reads it.
