@@ -326,7 +326,10 @@ def test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand(table):
     before = b.last["version"]
     held.hold = True
     try:
-        a.page.click("#options button.option")
+        # a card named by an option is chosen with one click on the card itself
+        card = a.page.locator("#hand .card.choosable").first
+        assert card.get_attribute("data-choice") in [o["id"] for o in a.last["options"]]
+        card.click()
         a.wait_version_above(before)
         b.page.click("#options button.option")
         b.page.wait_for_timeout(300)  # the answer is on its way back, held

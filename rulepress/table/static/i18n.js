@@ -33,7 +33,7 @@ const STRINGS = {
     watch_link: "Зрители", obs_link: "Трансляция (OBS)",
     status_lobby: "Лобби: ждём, когда хозяин начнёт",
     status_playing: "Идёт игра", status_paused: "Хозяин поставил игру на паузу", status_finished: "Партия окончена",
-    your_decision: "Ваше решение", waiting_for: "Ждём", round: "Раунд",
+    your_decision: "Ваше решение", waiting_for: "Ждём решения:", round: "Раунд",
     seats: "Места", free_seat: "свободно", bot: "бот", host: "хозяин", offline: "не в сети", you: "вы",
     hand: "Ваша рука и закрытые сведения", board: "Поле", log: "Журнал", options: "Ваши варианты",
     result: "Итог", winners: "Победители", no_winner: "Победителя нет", score: "очки",
