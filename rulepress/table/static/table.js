@@ -260,6 +260,7 @@ function counterList(m, counters) {
   if (!entries.length) return null;
   const dl = el("dl", "counters");
   for (const [c, v] of entries) {
+    if (typeof v === "string" && !worthShowing(v, m)) continue;
     dl.appendChild(el("dt", "", say(m.labels.counters[c], c)));
     dl.appendChild(el("dd", "", counterValue(m, v)));
   }
@@ -290,7 +291,9 @@ function zoneBox(m, key, zone) {
   const name = key.includes(".") ? key.slice(key.indexOf(".") + 1) : key;
   const box = el("section", "zone");
   box.dataset.zone = key;
-  const title = say(m.labels.zones[name], name);
+  // (the engine's own zones have no name in the game: the page's words name them)
+  const title = name === "supply" && m.labels.zones[name] && m.labels.zones[name].ru === undefined
+    ? t("zone_supply") : say(m.labels.zones[name], name);
   const count = zone.things.length + (zone.hidden || 0);
   const list = el("ul", "things");
   for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id]));
@@ -317,14 +320,16 @@ function zoneBox(m, key, zone) {
 
 // A counter with nothing to say (no value, a "not yet" flag, a negative "not set" mark) is
 // left out of the badges: it is the game's bookkeeping, not something players track.
-function worthShowing(v) {
+// A text value the game gives no name (a phase's id, say) is an engine word: left out too.
+function worthShowing(v, m) {
+  if (typeof v === "string") return m.seats.some((s) => s.seat === v) || !!(m.labels.values || {})[v];
   return !(v === null || v === false || (typeof v === "number" && v < 0) || typeof v === "object");
 }
 
 function badgeList(m, counters) {
   const badges = el("ul", "badges");
   for (const [c, v] of Object.entries(counters || {})) {
-    if (!worthShowing(v)) continue;
+    if (!worthShowing(v, m)) continue;
     const b = el("li", "badge");
     b.dataset.counter = c;
     b.appendChild(el("span", "badge-name", say(m.labels.counters[c], c)));
@@ -373,6 +378,7 @@ function renderZones(m) {
     const owner = key.includes(".") ? key.split(".")[0] : null;
     const mine = m.you && owner === m.you;
     if (!mine && !zone.things.length && !zone.hidden) continue;  // an empty public place says nothing
+    if (key === "removed") continue;  // out of the game: nothing players look at
     (mine ? hand : owner !== m.you && areas[owner] || centre).appendChild(zoneBox(m, key, zone));
   }
   for (const area of board.querySelectorAll(".player-area")) {
