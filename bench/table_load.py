@@ -78,11 +78,32 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(game: str, port: int, db: str, profile: str | None = None) -> subprocess.Popen:
+# The server with a slow room: `apply` of a game of SLOW_PLAYERS seats busy for SLOW_MS more.
+SLOW_SERVER = """
+import os, sys, time
+from rulepress.table import rooms
+players, ms = map(int, os.environ["RULEPRESS_BENCH_SLOW"].split(":"))
+plain = rooms.apply
+def apply(game, st, *args, **kw):
+    if len(st["players"]) == players:
+        until = time.perf_counter() + ms / 1000
+        while time.perf_counter() < until:
+            pass
+    return plain(game, st, *args, **kw)
+rooms.apply = apply
+from rulepress.cli import run
+sys.argv = ["rulepress", *sys.argv[1:]]
+run()
+"""
+
+
+def start_server(game: str, port: int, db: str, profile: str | None = None, slow: str | None = None) -> subprocess.Popen:
     # under cProfile when asked: where the server's time goes (written when it stops)
     head = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "rulepress"] if profile else \
+        [sys.executable, "-c", SLOW_SERVER] if slow else \
         [shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"]
-    proc = subprocess.Popen([*head, "serve", game, "--port", str(port), "--db", db],
+    env = dict(os.environ, RULEPRESS_BENCH_SLOW=slow) if slow else None
+    proc = subprocess.Popen([*head, "serve", game, "--port", str(port), "--db", db, "--no-address-limits"], env=env,
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -239,6 +260,8 @@ def main():
                     help="a seat's mean time to decide (0: at once, the server saturated; latency is then "
                          "the queue of every room's move, not the time of one)")
     ap.add_argument("--url", default=None, help="use a server already running there instead of starting one")
+    ap.add_argument("--slow-room", type=int, default=0, metavar="MS",
+                    help="one more room whose every move costs the server MS more of CPU; the others' latency is reported")
     ap.add_argument("--profile", default=None, metavar="FILE",
                     help="run the server under cProfile and print where its time went (the raw profile goes to FILE)")
     a = ap.parse_args()
@@ -254,19 +277,24 @@ def main():
             base = a.url.rstrip("/")
         else:
             port = free_port()
-            proc = start_server(a.game, port, os.path.join(tmp, "tables.sqlite3"), a.profile)
+            slow_seats = 3 if a.seats != 3 else 2
+            proc = start_server(a.game, port, os.path.join(tmp, "tables.sqlite3"), a.profile,
+                                f"{slow_seats}:{a.slow_room}" if a.slow_room else None)
             base = f"http://127.0.0.1:{port}"
         t = time.perf_counter()
         rooms = open_rooms(base, game_id, a.rooms, a.seats)
         print(f"{a.rooms} rooms of {a.seats} seats opened in {time.perf_counter() - t:.1f} s")
+        slow = open_rooms(base, game_id, 1, slow_seats) if a.slow_room and not a.url else []
+        if slow:
+            print(f"and one room of {slow_seats} seats whose every move costs {a.slow_room} ms more")
         cpu_before, own_before, queue_before = _cpu(proc), time.process_time(), _queued(proc)
         whole = time.perf_counter()
-        tally, wall, end = asyncio.run(play(base, rooms, a.seconds, a.seed, a.think))
+        tally, wall, end = asyncio.run(play(base, rooms + slow, a.seconds, a.seed, a.think))
         whole = time.perf_counter() - whole  # the run with its start and its goodbyes
         cpu = _cpu(proc) - cpu_before if proc else float("nan")
         queued = _queued(proc) - queue_before
         own = time.process_time() - own_before
-        lat = latencies(rooms, tally.moves, end - 1.0)
+        lat = latencies(rooms, [m for m in tally.moves if m.room not in {r.code for r in slow}], end - 1.0)
         accepted = sum(not m.refused for m in tally.moves)
         print(f"seats: {a.rooms * a.seats}; think {a.think:g} s; {wall:.1f} s; moves accepted: {accepted} ({accepted / wall:.0f}/s); "
               f"refused as stale: {tally.refused}; games finished: {sum(r.games for r in rooms)}")

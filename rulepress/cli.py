@@ -656,7 +656,9 @@ def _served_games(given) -> dict:
               help="the rooms' SQLite store [default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
 @click.option("--expire-hours", default=72.0, show_default=True, type=float,
               help="rooms are dropped this long after their last connection")
-def serve(games, host, port, db, expire_hours):
+@click.option("--no-address-limits", is_flag=True,
+              help="no limits by the client's address (a load test on loopback, or a proxy that limits by itself)")
+def serve(games, host, port, db, expire_hours, no_address_limits):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
         from .table.app import create_app
@@ -679,7 +681,10 @@ def serve(games, host, port, db, expire_hours):
         check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
     except BadArgument as exc:
         _usage(exc)
-    app = create_app(served, db, expire_hours)
+    app = create_app(served, db, expire_hours, address_limits=not no_address_limits)
+    # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
+    # hands the interpreter to the event loop every millisecond instead of every five
+    sys.setswitchinterval(0.001)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/ (rooms in {db})", err=True)
     # ws_max_size: a frame over the limit is refused by the server before the app reads it.

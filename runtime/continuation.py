@@ -72,6 +72,10 @@ def take(task):
     if entry.task is not task or entry.interp.ai != len(task["answers"]) - 1:
         _end(entry)
         return None
+    try:
+        entry.glet.parent = getcurrent()
+    except ValueError:  # left waiting by another thread (a server moved the game): replayed here
+        return None
     return entry.glet, entry.interp
 
 

@@ -34,10 +34,19 @@ BAD_FRAMES = [
 ]
 
 
+def _token_of(client, code, seat):
+    return TOKENS[(code, seat)]
+
+
+TOKENS: dict = {}
+
+
 @pytest.fixture
 def table(tmp_path):
+    """A started Night City game of two: (client, code, host's socket, other's socket)."""
     with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, other = room_of_two(client)
+        TOKENS[(code, "p1")], TOKENS[(code, "p2")] = host["token"], other["token"]
         a = hello(client, code, host["token"])
         b = hello(client, code, other["token"])
         a.table()
@@ -191,3 +200,174 @@ def test_binary_frames_count_toward_the_flood_limit(table, monkeypatch):
     with pytest.raises(WebSocketDisconnect) as closed:
         a.until("nothing")
     assert closed.value.code == 1008
+
+
+# ---- strangers at the table (docs/table.md, "Limits"): each disruption, replayed ----------
+
+@pytest.fixture
+def addresses(monkeypatch):
+    """Requests say which address they come from in a header of the test's own (the test
+    client has one address for everything)."""
+    from rulepress.table import app as table_app
+    monkeypatch.setattr(table_app, "_address", lambda r: r.headers.get("x-from", "home"))
+    monkeypatch.setattr(limits, "MESSAGES_PER_SECOND", 100_000)
+
+
+def watcher(client, code, address):
+    ws = client.websocket_connect(f"/ws/{code}", headers={"x-from": address}).__enter__()
+    from table_client import OPEN
+    OPEN.append(ws)
+    ws.send_text(json.dumps({"type": "hello", "watch": True}))
+    return ws
+
+
+def test_the_host_gets_back_into_a_room_full_of_strangers_sockets(addresses, table):
+    client, code, a, b = table
+    kept = []
+    for n in range(limits.SPECTATORS_PER_ROOM + 8):  # strangers from many addresses, until refused
+        ws = watcher(client, code, f"stranger-{n // limits.SPECTATORS_PER_ADDRESS}")
+        m = json.loads(ws.receive_text())
+        if m["type"] == "error":
+            assert "spectators" in m["message"]
+            break
+        kept.append(ws)
+    assert len(kept) == limits.SPECTATORS_PER_ROOM
+    room = client.app.state.tables.rooms[code]
+    host_token = next(s for s in room.sockets if s.seat == "p1").token_hash
+    tabs = [a]
+    for _ in range(limits.SOCKETS_PER_SEAT + 1):  # the host opens tab after tab: each gets in
+        tabs.append(hello(client, code, _token_of(client, code, "p1")))
+        assert tabs[-1].frames[-1]["you"] == "p1"
+    assert sum(c.seat == "p1" for c in room.sockets) == limits.SOCKETS_PER_SEAT
+    assert all(c.token_hash == host_token for c in room.sockets if c.seat == "p1")
+    t = tabs[-1].frames[-1]
+    seat = t["deciding"][0]
+    mover, mine = (tabs[-1], t) if seat == "p1" else (b, b.frames[-1])
+    mover.send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+    assert mover.table()["version"] > mine["version"]
+
+
+def test_one_address_watches_a_room_with_a_few_sockets_only(addresses, table):
+    client, code, _a, _b = table
+    answers = []
+    for _ in range(limits.SPECTATORS_PER_ADDRESS + 1):
+        answers.append(json.loads(watcher(client, code, "one").receive_text())["type"])
+    assert answers == ["table"] * limits.SPECTATORS_PER_ADDRESS + ["error"]
+    assert json.loads(watcher(client, code, "another").receive_text())["type"] == "table"
+
+
+def test_spectators_coming_and_going_send_the_seats_nothing(addresses, table):
+    client, code, a, _b = table
+    before = len(a.frames)
+    for n in range(30):
+        ws = watcher(client, code, f"churn-{n}")
+        json.loads(ws.receive_text())
+        ws.close()
+    a.send({"type": "ping"})
+    a.until("pong")
+    assert [f["type"] for f in a.frames[before:]] == ["pong"]
+
+
+def test_a_room_and_the_others_survive_a_thousand_creations_by_one_client(tmp_path, addresses):
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        code, _host, _other = room_of_two(client)
+        body = {"game": "night-city", "players": 2, "name": "Mallory"}
+        made = refused = 0
+        for _ in range(1000):
+            r = client.post("/api/rooms", json=body, headers={"x-from": "mallory"})
+            made += r.status_code == 200
+            refused += r.status_code == 429
+            assert r.status_code in (200, 429) and "error" in r.json() or r.status_code == 200
+        assert made <= limits.ROOMS_PER_ADDRESS and refused == 1000 - made
+        r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "Ann"}, headers={"x-from": "ann"})
+        assert r.status_code == 200
+        assert client.get(f"/r/{code}").status_code == 200
+
+
+def test_guessing_codes_is_slowed_to_a_few_a_minute(tmp_path, addresses):
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        code, _host, _other = room_of_two(client)
+        statuses = [client.get(f"/r/{limits.new_code()}", headers={"x-from": "guesser"}).status_code
+                    for _ in range(limits.MISSES[0] + 5)]
+        assert statuses == [404] * limits.MISSES[0] + [429] * 5
+        # the right code too, from that address, for now; anyone else comes in
+        assert client.get(f"/r/{code}", headers={"x-from": "guesser"}).status_code == 429
+        assert client.post(f"/api/rooms/{code}/join", json={"name": "x"}, headers={"x-from": "guesser"}).status_code == 429
+        assert client.get(f"/r/{code}", headers={"x-from": "friend"}).status_code == 200
+        with client.websocket_connect(f"/ws/{code}", headers={"x-from": "guesser"}) as ws:
+            assert "try again" in json.loads(ws.receive_text())["message"]
+        # and a token guessed at a known code counts the same
+        for n in range(limits.MISSES[0] + 1):
+            with client.websocket_connect(f"/ws/{code}", headers={"x-from": "tokens"}) as ws:
+                ws.send_text(json.dumps({"type": "hello", "token": f"guess-{n}"}))
+                last = json.loads(ws.receive_text())["message"]
+        assert "try again" in last
+    years = len(limits.CODE_ALPHABET) ** limits.CODE_LENGTH / limits.ROOMS_OPEN / (limits.MISSES[1] * 60 * 24 * 365)
+    assert years > 100
+
+
+def test_another_sites_page_can_neither_open_a_socket_nor_make_or_join_a_room(tmp_path):
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        code, host, _other = room_of_two(client)
+        evil = {"origin": "https://evil.example"}
+        body = {"game": "night-city", "players": 2, "name": "x"}
+        assert client.post("/api/rooms", json=body, headers=evil).status_code == 403
+        assert client.post(f"/api/rooms/{code}/join", json={"name": "x"}, headers=evil).status_code == 403
+        with pytest.raises(WebSocketDisconnect) as closed:
+            with client.websocket_connect(f"/ws/{code}", headers=evil) as ws:
+                ws.receive_text()
+        assert closed.value.code == 4403
+        assert client.post("/api/rooms", json=body, headers={"origin": "http://testserver"}).status_code == 200
+        with client.websocket_connect(f"/ws/{code}", headers={"origin": "http://testserver"}) as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": host["token"]}))
+            assert json.loads(ws.receive_text())["type"] == "table"
+
+
+@pytest.mark.parametrize("options, says", [
+    ({"p1_gang": "junk"}, "p1_gang"), ({"p2_gang": "voodoo"}, "p2_gang"), ({"p1_gang": "maelstrom", "p2_gang": "x"}, "p2_gang"),
+])
+def test_options_the_game_cannot_set_up_are_refused_when_the_room_is_made(tmp_path, caplog, options, says):
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "x", "options": options})
+        assert r.status_code == 400 and says in r.json()["error"] and "Traceback" not in r.text
+        ok = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "x",
+                                             "options": {"p1_gang": "maelstrom"}})
+        assert ok.status_code == 200
+    assert "GameFault" not in caplog.text
+
+
+def test_a_seat_flooding_signals_is_slowed_and_the_other_seat_stays(addresses, table, caplog):
+    client, code, a, b = table
+    for n in range(200):
+        a.send({"type": "signal", "to": "p2", "data": {"kind": "ice", "n": n}})
+    a.send({"type": "ping"})
+    for _ in range(5):  # (up to 250 frames: the errors of the signals dropped come first)
+        try:
+            a.until("pong")
+            break
+        except AssertionError:
+            continue
+    dropped = [f for f in a.frames if f["type"] == "error" and "signals a second" in f["message"]]
+    assert dropped
+    b.send({"type": "ping"})
+    b.until("pong")
+    got = [f for f in b.frames if f["type"] == "signal"]
+    assert 0 < len(got) <= 200 - len(dropped)
+    assert "CancelledError" not in caplog.text and "Traceback" not in caplog.text
+
+
+def test_a_freed_seat_hangs_up_its_calls(tmp_path):
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        code, host, other = room_of_two(client)
+        a = hello(client, code, host["token"])
+        b = hello(client, code, other["token"])
+        a.send({"type": "host", "action": "free", "seat": "p2"})
+        freed = b.until("peers")
+        while not freed.get("freed"):
+            freed = b.until("peers")
+        assert freed["seats"] == []
+        with pytest.raises(WebSocketDisconnect) as closed:
+            b.until("nothing")
+        assert closed.value.code == 4403
+        assert a.until("peers")["seats"] == ["p1"]
+        close_all()

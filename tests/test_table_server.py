@@ -54,14 +54,14 @@ def deciding_socket(socks, last):
 
 def test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking(client, fast):
     code, host, other = room_of_two(client)
-    assert len(code) == 6 and set(code) <= set(limits.CODE_ALPHABET)
+    assert len(code) == limits.CODE_LENGTH and set(code) <= set(limits.CODE_ALPHABET)
     assert host["seat"] == "p1" and other["seat"] == "p2" and host["token"] != other["token"]
     assert client.get(f"/r/{code}").status_code == 200
     a = hello(client, code, host["token"])
     b = hello(client, code, other["token"])
     watcher = hello(client, code, watch=True)
     assert watcher.seat is None and a.seat == "p1" and b.seat == "p2"
-    a.table(), a.table(), b.table()  # the arrivals of b and the watcher
+    a.table()  # b's arrival (a spectator's is no news to anyone)
     a.send({"type": "host", "action": "start"})
     socks = {"p1": a, "p2": b, None: watcher}
     last = {s: sock.table() for s, sock in socks.items()}
@@ -122,7 +122,7 @@ def test_two_moves_on_one_version_cannot_both_apply(client, fast):
     a = hello(client, code, host["token"])
     a2 = hello(client, code, host["token"])
     b = hello(client, code, other["token"])
-    a.table(), a.table(), a2.table()  # the arrivals of a2 and b
+    a.table(), a2.table()  # b's arrival (a2 is p1 again: no news)
     a.send({"type": "host", "action": "start"})
     t, t2, tb = a.table(), a2.table(), b.table()
     for _ in range(50):  # until it is p1's decision alone
@@ -508,3 +508,97 @@ def test_a_change_is_stored_whole_or_not_at_all_even_in_a_batch(tmp_path):
     assert store.moves("ABCDEF", 1) == [Move("p1", "a"), Move("p2", "b")]
     assert store.room("ABCDEF").version == 3
     store.close()
+
+
+def test_simultaneous_secret_picks_are_never_stale_for_each_other(client, fast):
+    """Both seats pick a secret at once from the same table: the second pick stands, since
+    nothing its picker could see changed (only who is still picking)."""
+    code, socks = started(client)
+    pick = random.Random(3)
+    last = {s: socks[s].frames[-1] for s in socks}
+    for _ in range(3000):
+        t = last["p1"]
+        assert t["status"] == "playing"
+        d = (last["p1"]["view"] or {}).get("decision") or {}
+        if d.get("kind") == "secret" and sorted(t["deciding"]) == ["p1", "p2"]:
+            break
+        seat = pick.choice(t["deciding"])
+        mine = last[seat]
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
+        last = {s: socks[s].table() for s in socks}
+    else:
+        pytest.fail("no secret pick by both seats in 3000 moves")
+    version = last["p1"]["version"]
+    socks["p1"].send({"type": "move", "version": version, "choice": last["p1"]["options"][0]["id"]})
+    socks["p1"].table(), socks["p2"].table()
+    socks["p2"].send({"type": "move", "version": version, "choice": last["p2"]["options"][0]["id"]})
+    after = socks["p2"].table()
+    assert not [f for f in socks["p2"].frames if f["type"] in ("refused", "error")]
+    assert after["version"] >= version + 2
+
+
+def test_a_move_from_before_a_change_its_seat_saw_is_stale(client, fast):
+    code, socks = started(client)
+    t = socks["p1"].frames[-1]
+    seat = t["deciding"][0]
+    mine = socks[seat].frames[-1]
+    socks[seat].send({"type": "move", "version": mine["version"], "choice": mine["options"][0]["id"]})
+    now = socks[seat].table()
+    assert now["view"] != mine["view"] or now["options"] != mine["options"]
+    if seat in now["deciding"]:
+        socks[seat].send({"type": "move", "version": mine["version"], "choice": now["options"][0]["id"]})
+        assert socks[seat].until("refused")
+
+
+def test_connected_seats_keep_their_room_through_a_crash(tmp_path):
+    """The sweep refreshes the last-seen time of every room someone is at, so a restart keeps
+    it for the whole expiry after its last real connection, not after its seats connected."""
+    now = [1_000_000.0]
+    db = tmp_path / "t.sqlite3"
+    with TestClient(app_on(db, expire_hours=1, sweep_seconds=0.05, clock=lambda: now[0])) as client:
+        code, host, _other = room_of_two(client)
+        hello(client, code, host["token"])
+        now[0] += 3 * 3600  # connected all along
+        for _ in range(100):
+            if client.app.state.tables.store.room(code).last_seen == now[0]:
+                break
+            time.sleep(0.05)
+        assert client.app.state.tables.store.room(code).last_seen == now[0]
+        close_all()
+    # (a crash: the socket's goodbye is never written) and back, half an hour later
+    now[0] += 1800
+    with TestClient(app_on(db, expire_hours=1, clock=lambda: now[0])) as client:
+        assert client.portal.call(client.app.state.tables.expire, 1) == []
+        assert client.get(f"/r/{code}").status_code == 200
+
+
+def test_a_game_goes_on_in_another_thread_than_the_one_it_waited_in():
+    """A room rebuilt on the event loop's thread plays its next moves on its own thread: a
+    decision left waiting live in the first thread is replayed in the second, to the same game."""
+    import threading
+
+    from rulepress.runtime.flow import apply, choices, new_game
+    game = night_city()
+
+    def moves(st, n, rng):
+        for _ in range(n):
+            if st["pending"] is None:
+                return
+            d = st["pending"]
+            seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
+            opts = d["options"][seat] if d["kind"] == "secret" else choices(game, st)
+            apply(game, st, opts[rng.randrange(len(opts))]["id"] if isinstance(opts[0], dict) else
+                  opts[rng.randrange(len(opts))], seat)
+
+    def in_thread(fn, *args):
+        worker = threading.Thread(target=fn, args=args)
+        worker.start()
+        worker.join()
+
+    here = new_game(game, 2, seed="threads")
+    moves(here, 60, random.Random(1))
+    there = new_game(game, 2, seed="threads")
+    rng = random.Random(1)
+    for _ in range(6):  # ten moves at a time, each batch on a new thread
+        in_thread(moves, there, 10, rng)
+    assert there["history"] == here["history"]

@@ -7,10 +7,12 @@ token, or a spectator) and every `table` message is made for that seat alone.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
 from importlib import resources
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -29,65 +31,130 @@ HELLO_SECONDS = 10   # a socket that does not say who it is by then is closed
 OUTBOX = 256         # frames waiting for one slow socket before it is dropped
 FORBIDDEN = 4403     # close code: a token that opens no seat
 UNKNOWN = 4404       # close code: no such room
+ELSEWHERE = 4409     # close code: the seat was opened in more tabs than SOCKETS_PER_SEAT
+BUSY = 4429          # close code: this address opened or missed too much; try again in a minute
 
 
 class Conn:
-    """One socket at a table. Frames go out through a queue written by a task of its own, so
-    a slow client never holds up the room's other sockets."""
+    """One socket at a table. Frames go out through an outbox written by a task of its own, so
+    a slow client never holds up the room's other sockets. A `table` (or `peers`) frame
+    replaces the one of its kind still waiting, so a page that falls behind gets the table
+    as it is now, once, instead of every table it missed: churn cannot pile up work."""
 
-    def __init__(self, ws: WebSocket, seat, token_hash=None):
-        self.ws, self.seat, self.token_hash = ws, seat, token_hash
-        self.outbox: asyncio.Queue = asyncio.Queue(OUTBOX)
+    def __init__(self, ws: WebSocket, seat, token_hash=None, address="?"):
+        self.ws, self.seat, self.token_hash, self.address = ws, seat, token_hash, address
+        self.outbox: collections.deque | None = collections.deque()
+        self.ready = asyncio.Event()
         self.rate = limits.Rate()
         self.writer = None
+        self.last_table = None
 
-    def send(self, text: str) -> None:
-        if self.outbox is None:
+    def send(self, text: str, kind: str = "") -> None:
+        """Queue a frame; `kind` "table" or "peers" replaces a waiting one of its kind,
+        "signal" is dropped (never the socket) when the page is far behind."""
+        box = self.outbox
+        if box is None:
             raise ConnectionError("closed")
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:  # too far behind: closed, it reconnects and gets the table afresh
-            self.outbox = None
-            if self.writer is not None:
-                self.writer.cancel()
+        if kind == "table":
+            if text == self.last_table:
+                return  # (it has this table already: nothing of it changed)
+            self.last_table = text
+        if kind in ("table", "peers"):
+            for i, (k, _t) in enumerate(box):
+                if k == kind:
+                    del box[i]
+                    break
+        elif len(box) >= OUTBOX:
+            if kind == "signal":
+                return
+            self.outbox = None  # too far behind: closed, it reconnects and gets the table afresh
+            self.ready.set()
             asyncio.get_running_loop().create_task(_quiet_close(self.ws, 1013))
-            raise ConnectionError("too slow") from None
+            raise ConnectionError("too slow")
+        box.append((kind, text))
+        self.ready.set()
+
+    def end(self) -> None:
+        """Close after the frames already queued."""
+        if self.outbox is not None:
+            self.outbox.append(("end", None))
+            self.ready.set()
 
     async def write(self) -> None:
         with contextlib.suppress(Exception):
             while True:
-                text = await self.outbox.get()
-                if text is None:
+                box = self.outbox
+                if box is None:
+                    return
+                if not box:
+                    self.ready.clear()
+                    await self.ready.wait()
+                    continue
+                kind, text = box.popleft()
+                if kind == "end":
                     return
                 await self.ws.send_text(text)
 
 
 def broadcast(room) -> None:
-    """Every socket of the room gets the table as its seat sees it (made once per seat)."""
+    """Every socket of the room gets the table as its seat sees it (made once per seat and
+    version: messages.table keeps it), and the seats the list of seats connected."""
+    if room.presence_due is not None:  # (this carries the comings and goings too)
+        room.presence_due.cancel()
+        room.presence_due = None
     connected = room.connected()
     made = {}
     for conn in list(room.sockets):
         if conn.seat not in made:
-            made[conn.seat] = messages.dumps(messages.table(room, conn.seat, connected))
+            made[conn.seat] = messages.table_text(room, conn.seat, connected)
         with contextlib.suppress(ConnectionError):
-            conn.send(made[conn.seat])
-    peers = messages.dumps({"type": "peers", "seats": sorted(connected, key=lambda s: int(s[1:]))})
-    for conn in list(room.sockets):
-        if conn.seat is not None:
-            with contextlib.suppress(ConnectionError):
-                conn.send(peers)
+            conn.send(made[conn.seat], "table")
+    if connected != room.peers_sent:
+        room.peers_sent = connected
+        peers = messages.peers(connected)
+        for conn in list(room.sockets):
+            if conn.seat is not None:
+                with contextlib.suppress(ConnectionError):
+                    conn.send(peers, "peers")
+
+
+def presence(room) -> None:
+    """Someone came or went: the room's pages hear of it within PRESENCE_SECONDS, once for all
+    the comings and goings of that time (a reconnecting crowd costs one table per page)."""
+    if room.presence_due is not None:
+        return
+    loop = asyncio.get_running_loop()
+
+    async def flush():
+        async with room.lock:
+            room.presence_due = None
+            if room.connected() != room.peers_sent:
+                broadcast(room)
+
+    room.presence_due = loop.call_later(limits.PRESENCE_SECONDS, lambda: loop.create_task(flush()))
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None) -> Starlette:
+               clock=None, address_limits: bool = True) -> Starlette:
     store = Store(db_path)
     tables = Tables(games, store, **({"clock": clock} if clock else {}))
+    budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
+               "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
+
+    def who(request):
+        """The address limits are counted for (None: no limits by address, `--no-address-limits`)."""
+        return _address(request) if address_limits else None
 
     async def sweep():
         every = sweep_seconds or max(1.0, min(600.0, expire_hours * 3600 / 10))
         while True:
             await asyncio.sleep(every)
             with contextlib.suppress(Exception):
+                # a room with someone at it is seen now: after a crash it is kept for the whole
+                # expiry from here, not from when its seats connected
+                for room in list(tables.rooms.values()):
+                    if room.sockets:
+                        await tables.touch(room)
                 await tables.expire(expire_hours)
 
     @contextlib.asynccontextmanager
@@ -97,22 +164,36 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             yield
         finally:
             task.cancel()
+            for room in list(tables.rooms.values()):
+                room.close()
             store.close()
 
     def page(name: str) -> Response:
         with open(os.path.join(STATIC, name), encoding="utf-8") as fh:
             return HTMLResponse(fh.read(), headers=_PAGE_HEADERS)
 
-    def not_found(message="There is no room with this code. It may have expired.") -> Response:
+    def not_found(message="There is no room with this code. It may have expired.", status=404) -> Response:
         html = _NOT_FOUND.replace("{message}", _escape(message))
-        return HTMLResponse(html, status_code=404, headers=_PAGE_HEADERS)
+        return HTMLResponse(html, status_code=status, headers=_PAGE_HEADERS)
+
+    def find(code, address):
+        """The room of a code, counting a code that opens none against its address (MISSES)."""
+        if not budgets["miss"].allows(address):
+            raise Refused(_TOO_MANY_MISSES, 429)
+        room = tables.get(code)
+        if room is None:
+            budgets["miss"].take(address)
+            raise Refused("no room with this code", 404)
+        return room
 
     async def lobby(request: Request):
         return page("lobby.html")
 
     async def play_page(request: Request):
-        if tables.get(request.path_params["code"]) is None:
-            return not_found()
+        try:
+            find(request.path_params["code"], who(request))
+        except Refused as exc:
+            return not_found(*(() if exc.status == 404 else (str(exc), exc.status)))
         return page("table.html")
 
     async def game_list(request: Request):
@@ -125,61 +206,105 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         return JSONResponse(out)
 
     async def create_room(request: Request):
+        address = who(request)
         try:
+            _check_origin(request.headers)
             body = await _body(request)
-            j = await tables.create(body.get("game"), body.get("players"), body.get("options"), body.get("name"))
+            if not budgets["create"].allows(address):
+                raise Refused("too many rooms made from this address; try again in a few minutes", 429)
+            j = await tables.create(body.get("game"), body.get("players"), body.get("options"), body.get("name"),
+                                    address)
+            budgets["create"].take(address)
         except Refused as exc:
             return _refusal(exc)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": True,
                              "url": f"/r/{j.room.code}"})
 
     async def join_room(request: Request):
+        address = who(request)
         try:
+            _check_origin(request.headers)
             body = await _body(request)
-            j = await tables.join(request.path_params["code"], body.get("name"))
+            if not budgets["join"].allows(address):
+                raise Refused("too many joins from this address; try again in a minute", 429)
+            room = find(request.path_params["code"], address)
+            j = await tables.join(room.code, body.get("name"))
+            budgets["join"].take(address)
         except Refused as exc:
             return _refusal(exc)
-        broadcast(j.room)
+        async with j.room.lock:
+            broadcast(j.room)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": False,
                              "url": f"/r/{j.room.code}"})
 
     async def socket(ws: WebSocket):
+        address = who(ws)
+        if not _same_origin(ws.headers):  # another site's page opening a socket in its visitor's name
+            await ws.close(FORBIDDEN)
+            return
         await ws.accept()
-        room = tables.get(ws.path_params["code"])
-        if room is None:
-            await _close(ws, "no room with this code", UNKNOWN)
+        try:
+            room = find(ws.path_params["code"], address)
+        except Refused as exc:
+            await _close(ws, str(exc), UNKNOWN if exc.status == 404 else BUSY)
             return
         try:
             hello = messages.parse(await asyncio.wait_for(_text(ws), HELLO_SECONDS))
             if hello.type != "hello":
                 raise Refused('the first message is {"type": "hello", ...}')
-            seat = None if hello.fields.get("watch") else room.seat_of(hello.fields.get("token"))
+            if hello.fields.get("watch"):
+                seat = None
+            elif not budgets["miss"].allows(address):
+                raise Refused(_TOO_MANY_MISSES, BUSY)
+            else:
+                try:
+                    seat = room.seat_of(hello.fields.get("token"))
+                except Refused:
+                    budgets["miss"].take(address)
+                    raise
         except (asyncio.TimeoutError, WebSocketDisconnect):
             await _close(ws, "say hello first", 1008)
             return
         except Refused as exc:
-            await _close(ws, str(exc), FORBIDDEN if exc.status == 403 else 1008)
+            await _close(ws, str(exc), exc.status if exc.status >= 4000 else FORBIDDEN if exc.status == 403 else 1008)
             return
-        if len(room.sockets) >= limits.SOCKETS_PER_ROOM:
-            await _close(ws, "this table has too many sockets open", 1013)
-            return
-        conn = Conn(ws, seat, room.seats[seat].token_hash if seat is not None else None)
+        if seat is None:  # a spectator: bounded per room and per address; seats never count here
+            watching = [c for c in room.sockets if c.seat is None]
+            if not budgets["open"].take(address):
+                await _close(ws, "too many sockets opened from this address; try again in a minute", BUSY)
+                return
+            if len(watching) >= limits.SPECTATORS_PER_ROOM \
+                    or address is not None and sum(c.address == address for c in watching) >= limits.SPECTATORS_PER_ADDRESS:
+                await _close(ws, "this table has as many spectators as it takes", 1013)
+                return
+        conn = Conn(ws, seat, room.seats[seat].token_hash if seat is not None else None, address)
         conn.writer = asyncio.create_task(conn.write())
         async with room.lock:
+            if seat is not None:  # a seat always gets in: its oldest tab past the bound makes way
+                mine = [c for c in room.sockets if c.seat == seat]
+                for old in mine[:max(0, len(mine) - limits.SOCKETS_PER_SEAT + 1)]:
+                    room.sockets.discard(old)
+                    with contextlib.suppress(ConnectionError):
+                        old.send(messages.error("this seat was opened in another tab"))
+                    asyncio.get_running_loop().create_task(_drain_and_close(old, ELSEWHERE))
             room.sockets.add(conn)
-            await tables.touch(room)
-            broadcast(room)
+            if seat is not None:
+                await tables.touch(room)
+            conn.send(messages.table_text(room, seat, room.connected()), "table")
+            if seat is not None:
+                conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)
+                presence(room)
         try:
             await _serve(ws, conn, room)
         finally:
             async with room.lock:
-                room.sockets.discard(conn)
-                await tables.touch(room)
-                broadcast(room)
-            if conn.outbox is not None:
-                with contextlib.suppress(asyncio.QueueFull):
-                    conn.outbox.put_nowait(None)
-            with contextlib.suppress(Exception):
+                if conn in room.sockets:
+                    room.sockets.discard(conn)
+                    if seat is not None:
+                        await tables.touch(room)
+                        presence(room)
+            conn.end()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(conn.writer, 5)
 
     async def _serve(ws: WebSocket, conn: Conn, room) -> None:
@@ -190,6 +315,8 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 return
             except Refused as exc:  # a binary frame: counted like any other below
                 text = exc
+            if conn.outbox is None:
+                return
             if not conn.rate.allow():
                 conn.send(messages.error(f"more than {limits.MESSAGES_PER_SECOND} messages a second"))
                 await _drain_and_close(conn, 1008)
@@ -224,11 +351,17 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             if to not in room.seats or to == conn.seat:
                 conn.send(messages.error("signal: no such other seat"))
                 return
+            # per seat, whatever its tabs: over the rate a signal is dropped with a word to its
+            # sender; the seat it was for is never closed for it
+            rate = room.signal_rates.setdefault(conn.seat, limits.Rate(limits.SIGNALS_PER_SECOND))
+            if not rate.allow():
+                conn.send(messages.error(f"more than {limits.SIGNALS_PER_SECOND} signals a second; this one was dropped"))
+                return
             frame = messages.dumps({"type": "signal", "from": conn.seat, "data": msg.fields["data"]})
             for other in list(room.sockets):
                 if other.seat == to:
                     with contextlib.suppress(ConnectionError):
-                        other.send(frame)
+                        other.send(frame, "signal")
         else:
             async with room.lock:
                 if msg.type == "move":
@@ -239,15 +372,23 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                     if out.changed and msg.fields["action"] == "free" and freed is not None:
                         for other in list(room.sockets):
                             if other.seat == freed.seat:
-                                other.send(messages.error("this seat was freed by the host"))
-                                await _drain_and_close(other, FORBIDDEN)
                                 room.sockets.discard(other)
+                                with contextlib.suppress(ConnectionError):
+                                    # its voice page hangs up on every call (static/voice.js)
+                                    other.send(messages.dumps({"type": "peers", "seats": [], "freed": True}))
+                                    other.send(messages.error("this seat was freed by the host"))
+                                asyncio.get_running_loop().create_task(_drain_and_close(other, FORBIDDEN))
                 if out.stale:
                     conn.send(messages.dumps({"type": "refused", "message": "the table has already changed"}))
-                    conn.send(messages.dumps(messages.table(room, conn.seat, room.connected())))
+                    conn.last_table = None  # (sent again after the refusal, even if unchanged)
+                    conn.send(messages.table_text(room, conn.seat, room.connected()), "table")
                 elif out.error:
                     conn.send(messages.error(out.error))
                 else:
+                    # the seats' views of the new table are made on the room's thread too
+                    connected = room.connected()
+                    await room.work(lambda: [messages.table_text(room, s, connected)
+                                             for s in {c.seat for c in list(room.sockets)}])
                     broadcast(room)
 
     routes = [
@@ -289,11 +430,11 @@ async def _close(ws: WebSocket, message: str, code: int) -> None:
 async def _drain_and_close(conn: Conn, code: int) -> None:
     """Close after the frames already queued (the error saying why among them) are sent."""
     if conn.outbox is not None:
-        with contextlib.suppress(asyncio.QueueFull):
-            conn.outbox.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(conn.writer, 5)
+        conn.end()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(conn.writer), 5)
     conn.outbox = None
+    conn.ready.set()
     with contextlib.suppress(Exception):
         await conn.ws.close(code)
 
@@ -316,6 +457,29 @@ async def _body(request: Request) -> dict:
     if not isinstance(data, dict):
         raise Refused("the request is a JSON object")
     return data
+
+
+def _address(request) -> str:
+    """Who is asking, as far as limits go: the peer's address (behind a proxy, the proxy's:
+    run the table's own port open to players, or give the proxy limits of its own)."""
+    return request.client.host if request.client else "?"
+
+
+def _same_origin(headers) -> bool:
+    """A browser names the page a request comes from; another site's is refused. A client
+    that is no browser names none and has no visitor to act for."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == (headers.get("host") or "").lower()
+
+
+def _check_origin(headers) -> None:
+    if not _same_origin(headers):
+        raise Refused("requests come from the table's own pages", 403)
+
+
+_TOO_MANY_MISSES = "too many codes or links that open nothing; try again in a minute"
 
 
 def _refusal(exc: Refused) -> JSONResponse:

@@ -14,9 +14,23 @@ MESSAGE_BYTES = 16 * 1024      # one WebSocket message, or one HTTP request body
 MESSAGES_PER_SECOND = 20       # per socket; over it: an error, then the socket is closed (1008)
 NAME_CHARS = 32                # a display name
 ROOMS_OPEN = 1000              # rooms kept at once; a new one past it is refused
-SOCKETS_PER_ROOM = 64          # players' and spectators' sockets together
+ROOMS_PER_ADDRESS = 10         # rooms one address keeps open at once
+SPECTATORS_PER_ROOM = 48       # spectators' sockets; a seat's own sockets never count here
+SPECTATORS_PER_ADDRESS = 4     # one address's spectator sockets at one room
+SOCKETS_PER_SEAT = 4           # tabs of one seat; a fifth closes the oldest (4409)
+SIGNALS_PER_SECOND = 10        # a seat's voice signalling; over it the signal is dropped, nobody closed
+PRESENCE_SECONDS = 0.25        # comings and goings reach the room's pages at most this often
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed from a screen
-CODE_LENGTH = 6
+CODE_LENGTH = 8                # 31^8 codes: with every room open, one guess in 850 million finds one
+CODE_LENGTHS = (6, 8)          # (rooms made when codes had six characters still open)
+
+# Budgets of one address: (at once, then so many a minute). A "miss" is a room code that
+# opens no room or a token that opens no seat: ten a minute from one address find one of a
+# thousand open rooms in 31^8 / 1000 / (10 * 60 * 24 * 365) = 160 years on average.
+CREATES = (10, 2)
+JOINS = (20, 10)
+SOCKET_OPENS = (30, 60)        # spectators' sockets and hellos that open no seat
+MISSES = (10, 10)
 OPTION_TEXT_CHARS = 200
 
 
@@ -32,7 +46,7 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-_CODE = re.compile(f"[{CODE_ALPHABET}]{{{CODE_LENGTH}}}")
+_CODE = re.compile(f"[{CODE_ALPHABET}]{{{min(CODE_LENGTHS)},{max(CODE_LENGTHS)}}}")
 
 
 def room_code(text) -> str | None:
@@ -40,7 +54,7 @@ def room_code(text) -> str | None:
     if not isinstance(text, str) or len(text) > 40:
         return None
     code = text.strip().upper()
-    return code if _CODE.fullmatch(code) else None
+    return code if _CODE.fullmatch(code) and len(code) in CODE_LENGTHS else None
 
 
 def display_name(text) -> str:
@@ -95,3 +109,43 @@ class Rate:
             return False
         self.times.append(now)
         return True
+
+
+class Budget:
+    """What each address may still do: `burst` at once, given back at `per_minute` (a token
+    bucket per address). Addresses are forgotten once their bucket is full again, and the
+    table of them is bounded: past `keys` addresses, the fullest are dropped first."""
+
+    def __init__(self, limit: tuple, clock=time.monotonic, keys: int = 20_000):
+        self.burst, self.per_minute = limit
+        self.clock, self.keys = clock, keys
+        self.left: dict = {}  # address -> (tokens, when counted)
+
+    def _now_left(self, key, now) -> float:
+        tokens, then = self.left.get(key, (self.burst, now))
+        return min(self.burst, tokens + (now - then) * self.per_minute / 60)
+
+    def allows(self, key) -> bool:
+        """Whether `key` has a token now, without spending it (None: no address, no limit)."""
+        return key is None or self._now_left(key, self.clock()) >= 1
+
+    def take(self, key) -> bool:
+        if key is None:
+            return True
+        now = self.clock()
+        tokens = self._now_left(key, now)
+        if tokens < 1:
+            return False
+        if len(self.left) >= self.keys and key not in self.left:
+            self._forget(now)
+        self.left[key] = (tokens - 1, now)
+        return True
+
+    def _forget(self, now) -> None:
+        full = [k for k in self.left if self._now_left(k, now) >= self.burst]
+        for k in full:
+            del self.left[k]
+        if len(self.left) >= self.keys:  # a flood of addresses: the fullest half goes
+            ranked = sorted(self.left, key=lambda k: -self._now_left(k, now))
+            for k in ranked[:len(ranked) // 2 + 1]:
+                del self.left[k]

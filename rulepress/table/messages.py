@@ -7,6 +7,7 @@ Nothing is filtered in the browser: what a seat may not see never leaves the ser
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import NamedTuple
 
@@ -74,19 +75,77 @@ def dumps(message: dict) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
+def peers(connected: set) -> str:
+    """The `peers` message: the seats connected, for the voice's links."""
+    return dumps({"type": "peers", "seats": sorted(connected, key=_order)})
+
+
 def error(text: str) -> str:
     return dumps({"type": "error", "message": text})
 
 
+SIGHTS_KEPT = 16  # versions a seat's sight is remembered for (a move made further back is stale)
+FRAMES_KEPT = 256  # frames of one version kept for re-sending (seats x who is connected)
+
+
+def table_text(room, seat, connected: set) -> str:
+    """The `table` message for `seat` as sent: made once for a version, a seat and the seats
+    connected, whoever comes and goes (a reconnecting crowd costs no new view)."""
+    at = (room.version, room.row.game_no, room.status)
+    if room.frames.get("at") != at:
+        room.frames = {"at": at}
+    key = (seat, frozenset(connected))
+    text = room.frames.get(key)
+    if text is None:
+        if len(room.frames) > FRAMES_KEPT:
+            room.frames = {k: v for k, v in room.frames.items() if k == "at" or k[0] == "part"}
+        text = room.frames[key] = dumps(table(room, seat, connected))
+    return text
+
+
 def table(room, seat, connected: set) -> dict:
     """The `table` message for `seat` (None: a spectator)."""
+    at = (room.version, room.row.game_no, room.status)
+    if room.frames.get("at") != at:
+        room.frames = {"at": at}
+    part = room.frames.get(("part", seat))
+    if part is None:
+        part = room.frames[("part", seat)] = _seat_part(room, seat)
+        if seat is not None:
+            seen = room.sights.setdefault(seat, {})
+            seen[room.version] = _sight_of(part)
+            for old in sorted(seen)[:-SIGHTS_KEPT]:
+                del seen[old]
+    out = dict(part)
+    out["seats"] = [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
+                     "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))]
+    return out
+
+
+def sight(room, seat) -> str:
+    """What `seat` can see of the room now, as a digest: its view (but the log and who is
+    still picking) and its options."""
+    table(room, seat, set())
+    return room.sights[seat][room.version]
+
+
+def _sight_of(part: dict) -> str:
+    v = part["view"]
+    if v is not None:
+        v = {k: x for k, x in v.items() if k != "decision"}
+        d = part["view"].get("decision") or {}
+        v["decision"] = {k: x for k, x in d.items() if k != "waiting_for"}
+    seen = dumps({"view": v, "options": part["options"], "status": part["status"]})
+    return hashlib.sha256(seen.encode("utf-8")).hexdigest()
+
+
+def _seat_part(room, seat) -> dict:
+    """Everything of a seat's `table` message but who is connected."""
     game, st = room.game, room.st
     info = game.data["game"]
     out = {
         "type": "table", "code": room.code, "version": room.version, "status": room.status, "you": seat,
         "host": seat is not None and room.seats[seat].host,
-        "seats": [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
-                   "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))],
         "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players},
         "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
     }
@@ -121,7 +180,23 @@ def labels(game, v) -> dict:
     for t in v["things"].values():
         things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
     counters = {c: name(game.counters, c) or {"en": c} for c in game.counters}
-    return {"zones": zones, "things": things, "counters": counters}
+    # a counter whose value is a kind of thing or a place (a gang, a district) is shown by
+    # that one's name; only values in sight are named
+    values = {}
+    shown = [v["counters"]] + [p["counters"] for p in v["players"].values()] \
+        + [t.get("counters") or {} for t in v["things"].values()]
+    for cs in shown:
+        for value in cs.values():
+            if isinstance(value, str) and value not in values:
+                n = name(game.protos, value) or name(game.locations, value) or name(game.zones, value)
+                if n is not None:
+                    values[value] = n
+    terms = game.data["game"].get("terms") or {}
+    marks = {}
+    for holder in list(v["things"].values()) + list(v["players"].values()):
+        for mark in holder.get("marks") or ():
+            marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
+    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks}
 
 
 def _order(seat: str):

@@ -13,14 +13,16 @@ are stored like anyone's, so a room replays without asking it again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import secrets as token_source
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 from ..runtime import agents, answers
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
-from . import limits
+from . import limits, messages
 from .limits import Refused
 from .store import Move, RoomRow, SeatRow, Store, token_hash
 
@@ -52,6 +54,25 @@ class Room:
         self.st = None  # the live game, None in the lobby
         self.lock = asyncio.Lock()
         self.sockets: set = set()  # app.Conn objects, each with .seat (None: a spectator)
+        self.presence_due = None   # the timer that tells the pages who came and went (app.presence)
+        self.peers_sent = None     # the seats connected, as last told to the seats
+        self.signal_rates: dict = {}  # seat -> limits.Rate of its voice signalling
+        self.frames: dict = {}     # messages.table_text's frames of this version
+        self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
+        self.worker = None         # the thread this room's game runs on (Room.work)
+
+    async def work(self, fn, *args):
+        """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
+        event loop's: a long effect holds up its room alone. Always the same thread, since an
+        effect waiting for a decision stays live in its thread (runtime/continuation.py)."""
+        if self.worker is None:
+            self.worker = ThreadPoolExecutor(1, thread_name_prefix=f"table-{self.code}")
+        return await asyncio.get_running_loop().run_in_executor(self.worker, functools.partial(fn, *args))
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.shutdown(wait=False)
+            self.worker = None
 
     @property
     def status(self) -> str:
@@ -96,6 +117,7 @@ class Tables:
         self.store = store
         self.clock = clock
         self.rooms: dict[str, Room] = {}
+        self.made_by: dict[str, list] = {}  # address -> codes of the rooms it made (ROOMS_PER_ADDRESS)
 
     # ---- finding rooms ---------------------------------------------------------------
 
@@ -134,7 +156,7 @@ class Tables:
 
     # ---- rooms and seats -------------------------------------------------------------
 
-    async def create(self, game_id, players, options, name) -> Joined:
+    async def create(self, game_id, players, options, name, address="?") -> Joined:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused("no such game here")
@@ -142,7 +164,11 @@ class Tables:
                 or not game.players_min <= players <= game.players_max:
             raise Refused(f"{game.id} is for {game.players_min} to {game.players_max} players")
         options = limits.game_options(game, options)
+        await asyncio.to_thread(playable, game, players, options)  # (a setup: off the event loop too)
         name = limits.display_name(name)
+        made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
+        if address is not None and len(made) >= limits.ROOMS_PER_ADDRESS:
+            raise Refused(f"{limits.ROOMS_PER_ADDRESS} rooms made from this address are open already", 429)
         if self.store.count_rooms() >= limits.ROOMS_OPEN:
             raise Refused("too many rooms are open; try again later", 503)
         for _ in range(100):  # 31^6 codes: a clash is rare, a hundred in a row never happens
@@ -158,6 +184,10 @@ class Tables:
         await self.store.create_room(row, host)
         room = Room(game, row, self.store.seats(code))
         self.rooms[code] = room
+        if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
+            self.made_by.clear()
+        if address is not None:
+            self.made_by[address] = made + [code]
         return Joined(room, "p1", token)
 
     async def join(self, code, name) -> Joined:
@@ -190,7 +220,7 @@ class Tables:
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
                                          "finished": "the game is over"}[room.status])
-        if version != room.version:
+        if version != room.version and not _unchanged_for(room, seat, version):
             return Outcome(False, stale=True)
         if seat not in room.deciding():
             waiting = ", ".join(_name(room, s) for s in room.deciding())
@@ -201,11 +231,11 @@ class Tables:
             # only what this seat was offered, turn actions and questions alike: a handle to
             # a card never offered, or a hidden card's own id, is refused in the same words
             # as a guess, so a refusal names nothing the seat may not see
-            choice = answers.accept(room.game, room.st, seat, choice)
+            choice = await room.work(answers.accept, room.game, room.st, seat, choice)
         except IllegalChoice as exc:
             return Outcome(False, error=str(exc))
         except Exception:  # a fault of the content while an action's condition was worked out
-            self._rebuild(room)
+            await room.work(self._rebuild, room)
             return Outcome(False, error=NOT_PLAYED)
         error = await self._play(room, Move(seat, choice))
         if error:
@@ -216,18 +246,18 @@ class Tables:
     async def _play(self, room: Room, move: Move) -> str | None:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
-            apply(room.game, room.st, move.choice, move.seat)
+            await room.work(apply, room.game, room.st, move.choice, move.seat)
         except IllegalChoice:  # refused before the state changed (the flow's words name every option: not said)
             return "that move is not legal now"
         except Exception:  # a fault of the content mid-move: back to the stored state
-            self._rebuild(room)
+            await room.work(self._rebuild, room)
             return NOT_PLAYED
         n = len(room.st["history"]) - 1
         status = "finished" if room.st["pending"] is None else "playing"
         try:
             await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
         except Exception:
-            self._rebuild(room)
+            await room.work(self._rebuild, room)
             return "the move could not be saved; try again"
         room.row = room.row._replace(version=room.version + 1, status=status)
         return None
@@ -243,8 +273,8 @@ class Tables:
                 return
             seat, d = bots[0], room.st["pending"]
             agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
-            opts = d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)
-            choice = agents.ask(room.game, room.st, agent, seat, opts)
+            choice = await room.work(lambda: agents.ask(
+                room.game, room.st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)))
             if await self._play(room, Move(seat, choice)):
                 return  # a bot's move that cannot be played waits for the host (pause, lobby)
 
@@ -266,8 +296,12 @@ class Tables:
             if free:
                 return Outcome(False, error=f"seat {free[0]} is free: wait for a player or give it to a bot")
             game_no = room.row.game_no + 1
-            room.st = new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                               options=room.row.options)
+            try:
+                room.st = await room.work(lambda: new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
+                                                           options=room.row.options))
+            except Exception as exc:  # (options are tried when the room is made: a game changed since)
+                room.st = None
+                return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
             await self._set_status(room, "playing", game_no)
             await self.run_bots(room)
         elif action == "pause":
@@ -314,9 +348,35 @@ class Tables:
             if room is not None and room.sockets:
                 continue  # someone is at the table now
             await self.store.delete_room(code)
-            self.rooms.pop(code, None)
+            dropped = self.rooms.pop(code, None)
+            if dropped is not None:
+                dropped.close()
             gone.append(code)
         return gone
+
+
+def playable(game, players: int, options: dict) -> None:
+    """Refuse options the game cannot be set up with, naming the first such option. Games
+    declare only an option's default; the values they take are what their setup accepts,
+    so each option given is tried in a setup of its own (seeded: the same answer every time)."""
+    try:
+        new_game(game, players, seed="options", options=options)
+        return
+    except Exception:
+        pass
+    for name, value in options.items():
+        try:
+            new_game(game, players, seed="options", options={name: value})
+        except Exception:
+            raise Refused(f"option `{name}`: {str(value)[:40]!r} is not a value {game.id} knows") from None
+    raise Refused(f"{game.id} cannot be set up with these options together")
+
+
+def _unchanged_for(room: Room, seat: str, version) -> bool:
+    """A move made at an older version stands when nothing its seat could see has changed
+    since (another seat's secret pick, a connection): what it chose from is what it sees now."""
+    then = room.sights.get(seat, {}).get(version)
+    return then is not None and then == messages.sight(room, seat)
 
 
 def _taken(seat: SeatRow) -> bool:

@@ -61,6 +61,18 @@ function connect() {
       return;
     }
     if (event.code === 4404) { closedForGood = true; location.reload(); return; }
+    if (event.code === 4409) {  // this seat was opened in more tabs: this one makes way
+      closedForGood = true;
+      showError(t("elsewhere"));
+      showConnection(t("elsewhere"));
+      return;
+    }
+    if (event.code === 4429) {  // this address asked too much: wait a minute before asking again
+      retry = 6;
+      showConnection(t("busy"));
+      setTimeout(connect, 60_000);
+      return;
+    }
     if (closedForGood) return;
     retry = Math.min(retry + 1, 6);
     showConnection(t("reconnecting"));
@@ -86,9 +98,22 @@ $("join-form").addEventListener("submit", async (event) => {
   connect();
 });
 
+// A seat by its player's name; a bot by the word and its seat's number ("Bot 2", "Бот 2").
 function seatName(seat) {
   const s = last && last.seats.find((x) => x.seat === seat);
-  return s ? (s.name || (s.bot ? t("bot") : seat)) : seat;
+  if (!s) return seat;
+  const bot = t("bot");
+  return s.bot ? bot.charAt(0).toUpperCase() + bot.slice(1) + " " + seatNumber(seat) : s.name || t("free_seat");
+}
+
+function seatNumber(seat) { return String(seat).replace(/^p/, ""); }
+
+// The log names players as the engine does ("Player 2"): the page says their names.
+function logText(text) {
+  return String(text).replace(/\bPlayer (\d+)\b/g, (all, n) => {
+    const seat = "p" + n;
+    return last && last.seats.some((s) => s.seat === seat) ? seatName(seat) : all;
+  });
 }
 
 function render() {
@@ -104,6 +129,7 @@ function render() {
   renderInvite(m);
   renderOptions(m);
   renderZones(m);
+  linkCards(m);
   renderLog(m);
   renderResult(m);
 }
@@ -138,8 +164,8 @@ function renderSeats(m) {
     li.classList.toggle("offline", !s.connected && !s.bot);
     li.classList.toggle("me", s.seat === m.you);
     const taken = s.bot || s.name;
-    li.appendChild(el("span", "seat-id", s.seat));
-    li.appendChild(el("span", "seat-name", taken ? (s.name || t("bot")) : t("free_seat")));
+    li.appendChild(el("span", "seat-id", seatNumber(s.seat)));
+    li.appendChild(el("span", "seat-name", taken ? seatName(s.seat) : t("free_seat")));
     const tags = [];
     if (s.host) tags.push(t("host"));
     if (s.bot) tags.push(t("bot"));
@@ -210,10 +236,23 @@ function renderOptions(m) {
 }
 
 function thingText(m, id, thing) {
-  let text = say(m.labels.things[thing.type], thing.type);
-  if (id.includes("#")) text += " " + id.slice(id.indexOf("#"));
+  // (a player's own piece on the board is the player: their name)
+  let text = m.seats.some((s) => s.seat === thing.type) ? seatName(thing.type) : say(m.labels.things[thing.type], thing.type);
   if (!thing.up) text += " (" + t("face_down") + ")";
   return text;
+}
+
+// A counter's value as words: a seat by its name, a thing or place by its name in the game.
+function counterValue(m, v) {
+  if (v === null) return "–";
+  if (typeof v === "boolean") return t(v ? "yes" : "no");
+  if (typeof v === "object") return "…";
+  if (typeof v === "string") {
+    if (m.seats.some((s) => s.seat === v)) return seatName(v);
+    const named = (m.labels.values || {})[v];
+    if (named) return say(named, v);
+  }
+  return String(v);
 }
 
 function counterList(m, counters) {
@@ -221,34 +260,97 @@ function counterList(m, counters) {
   if (!entries.length) return null;
   const dl = el("dl", "counters");
   for (const [c, v] of entries) {
+    if (typeof v === "string" && !worthShowing(v, m)) continue;
     dl.appendChild(el("dt", "", say(m.labels.counters[c], c)));
-    dl.appendChild(el("dd", "", v === null ? "–" : typeof v === "object" ? JSON.stringify(v) : String(v)));
+    dl.appendChild(el("dd", "", counterValue(m, v)));
   }
   return dl;
 }
+
+// A thing as a card: its name on a face, or a back when it lies face down. What a seat may
+// not see never reaches the page: it is only counted (li.hidden-count, drawn as backs).
+function cardOf(m, id, thing) {
+  const li = el("li", "thing card");
+  li.dataset.thing = id;
+  li.dataset.type = thing.type;
+  if (!thing.up) li.classList.add("down");
+  li.appendChild(el("span", "card-name", thingText(m, id, thing)));
+  li.title = li.firstChild.textContent;
+  if (thing.marks && thing.marks.length) {
+    li.appendChild(el("span", "marks", thing.marks.map((k) => say((m.labels.marks || {})[k], k)).join(", ")));
+  }
+  const cl = counterList(m, thing.counters);
+  if (cl) li.appendChild(cl);
+  return li;
+}
+
+const SUPPLY = 8;  // a zone of more things than this is a supply: folded, opened on a click
 
 function zoneBox(m, key, zone) {
   const owner = key.includes(".") ? key.split(".")[0] : null;
   const name = key.includes(".") ? key.slice(key.indexOf(".") + 1) : key;
   const box = el("section", "zone");
   box.dataset.zone = key;
-  box.appendChild(el("h3", "", (owner && owner !== m.you ? seatName(owner) + ": " : "") + say(m.labels.zones[name], name)));
+  // (the engine's own zones have no name in the game: the page's words name them)
+  const title = name === "supply" && m.labels.zones[name] && m.labels.zones[name].ru === undefined
+    ? t("zone_supply") : say(m.labels.zones[name], name);
+  const count = zone.things.length + (zone.hidden || 0);
   const list = el("ul", "things");
-  for (const id of zone.things) {
-    const thing = m.view.things[id];
-    const li = el("li", "thing", thingText(m, id, thing));
-    li.dataset.thing = id;
-    li.dataset.type = thing.type;
-    if (!thing.up) li.classList.add("down");
-    if (thing.marks && thing.marks.length) li.appendChild(el("span", "marks", " [" + thing.marks.join(", ") + "]"));
-    const cl = counterList(m, thing.counters);
-    if (cl) li.appendChild(cl);
-    list.appendChild(li);
+  for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id]));
+  if (zone.hidden) {
+    const stack = el("li", "hidden-count", zone.hidden + " " + t("hidden"));
+    stack.dataset.count = String(Math.min(zone.hidden, 3));
+    list.appendChild(stack);
   }
-  if (zone.hidden) list.appendChild(el("li", "hidden-count", zone.hidden + " " + t("hidden")));
   if (!zone.things.length && !zone.hidden) list.appendChild(el("li", "empty", t("nothing")));
+  if (!zone.things.length && zone.hidden) box.classList.add("stack");  // a deck: its backs and count
+  const mine = m.you && owner === m.you;
+  if (!mine && zone.things.length > SUPPLY) {  // a supply: folded, its count in the heading
+    box.classList.add("supply");
+    const details = el("details");
+    details.appendChild(el("summary", "", title + " (" + count + ")"));
+    details.appendChild(list);
+    box.appendChild(details);
+    return box;
+  }
+  box.appendChild(el("h3", "", title + (count > 1 ? " (" + count + ")" : "")));
   box.appendChild(list);
   return box;
+}
+
+// A counter with nothing to say (no value, a "not yet" flag, a negative "not set" mark) is
+// left out of the badges: it is the game's bookkeeping, not something players track.
+// A text value the game gives no name (a phase's id, say) is an engine word: left out too.
+function worthShowing(v, m) {
+  if (typeof v === "string") return m.seats.some((s) => s.seat === v) || !!(m.labels.values || {})[v];
+  return !(v === null || v === false || (typeof v === "number" && v < 0) || typeof v === "object");
+}
+
+function badgeList(m, counters) {
+  const badges = el("ul", "badges");
+  for (const [c, v] of Object.entries(counters || {})) {
+    if (!worthShowing(v, m)) continue;
+    const b = el("li", "badge");
+    b.dataset.counter = c;
+    b.appendChild(el("span", "badge-name", say(m.labels.counters[c], c)));
+    b.appendChild(el("span", "badge-value", counterValue(m, v)));
+    badges.appendChild(b);
+  }
+  return badges;
+}
+
+// Each player has an area of their own: their name, their counters as badges, their
+// zones (a hand they hold shows as backs). The zones of no one are the centre of the table.
+function playerArea(m, p) {
+  const area = el("section", "player-area");
+  area.dataset.seat = p;
+  area.classList.toggle("deciding", m.deciding.includes(p));
+  area.appendChild(el("h3", "player-name", seatName(p)));
+  const badges = badgeList(m, m.view.players[p].counters);
+  if (badges.childElementCount) area.appendChild(badges);
+  const zones = el("div", "area-zones");
+  area.appendChild(zones);
+  return [area, zones];
 }
 
 function renderZones(m) {
@@ -258,35 +360,49 @@ function renderZones(m) {
   players.textContent = "";
   $("hand-panel").hidden = !(m.view && m.you);
   if (!m.view) return;
-  const table = el("table", "player-counters");
-  const counters = new Set();
-  for (const p of Object.values(m.view.players)) for (const c of Object.keys(p.counters)) counters.add(c);
-  const head = el("tr");
-  head.appendChild(el("th", "", t("players_table")));
-  for (const c of counters) head.appendChild(el("th", "", say(m.labels.counters[c], c)));
-  table.appendChild(head);
-  for (const [p, data] of Object.entries(m.view.players)) {
-    const row = el("tr");
-    row.dataset.seat = p;
-    if (m.deciding.includes(p)) row.classList.add("deciding");
-    row.appendChild(el("th", "", seatName(p)));
-    for (const c of counters) {
-      const v = data.counters[c];
-      row.appendChild(el("td", "", v === undefined || v === null ? "–" : String(v)));
-    }
-    table.appendChild(row);
+  const shared = badgeList(m, m.view.counters);
+  if (shared.childElementCount) players.appendChild(shared);
+  const areas = {};
+  const centre = el("section", "centre");
+  const order = Object.keys(m.view.players).sort((a, b) => (b === m.you) - (a === m.you));  // this seat's first
+  for (const p of order) {
+    const [area, zones] = playerArea(m, p);
+    area.classList.toggle("me", p === m.you);
+    areas[p] = zones;
+    board.appendChild(area);
   }
-  const scroll = el("div", "scroll");
-  scroll.appendChild(table);
-  players.appendChild(scroll);
-  const shared = counterList(m, m.view.counters);
-  if (shared) players.appendChild(shared);
+  board.appendChild(centre);
   const keys = Object.keys(m.view.zones).filter((k) => k !== "players");
   for (const key of keys) {
     const zone = m.view.zones[key];
-    const mine = m.you && key.startsWith(m.you + ".");
+    const owner = key.includes(".") ? key.split(".")[0] : null;
+    const mine = m.you && owner === m.you;
     if (!mine && !zone.things.length && !zone.hidden) continue;  // an empty public place says nothing
-    (mine ? hand : board).appendChild(zoneBox(m, key, zone));
+    if (key === "removed") continue;  // out of the game: nothing players look at
+    (mine ? hand : owner !== m.you && areas[owner] || centre).appendChild(zoneBox(m, key, zone));
+  }
+  for (const area of board.querySelectorAll(".player-area")) {
+    if (!area.querySelector(".zone") && !area.querySelector(".badge")) area.classList.add("empty-area");
+  }
+}
+
+// An option that names a card on the table is chosen with one click on that card too (the
+// first card of that name not already taken by another option): legal choices light up.
+function linkCards(m) {
+  if (MODE !== "play" || m.status !== "playing" || !m.options.length) return;
+  const taken = new Set();
+  for (const button of $("options").querySelectorAll("button.option")) {
+    const label = button.textContent;
+    const card = [...document.querySelectorAll("#hand .card, #board .card")]
+      .find((c) => !taken.has(c) && c.querySelector(".card-name").textContent === label);
+    if (!card) continue;
+    taken.add(card);
+    card.classList.add("choosable");
+    card.dataset.choice = button.dataset.choice;
+    card.tabIndex = 0;
+    const choose = () => { if (!button.disabled) button.click(); };
+    card.addEventListener("click", choose);
+    card.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
   }
 }
 
@@ -294,7 +410,7 @@ function renderLog(m) {
   const log = $("log");
   log.textContent = "";
   for (const line of m.log) {
-    const li = el("li", line.private ? "private" : "", line.text);
+    const li = el("li", line.private ? "private" : "", logText(line.text));
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;

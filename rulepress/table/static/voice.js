@@ -9,6 +9,10 @@
 //
 // Every connection carries one audio and one video transceiver from the start, so turning
 // the microphone or camera on later is a `replaceTrack`, never a new negotiation.
+//
+// Nothing connects before this seat's player turns the microphone or camera on: until then no
+// peer connection exists, and another seat's offers and addresses are not even looked at (a
+// page that has not agreed to a call never probes an address someone else chose).
 (function (global) {
   "use strict";
 
@@ -31,6 +35,13 @@
   const OFFER_PATIENCE_MS = 4000; // a `hello` while our offer is this fresh waits for its answer
   const RETRY_MS = 2000;          // a failed link is started again at most this often
   const ICE_WAITING = 100;        // candidates kept for a description still to come (another seat's word)
+
+  function icePolicyOfPage() {
+    // <meta name="rulepress-ice-policy" content="relay">: media only through the page's TURN
+    // servers, so no player learns another's address (docs/table.md, "Voice and webcam").
+    const meta = document.querySelector('meta[name="rulepress-ice-policy"]');
+    return meta && meta.content === "relay" ? "relay" : "all";
+  }
 
   function iceServersOfPage() {
     // An operator adds STUN/TURN for players behind NAT with
@@ -62,6 +73,8 @@
     constructor({ send, mount, iceServers, lang }) {
       this.send = send;
       this.iceServers = iceServers || iceServersOfPage();
+      this.icePolicy = icePolicyOfPage();
+      this.consented = false;     // the player turned the microphone or camera on at least once
       this.lang = lang || null;  // else the page's, which its language button changes
       this.you = null;
       this.names = {};
@@ -92,12 +105,19 @@
         const was = this.you;
         this.you = msg.you ?? null;
         for (const s of msg.seats || []) this.names[s.seat] = s.name || s.seat;
+        this.taken = new Set((msg.seats || []).filter((s) => s.name || s.bot).map((s) => s.seat));
+        for (const seat of [...this.peers.keys()]) if (!this.taken.has(seat)) this.drop(seat);
         this.draw();
         for (const [seat, p] of this.peers) this.label(seat, p);
         if (was === null && this.you !== null && this.present.length) this.onPeers(this.present);
         return false;  // the table page draws the rest
       }
       if (msg.type === "peers") {
+        if (msg.freed) {  // the host freed this seat: every call ends
+          this.leave();
+          this.present = [];
+          return true;
+        }
         this.onPeers(Array.isArray(msg.seats) ? msg.seats.map(String) : []);
         return true;
       }
@@ -110,25 +130,28 @@
 
     onPeers(seats) {
       this.present = seats;
-      if (this.you === null) return;
+      if (this.you === null || !this.consented) return;
       for (const [seat, p] of this.peers) {
-        // a link that still carries media outlives a server restart: keep it
-        if (!seats.includes(seat) && p.pc.connectionState !== "connected") this.drop(seat);
+        // a link that still carries media outlives a server restart: keep it (but not a
+        // seat the host freed: the table says it is nobody's now)
+        const freed = this.taken && !this.taken.has(seat);
+        if (!seats.includes(seat) && (freed || p.pc.connectionState !== "connected")) this.drop(seat);
       }
       for (const seat of seats) {
         if (seat === this.you || this.peers.has(seat)) continue;
         if (seatOrder(this.you, seat) < 0) this.offer(seat);
-        else this.signal(seat, { kind: "hello" });  // "I have no link with you: offer me one"
+        else this.signal(seat, this.joining ? { kind: "hello", joined: true } : { kind: "hello" });  // "I have no link with you: offer me one"
       }
     }
 
     async onSignal(from, data) {
-      if (from === this.you) return;
+      if (from === this.you || !this.consented) return;  // no call before this player agrees to one
       const p = this.peers.get(from);
       try {
         if (data.kind === "hello") {
           if (seatOrder(this.you, from) >= 0) return;
-          const waiting = p && p.pc.signalingState === "have-local-offer" && Date.now() - p.offeredAt < OFFER_PATIENCE_MS;
+          // (a `joined` hello: that page has just agreed to the call and looked at nothing before)
+          const waiting = !data.joined && p && p.pc.signalingState === "have-local-offer" && Date.now() - p.offeredAt < OFFER_PATIENCE_MS;
           if (!waiting) this.offer(from);
         } else if (data.kind === "offer" && typeof data.sdp === "string" && typeof data.sid === "string") {
           if (seatOrder(from, this.you) >= 0) return;  // only the smaller seat offers
@@ -143,6 +166,9 @@
           await this.flushIce(p);
         } else if (data.kind === "bye" && p && (!data.sid || p.sid === data.sid)) {
           this.drop(from);
+        } else if (data.kind === "camera" && p && typeof data.on === "boolean") {
+          p.cameraOff = !data.on;  // a stopped camera leaves its last frame: the tile blanks instead
+          this.tileState(from, p);
         }
       } catch (e) {
         this.failed(from, p, e);  // an answer or a candidate this link could not take
@@ -169,7 +195,7 @@
 
     connection(seat, sid) {
       this.drop(seat);
-      const pc = new RTCPeerConnection({ iceServers: this.iceServers });
+      const pc = new RTCPeerConnection({ iceServers: this.iceServers, iceTransportPolicy: this.icePolicy });
       const p = { pc, sid, stream: new MediaStream(), ice: [], remoteIce: [], iceTimer: null, offeredAt: 0,
                   audio: null, video: null, tile: null };
       this.peers.set(seat, p);
@@ -291,6 +317,15 @@
 
     // ---- microphone and camera ------------------------------------------------------
 
+    // The first device turned on is the player's word that they want the call.
+    agree() {
+      if (this.consented) return;
+      this.consented = true;
+      this.joining = true;
+      this.onPeers(this.present);
+      this.joining = false;
+    }
+
     async toggleMic() {
       if (this.mic) {
         this.mic.enabled = !this.mic.enabled;
@@ -299,6 +334,7 @@
         if (!track) return;
         this.mic = track;
         await this.attach("audio", track);
+        this.agree();
       }
       this.drawControls();
     }
@@ -309,6 +345,7 @@
         this.camera = null;
         await this.attach("video", null);
         track.stop();  // the camera's light goes off, not just a black picture
+        for (const seat of this.peers.keys()) this.signal(seat, { kind: "camera", on: false });
       } else {
         const track = await this.capture({ video: { width: { ideal: 640 }, height: { ideal: 360 } } });
         if (!track) return;
@@ -317,6 +354,8 @@
           if (this.camera === track) this.toggleCamera();
         };
         await this.attach("video", track);
+        for (const seat of this.peers.keys()) this.signal(seat, { kind: "camera", on: true });
+        this.agree();
       }
       this.drawControls();
       this.drawSelf();
@@ -439,7 +478,7 @@
     tileState(seat, p) {
       if (!p.tile) return;
       const live = (kind) => p.stream.getTracks().some((t) => t.kind === kind && t.readyState === "live" && !t.muted);
-      p.tile.classList.toggle("live", live("video"));
+      p.tile.classList.toggle("live", live("video") && !p.cameraOff);
       p.tile.classList.toggle("audible", live("audio"));  // its microphone reaches us
       p.tile.dataset.state = p.pc.connectionState;
       const video = p.tile.querySelector("video");
