@@ -87,3 +87,17 @@ def test_its_own_output_inside_the_game_does_not_wake_it(game):
 def test_no_such_game_is_a_usage_error(game):
     out = subprocess.run([sys.executable, "-m", "rulepress", "watch", "nowhere"], cwd=game, capture_output=True, text=True)
     assert out.returncode == 2 and "no game `nowhere`" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_saves_are_seen_through_the_systems_file_events_where_watchfiles_is_installed(tmp_path):
+    pytest.importorskip("watchfiles")
+    from rulepress.watch import _events
+    (tmp_path / "game.yaml").write_text("game: {}\n", encoding="utf-8")
+    events = _events(str(tmp_path), [str(tmp_path / "out")])
+    assert events is not None
+    threading.Timer(0.3, lambda: (tmp_path / "game.yaml").write_text("game: {id: x}\n", encoding="utf-8")).start()
+    for _ in range(30):  # (one wake-up a second without events)
+        if next(events):
+            break
+    else:
+        pytest.fail("no event for a saved file")
