@@ -83,7 +83,7 @@ BAD = [
     (["coverage", DUEL, "--agent", "p1=mcts:0"], r"a budget of 1 to 100000 playouts, not 0"),
     (["simulate", "no-such-game"], r"no game `no-such-game`"),
     (["simulate", DUEL, "--frobnicate"], r"No such option"),
-    (["simulate"], r"Missing argument"),
+    (["simulate"], r"no game given, and this folder is not a game"),
     (["play", DUEL, "--players", "99"], r"--players: duel is for 2 to 3 players"),
     (["play", DUEL, "--bots", "p9"], r"--bots: no seat `p9`"),
     (["play", DUEL, "--bots", "p2=bogus"], r"--bots: unknown agent `bogus`"),
