@@ -93,6 +93,19 @@ def ending_words(game, by: str, said: str = "") -> str:
     return by
 
 
+def _win_when(ok, seats, has) -> dict:
+    """A seat's win rate in the games where `has(game, seat)` and in the others, each with
+    its interval: whether taking an action or playing a card goes with winning (not that it
+    causes it: a seat ahead may simply have more to spend)."""
+    won, games = Counter(), Counter()
+    for r in ok:
+        for p in seats:
+            side = bool(has(r, p))
+            games[side] += 1
+            won[side] += p in r["winners"]
+    return {"with": _rate(won[True], games[True]), "without": _rate(won[False], games[False])}
+
+
 def _usage_flags(rows, measure) -> None:
     """Marks each row `never` (0) or `rarely` (under RARELY of the median of the others)."""
     used = sorted(measure(r) for r in rows if measure(r) > 0)
@@ -142,13 +155,15 @@ def figures(game, results, n, seed, players, agent, options=None) -> dict:
         taken = [r["actions"].get(aid, 0) for r in ok]
         actions.append({"id": aid, "name": _name(game, aid), "taken": sum(taken),
                         "per_game": _r(statistics.fmean(taken), 3) if taken else 0.0,
-                        "games": sum(1 for t in taken if t)})
+                        "games": sum(1 for t in taken if t),
+                        "wins": _win_when(ok, seats, lambda r, p, a=aid: a in r.get("by_seat", {}).get(p, {}).get("actions", ()))})
     _usage_flags(actions, lambda a: a["taken"])
     card_games = Counter(c for r in ok for c in r.get("cards", ()))
     cards = []
     for pid in sorted(set(cards_of(game).values())):
         cards.append({"id": pid, "name": _name(game, pid), "kind": game.protos[pid]["kind"],
-                      "games": card_games[pid], "share": _r(card_games[pid] / games) if games else 0.0})
+                      "games": card_games[pid], "share": _r(card_games[pid] / games) if games else 0.0,
+                      "wins": _win_when(ok, seats, lambda r, p, c=pid: c in r.get("by_seat", {}).get(p, {}).get("cards", ()))})
     _usage_flags(cards, lambda c: c["games"])
     rounds = [r["rounds"] for r in ok]
     decisions = [r["decisions"] for r in ok]

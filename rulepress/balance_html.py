@@ -181,6 +181,19 @@ figure{margin:.5em 0}svg{max-width:100%;height:auto}
 """
 
 
+def _wins_table(rows, kind, verb) -> str:
+    """A seat's win rate in the games it took an action (chose a card) and in the others,
+    with 95% intervals: a tie between taking and winning, not a cause."""
+    def rate(x):
+        return f"{x['rate']:.0%} ({x['low']:.0%}–{x['high']:.0%}), {x['games']} seat-games" if x["games"] else "–"
+    body = [[r["name"] or r["id"], rate(r["wins"]["with"]), rate(r["wins"]["without"])] for r in rows if "wins" in r]
+    if not body:
+        return ""
+    return (f"<p class='note'>A seat's win rate in the games where it {verb} the {kind} and in the others, with "
+            "95% intervals: what goes with winning, not what causes it.</p>"
+            + _table([kind, f"win rate when {verb}", f"win rate when not {verb}"], body))
+
+
 def _table(head, rows) -> str:
     h = "".join(f"<th>{_e(x)}</th>" for x in head)
     body = "".join("<tr>" + "".join(c if isinstance(c, Raw) else f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
@@ -259,6 +272,7 @@ def _single(f, coverage=None) -> list[str]:
         ordered = sorted(f["actions"], key=lambda a: (-a["per_game"], a["id"]))
         rows = [(_cut(a["name"] or a["id"], 50), a["per_game"], a["flag"]) for a in ordered]
         parts.append(f"<figure>{_bars_plot('Times taken per game', rows, _num)}</figure>")
+        parts.append(_wins_table(ordered, "action", "taken"))
     if f["cards"]:
         parts.append("<h2>Cards</h2><p class='note'>A card is used in a game when one of its copies was chosen "
                      "or left the place setup put it, or setup put it in play in front of a player. Flagged: never used, or used in under a quarter of the "
@@ -266,6 +280,7 @@ def _single(f, coverage=None) -> list[str]:
         ordered = sorted(f["cards"], key=lambda c: (-c["share"], c["id"]))
         rows = [(_cut(c["name"], 40), c["share"], c["flag"]) for c in ordered]
         parts.append(f"<figure>{_bars_plot('Share of games a card was used in', rows, _pct, 0.2)}</figure>")
+        parts.append(_wins_table(ordered, "card", "chosen"))
     if coverage:
         parts.append("<h2>Content coverage</h2>")
         parts.append(_coverage(coverage))
