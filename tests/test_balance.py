@@ -143,6 +143,12 @@ def test_json_is_the_same_bytes_every_time(capsys, monkeypatch):
                            "said": "", "share": 1.0, "words": "after the last round (round 8)"}]
     assert {a["id"] for a in r["actions"]} == {"arm", "dig", "duel"}
     assert "fair" in r["verdict"]
+    for row in r["actions"] + r["cards"]:  # every seat-game on one side: taken (chosen) or not
+        w = row["wins"]
+        assert w["with"]["games"] + w["without"]["games"] == 60
+        assert w["with"]["wins"] + w["without"]["wins"] == wins
+        for side in w.values():
+            assert side["low"] <= side["rate"] <= side["high"]
 
 
 def test_a_changed_copy_differs_and_an_unchanged_one_does_not(tmp_path, capsys, monkeypatch):
