@@ -10,16 +10,24 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system browser build check-build bench clean vscode serve
+.PHONY: demo test setup system browser build check-build bench clean vscode serve lsp balance
 
+# The venv with what `make demo` runs (validate, build, simulate): the package and its own
+# dependencies. Each extra (lsp, table, balance, ray, test) is added by the target that needs it,
+# once, stamped: `make test` takes them all.
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e .
 	@# bytecode made once here: where PYTHONDONTWRITEBYTECODE is set, every command would compile it again
 	$(BIN)/python -m compileall -q rulepress compiler runtime >/dev/null
 	@$(MAKE) --no-print-directory system
+	rm -f $(VENV)/.extra-*
 	touch $(STAMP)
+
+$(VENV)/.extra-%: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[$*]'
+	touch $@
 
 # PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm; the rulebooks' map and
 # round pictures need Graphviz's dot. Installed only when missing.
@@ -70,7 +78,7 @@ vscode:
 	@rm -f $(VSCODE_STAMP)
 	@$(MAKE) --no-print-directory VSCODE_STRICT=1 $(VSCODE_STAMP)
 
-setup: $(STAMP) $(VSCODE_STAMP)
+setup: $(VENV)/.extra-test $(VSCODE_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/rulepress validate content
@@ -81,25 +89,32 @@ demo: $(STAMP)
 	  fi; \
 	done
 
-test: $(STAMP) $(VSCODE_STAMP) browser
+# pytest-xdist plays the suite on every core (-n auto); PYTEST_ARGS adds to it (e.g. -n 0, -k lsp)
+PYTEST_ARGS ?=
+test: $(VENV)/.extra-test $(VSCODE_STAMP) browser
 	$(BIN)/rulepress validate content --error W017
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS)
 	$(BIN)/rulepress test content
 	$(BIN)/rulepress test docs/examples
-	@# the leak check, one random game at each player count (the leak-bait games are in pytest)
-	@for g in $(GAMES); do \
-	  if [ -f content/$$g/game.yaml ]; then $(BIN)/rulepress secrets $$g -n 1 || exit 1; fi; \
-	done
+	@# (the leak check, `rulepress secrets GAME -n 1` at each player count, is in pytest:
+	@# tests/test_secrets.py, one test per game and count, spread over the cores)
 
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build
 
 # the online table on Night City: open http://127.0.0.1:8000/ (docs/table.md)
-serve: $(STAMP)
+serve: $(VENV)/.extra-table
 	$(BIN)/rulepress serve night-city
 
-bench: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[bench]'
+# the language server and the balance lab with what they need: `make lsp` (then point the editor
+# at .venv/bin/rulepress lsp), `make balance GAME=night-city`
+GAME ?= night-city
+lsp: $(VENV)/.extra-lsp
+	@echo "the language server: $(BIN)/rulepress lsp (docs/design.md, editors/vscode)"
+balance: $(VENV)/.extra-balance
+	$(BIN)/rulepress balance $(GAME)
+
+bench: $(VENV)/.extra-bench $(VENV)/.extra-test
 	$(BIN)/python bench/run.py
 
 clean:

@@ -172,6 +172,22 @@ def _nearest_existing(path: str) -> str:
     return path
 
 
+def _can_create_in(folder: str) -> bool:
+    """Whether a file can be made in the folder, tried (and taken away again): the system's
+    answer, which permission bits alone do not give (root, read-only mounts, /proc)."""
+    import tempfile
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".rulepress-probe-", dir=folder)
+    except (OSError, ValueError):
+        return False
+    os.close(fd)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass
+    return True
+
+
 def check_out_folder(path: str, option: str) -> None:
     """An output folder: a writable folder, or one that can be made under a writable folder."""
     if not path or "\x00" in path:
@@ -180,7 +196,7 @@ def check_out_folder(path: str, option: str) -> None:
     if not os.path.isdir(at):
         what = "is" if at == os.path.abspath(path) else f"lies under {at}, which is"
         raise BadArgument(f"{option}: {path} {what} not a folder")
-    if not os.access(at, os.W_OK | os.X_OK):
+    if not os.access(at, os.W_OK | os.X_OK) or not _can_create_in(at):
         raise BadArgument(f"{option}: {at} cannot be written to")
 
 
@@ -192,14 +208,14 @@ def check_log_file(path: str, option: str) -> None:
         raise BadArgument(f"{option}: {path} is a link; name the file itself")
     if os.path.isdir(path):
         raise BadArgument(f"{option}: {path} is a folder, not a file")
+    parent = os.path.dirname(os.path.abspath(path))
     if os.path.lexists(path):
-        if not os.path.isfile(path) or not os.access(path, os.W_OK):
+        if not os.path.isfile(path) or not os.access(path, os.W_OK) or not _can_create_in(parent):
             raise BadArgument(f"{option}: {path} cannot be written to")
         return
-    parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise BadArgument(f"{option}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
+    if not os.access(parent, os.W_OK | os.X_OK) or not _can_create_in(parent):
         raise BadArgument(f"{option}: the folder {parent} cannot be written to")
 
 
@@ -268,9 +284,29 @@ def check_db_file(path: str, option: str = "--db") -> None:
     at = _nearest_existing(os.path.dirname(os.path.abspath(path)))
     if not os.path.isdir(at):
         raise BadArgument(f"{option}: {path} lies under {at}, which is not a folder")
-    if not os.access(at, os.W_OK | os.X_OK):
+    if not os.access(at, os.W_OK | os.X_OK) or not _can_create_in(at):
         raise BadArgument(f"{option}: {at} cannot be written to")
     try:  # the store's folder is made now: a place that only looks writable (/proc) is found out here
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     except OSError as exc:
         raise BadArgument(f"{option}: cannot make the folder of {path} ({exc.strerror or exc})") from None
+
+
+MANIFEST = "game.yaml"  # (compiler/content.py's: a folder with one is a game)
+
+
+def game_here(game: str | None) -> str:
+    """A command's game: the one named, else the game of the current folder."""
+    if game is not None:
+        return game
+    if os.path.isfile(MANIFEST):
+        return "."
+    raise BadArgument(f"no game given, and this folder is not a game (no {MANIFEST} here): "
+                      "name one, a folder, a game.json or a game of content/")
+
+
+def paths_here(paths) -> list[str]:
+    """The folders a command checks: those named, else the game of the current folder, else content/."""
+    if paths:
+        return list(paths)
+    return ["."] if os.path.isfile(MANIFEST) else ["content"]

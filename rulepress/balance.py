@@ -62,14 +62,48 @@ def verdict(rates: dict, fair: float, what="seat", name=_seat_name) -> str:
     gap = (s["rate"] - fair) * 100
     half = (s["high"] - s["low"]) * 50
     if s["low"] <= fair <= s["high"]:
-        return (f"no {what} wins significantly more or less often than fair ({fair:.0%}); the farthest, "
-                f"{name(p)}, is {abs(gap):.0f} ± {half:.0f} points {'above' if gap >= 0 else 'below'} it")
+        where = (f"within ± {half:.0f} points of it" if round(abs(gap)) == 0 else
+                 f"{abs(gap):.0f} ± {half:.0f} points {'above' if gap >= 0 else 'below'} it")
+        return f"no {what} wins significantly more or less often than fair ({fair:.0%}); the farthest, {name(p)}, is {where}"
     return (f"{name(p)} wins {abs(gap):.0f} ± {half:.0f} points {'more' if gap > 0 else 'less'} "
             f"often than fair ({fair:.0%})")
 
 
 def _ending_key(e) -> str:
     return f"{e['by']} at {e['at']}" if e.get("at") else e["by"]
+
+
+def ending_words(game, by: str, said: str = "") -> str:
+    """How a game ended, in words: the end condition as the rulebook says it, the last round,
+    or the line the content logged before its `end game`."""
+    flow = game.data.get("flow") or {}
+    if by == "end condition" and flow.get("end") is not None:
+        from .compiler.render import expr_text  # the rulebook's words for the condition
+        try:
+            words = expr_text(flow["end"], game.data, "en")
+        except Exception:  # a courtesy: the position says it otherwise
+            words = ""
+        if words:
+            return f"the end condition: {words[:1].lower()}{words[1:]}"
+    if by == "last round":
+        name = (flow.get("round_name") or {}).get("en") or "round"
+        return f"after the last {name.lower()} ({name.lower()} {flow.get('rounds')})"
+    if by == "end game":
+        return f"`end game`: {said}" if said else "an `end game` statement"
+    return by
+
+
+def _win_when(ok, seats, has) -> dict:
+    """A seat's win rate in the games where `has(game, seat)` and in the others, each with
+    its interval: whether taking an action or playing a card goes with winning (not that it
+    causes it: a seat ahead may simply have more to spend)."""
+    won, games = Counter(), Counter()
+    for r in ok:
+        for p in seats:
+            side = bool(has(r, p))
+            games[side] += 1
+            won[side] += p in r["winners"]
+    return {"with": _rate(won[True], games[True]), "without": _rate(won[False], games[False])}
 
 
 def _usage_flags(rows, measure) -> None:
@@ -114,19 +148,22 @@ def figures(game, results, n, seed, players, agent, options=None) -> dict:
     for key, row in sorted(endings.items(), key=lambda kv: (-kv[1]["games"], kv[0])):
         said = min(row["said"].items(), key=lambda kv: (-kv[1], kv[0]))[0] if row["said"] else ""
         ended.append({"key": key, "by": row["by"], "at": row["at"], "said": said, "games": row["games"],
+                      "words": ending_words(game, row["by"], said),
                       "share": _r(row["games"] / games) if games else 0.0})
     actions = []
     for aid in sorted(game.actions):
         taken = [r["actions"].get(aid, 0) for r in ok]
         actions.append({"id": aid, "name": _name(game, aid), "taken": sum(taken),
                         "per_game": _r(statistics.fmean(taken), 3) if taken else 0.0,
-                        "games": sum(1 for t in taken if t)})
+                        "games": sum(1 for t in taken if t),
+                        "wins": _win_when(ok, seats, lambda r, p, a=aid: a in r.get("by_seat", {}).get(p, {}).get("actions", ()))})
     _usage_flags(actions, lambda a: a["taken"])
     card_games = Counter(c for r in ok for c in r.get("cards", ()))
     cards = []
     for pid in sorted(set(cards_of(game).values())):
         cards.append({"id": pid, "name": _name(game, pid), "kind": game.protos[pid]["kind"],
-                      "games": card_games[pid], "share": _r(card_games[pid] / games) if games else 0.0})
+                      "games": card_games[pid], "share": _r(card_games[pid] / games) if games else 0.0,
+                      "wins": _win_when(ok, seats, lambda r, p, c=pid: c in r.get("by_seat", {}).get(p, {}).get("cards", ()))})
     _usage_flags(cards, lambda c: c["games"])
     rounds = [r["rounds"] for r in ok]
     decisions = [r["decisions"] for r in ok]
@@ -180,6 +217,7 @@ def compare(a: dict, b: dict, results_a, results_b) -> dict:
     ok_a = [r for r in results_a if "error" not in r]
     ok_b = [r for r in results_b if "error" not in r]
     na, nb = a["finished"], b["finished"]
+    names = {x["id"]: x.get("name") for x in a["actions"] + a["cards"] + b["actions"] + b["cards"]}
 
     def rates(ra, rb):
         return _diff(ra["rate"], rb["rate"], two_proportions(rb["wins"], rb["games"], ra["wins"], ra["games"]))
@@ -197,23 +235,40 @@ def compare(a: dict, b: dict, results_a, results_b) -> dict:
     for k in sorted(set(ea) | set(eb)):
         ga, gb = ea.get(k, {}).get("games", 0), eb.get(k, {}).get("games", 0)
         ended[k] = _diff(_r(ga / na) if na else 0.0, _r(gb / nb) if nb else 0.0, two_proportions(gb, nb, ga, na))
+        ended[k]["label"] = (eb.get(k) or ea.get(k)).get("words") or k
     actions = {}
     for aid in sorted({x["id"] for x in a["actions"]} | {x["id"] for x in b["actions"]}):
         ta = [r["actions"].get(aid, 0) for r in ok_a]
         tb = [r["actions"].get(aid, 0) for r in ok_b]
         actions[aid] = _diff(_r(statistics.fmean(ta), 3) if ta else 0.0, _r(statistics.fmean(tb), 3) if tb else 0.0,
                              mann_whitney(tb, ta), 3)
+        actions[aid]["label"] = names.get(aid) or aid
     ca = {c["id"]: c["games"] for c in a["cards"]}
     cb = {c["id"]: c["games"] for c in b["cards"]}
-    cards = {c: _diff(_r(ca.get(c, 0) / na) if na else 0.0, _r(cb.get(c, 0) / nb) if nb else 0.0,
-                      two_proportions(cb.get(c, 0), nb, ca.get(c, 0), na)) for c in sorted(set(ca) | set(cb))}
+    cards = {c: dict(_diff(_r(ca.get(c, 0) / na) if na else 0.0, _r(cb.get(c, 0) / nb) if nb else 0.0,
+                           two_proportions(cb.get(c, 0), nb, ca.get(c, 0), na)), label=names.get(c) or c)
+             for c in sorted(set(ca) | set(cb))}
     fa, fb = a["first_player"], b["first_player"]
     out = {"seats": seats, "factions": factions, "first_player": rates(fa, fb), "scores": scores,
            "length": length, "ended": ended, "actions": actions, "cards": cards, "tests": TESTS}
+    tested = holm([out["first_player"]] + [d for k in ("seats", "factions", "scores", "length", "ended", "actions", "cards")
+                                            for d in out[k].values()])
     out["significant"] = _significant_lines(out)
-    tested = sum(len(out[k]) for k in ("seats", "factions", "scores", "length", "ended", "actions", "cards")) + 1
     out["tested"] = tested
     return out
+
+
+def holm(diffs: list) -> int:
+    """Holm's correction over every difference compared at once: each gets `p_holm`, and is
+    significant only when that is under ALPHA, so that among many figures a few do not pass
+    by chance alone. Returns how many were compared."""
+    m = len(diffs)
+    running = 0.0
+    for i, d in enumerate(sorted(diffs, key=lambda d: d["p"])):
+        running = max(running, min(1.0, (m - i) * d["p"]))
+        d["p_holm"] = float(f"{running:.3g}")
+        d["significant"] = bool(d["significant"]) and running < ALPHA
+    return m
 
 
 def p_text(p) -> str:
@@ -236,9 +291,9 @@ def _significant_lines(c) -> list[str]:
         ({"first player": c["first_player"]}, lambda k, d: f"{k} win rate {pts(d)}"),
         (c["scores"], lambda k, d: f"{_seat_name(k)} mean score {num(d)}"),
         (c["length"], lambda k, d: f"{k} per game {num(d)}"),
-        (c["ended"], lambda k, d: f"games ended by {k} {pts(d)}"),
-        (c["actions"], lambda k, d: f"action {k} taken per game {num(d)}"),
-        (c["cards"], lambda k, d: f"card {k} used in {pts(d)} of games"),
+        (c["ended"], lambda k, d: f"games ended by {d.get('label') or k} {pts(d)}"),
+        (c["actions"], lambda k, d: f"action {d.get('label') or k} taken per game {num(d)}"),
+        (c["cards"], lambda k, d: f"card {d.get('label') or k} used in {pts(d)} of games"),
     ]
     for differences, line in said:
         lines += [line(k, d) for k, d in differences.items() if d["significant"]]

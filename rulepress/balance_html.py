@@ -181,6 +181,19 @@ figure{margin:.5em 0}svg{max-width:100%;height:auto}
 """
 
 
+def _wins_table(rows, kind, verb) -> str:
+    """A seat's win rate in the games it took an action (chose a card) and in the others,
+    with 95% intervals: a tie between taking and winning, not a cause."""
+    def rate(x):
+        return f"{x['rate']:.0%} ({x['low']:.0%}–{x['high']:.0%}), {x['games']} seat-games" if x["games"] else "–"
+    body = [[r["name"] or r["id"], rate(r["wins"]["with"]), rate(r["wins"]["without"])] for r in rows if "wins" in r]
+    if not body:
+        return ""
+    return (f"<p class='note'>A seat's win rate in the games where it {verb} the {kind} and in the others, with "
+            "95% intervals: what goes with winning, not what causes it.</p>"
+            + _table([kind, f"win rate when {verb}", f"win rate when not {verb}"], body))
+
+
 def _table(head, rows) -> str:
     h = "".join(f"<th>{_e(x)}</th>" for x in head)
     body = "".join("<tr>" + "".join(c if isinstance(c, Raw) else f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
@@ -198,7 +211,8 @@ def _run_line(f) -> str:
 
 
 def _ended_label(e) -> str:
-    return f"{e['by']} ({e['at']})" if e.get("at") else e["by"]
+    words = e.get("words") or e["by"]
+    return f"{words} ({e['at']})" if e.get("at") and e["by"] != "last round" else words
 
 
 def _cut(text, n) -> str:
@@ -248,14 +262,17 @@ def _single(f, coverage=None) -> list[str]:
     parts.append("<h2>Game length</h2>")
     parts.append(f"<figure>{_length_plot(f)}</figure>")
     parts.append("<h2>How games ended</h2>")
-    rows = [(_ended_label(e), e["games"], Note(f"“{_cut(e['said'], 60)}”" if e.get("said") else ""))
+    rows = [(_cut(_ended_label(e), 70), e["games"], Note(f"“{_cut(e['said'], 60)}”" if e.get("said") and e["by"] != "end game" else ""))
             for e in f["ended"]]
-    parts.append(f"<figure>{_bars_plot('Games ended by', rows, lambda v: f'{v} games')}</figure>")
-    parts.append("<h2>Actions</h2><p class='note'>Flagged: never taken, or taken under a quarter as often "
-                 "as the typical action.</p>")
-    ordered = sorted(f["actions"], key=lambda a: (-a["per_game"], a["id"]))
-    rows = [(_cut(f"{a['name']} ({a['id']})", 50), a["per_game"], a["flag"]) for a in ordered]
-    parts.append(f"<figure>{_bars_plot('Times taken per game', rows, _num)}</figure>")
+    if rows:
+        parts.append(f"<figure>{_bars_plot('Games ended by', rows, lambda v: f'{v} games')}</figure>")
+    if f["actions"]:  # (a game whose every choice is in its effects has no actions to chart)
+        parts.append("<h2>Actions</h2><p class='note'>Flagged: never taken, or taken under a quarter as often "
+                     "as the typical action.</p>")
+        ordered = sorted(f["actions"], key=lambda a: (-a["per_game"], a["id"]))
+        rows = [(_cut(a["name"] or a["id"], 50), a["per_game"], a["flag"]) for a in ordered]
+        parts.append(f"<figure>{_bars_plot('Times taken per game', rows, _num)}</figure>")
+        parts.append(_wins_table(ordered, "action", "taken"))
     if f["cards"]:
         parts.append("<h2>Cards</h2><p class='note'>A card is used in a game when one of its copies was chosen "
                      "or left the place setup put it, or setup put it in play in front of a player. Flagged: never used, or used in under a quarter of the "
@@ -263,6 +280,7 @@ def _single(f, coverage=None) -> list[str]:
         ordered = sorted(f["cards"], key=lambda c: (-c["share"], c["id"]))
         rows = [(_cut(c["name"], 40), c["share"], c["flag"]) for c in ordered]
         parts.append(f"<figure>{_bars_plot('Share of games a card was used in', rows, _pct, 0.2)}</figure>")
+        parts.append(_wins_table(ordered, "card", "chosen"))
     if coverage:
         parts.append("<h2>Content coverage</h2>")
         parts.append(_coverage(coverage))
@@ -298,9 +316,9 @@ def _compare(a, b, c, names) -> list[str]:
     parts.append(f"<p>A: {_e(a['verdict'])}.<br>B: {_e(b['verdict'])}.</p>")
 
     def table(rows, kind, fmt):
-        return _table([kind, "A", "B", "B − A", "p value", ""],
-                      [[k, fmt(d["a"]), fmt(d["b"]), fmt(d["difference"]) if fmt is not _pct else
-                        f"{d['difference'] * 100:+.0f} points", p_text(d["p"]),
+        return _table([kind, "A", "B", "B − A", "p value (Holm)", ""],
+                      [[d.get("label") or k, fmt(d["a"]), fmt(d["b"]), fmt(d["difference"]) if fmt is not _pct else
+                        f"{d['difference'] * 100:+.0f} points", f"{p_text(d['p'])} ({p_text(d.get('p_holm', d['p']))})",
                         Raw("<td class='sig'>significant</td>" if d["significant"] else "<td></td>")]
                        for k, d in rows.items()])
 
@@ -325,8 +343,9 @@ def _compare(a, b, c, names) -> list[str]:
     parts.append("<h2>How games ended</h2>")
     parts.append(table(c["ended"], "ended by", _pct))
     parts.append("<h2>Actions taken per game</h2>")
-    rows = [(k, d["a"], d["b"], d["significant"]) for k, d in c["actions"].items()]
-    parts.append(f"<figure>{_pairs_plot('Actions per game: A (grey) and B', rows, fmt=_num)}</figure>")
+    rows = [(d.get("label") or k, d["a"], d["b"], d["significant"]) for k, d in c["actions"].items()]
+    if rows:  # (a game without actions has no chart of them)
+        parts.append(f"<figure>{_pairs_plot('Actions per game: A (grey) and B', rows, fmt=_num)}</figure>")
     parts.append(table(c["actions"], "action", _num))
     if c["cards"]:
         parts.append("<h2>Share of games each card was used in</h2>")

@@ -158,7 +158,7 @@ def _summary(r, say) -> None:
     fp = r["first_player"]
     if not r["cooperative"]:
         say(f"first player wins {fp['rate']:.0%} ({fp['low']:.0%}-{fp['high']:.0%}); fair {fp['fair']:.0%}")
-    say("ended: " + "; ".join(f"{e['key']} {e['games']}" for e in r["ended"]))
+    say("ended: " + "; ".join(f"{e.get('words') or e['key']}: {e['games']}" for e in r["ended"]))
     flagged = [f"{a['id']} ({a['flag']})" for a in r["actions"] if a["flag"]]
     if flagged:
         say("actions never or rarely taken: " + ", ".join(flagged))

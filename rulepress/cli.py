@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .arguments import BACKENDS, MAX_GAMES, BadArgument, check_agents, check_backend, check_db_file, \
+from .arguments import BACKENDS, MAX_GAMES, BadArgument, game_here, paths_here, check_agents, check_backend, check_db_file, \
     check_expire_hours, check_listen, check_log_file, check_out_folder, check_players, check_revision, check_seed, \
     check_utf8_path, game_options
 from .compiler.content import UsageError, find_games
@@ -96,7 +96,7 @@ def validate(paths, fmt, no_cache, as_errors):
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
     try:
-        games = find_games(list(paths) or ["content"])
+        games = find_games(paths_here(paths))
     except UsageError as exc:
         _usage(exc)
     report = Report()
@@ -124,16 +124,20 @@ def build(paths, out, no_cache, emit_python):
         _usage(exc)
     if no_cache:
         os.environ["RULEPRESS_NO_CACHE"] = "1"
+    before = _stamps(out)
     try:
-        written, report = do_build(list(paths) or ["content"], out)
+        written, report = do_build(paths_here(paths), out)
     except UsageError as exc:
         _usage(exc)
     except OSError as exc:
         _not_written(exc)
     for d in report.sorted():
         click.echo(d.text())
-    for w in written:
+    changed = [w for w in written if _stamp(w) != before.get(os.path.abspath(w))]
+    for w in changed:
         click.echo(f"wrote {w}")
+    if written and not changed:
+        click.echo(f"{out}: up to date ({len(written)} files)")
     if emit_python:
         for w in written:
             if os.path.basename(w) == "game.json":
@@ -144,6 +148,27 @@ def build(paths, out, no_cache, emit_python):
     sys.exit(1 if report.errors else 0)
 
 
+def _stamp(path: str):
+    """What tells a file rewritten from one left as it was (a write replaces the file)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _stamps(folder: str, most: int = 200_000) -> dict:
+    """The stamps of the files under an output folder, before a build writes into it."""
+    out = {}
+    for d, _subs, files in os.walk(folder):
+        for f in files:
+            path = os.path.abspath(os.path.join(d, f))
+            out[path] = _stamp(path)
+            if len(out) >= most:
+                return out
+    return out
+
+
 def _emit_python(tables: str) -> str:
     """game.py beside a game.json just built: the module the runtime writes for it."""
     from .compiler import writing
@@ -152,6 +177,14 @@ def _emit_python(tables: str) -> str:
     path = writing.path_in(os.path.dirname(tables), "game.py")
     writing.put(path, pysource.code(Game.load(tables)).source.encode("utf-8"))
     return path
+
+
+def _game_arg(game: str | None) -> str:
+    """The GAME argument, or the game of the current folder when none is given (else exit 2)."""
+    try:
+        return game_here(game)
+    except BadArgument as exc:
+        _usage(exc)
 
 
 def _load_game(game: str):
@@ -185,7 +218,7 @@ def test(paths, select, scenarios_dir, verbose):
     """Run scenario tests: content/<game>/scenarios/*.yaml (see docs/scenarios.md)."""
     from .scenario import run_paths
     try:
-        ok = run_paths(list(paths) or ["content"], select, verbose, _say, scenarios_dir)
+        ok = run_paths(paths_here(paths), select, verbose, _say, scenarios_dir)
     except UsageError as exc:
         _usage(exc)
     sys.exit(0 if ok else 1)
@@ -217,7 +250,7 @@ def stopped_line(stop) -> None:
 
 
 @main.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("-n", "games", default=100, show_default=True, type=click.IntRange(1, MAX_GAMES),
               help="how many games to play")
 @click.option("--seed", default=0, show_default=True)
@@ -236,6 +269,7 @@ def simulate(game, games, seed, players, workers, backend, address, agent, optio
     """Play N games with bots and report win rates, scores and lengths.
 
     Ctrl-C stops the run, reports the games finished and exits 130."""
+    game = _game_arg(game)
     from .runtime.cluster import ClusterError
     from .runtime.progress import games_bar
     from .runtime.simulate import Stopped, simulate as sim, render
@@ -380,7 +414,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
             sys.exit(2)
     try:
         check_seed(seed)
-        folders = find_games(list(paths) or ["content"])
+        folders = find_games(paths_here(paths))
     except (UsageError, BadArgument) as exc:
         click.echo(f"rulepress: {exc}", err=True)
         sys.exit(2)
@@ -419,7 +453,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
 
 
 @main.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("--players", default=None, type=int, help="default: the fewest the game is for")
 @click.option("--seed", default=None, help="default: a random one, printed so that the game can be played again")
 @click.option("--bots", default="", help="seats played by bots, e.g. p2,p3 or p2=greedy or p2=mcts:200 (random by default; see simulate --agent)")
@@ -427,6 +461,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
 @click.option("--log", "log_path", default=None, help="write the game log here when it ends")
 def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
+    game = _game_arg(game)
     from .runtime.terminal import play as tplay
     try:
         check_seed(seed)
@@ -442,32 +477,46 @@ def play(game, players, seed, bots, lang, log_path):
 
 
 def _game_for_log(gid: str, given):
-    """The game a log is of: among the games given with --game, else content/<id> or
+    """The game a log is of: among the games given with --game (a game, or a folder of
+    games holding <id>), else the current folder's game, <id> here, content/<id> or
     build/<id>/game.json. Never a path the log itself names (its id is a plain name)."""
+    from .arguments import MANIFEST
     from .runtime.replay import ReplayError
     if given:
-        games = [_load_game(x) for x in given]
+        games = []
+        for x in given:
+            inner = os.path.join(x, gid)
+            if os.path.isdir(x) and not os.path.isfile(os.path.join(x, MANIFEST)) and os.path.isdir(inner):
+                x = inner  # a folder of games: the one of the log's id
+            games.append(_load_game(x))
         for g in games:
             if g.id == gid:
                 return g
         if len(games) == 1:
             return games[0]  # replay() says whose log it is
         raise ReplayError(f"this log is of `{gid}`, and none of the games given is ({', '.join(g.id for g in games)})")
-    if os.path.isdir(os.path.join("content", gid)):
-        return _load_game(gid)
+    if os.path.isfile(MANIFEST):
+        here = _load_game(".")
+        if here.id == gid:
+            return here
+    for folder in (gid, os.path.join("content", gid)):
+        if os.path.isfile(os.path.join(folder, MANIFEST)):
+            return _load_game(folder)
     built = os.path.join("build", gid, "game.json")
     if os.path.isfile(built):
         return _load_game(built)
-    raise ReplayError(f"this log is of `{gid}`, which is neither in content/ nor in build/: name it with --game")
+    raise ReplayError(f"this log is of `{gid}`, which is neither this folder's game nor in ./{gid}, content/ "
+                      "or build/: name it with --game")
 
 
 @main.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("-n", "games", default=10, show_default=True, type=click.IntRange(1, 100_000), help="games per player count")
 @click.option("--seed", default="0", show_default=True)
 @click.option("--players", default=None, type=int, help="only this player count (default: every one the game allows)")
 def secrets(game, games, seed, players):
     """Leak check: play random games and scan what every seat is handed for hidden things."""
+    game = _game_arg(game)
     from .runtime.leakscan import scan
     try:
         check_seed(seed)
@@ -493,7 +542,8 @@ def secrets(game, games, seed, players):
 @main.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "games", multiple=True,
-              help="the game: id, folder or game.json; repeat to give several (default: content/<id> or build/<id>)")
+              help="the game: id, folder, game.json or a folder of games; repeat to give several "
+                   "(default: the current folder's game, or <id> here, in content/ or in build/)")
 def replay(log, games):
     """Replay a game log and check it ends in the recorded state (docs/replay.md)."""
     from .runtime.replay import ReplayError, check_log, read_log
@@ -509,7 +559,7 @@ def replay(log, games):
 
 
 @main.command("print")
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("--lang", "langs", type=click.Choice(list(languages())), multiple=True,
               help="language, one with a message catalogue (repeat for more; default en)")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
@@ -520,6 +570,7 @@ def replay(log, games):
 @click.option("--png", is_flag=True, help="also a contact sheet and one PNG per card (for a virtual table)")
 def print_cmd(game, langs, paper, changed_since, out, size, png):
     """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
+    game = _game_arg(game)
     from .compiler.printing import PrintError, print_game
     folder = game if os.path.isdir(game) else os.path.join("content", game)
     try:
@@ -605,12 +656,13 @@ def lsp():
 
 
 @main.command()
-@click.argument("game")
+@click.argument("game", required=False)
 @click.option("-o", "--out", default="build", show_default=True, help="output folder of the build")
 @click.option("--print", "print_out", default=None, metavar="FOLDER", help="also print the PDFs into FOLDER")
 @click.option("--interval", default=0.5, show_default=True, type=click.FloatRange(0.05, 60), help="seconds between looks at the files")
 def watch(game, out, print_out, interval):
     """Validate and build a game again on every save, with a one-line status."""
+    game = _game_arg(game)
     from .watch import watch as do_watch
     folder = game if os.path.isdir(game) else os.path.join("content", game)
     if not os.path.isdir(folder):

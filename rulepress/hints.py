@@ -87,3 +87,39 @@ def keys_of(section: str | None) -> list[str]:
     s = section_schemas().get(section) or {}
     s = s.get("items", s) if isinstance(s, dict) else {}
     return sorted((s.get("properties") or {}).keys()) if isinstance(s, dict) else []
+
+
+def describe_word(word: str, model) -> str | None:
+    """A hover for a name that is no declared id: an attribute things carry, a player's or a
+    thing's counter or zone read as `x.name`, a deck's discard pile, a mark, a game option."""
+    if model is None:
+        return None
+    out = []
+    if word.endswith("_discard") and word[:-len("_discard")] in model.by_section.get("decks", {}):
+        out.append(f"`x.{word}` (zone): the discard pile of deck `{word[:-len('_discard')]}`, one per "
+                   f"{model.zones_of.get(word[:-len('_discard')], 'owner')}")
+    if word in model.counters_of or word in model.zones_of:
+        scope = model.counters_of.get(word) or model.zones_of.get(word)
+        what = "counter" if word in model.counters_of else "zone"
+        out.append(f"`{word}` ({what}, one per {scope}" + (f": `x.{word}`)" if scope != "game" else ")"))
+    if word in model.attrs and word not in model.counters_of and word not in model.zones_of \
+            and not word.endswith("_discard"):
+        having = []
+        for sec in ("cards", "decks"):
+            for iid, d in (model.by_section.get(sec) or {}).items():
+                attrs = d.get("attrs") if isinstance(d, dict) else None
+                if isinstance(attrs, dict) and word in attrs:
+                    having.append(f"{iid} ({attrs[word]})" if not isinstance(attrs[word], (dict, list)) else iid)
+        shown = ", ".join(having[:8]) + (f" and {len(having) - 8} more" if len(having) > 8 else "")
+        out.append(f"`x.{word}` (attribute)" + (f": {shown}" if shown else ""))
+    if not out:
+        from .compiler.lint import marks_set
+        try:
+            marks = marks_set(model)
+        except Exception:  # a half-made game: no marks to tell of
+            marks = set()
+        if word in marks:
+            out.append(f"`{word}` (mark): set by an effect (`mark x as {word}`), tested with `x has {word}`")
+    if word in (model.game.get("options") or {}):
+        out.append(f"`{word}` (game option)")
+    return "\n\n".join(out) or None

@@ -19,11 +19,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from .compiler.content import MANIFEST, SECTIONS
 from .compiler.diagnostics import Pos, Report
 from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
-from .hints import builtin_doc, context_key, describe, keys_of
-from .compiler.source import Buffers, reading
-from .symbols import DSL_FIELDS, WORD, Symbols, index
+from .hints import builtin_doc, context_key, describe, describe_word, keys_of
+from .compiler.source import Buffers, PMap, reading
+from .completing import attr_owner, effect_before, slot
+from .lsp_wire import Protocol, Refused, answered, quiet_logs, report_error
+from .symbols import DSL_FIELDS, WORD, Symbols, add_scenarios, index
 
 SETTLE = 0.015  # seconds without a change before a check: a burst of keys is checked once
+SCENARIO_SETTLE = 0.4  # and before its scenarios are checked again (a few hundred ms of work)
 MAX_UP = 16  # folders walked up from a file to find its game's manifest
 ID = re.compile(r"^[a-z][a-z0-9_]*$")  # as schemas/common.json has it
 
@@ -37,6 +40,22 @@ class Checked:
     symbols: Symbols = field(default_factory=Symbols)
     files: list = field(default_factory=list)   # absolute paths of the game's content files
     _tables: object = None
+    # each scenario file's (absolute path) `scenario:` map and findings, as validate checks
+    # them: only while the game itself has no errors; None until they are checked
+    scenarios: dict | None = None
+    _with_scenarios: Symbols | None = None
+
+    def all_symbols(self) -> Symbols:
+        """The ids' declarations and mentions in the content and the scenarios (indexed when
+        first asked: a keystroke in the content does not wait for them)."""
+        if self.scenarios is None:
+            return self.symbols
+        if self._with_scenarios is None:
+            out = Symbols(dict(self.symbols.decls), {k: list(v) for k, v in self.symbols.uses.items()},
+                          {k: list(v) for k, v in self.symbols.by_file.items()})
+            add_scenarios(out, [sc for sc, _diags in self.scenarios.values()])
+            self._with_scenarios = out
+        return self._with_scenarios
 
     def tables(self):
         """The game's tables, for rendering rules text; None while the game has errors."""
@@ -52,17 +71,33 @@ class Checked:
 class RulepressServer(LanguageServer):
     def __init__(self):
         from importlib.metadata import version
-        super().__init__("rulepress", version("rulepress"))
+        super().__init__("rulepress", version("rulepress"), protocol_cls=Protocol)
         self.games: dict[str, Checked] = {}
         self.published: dict[str, set] = {}  # game folder -> uris given diagnostics last time
         self.pending: dict = {}  # game folder -> its check waiting for the typing to pause
         self.buffers: dict[str, Buffers] = {}  # game folder -> the files as this editor has them
+        self.scenario_pending: dict = {}  # game folder -> its scenarios' check, waiting
+        self.scenario_shown: dict[str, dict] = {}  # game folder -> scenario uri -> findings sent
+
+    def report_server_error(self, error, source):
+        report_error(self, error)
 
 
 server = RulepressServer()
 
 
 # ---- checking ------------------------------------------------------------------
+
+def fs_path(uri: str) -> str | None:
+    """The file an editor's URI names, or None (another scheme, or a name no file has)."""
+    try:
+        path = to_fs_path(uri)
+    except Exception:  # a URI no path can be made of: no file of ours
+        return None
+    if not path or "\0" in path or len(path) > 4096:
+        return None
+    return os.path.abspath(path)
+
 
 def game_folder(path: str) -> str | None:
     """The folder of the game a content file belongs to (the nearest with a manifest)."""
@@ -77,22 +112,77 @@ def game_folder(path: str) -> str | None:
     return None
 
 
-def check(ls: RulepressServer, folder: str) -> Checked:
-    """Check a game with the open buffers as they are now, and publish what is found."""
-    from .compiler.memory import no_collection
-    from .compiler.pipeline import check_game
+def is_scenario(folder: str, path: str) -> bool:
+    return os.path.dirname(path) == os.path.join(folder, "scenarios") and path.endswith(".yaml")
+
+
+def _read_through(ls: RulepressServer, folder: str) -> Buffers:
+    """The game's files as the editor has them now."""
     buffers = ls.buffers.setdefault(folder, Buffers())
     buffers.texts = {}
     for uri, doc in list(ls.workspace.text_documents.items()):
-        path = to_fs_path(uri)
-        if path and os.path.abspath(path).startswith(folder + os.sep):
-            buffers.texts[os.path.abspath(path)] = doc.source
-    shown = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
+        path = fs_path(uri)
+        if path and path.startswith(folder + os.sep):
+            buffers.texts[path] = doc.source
+    return buffers
+
+
+def _shown(folder: str) -> str:
+    return os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
+
+
+def check(ls: RulepressServer, folder: str) -> Checked:
+    """Check a game with the open buffers as they are now, and publish what is found; its
+    scenarios are checked once the typing pauses longer (SCENARIO_SETTLE)."""
+    from .compiler.memory import no_collection
+    from .compiler.pipeline import check_game
+    buffers = _read_through(ls, folder)
     # the collector waits until what is found is published: a keystroke's answer first
     with no_collection():
         with reading(buffers):
-            model, report = check_game(shown)
-        return _publish_check(ls, folder, model, report)
+            model, report = check_game(_shown(folder))
+        done = _publish_check(ls, folder, model, report)
+    _later(ls, ls.scenario_pending, folder, SCENARIO_SETTLE, check_scenarios)
+    return done
+
+
+def check_scenarios(ls: RulepressServer, folder: str, only: str | None = None) -> Checked | None:
+    """The game's scenario files (or the one at `only`) checked against its last check, as
+    validate checks them: none while the game itself has errors."""
+    from .compiler.diagnostics import Report as Found
+    from .compiler.scenarios import check_file, scenario_files
+    ls.scenario_pending.pop(folder, None)
+    done = ls.games.get(folder)
+    if done is None:
+        return None
+    if done.model is None or done.report.errors:
+        done.scenarios = {}
+    else:
+        buffers = _read_through(ls, folder)
+        files = [only] if only and done.scenarios is not None else scenario_files(os.path.join(folder, "scenarios"))
+        found = dict(done.scenarios or {})
+        if not only:
+            found = {}
+        with reading(buffers):
+            for f in files:
+                rep = Found()
+                sc = check_file(done.model, f, rep)
+                found[os.path.abspath(f)] = (sc, rep.sorted())
+        done.scenarios = found
+    done._with_scenarios = None
+    _publish_scenarios(ls, done)
+    return done
+
+
+def _later(ls: RulepressServer, pending: dict, folder: str, delay: float, then) -> None:
+    """`then(ls, folder)` once nothing else asks for it for `delay` seconds (now without a loop)."""
+    waiting = pending.pop(folder, None)
+    if waiting is not None:
+        waiting.cancel()
+    try:
+        pending[folder] = asyncio.get_running_loop().call_later(delay, then, ls, folder)
+    except RuntimeError:  # no loop to wait in: now
+        then(ls, folder)
 
 
 def _publish_check(ls: RulepressServer, folder: str, model, report: Report) -> Checked:
@@ -103,6 +193,8 @@ def _publish_check(ls: RulepressServer, folder: str, model, report: Report) -> C
         done.files = [os.path.abspath(f) for f in model.src.files]
     elif before is not None:  # no file could be read (a YAML error mid-typing): the ids known last serve
         done.model, done.symbols, done.files = before.model, before.symbols, before.files
+    if before is not None and not report.errors:  # the scenarios as last checked, until checked again
+        done.scenarios = before.scenarios
     ls.games[folder] = done
     publish(ls, done)
     return done
@@ -121,10 +213,29 @@ def publish(ls: RulepressServer, done: Checked) -> None:
     for uri in before - by_uri.keys():
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     for uri, diags in by_uri.items():
-        lines = _lines(ls, uri)
-        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[_diagnostic(d, lines, ls.workspace.position_codec) for d in diags]))
+        _send(ls, uri, diags)
     ls.published[done.folder] = set(by_uri)
+    _publish_scenarios(ls, done)
+
+
+def _publish_scenarios(ls: RulepressServer, done: Checked) -> None:
+    """The scenario files' findings: sent for a file when they differ from what it was sent."""
+    shown = ls.scenario_shown.setdefault(done.folder, {})
+    now = {} if done.report.errors else {from_fs_path(p): diags for p, (_sc, diags) in (done.scenarios or {}).items()}
+    for uri in list(shown):
+        if uri not in now and shown.pop(uri):
+            _send(ls, uri, [])
+    for uri, diags in now.items():
+        key = [(d.pos, d.code, d.message) for d in diags]
+        if shown.get(uri, []) != key:
+            shown[uri] = key
+            _send(ls, uri, diags)
+
+
+def _send(ls: RulepressServer, uri: str, diags: list) -> None:
+    lines = _lines(ls, uri)
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+        uri=uri, diagnostics=[_diagnostic(d, lines, ls.workspace.position_codec) for d in diags]))
 
 
 def _client_range(codec, lines, line: int, start: int, end: int) -> lsp.Range:
@@ -143,10 +254,13 @@ def _lines(ls: RulepressServer, uri: str) -> list[str]:
     doc = ls.workspace.text_documents.get(uri)
     if doc is not None:
         return doc.lines
+    path = fs_path(uri)
+    if path is None:
+        return []
     try:
-        with open(to_fs_path(uri), encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8", errors="replace") as fh:
             return fh.read(16 * 1024 * 1024).splitlines()
-    except OSError:
+    except (OSError, ValueError):
         return []
 
 
@@ -161,34 +275,47 @@ def _diagnostic(d, lines, codec) -> lsp.Diagnostic:
         severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning)
 
 
-def _checked(ls: RulepressServer, uri: str) -> Checked | None:
-    path = to_fs_path(uri)
+def _checked(ls: RulepressServer, uri: str, scenarios: bool = False) -> Checked | None:
+    """The game of a file, checked as its text is now; with `scenarios`, its scenarios too."""
+    path = fs_path(uri)
     folder = game_folder(path) if path else None
     if folder is None:
         return None
     pending = ls.pending.pop(folder, None)
     if pending is not None:  # a request answers from the text as it is now
         pending.cancel()
-        return check(ls, folder)
-    return ls.games.get(folder) or check(ls, folder)
+        done = check(ls, folder)
+    else:
+        done = ls.games.get(folder) or check(ls, folder)
+    if scenarios and (done.scenarios is None or folder in ls.scenario_pending):
+        waiting = ls.scenario_pending.pop(folder, None)
+        if waiting is not None:
+            waiting.cancel()
+        done = check_scenarios(ls, folder) or done
+    return done
 
 
 def _on_edit(ls: RulepressServer, uri: str, typing: bool = False) -> None:
     """Check the game of an edited file: at once, or while `typing` once the keys pause
-    for SETTLE seconds (a burst of changes is checked once, in its final state)."""
-    path = to_fs_path(uri)
+    for SETTLE seconds (a burst of changes is checked once, in its final state). A scenario
+    file is checked alone, against the game as last checked."""
+    path = fs_path(uri)
     folder = game_folder(path) if path and path.endswith((".yaml", ".yml")) else None
-    if folder is None or os.sep + "scenarios" + os.sep in path[len(folder):]:
+    if folder is None:
+        return
+    if os.sep + "scenarios" + os.sep in path[len(folder):]:
+        if is_scenario(folder, path) and folder in ls.games and folder not in ls.pending:
+            if typing:
+                _later(ls, ls.scenario_pending, folder, SETTLE, lambda ls, f: check_scenarios(ls, f, path))
+            else:
+                check_scenarios(ls, folder, path)
+        return
+    if typing:
+        _later(ls, ls.pending, folder, SETTLE, _settled)
         return
     pending = ls.pending.pop(folder, None)
     if pending is not None:
         pending.cancel()
-    if typing:
-        try:
-            ls.pending[folder] = asyncio.get_running_loop().call_later(SETTLE, _settled, ls, folder)
-            return
-        except RuntimeError:  # no loop to wait in: check now
-            pass
     check(ls, folder)
 
 
@@ -198,34 +325,47 @@ def _settled(ls: RulepressServer, folder: str) -> None:
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+@answered
 def did_open(ls: RulepressServer, params: lsp.DidOpenTextDocumentParams):
+    path = fs_path(params.text_document.uri)
+    folder = game_folder(path) if path else None
+    if folder is not None and folder not in ls.games and is_scenario(folder, path):
+        check(ls, folder)  # a scenario opened first: its game, then it
+        check_scenarios(ls, folder)
+        return
     _on_edit(ls, params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+@answered
 def did_change(ls: RulepressServer, params: lsp.DidChangeTextDocumentParams):
     _on_edit(ls, params.text_document.uri, typing=True)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+@answered
 def did_save(ls: RulepressServer, params: lsp.DidSaveTextDocumentParams):
     _on_edit(ls, params.text_document.uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+@answered
 def did_close(ls: RulepressServer, params: lsp.DidCloseTextDocumentParams):
     _on_edit(ls, params.text_document.uri)  # the file on disk counts again
 
 
 # ---- finding ids ---------------------------------------------------------------
 
-def _span_at(ls, uri, position):
-    done = _checked(ls, uri)
+def _span_at(ls, uri, position, scenarios: bool = False):
+    """(the game's check, the mention of an id at the position or None); with `scenarios`
+    (or in a scenario file) the scenarios' mentions are known too."""
+    path = fs_path(uri)
+    folder = game_folder(path) if path else None
+    done = _checked(ls, uri, scenarios=scenarios or (folder is not None and is_scenario(folder, path)))
     if done is None:
         return None, None
-    shown = os.path.relpath(to_fs_path(uri))
     here = _here(ls, uri, position)
-    return done, done.symbols.at(shown, here.line + 1, here.character + 1)
+    return done, done.all_symbols().at(os.path.relpath(path), here.line + 1, here.character + 1)
 
 
 def _location(ls: RulepressServer, pos: Pos, length: int, seen: dict | None = None) -> lsp.Location:
@@ -239,6 +379,7 @@ def _location(ls: RulepressServer, pos: Pos, length: int, seen: dict | None = No
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+@answered
 def definition(ls: RulepressServer, params: lsp.DefinitionParams):
     done, span = _span_at(ls, params.text_document.uri, params.position)
     if span is None or span.id not in done.symbols.decls:
@@ -248,40 +389,201 @@ def definition(ls: RulepressServer, params: lsp.DefinitionParams):
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+@answered
 def references(ls: RulepressServer, params: lsp.ReferenceParams):
-    done, span = _span_at(ls, params.text_document.uri, params.position)
+    done, span = _span_at(ls, params.text_document.uri, params.position, scenarios=True)
     if span is None:
         return None
     decl = done.symbols.decls.get(span.id)
     out, seen = [], {}
-    for s in done.symbols.uses.get(span.id, ()):
+    for s in done.all_symbols().uses.get(span.id, ()):
         if not params.context.include_declaration and decl is not None and (s.pos.file, s.pos.line) == (decl.pos.file, decl.pos.line):
             continue
         out.append(_location(ls, s.pos, s.length, seen))
     return out
 
 
-@server.feature(lsp.TEXT_DOCUMENT_RENAME)
-def rename(ls: RulepressServer, params: lsp.RenameParams):
-    done, span = _span_at(ls, params.text_document.uri, params.position)
+def _roots(ls: RulepressServer, folder: str) -> list[str]:
+    """The folders an edit may touch: the workspace's (the game's own when the editor names none)."""
+    roots = [fs_path(f.uri) for f in (ls.workspace.folders or {}).values()]
+    if ls.workspace.root_uri:
+        roots.append(fs_path(ls.workspace.root_uri))
+    return [os.path.realpath(r) for r in roots if r] or [os.path.realpath(folder)]
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    """The file itself (links followed) is in one of the folders, and so is its name."""
+    real, named = os.path.realpath(path), os.path.abspath(path)
+    return all(any((p + os.sep).startswith(r.rstrip(os.sep) + os.sep) for r in roots) for p in (real, named))
+
+
+def _renamable(ls: RulepressServer, uri: str, position) -> tuple:
+    """(the check, the mention) of an id that may be renamed here; refused with the reason."""
+    done, span = _span_at(ls, uri, position, scenarios=True)
     if span is None:
-        return None
+        raise Refused("no id of this game here: only the ids of its things can be renamed")
+    if span.id not in done.symbols.decls:
+        raise Refused(f"`{span.id}` is not declared in this game")
+    if done.report.errors:
+        raise Refused("the game has errors: fix them first, so that every use of the id is known")
+    return done, span
+
+
+@server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+@answered
+def prepare_rename(ls: RulepressServer, params: lsp.PrepareRenameParams):
+    _done, span = _renamable(ls, params.text_document.uri, params.position)
+    loc = _location(ls, span.pos, span.length)
+    return lsp.PrepareRenamePlaceholder(range=loc.range, placeholder=span.id)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RENAME)
+@answered
+def rename(ls: RulepressServer, params: lsp.RenameParams):
+    done, span = _renamable(ls, params.text_document.uri, params.position)
     new = params.new_name
     if not ID.match(new):
-        raise ValueError(f"`{new}` is not an id: use lower-case letters, digits and _ (like `city_hall`)")
+        raise Refused(f"`{new[:60]}` is not an id: use lower-case letters, digits and _ (like `city_hall`)")
     if new in done.symbols.decls or new in BUILTIN_NAMES or new in FUNCTIONS:
-        raise ValueError(f"`{new}` is already a name of this game")
+        raise Refused(f"`{new}` is already a name of this game")
+    roots = _roots(ls, done.folder)
     changes: dict[str, list] = {}
     seen: dict = {}
-    for s in done.symbols.uses.get(span.id, ()):
+    for s in done.all_symbols().uses.get(span.id, ()):
+        if not _inside(s.pos.file, roots):
+            raise Refused(f"`{span.id}` is used in {s.pos.file}, outside the workspace (or reached through "
+                          "a link leaving it): nothing is renamed")
         loc = _location(ls, s.pos, s.length, seen)
         changes.setdefault(loc.uri, []).append(lsp.TextEdit(range=loc.range, new_text=new))
     return lsp.WorkspaceEdit(changes=changes)
 
 
+# ---- what a file holds, and quick fixes ---------------------------------------------
+
+_KINDS = {"cards": lsp.SymbolKind.Object, "counters": lsp.SymbolKind.Variable, "zones": lsp.SymbolKind.Array,
+          "decks": lsp.SymbolKind.Array, "procedures": lsp.SymbolKind.Function, "actions": lsp.SymbolKind.Method,
+          "triggers": lsp.SymbolKind.Event, "phases": lsp.SymbolKind.Enum, "options": lsp.SymbolKind.Property}
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@answered
+def document_symbols(ls: RulepressServer, params: lsp.DocumentSymbolParams):
+    """The file's sections, each with the things it declares."""
+    uri = params.text_document.uri
+    done = _checked(ls, uri)
+    path = fs_path(uri)
+    if done is None or done.model is None:
+        return None
+    shown = os.path.relpath(path)
+    doc = done.model.src.docs.get(shown)
+    lines = _lines(ls, uri)
+    if type(doc) is not PMap:
+        return []
+    sections = sorted((pos.line, key) for key, pos in doc.key_pos.items())
+    decls = sorted((d.pos.line, d.pos.col, iid, d.section) for iid, d in done.symbols.decls.items() if d.pos.file == shown)
+    out = []
+    for i, (line, key) in enumerate(sections):
+        last = (sections[i + 1][0] - 1) if i + 1 < len(sections) else len(lines)
+        children = []
+        for dl, dc, iid, section in decls:
+            if line <= dl <= last:
+                r = _client_range(ls.workspace.position_codec, lines, dl - 1, dc - 1, dc - 1 + len(iid))
+                node = done.symbols.decls[iid].node
+                name = node.get("name") if isinstance(node, dict) else None
+                detail = str(name.get("en") if isinstance(name, dict) else name or "") or None
+                children.append(lsp.DocumentSymbol(name=iid, kind=_KINDS.get(section, lsp.SymbolKind.Constant),
+                                                   range=r, selection_range=r, detail=detail))
+        start = lsp.Position(line - 1, 0)
+        end_line = max(line - 1, min(last, len(lines)) - 1)
+        end = lsp.Position(end_line, len(lines[end_line]) if end_line < len(lines) else 0)
+        head = _client_range(ls.workspace.position_codec, lines, line - 1, 0, len(str(key)))
+        out.append(lsp.DocumentSymbol(name=str(key), kind=lsp.SymbolKind.Module, range=lsp.Range(start, end),
+                                      selection_range=head, children=children))
+    return out
+
+
+_SUGGESTED = re.compile(r"did you mean `([^`]+)`\?")
+_QUOTED = re.compile(r"`([^`]+)`")
+_NO_TRANSLATION = re.compile(r"^text has no `([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)` translation$")
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+@answered
+def code_actions(ls: RulepressServer, params: lsp.CodeActionParams):
+    """Quick fixes for the findings at the cursor: the name a "did you mean" suggests, and
+    a missing translation (the text it has, to be translated)."""
+    uri = params.text_document.uri
+    if fs_path(uri) is None:
+        return None
+    lines = _lines(ls, uri)
+    out = []
+    for d in params.context.diagnostics:
+        if d.source != "rulepress":
+            continue
+        fix = _suggestion_fix(ls, uri, lines, d) or _translation_fix(ls, uri, lines, d)
+        if fix is not None:
+            out.append(fix)
+    return out
+
+
+def _suggestion_fix(ls, uri, lines, d) -> lsp.CodeAction | None:
+    m = _SUGGESTED.search(d.message)
+    if not m:
+        return None
+    codec = ls.workspace.position_codec
+    start = codec.position_from_client_units(lines, d.range.start)
+    end = codec.position_from_client_units(lines, d.range.end)
+    if start.line >= len(lines) or start.line != end.line:
+        return None
+    text = lines[start.line]
+    named = [w for w in _QUOTED.findall(d.message[:m.start()]) if WORD.fullmatch(w)]
+    if not named:
+        return None
+    wrong = named[0]
+    if text[start.character:end.character] == wrong:
+        col = start.character
+    else:  # the finding stands at its statement: the name is further on the line
+        found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(wrong)}(?![A-Za-z0-9_])", text[start.character:])
+        if found is None:
+            return None
+        col = start.character + found.start()
+    where = _client_range(ls.workspace.position_codec, lines, start.line, col, col + len(wrong))
+    return lsp.CodeAction(title=f"Change `{wrong}` to `{m[1]}`", kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                          is_preferred=True,
+                          edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=where, new_text=m[1])]}))
+
+
+def _translation_fix(ls, uri, lines, d) -> lsp.CodeAction | None:
+    m = _NO_TRANSLATION.match(d.message)
+    if not m or d.code != "S101":
+        return None
+    codec = ls.workspace.position_codec
+    at = codec.position_from_client_units(lines, d.range.start)
+    if at.line >= len(lines):
+        return None
+    text = lines[at.line]
+    lang = m[1]
+    if text[at.character:at.character + 1] == "{":  # a flow map: `{en: Sabre}`
+        first = re.match(r"\{\s*([\w-]+)\s*:\s*(\"(?:[^\"\\]|\\.)*\"|'(?:[^']|'')*'|[^,}]*)", text[at.character:])
+        value = first[2].strip() if first else '""'
+        where, new_text = lsp.Position(at.line, at.character + 1), f"{lang}: {value or chr(34) * 2}, "
+    else:  # a block map: a line of its own, indented as its first key
+        first = re.match(r"\s*(?:-\s+)?[\w-]+\s*:\s*(.*)$", text[at.character:])
+        value = first[1].strip() if first and first[1].strip() and first[1].strip()[0] not in "|>" else '""'
+        where, new_text = lsp.Position(at.line + 1, 0), " " * at.character + f"{lang}: {value}\n"
+        if at.line + 1 > len(lines):
+            return None
+    pos = codec.position_to_client_units(lines, where) if where.line < len(lines) else where
+    return lsp.CodeAction(title=f"Add the `{lang}` translation (a copy of the text, to translate)",
+                          kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                          edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=lsp.Range(pos, pos), new_text=new_text)]}))
+
+
 # ---- hover -----------------------------------------------------------------------
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+@answered
 def hover(ls: RulepressServer, params: lsp.HoverParams):
     done, span = _span_at(ls, params.text_document.uri, params.position)
     if done is None:
@@ -290,7 +592,7 @@ def hover(ls: RulepressServer, params: lsp.HoverParams):
         text = describe(done.symbols.decls[span.id], span.id, done.model, done.tables())
     else:
         word = _word_at(ls, params.text_document.uri, params.position)
-        text = builtin_doc(word) if word else None
+        text = (builtin_doc(word) or describe_word(word, done.model)) if word else None
     if not text:
         return None
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
@@ -314,6 +616,7 @@ def _item(label, kind, detail) -> lsp.CompletionItem:
 
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
+@answered
 def completion(ls: RulepressServer, params: lsp.CompletionParams):
     uri = params.text_document.uri
     pos = _here(ls, uri, params.position)
@@ -323,29 +626,63 @@ def completion(ls: RulepressServer, params: lsp.CompletionParams):
     lines = _lines(ls, uri)
     here = lines[pos.line][:pos.character] if pos.line < len(lines) else ""
     K = lsp.CompletionItemKind
-    ids = [_item(i, K.Reference, d.section[:-1] if d.section.endswith("s") else d.section)
-           for i, d in sorted(done.symbols.decls.items())]
-    if re.search(r"\.\w*$", here):  # after `x.`: attributes, counters and zones of things
-        attrs = set(done.model.attrs if done.model else ()) | set(BUILTIN_ATTRS)
-        return lsp.CompletionList(is_incomplete=False, items=[_item(a, K.Field, "attribute") for a in sorted(attrs)])
     key, section = context_key(lines, pos.line, pos.character)
-    if re.fullmatch(r"\s*(-\s+)?\w*", here):  # where a key is written
-        if not here.strip() or (here[0] not in " -" and key is None):
-            words = [_item(s, K.Module, "section") for s in SECTIONS]
-        else:
-            words = [_item(k, K.Property, f"{section} key") for k in keys_of(section)]
-        if key not in DSL_FIELDS:
-            return lsp.CompletionList(is_incomplete=False, items=words)
-    events = [_item(e, K.Event, "event") for e in sorted(set(EVENTS) | set(done.model.emitted if done.model else ()))
+    model = done.model
+
+    def listed(items):
+        return lsp.CompletionList(is_incomplete=False, items=items)
+
+    before = effect_before(lines, pos.line, pos.character, key) if key in DSL_FIELDS and pos.line < len(lines) else None
+    owner = attr_owner(here, before) if key in DSL_FIELDS or re.search(r"\.\w*$", here) else None
+    if owner is not None:  # after `x.`: what a player has, or what a thing has
+        return listed(_attr_items(model, owner))
+    if re.fullmatch(r"\s*(-\s+)?\w*", here) and key not in DSL_FIELDS:  # where a key is written
+        if here[:1] not in (" ", "-") and key is None:  # at the left margin: a section
+            return listed([_item(s, K.Module, "section") for s in SECTIONS])
+        return listed([_item(k, K.Property, f"{section} key") for k in keys_of(section)])
+    events = [_item(e, K.Event, "event") for e in sorted(set(EVENTS) | set(model.emitted if model else ()))
               if e != "__all__"]
     if key == "on":  # a trigger's event
-        return lsp.CompletionList(is_incomplete=False, items=events)
-    if key in DSL_FIELDS:
+        return listed(events)
+    ids = [_item(i, K.Reference, d.section[:-1] if d.section.endswith("s") else d.section)
+           for i, d in sorted(done.symbols.decls.items())]
+    if key not in DSL_FIELDS:
+        return listed(ids)
+    fits = slot(before, key) if before is not None else None
+    if fits is None:  # the text before the cursor does not parse: everything that could be meant
         items = ids + [_item(n, K.Variable, BUILTIN_NAMES[n]) for n in sorted(BUILTIN_NAMES)]
         items += [_item(f, K.Function, FUNCTIONS[f][2]) for f in sorted(FUNCTIONS)]
         items += [_item(v, K.Keyword, "statement") for v in sorted(VERBS)]
-        return lsp.CompletionList(is_incomplete=False, items=items + events)
-    return lsp.CompletionList(is_incomplete=False, items=ids)
+        return listed(items + events)
+    if fits.kind == "counter":
+        counters = sorted(model.counters_of) if model else []
+        return listed([_item(c, K.Variable, f"counter (one per {model.counters_of[c]})") for c in counters])
+    items = [_item(w, K.Keyword, "statement" if fits.statement and w in VERBS else "keyword") for w in sorted(fits.keywords)]
+    if fits.name:
+        items += ids + [_item(n, K.Variable, BUILTIN_NAMES[n]) for n in sorted(BUILTIN_NAMES)]
+        items += [_item(f, K.Function, FUNCTIONS[f][2]) for f in sorted(FUNCTIONS)]
+        if fits.statement:
+            items += events if re.search(r"\bemit\s+$", before) else []
+    return listed(items)
+
+
+def _attr_items(model, owner: str) -> list:
+    """`player.`: the counters and zones every player has, and a player's built-ins; `x.`
+    for a thing: the attributes, counters and zones things carry, and a thing's built-ins."""
+    K = lsp.CompletionItemKind
+    if model is None:
+        return [_item(a, K.Field, BUILTIN_ATTRS[a]) for a in sorted(BUILTIN_ATTRS)]
+    per_player = {k for k, s in list(model.counters_of.items()) + list(model.zones_of.items()) if s == "player"}
+    per_player |= {k + "_discard" for k in per_player if k in model.by_section.get("decks", {})}
+    if owner == "player_attr":
+        names = per_player | {"id", "name", "seat"}
+    elif owner == "thing_attr":
+        names = {a for a in model.attrs if a not in per_player and a != "seat"}
+    else:  # a name whose kind the text does not say
+        names = set(model.attrs) | per_player
+    return [_item(a, K.Field, BUILTIN_ATTRS.get(a) or ("counter" if a in model.counters_of else
+                                                      "zone" if a in model.zones_of or a.endswith("_discard") else "attribute"))
+            for a in sorted(names)]
 
 
 MAX_HEADER_LINE = 4096        # bytes of one header line; an editor's are a few dozen
@@ -368,7 +705,20 @@ class _BoundedStdin:
         return self.raw.read(n) if 0 <= n <= MAX_MESSAGE else b""
 
 
-def serve() -> None:
+def _interrupted(_signum, _frame) -> None:
+    """Ctrl-C: the editor's end may still be open, so no waiting for it: one line, exit 130."""
     import sys
+    try:
+        sys.stderr.write("rulepress: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+def serve() -> None:
+    import signal
+    import sys
+    quiet_logs()
+    signal.signal(signal.SIGINT, _interrupted)
     server.start_io(_BoundedStdin(sys.stdin.buffer))
 

@@ -17,6 +17,7 @@ from .compiler.model import EFFECT_FIELDS, EXPR_FIELDS, Model
 from .compiler.source import PList, PMap, PStr
 
 DSL_FIELDS = EFFECT_FIELDS | EXPR_FIELDS | {"can_pass"}
+SCENARIO_DSL = {"setup", "run", "expect"}  # a scenario's statements and expectations (docs/scenarios.md)
 PROSE_KEYS = {"en", "ru", "text", "name", "prompt"}
 # a string literal or a name: a name inside a literal is text, the literal itself may be an id
 _DSL_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*')
@@ -72,30 +73,40 @@ def index(model: Model) -> Symbols:
                 out._add(Span(pos, len(name), name))
     known = out.decls.keys()
     for doc in model.src.docs.values():
-        _walk(doc, None, known, out, 0)
+        _walk(doc, None, known, out, 0, DSL_FIELDS)
     return out
 
 
-def _walk(node, key, known, out: Symbols, depth: int) -> None:
+def add_scenarios(symbols: Symbols, scenarios) -> None:
+    """The mentions of the game's ids in its scenarios' `scenario:` maps: their statements and
+    expectations, and values that are exactly an id (`options: {p1_gang: valentinos}`)."""
+    for sc in scenarios:
+        if type(sc) is PMap:
+            _walk(sc, None, symbols.decls.keys(), symbols, 0, SCENARIO_DSL)
+
+
+def _walk(node, key, known, out: Symbols, depth: int, dsl) -> None:
     if depth > MAX_DEPTH:
         return
     if type(node) is PMap:
         for k, v in node.items():
             if k in PROSE_KEYS:
                 continue
-            if isinstance(v, PStr) and k in DSL_FIELDS:
+            if isinstance(v, PStr) and k in dsl:
                 _effect(v, known, out)
             elif isinstance(v, PStr):
                 if v in known:
                     out._add(Span(_start(v), len(v), str(v)))
             elif type(v) is PMap or type(v) is PList:
-                _walk(v, k, known, out, depth + 1)
+                _walk(v, k, known, out, depth + 1, dsl)
     elif type(node) is PList:
         for v in node:
-            if isinstance(v, PStr) and v in known:
+            if isinstance(v, PStr) and key in dsl:  # a list of expectations
+                _effect(v, known, out)
+            elif isinstance(v, PStr) and v in known:
                 out._add(Span(_start(v), len(v), str(v)))
             elif type(v) is PMap or type(v) is PList:
-                _walk(v, key, known, out, depth + 1)
+                _walk(v, key, known, out, depth + 1, dsl)
 
 
 def _start(s: PStr) -> Pos:

@@ -1,8 +1,10 @@
 """`rulepress watch GAME`: validate, build and (optionally) print again on every save.
 
-The loop a designer lives in: save, glance at one status line, play. Saves are seen by
-polling the files' sizes and modification times (no dependency, any file system); the
-validation cache makes a re-check after one edit cost about that edit.
+The loop a designer lives in: save, glance at one status line, play. Saves are seen by the
+system's own file events through `watchfiles` where it is installed (it comes with the
+table's extra), else by polling the files' sizes and modification times (no dependency, any
+file system); either way a change counts once the files' stamps differ from the last build's.
+The validation cache makes a re-check after one edit cost about that edit.
 """
 from __future__ import annotations
 
@@ -97,10 +99,56 @@ def status(folder: str, r: Round) -> str:
     return f"[{clock}] {name}: {found}; {outcome} in {r.seconds:.2f}s; watching (Ctrl-C stops)"
 
 
+def _folder_link(folder: str) -> bool:
+    """Whether a folder below this one is a link (looked at up to MAX_FILES entries)."""
+    stack, looked = [folder], 0
+    while stack and looked < MAX_FILES:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for e in entries:
+            looked += 1
+            try:
+                if e.is_symlink() and os.path.isdir(e.path):
+                    return True
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+            except OSError:
+                continue
+    return False
+
+
+def _events(folder: str, skip):
+    """An iterator that yields whenever a file under the folder changes (not below `skip`,
+    not a hidden one), from the system's file events; None without watchfiles."""
+    try:
+        import watchfiles
+    except ImportError:
+        return None
+    if _folder_link(folder):
+        return None  # the system's watcher would follow a linked folder (to / say) and watch all of it
+    skipped = [os.path.realpath(x) for x in skip]
+
+    def wanted(_change, path: str) -> bool:
+        real = os.path.realpath(path)
+        if any(real == s or real.startswith(s + os.sep) for s in skipped):
+            return False
+        return not any(part.startswith(".") for part in os.path.relpath(path, folder).split(os.sep))
+    try:
+        # (a wake-up every second without events too: the stamps are compared then as well, so
+        # a save made before the watcher started is not waited on forever)
+        return iter(watchfiles.watch(folder, watch_filter=wanted, debounce=int(SETTLE * 1000), raise_interrupt=True,
+                                     rust_timeout=1000, yield_on_timeout=True))
+    except (OSError, RuntimeError):  # a file system without events: poll
+        return None
+
+
 def watch(folder: str, out: str, print_out: str | None, interval: float,
           echo: Callable[[str], None], rounds: int | None = None) -> None:
     """Run `once` now and after every change to the folder's files; `rounds` bounds it (tests)."""
     skip = [out] + ([print_out] if print_out else [])
+    events = _events(folder, skip)
     seen = snapshot(folder, skip)
     done = 0
     while True:
@@ -109,7 +157,13 @@ def watch(folder: str, out: str, print_out: str | None, interval: float,
         if rounds is not None and done >= rounds:
             return
         while True:
-            time.sleep(interval)
+            if events is not None and snapshot(folder, skip) == seen:
+                try:
+                    next(events)
+                except (StopIteration, OSError, RuntimeError):  # the watcher gave up: poll from here on
+                    events = None
+            if events is None:
+                time.sleep(interval)
             now = snapshot(folder, skip)
             if now != seen:
                 time.sleep(SETTLE)

@@ -37,9 +37,12 @@ def play_one(game, i, seed, players, agent, options=None):
         for p in st["players"]:
             f = it.ev(game.scoring["faction"], {"player": p})
             factions[p] = label_of(game, f).get("en", str(f)) if isinstance(f, str) else str(f)
+    by_seat = {p: {"actions": sorted({c for w, c in st["history"] if w == p and c in game.actions}),
+                   "cards": sorted({cards[c] for w, c in st["history"] if w == p and c in cards})}
+               for p in st["players"]}  # what each seat took and chose: read against its wins
     return {"i": i, "scores": st["scores"], "winners": st["winners"], "rounds": st["round"],
             "decisions": decisions, "actions": dict(actions), "factions": factions,
-            "first": st["first"], "ended": _ended(st), "cards": used}
+            "first": st["first"], "ended": _ended(st), "cards": used, "by_seat": by_seat}
 
 
 def cards_of(game) -> dict:

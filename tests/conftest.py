@@ -1,3 +1,4 @@
+import functools
 import json
 import os
 import shutil
@@ -25,10 +26,17 @@ from rulepress.runtime.tables import Game
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def game_from(folder: str) -> Game:
+@functools.cache
+def compiled(folder: str) -> str:
+    """A game's tables as JSON text, compiled once a session (the repository's games do not
+    change while the tests run); each caller gets tables of its own to load."""
     text, _gid, report = compile_game(os.path.join(ROOT, folder))
     assert text is not None, "\n".join(d.text() for d in report.sorted())
-    return Game(json.loads(text))
+    return text
+
+
+def game_from(folder: str) -> Game:
+    return Game(json.loads(compiled(folder)))
 
 
 @pytest.fixture(scope="session")
@@ -41,18 +49,26 @@ def race():
     return game_from("docs/tutorial/race")
 
 
-def content_games():
+@functools.cache
+def _content_games() -> tuple:
     base = os.path.join(ROOT, "content")
     out = []
     for name in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         folder = os.path.join(base, name)
         if os.path.isfile(os.path.join(folder, "game.yaml")):
-            text, _gid, rep = compile_game(folder)
-            if text is None:  # a content game that does not compile is a failure, never a skip
-                raise pytest.UsageError(f"content/{name} does not compile:\n" + "\n".join(d.text() for d in rep.sorted()))
+            try:
+                text = compiled(f"content/{name}")
+            except AssertionError as exc:  # a content game that does not compile is a failure, never a skip
+                raise pytest.UsageError(f"content/{name} does not compile:\n{exc}") from None
             if json.loads(text)["flow"].get("phases"):
                 out.append(name)
-    return out
+    return tuple(out)
+
+
+def content_games() -> list:
+    """The content games that can be played, each compiled once a session (collection asks
+    for them in every module that plays them all)."""
+    return list(_content_games())
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,8 @@ def test_the_verdict_line():
     assert verdict(seats, 0.5) == "seat 1 wins 8 ± 3 points more often than fair (50%)"
     close = {"p1": {"rate": 0.52, "low": 0.45, "high": 0.59}, "p2": {"rate": 0.48, "low": 0.41, "high": 0.55}}
     assert verdict(close, 0.5).startswith("no seat wins significantly more or less often than fair (50%)")
+    fair = {"p1": {"rate": 0.501, "low": 0.44, "high": 0.56}, "p2": {"rate": 0.499, "low": 0.44, "high": 0.56}}
+    assert verdict(fair, 0.5).endswith("the farthest, seat 1, is within ± 6 points of it")  # not "0 ± 6 points above"
     assert verdict({"Maelstrom": {"rate": 0.2, "low": 0.1, "high": 0.3}}, 0.5, "faction", str) == \
         "Maelstrom wins 30 ± 10 points less often than fair (50%)"
 
@@ -138,9 +140,15 @@ def test_json_is_the_same_bytes_every_time(capsys, monkeypatch):
         assert s["low"] <= s["rate"] <= s["high"]
         assert sum(s["score"]["histogram"]) == 30
     assert r["ended"] == [{"at": "flow.rounds = 8", "by": "last round", "games": 30, "key": "last round at flow.rounds = 8",
-                           "said": "", "share": 1.0}]
+                           "said": "", "share": 1.0, "words": "after the last round (round 8)"}]
     assert {a["id"] for a in r["actions"]} == {"arm", "dig", "duel"}
     assert "fair" in r["verdict"]
+    for row in r["actions"] + r["cards"]:  # every seat-game on one side: taken (chosen) or not
+        w = row["wins"]
+        assert w["with"]["games"] + w["without"]["games"] == 60
+        assert w["with"]["wins"] + w["without"]["wins"] == wins
+        for side in w.values():
+            assert side["low"] <= side["rate"] <= side["high"]
 
 
 def test_a_changed_copy_differs_and_an_unchanged_one_does_not(tmp_path, capsys, monkeypatch):
@@ -155,6 +163,29 @@ def test_a_changed_copy_differs_and_an_unchanged_one_does_not(tmp_path, capsys, 
     code, out, _ = rulepress(capsys, monkeypatch, "balance", a, same, "-n", 60, "--json")
     c = json.loads(out)["reports"][0]["compare"]
     assert c["significant"] == [] and all(not d["significant"] for d in c["seats"].values())
+
+
+def test_holm_keeps_a_difference_only_when_it_stands_among_all_compared():
+    from rulepress.balance import holm
+    diffs = [{"p": p, "significant": p < 0.05} for p in (0.001, 0.01, 0.03, 0.04, 0.5)]
+    assert holm(diffs) == 5
+    assert [d["significant"] for d in diffs] == [True, True, False, False, False]  # 5 x 0.001, 4 x 0.01; 3 x 0.03 > 0.05
+    assert [d["p_holm"] for d in diffs] == [0.005, 0.04, 0.09, 0.09, 0.5]
+
+
+def test_endings_are_said_in_words_and_compared_things_by_name(tmp_path, capsys, monkeypatch):
+    from rulepress.balance import ending_words
+    race = game_from("docs/tutorial/race")
+    assert ending_words(race, "end condition") == \
+        "the end condition: for at least one player, the Position of that player is at least 20"
+    assert ending_words(race, "last round") == "after the last round (round 30)"
+    assert ending_words(race, "end game", "the tension boils over") == "`end game`: the tension boils over"
+    a, b = _copy(tmp_path, "a"), _copy(tmp_path, "b", SEAT_1_BONUS)
+    code, out, _ = rulepress(capsys, monkeypatch, "balance", a, b, "-n", 20, "--json", "--no-coverage")
+    c = json.loads(out)["reports"][0]["compare"]
+    assert {d["label"] for d in c["actions"].values()} == {a_["name"] for a_ in json.loads(out)["reports"][0]["a"]["actions"]}
+    assert all(d["label"] != k for k, d in c["ended"].items())
+    assert all("p_holm" in d and d["p_holm"] >= d["p"] for d in c["seats"].values())
 
 
 TEAM_PLAY = ("  score: player.vp\n  tie: no_winner\n",

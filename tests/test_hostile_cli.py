@@ -83,7 +83,7 @@ BAD = [
     (["coverage", DUEL, "--agent", "p1=mcts:0"], r"a budget of 1 to 100000 playouts, not 0"),
     (["simulate", "no-such-game"], r"no game `no-such-game`"),
     (["simulate", DUEL, "--frobnicate"], r"No such option"),
-    (["simulate"], r"Missing argument"),
+    (["simulate"], r"no game given, and this folder is not a game"),
     (["play", DUEL, "--players", "99"], r"--players: duel is for 2 to 3 players"),
     (["play", DUEL, "--bots", "p9"], r"--bots: no seat `p9`"),
     (["play", DUEL, "--bots", "p2=bogus"], r"--bots: unknown agent `bogus`"),
@@ -276,26 +276,81 @@ STOPPED = [(["--workers", "1"], 1), (["--workers", "2"], 3), (["--workers", "2",
            (["--backend", "ray", "--workers", "2"], "GameWorker")]
 
 
+def _cpu_seconds(pid: int) -> float:
+    """CPU time a process has used (user and system), from /proc: a measure of work done
+    that a busy machine does not stretch."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _session_pids(sid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("options,under_way", STOPPED, ids=[" ".join(o) for o, _ in STOPPED])
 def test_ctrl_c_stops_simulate_with_130_reports_the_games_finished_and_leaves_no_process(options, under_way):
+    """Ctrl-C comes once games have finished, whatever the machine's load: seen on the
+    progress bar (stderr is a terminal here), or under --json (no bar) once the processes
+    that play have used seconds of CPU time beyond their start."""
+    import pty
     if "ray" in options:
         _ray()
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
     proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=slave, text=True, start_new_session=True, cwd=ROOT, env=env)
+    os.close(slave)
+    seen = b""
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and (  # the processes that play are there
-                len(_session(proc.pid)) < under_way if isinstance(under_way, int)
-                else sum(under_way in name for name in _session(proc.pid)) < 2):
-            time.sleep(0.2)
-        time.sleep(2)  # games under way
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+            if "--json" in options:
+                players = [p for p in _session_pids(proc.pid) if p != proc.pid]
+                if len(players) >= 2 and all(_cpu_seconds(p) > 3 for p in players):
+                    break
+            elif re.search(r"\b[1-9]\d*/100000\b", _ANSI.sub("", seen.decode("utf-8", "replace"))):
+                break
         assert proc.poll() is None, proc.communicate()
         os.killpg(proc.pid, signal.SIGINT)  # as the terminal does: to every process of the group
-        out, err = proc.communicate(timeout=60)
+        out, _ = proc.communicate(timeout=60)
+        while True:  # what is left of stderr
+            ready, _, _ = select.select([master], [], [], 0.5)
+            try:
+                chunk = os.read(master, 65536) if ready else b""
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            seen += chunk
     finally:
+        os.close(master)
         if proc.poll() is None:
             proc.kill()
+    err = _ANSI.sub("", seen.decode("utf-8", "replace"))
     assert proc.returncode == 130, err
     assert "Traceback" not in out + err
     last = err.strip().splitlines()[-1]

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 RULEPRESS = os.path.join(os.path.dirname(sys.executable), "rulepress")
 LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning): (?P<code>[A-Z]\d{3}) (?P<msg>.+)$")
+UP_TO_DATE = re.compile(r"^.+: up to date \(\d+ files?\)$")
 SUMMARY = re.compile(r"^\d+ games? checked: \d+ errors?, \d+ warnings?$")
 CARD = "cards:\n  - id: turbo\n    name: {en: Turbo, ru: Турбо}\n    deck: boosts\n"
 
@@ -55,7 +56,7 @@ def diagnostics(result):
     """Every line of the output is a diagnostic or the summary: none is forged or broken."""
     lines = result.stdout.splitlines()
     for line in lines:
-        assert LINE.match(line) or SUMMARY.match(line) or line.startswith("wrote "), line
+        assert LINE.match(line) or SUMMARY.match(line) or line.startswith("wrote ") or UP_TO_DATE.match(line), line
     return [LINE.match(x).groupdict() for x in lines if LINE.match(x)]
 
 

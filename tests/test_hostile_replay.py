@@ -193,7 +193,7 @@ def test_a_game_option_that_names_no_game_is_a_usage_error(capsys, monkeypatch, 
 def test_the_game_is_found_by_id_in_content_or_build_never_at_a_path(capsys, monkeypatch, tmp_path, good_log):
     monkeypatch.chdir(tmp_path)  # no content/ and no build/ here
     line = refused(capsys, monkeypatch, write(tmp_path, good_log), "--")
-    assert "this log is of `duel`, which is neither in content/ nor in build/: name it with --game" in line
+    assert "this log is of `duel`, which is neither this folder's game nor in ./duel, content/ or build/: name it with --game" in line
     (tmp_path / "build" / "duel").mkdir(parents=True)
     from rulepress.compiler.pipeline import compile_game
     text, _gid, _rep = compile_game(DUEL)

@@ -108,20 +108,50 @@ def test_yaml_and_schema_errors(server, tmp_path):
     server.close()
 
 
-def test_completion_in_an_effect_offers_ids_and_built_ins(server):
+def complete(c: Client, pos) -> set:
+    got = c.request("textDocument/completion", {"textDocument": {"uri": c.uri}, "position": pos})["result"]
+    return {i["label"] for i in got["items"]}
+
+
+def test_completion_in_an_effect_offers_what_the_grammar_accepts_there(server):
     opened(server)
-    pos = at(server.text, "gain 1 tension", len("gain 1 "))
-    got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
-    labels = {i["label"] for i in got["items"]}
-    assert {"tension", "vp", "gold", "blades", "sabre", "count", "max", "player", "draw"} <= labels
+    # where an amount is written: any expression, so ids, built-in names and functions, no statement
+    labels = complete(server, at(server.text, "gain 1 tension", len("gain ")))
+    assert {"tension", "vp", "blades", "sabre", "count", "max", "player"} <= labels and "draw" not in labels
+    # after the amount: the counter gained, and nothing else that is a name
+    labels = complete(server, at(server.text, "gain 1 tension", len("gain 1 ")))
+    assert {"tension", "vp", "gold"} <= labels and not {"blades", "sabre", "count", "player", "draw"} & labels
+    # where a statement starts: the statements
+    text = server.text.replace("      gain 1 tension\n", "      gain 1 tension\n      \n")
+    change(server, text)
+    labels = complete(server, at(text, "gain 1 tension\n      \n", len("gain 1 tension\n      ")))
+    assert {"draw", "gain", "if", "for", "choose"} <= labels
+    server.close()
+
+
+def test_completion_after_a_players_dot_offers_what_players_have(server):
+    opened(server)
+    text = server.text.replace("      gain 1 tension\n", "      gain 1 tension\n      log player.\n")
+    change(server, text)
+    labels = complete(server, at(text, "log player.", len("log player.")))
+    assert {"vp", "gold", "hand", "seat"} <= labels and not {"power", "value", "sabre"} & labels
+    server.close()
+
+
+def test_a_blank_line_inside_an_entry_offers_its_keys_not_the_sections(server):
+    opened(server)
+    text = server.text.replace("  - id: dig\n", "  - id: dig\n    \n")
+    change(server, text)
+    labels = complete(server, at(text, "  - id: dig\n    \n", len("  - id: dig\n    ")))
+    assert {"effect", "cost", "name"} <= labels and "cards" not in labels
     server.close()
 
 
 def test_completion_after_a_dot_offers_attributes(server):
     opened(server)
-    text = server.text.replace("      gain 1 tension\n", "      gain 1 tension\n      log p.\n")
+    text = server.text.replace("      gain 1 tension\n", "      gain 1 tension\n      log x.\n")
     change(server, text)
-    pos = at(text, "log p.", len("log p."))
+    pos = at(text, "log x.", len("log x."))  # (x: a name whose kind the text does not say)
     got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
     labels = {i["label"] for i in got["items"]}
     assert {"power", "value", "owner", "seat"} <= labels and "sabre" not in labels
@@ -315,5 +345,118 @@ def test_ids_are_still_offered_while_the_only_file_cannot_be_read(server):
     assert "Y001" in [d["code"] for d in change(server, broken)]
     pos = at(broken, "      gain 1 \n", len("      gain 1 "))
     got = server.request("textDocument/completion", {"textDocument": {"uri": server.uri}, "position": pos})["result"]
-    assert {"tension", "gold", "count"} <= {i["label"] for i in got["items"]}
+    assert {"tension", "gold"} <= {i["label"] for i in got["items"]}  # (the counters gain takes)
+    server.close()
+
+
+SCENARIO = """scenario:
+  name: the pressure rises by one
+  players: 2
+  setup: |
+    gain 1 tension
+    move sabre to p1.hand
+  expect:
+    - tension == 1
+    - count(p1.hand) >= 1
+"""
+
+
+def with_scenario(c: Client, text: str = SCENARIO):
+    folder = c.game.parent / "scenarios"
+    folder.mkdir(exist_ok=True)
+    path = folder / "tension.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_scenario_files_diagnostics_are_validates(server, tmp_path):
+    path = with_scenario(server)
+    opened(server)
+    uri = path.as_uri()
+    typo = SCENARIO.replace("  expect:", "  exepct:").replace("gain 1 tension", "gain 1 tensoin")
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": typo}})
+    diags = server.diagnostics(uri)
+    path.write_text(typo, encoding="utf-8")
+    want = sorted((d["line"], d["col"], d["code"], d["message"]) for d in validate_json(server.game.parent)
+                  if d["file"].endswith("tension.yaml"))
+    got = sorted((d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1, d["code"], d["message"]) for d in diags)
+    assert got == want and {"S001"} <= {w[2] for w in want}
+    # a quick fix for each "did you mean"
+    for d in diags:
+        if "did you mean" not in d["message"]:
+            continue
+        actions = server.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": d["range"],
+                                                             "context": {"diagnostics": [d]}})["result"]
+        (edit,) = actions[0]["edit"]["changes"][uri]
+        typo = apply(typo, [edit])
+    assert typo == SCENARIO  # every typo fixed by its quick fix
+    server.close()
+
+
+def apply(text: str, edits: list) -> str:
+    lines = text.split("\n")
+    for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
+        s, t = e["range"]["start"], e["range"]["end"]
+        ln = lines[s["line"]]
+        lines[s["line"]] = ln[:s["character"]] + e["newText"] + ln[t["character"]:]
+    return "\n".join(lines)
+
+
+def test_rename_reaches_the_scenarios_and_the_game_stays_valid_and_its_tests_pass(server):
+    path = with_scenario(server)
+    opened(server)
+    prepared = server.request("textDocument/prepareRename", {"textDocument": {"uri": server.uri},
+                                                             "position": at(server.text, "id: tension", 4)})["result"]
+    assert prepared["placeholder"] == "tension"
+    got = server.request("textDocument/rename", {"textDocument": {"uri": server.uri}, "newName": "stress",
+                                                 "position": at(server.text, "id: tension", 4)})["result"]
+    changes = got["changes"]
+    assert set(changes) == {server.uri, path.as_uri()}
+    server.game.write_text(apply(server.text, changes[server.uri]), encoding="utf-8")
+    path.write_text(apply(SCENARIO, changes[path.as_uri()]), encoding="utf-8")
+    assert "tension" not in path.read_text(encoding="utf-8") + server.game.read_text(encoding="utf-8")
+    assert validate_json(server.game.parent) == []
+    ran = subprocess.run([sys.executable, "-m", "rulepress", "test", str(server.game.parent)], capture_output=True, text=True)
+    assert ran.returncode == 0 and "1 passed" in ran.stdout, ran.stdout + ran.stderr
+    # references from the scenario find the declaration too
+    refs = server.request("textDocument/references", {"textDocument": {"uri": path.as_uri()}, "context": {"includeDeclaration": True},
+                                                      "position": at(SCENARIO, "move sabre", 5)})["result"]
+    assert server.uri in {r["uri"] for r in refs} and path.as_uri() in {r["uri"] for r in refs}
+    server.close()
+
+
+def test_rename_refuses_an_edit_through_a_link_leaving_the_workspace(server, tmp_path):
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir()
+    (outside / "tension.yaml").write_text(SCENARIO, encoding="utf-8")
+    (server.game.parent / "scenarios").mkdir()
+    os.symlink(outside / "tension.yaml", server.game.parent / "scenarios" / "tension.yaml")
+    opened(server)
+    got = server.request("textDocument/rename", {"textDocument": {"uri": server.uri}, "newName": "stress",
+                                                 "position": at(server.text, "id: tension", 4)})
+    assert got["error"]["code"] == -32803 and "outside the workspace" in got["error"]["message"]
+    assert "data" not in got["error"] or not got["error"]["data"]
+    bad = server.request("textDocument/rename", {"textDocument": {"uri": server.uri}, "newName": "Bad Name",
+                                                 "position": at(server.text, "id: gold", 4)})
+    assert bad["error"]["code"] == -32803 and "not an id" in bad["error"]["message"] and not bad["error"].get("data")
+    assert (outside / "tension.yaml").read_text(encoding="utf-8") == SCENARIO
+    server.close()
+    assert b"Traceback" not in server.proc.stderr.read()
+
+
+def test_document_symbols_hover_on_attributes_and_a_translation_quick_fix(server):
+    opened(server)
+    got = server.request("textDocument/documentSymbol", {"textDocument": {"uri": server.uri}})["result"]
+    sections = {s["name"]: {c["name"] for c in s.get("children") or ()} for s in got}
+    assert {"sabre", "dagger"} <= sections["cards"] and "vp" in sections["counters"] and "game" in sections
+    hover = server.request("textDocument/hover", {"textDocument": {"uri": server.uri},
+                                                  "position": at(server.text, "w[p].power", len("w[p].p"))})["result"]
+    assert "attribute" in hover["contents"]["value"] and "sabre (3)" in hover["contents"]["value"]
+    text = server.text.replace("name: {en: Sabre, ru: Сабля}", "name: {en: Sabre}")
+    diags = [d for d in change(server, text) if d["code"] == "S101"]
+    assert diags, "no missing translation found"
+    actions = server.request("textDocument/codeAction", {"textDocument": {"uri": server.uri}, "range": diags[0]["range"],
+                                                         "context": {"diagnostics": diags[:1]}})["result"]
+    fixed = apply(text, actions[0]["edit"]["changes"][server.uri])
+    assert [d["code"] for d in change(server, fixed, 3) if d["code"] == "S101"] == []
     server.close()

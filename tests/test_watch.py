@@ -106,3 +106,24 @@ def test_a_folder_linked_outside_the_game_is_not_watched(game):
     from rulepress.watch import snapshot
     os.symlink("/", game / "duel" / "root")
     assert sorted(snapshot(str(game / "duel"))) == [str(game / "duel" / "game.yaml")]
+
+
+def test_saves_are_seen_through_the_systems_file_events_where_watchfiles_is_installed(tmp_path):
+    pytest.importorskip("watchfiles")
+    from rulepress.watch import _events
+    (tmp_path / "game.yaml").write_text("game: {}\n", encoding="utf-8")
+    events = _events(str(tmp_path), [str(tmp_path / "out")])
+    assert events is not None
+    threading.Timer(0.3, lambda: (tmp_path / "game.yaml").write_text("game: {id: x}\n", encoding="utf-8")).start()
+    for _ in range(30):  # (one wake-up a second without events)
+        if next(events):
+            break
+    else:
+        pytest.fail("no event for a saved file")
+
+
+def test_a_folder_linked_anywhere_is_watched_by_looking_not_through_system_events(game):
+    pytest.importorskip("watchfiles")
+    from rulepress.watch import _events
+    os.symlink("/", game / "duel" / "root")
+    assert _events(str(game / "duel"), []) is None
