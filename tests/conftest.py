@@ -36,6 +36,13 @@ def compiled(folder: str) -> str:
 
 
 def game_from(folder: str) -> Game:
+    """A game's tables: the repository's compiled once a session; a folder a test writes
+    (under its tmp_path, perhaps rewritten between two calls) compiled each time."""
+    path = os.path.abspath(os.path.join(ROOT, folder))
+    if not path.startswith(os.path.join(ROOT, "")):
+        text, _gid, report = compile_game(path)
+        assert text is not None, "\n".join(d.text() for d in report.sorted())
+        return Game(json.loads(text))
     return Game(json.loads(compiled(folder)))
 
 
