@@ -58,6 +58,8 @@ def tables(m: Model) -> dict:
                       "name": _text(d.get("name")) or {"en": did}}
         if d.get("back") is not None:
             decks[did]["back"] = _plain(d["back"])
+        if d.get("face"):
+            decks[did]["face"] = _plain(d["face"])
     for cid, d in sec["cards"].items():
         deck = d.get("deck")
         zone = deck if deck and decks.get(deck, {}).get("of") == "game" else "supply"

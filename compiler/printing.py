@@ -9,6 +9,7 @@ import tempfile
 
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
+from .fitting import fitted_faces
 from .pipeline import compile_game
 from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
@@ -140,12 +141,13 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
         ids = card_ids(tables) if only is None else [c for c in card_ids(tables) if c in only]
         if ids:
-            html_text = render_cards(tables, lang, paper, folder, set(ids), size, warnings=warnings)
+            faces = fitted_faces(tables, lang, folder, set(ids), size, warnings)
+            html_text = render_cards(tables, lang, paper, folder, size=size, faces=faces)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.cards.{lang}.pdf")))
             if png:
-                html_text = render_cards(tables, lang, paper, folder, set(ids), size, "contact")
+                html_text = render_cards(tables, lang, paper, folder, size=size, layout="contact", faces=faces)
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
-                written += _pngs(render_cards(tables, lang, paper, folder, set(ids), size, "single"), folder,
+                written += _pngs(render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces), folder,
                                  os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
     return written
 

@@ -1,6 +1,6 @@
-"""Card faces for playtesting (issue #28, part 4): named attributes, text that fits in a
+"""Card faces for playtesting (issues #28 and #38): named attributes, text measured to fit in a
 readable size, no character the fonts cannot draw, card sizes, per-deck templates, a
-contact sheet and a PNG per card."""
+contact sheet and a PNG per card; a face a player reads at arm's length."""
 import os
 import re
 import shutil
@@ -12,11 +12,13 @@ from rulepress.cli import main
 from rulepress.compiler.cards import (FIT_SIZES, CardSize, Pictures, card_faces, card_size, installed_glyphs,
                                       per_page, render_cards)
 from rulepress.compiler.content import UsageError
+from rulepress.compiler.fitting import fitted_faces
 from rulepress.compiler.render import Names
 from tests.conftest import ROOT
 from tests.test_rulebook import tables_of
 
 CONTENT = [f"content/{g}" for g in ("android", "arkham-horror", "night-city", "study-in-emerald")]
+EXAMPLES = ["docs/examples/love-letter", "docs/examples/coup", "docs/tutorial/race"]
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 
 
@@ -33,11 +35,11 @@ def test_card_faces_show_attributes_by_their_names_only(folder, lang):
         assert list(f["named"].values()) == f["attrs"]
 
 
-@pytest.mark.parametrize("folder", CONTENT)
+@pytest.mark.parametrize("folder", CONTENT + EXAMPLES)
 def test_no_content_card_is_too_long_or_holds_a_character_no_font_draws(folder):
     for lang in ("en", "ru"):
-        warnings = []  # (with the game's own templates, which may give their text more or less room)
-        render_cards(tables_of(folder), lang, "a4", os.path.join(ROOT, folder), warnings=warnings)
+        warnings = []  # (measured with the game's own templates, which give their text more or less room)
+        fitted_faces(tables_of(folder), lang, os.path.join(ROOT, folder), warnings=warnings)
         assert [w.message for w in warnings] == []
 
 
@@ -69,10 +71,10 @@ def _laid_out(html_text, folder):
 
 @pytest.mark.parametrize("folder", CONTENT)
 def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
-    """The fit is an estimate; this lays every card out for real and measures."""
+    """The fit measures one page per card; this lays the contact sheet out and looks at its boxes."""
     t = tables_of(folder)
     path = os.path.join(ROOT, folder)
-    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact"), path)
+    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact", faces=fitted_faces(t, "ru", path)), path)
     assert len(faces) == len({f["id"] for f in card_faces(t, "ru")})
     for card, box, bottom, pt in faces:
         inside = box.position_y + box.margin_height() - box.border_bottom_width
@@ -80,19 +82,34 @@ def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
         assert pt >= FIT_SIZES[-1] - 0.01, f"{card}: {pt} pt"
 
 
-def test_a_text_too_long_for_the_card_is_shrunk_to_the_minimum_and_warned_of():
+def test_a_text_too_long_for_the_card_is_shrunk_to_the_minimum_and_warned_of_with_its_overflow():
     t = tables_of("docs/tutorial/race")
     t = dict(t, protos={k: (dict(p, text={"en": "Move ahead. " * 200}) if p.get("section") == "cards" else p)
                         for k, p in t["protos"].items()})
     warnings = []
-    faces = card_faces(t, "en", warnings=warnings)
+    faces = fitted_faces(t, "en", RACE, warnings=warnings)
     assert faces and all(f["size"] == FIT_SIZES[-1] and not f["fits"] for f in faces)
     assert {w.code for w in warnings} == {"W020"} and all(f"card `{w.card}`" in w.message for w in warnings)
+    # (the overflow is measured: some 200 short sentences at 6 pt run far past a poker card)
+    assert all(re.search(r"runs (\d+\.\d) mm past", w.message) and float(re.search(r"runs (\d+\.\d)", w.message).group(1)) > 40
+               for w in warnings)
 
 
-def test_a_short_text_keeps_the_largest_size():
-    faces = card_faces(tables_of("docs/tutorial/race"), "en")
+def test_a_text_that_fits_only_smaller_is_measured_down_to_the_size_that_fits():
+    t = tables_of("docs/tutorial/race")
+    some = sorted(k for k, p in t["protos"].items() if p.get("section") == "cards")
+    # the same number of letters twice: short words wrap less than one long word per line
+    words = "Move ahead one space and draw a card. " * 9
+    t = dict(t, protos=dict(t["protos"], **{some[0]: dict(t["protos"][some[0]], text={"en": words})}))
+    faces = {f["id"]: f for f in fitted_faces(t, "en", RACE)}
+    assert faces[some[0]]["fits"] and FIT_SIZES[-1] <= faces[some[0]]["size"] <= FIT_SIZES[0]
+    assert faces[some[1]]["size"] == FIT_SIZES[0]
+
+
+def test_a_short_text_keeps_the_largest_size_and_gives_the_art_the_rest():
+    faces = fitted_faces(tables_of("docs/tutorial/race"), "en", RACE)
     assert faces and all(f["size"] == FIT_SIZES[0] and f["fits"] for f in faces)
+    assert all(f["art_h"] > 30 for f in faces)  # (of a poker card's 82 mm inside the frame)
 
 
 @pytest.mark.skipif(installed_glyphs() is None, reason="fonts cannot be listed here")
