@@ -224,8 +224,36 @@ def missing_glyphs(text: str) -> list[str]:
 
 class FaceWarning(NamedTuple):
     card: str
-    code: str      # W020: text does not fit; W021: a character no font draws
+    code: str      # W020: text does not fit; W021: a character no font draws; W022: a value no one sees
     message: str
+
+
+def read_attrs(tables: dict) -> frozenset:
+    """Every attribute name some rule reads (`x.name` anywhere in the tables' effects)."""
+    found, stack = set(), [tables.get(k) for k in tables if k not in ("protos", "game")]
+    stack += [{k: v for k, v in p.items() if k not in ("attrs", "name", "text", "note")} for p in (tables.get("protos") or {}).values()]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            if len(x) == 4 and x[0] == "attr" and isinstance(x[3], str):
+                found.add(x[3])
+            stack += [y for y in x if isinstance(y, (list, dict))]
+        elif isinstance(x, dict):
+            stack += [y for y in x.values() if isinstance(y, (list, dict))]
+    return frozenset(found)
+
+
+def _unshown(attrs: dict, named: dict, face: dict, read: frozenset, text: str, names: Names, lang: str) -> list:
+    """The attributes rules read that a player cannot see: not on the face (no name in words,
+    not promoted to the corner) and not said in the card's own text."""
+    out = []
+    for k, v in (attrs or {}).items():
+        if k not in read or k in named or k == face.get("corner") or k in (face.get("stats") or ()):
+            continue
+        said = names.name(v, lang) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+        if isinstance(v, (list, dict)) or not said or said.lower() not in text.lower():
+            out.append((k, v))
+    return out
 
 
 def _number(v) -> bool:
@@ -259,6 +287,7 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
     protos = tables.get("protos") or {}
     version = (tables.get("game") or {}).get("version")
     game_name = text_of((tables.get("game") or {}).get("name"), lang, "")
+    read = read_attrs(tables)
     faces = []
     for cid in card_ids(tables):
         if only is not None and cid not in only:
@@ -290,6 +319,7 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
             "cond": cond, "lines": lines, "stamp": f"{cid} · v{version} · {card_hash(p)}",
             "hue": _hue(deck or kind), "game": game_name, "art": art or "",
             "back": text_of(deck_t.get("back"), lang) or (names.name(deck, lang) if deck else game_name),
+            "unshown": _unshown(p.get("attrs"), named, deck_t.get("face") or {}, read, " ".join(paragraphs), names, lang),
             "size": FIT_SIZES[0], "fits": True, "overflow": 0.0, "fit_end": "", "art_h": ART_SHARE * size.h,
             "template": [f"card.{deck}.html.j2"] * bool(deck) + [f"card.{kind}.html.j2", "card.html.j2"],
         }
@@ -301,13 +331,18 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
 
 def face_warnings(faces: list, lang: str) -> list:
     """W020 for a text that does not fit even at the smallest size, W021 for a character no
-    installed font draws: once per card."""
+    installed font draws, W022 for an attribute the rules read that the face does not show:
+    once per card."""
     out, seen = [], set()
     for f in faces:
         if f["id"] in seen:
             continue
         seen.add(f["id"])
         cid = f["id"]
+        for k, v in f["unshown"]:
+            out.append(FaceWarning(cid, "W022", f"card `{cid}` ({lang}): its `{k}` ({json.dumps(v, ensure_ascii=False)[:40]}) is "
+                                                f"read by the rules but on no face and not in its text; give `{k}` words "
+                                                f"under `game: terms:`, or put it in its deck's `face: corner:`"))
         if not f["fits"]:
             out.append(FaceWarning(cid, "W020", f"card `{cid}` ({lang}): its text runs {f['overflow']:.1f} mm past "
                                                 f"the face even at {FIT_SIZES[-1]} pt; shorten it or use a larger card size"))

@@ -208,3 +208,88 @@ def test_print_writes_a_contact_sheet_and_a_png_per_card_of_the_chosen_size(tmp_
 def test_print_refuses_a_size_that_is_no_size_as_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["print", RACE, "--size", "9999x1", "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "card size" in result.output and "Traceback" not in result.output
+
+
+def test_love_letters_value_stands_in_the_corner_and_without_it_is_w022():
+    t = tables_of("docs/examples/love-letter")
+    faces = {f["id"]: f for f in card_faces(t, "en")}
+    assert {cid: f["corner"][1] for cid, f in faces.items()} == {"guard": 1, "priest": 2, "baron": 3, "handmaid": 4, "princess": 8}
+    html_text = render_cards(t, "en", "a4", os.path.join(ROOT, "docs/examples/love-letter"), layout="contact")
+    assert re.search(r'class="corner"[^>]*>8</div>', html_text)
+    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()})
+    warnings = []
+    card_faces(bare, "en", warnings=warnings)
+    assert sorted((w.card, w.code) for w in warnings) == sorted((c, "W022") for c in faces)
+    assert all("`value` (" in w.message for w in warnings)
+
+
+def test_a_value_the_cards_text_says_needs_no_corner():
+    t = tables_of("docs/examples/love-letter")
+    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()},
+                protos={k: (dict(p, text={"en": f"Value {p['attrs']['value']}."}) if p.get("section") == "cards" else p)
+                        for k, p in t["protos"].items()})
+    warnings = []
+    card_faces(bare, "en", warnings=warnings)
+    assert warnings == []
+
+
+def test_the_copies_of_a_card_show_on_the_contact_sheet_not_on_its_face():
+    t = tables_of("docs/examples/love-letter")
+    folder = os.path.join(ROOT, "docs/examples/love-letter")
+    assert '<div class="copies">×5</div>' in render_cards(t, "en", "a4", folder, layout="contact")
+    assert "×5" not in render_cards(t, "en", "a4", folder)
+
+
+def test_art_is_the_games_picture_named_after_the_card_or_its_kind_else_a_placeholder(tmp_path):
+    game = tmp_path / "ll"
+    shutil.copytree(os.path.join(ROOT, "docs/examples/love-letter"), game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "art").mkdir()
+    (game / "art" / "guard.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')
+    faces = {f["id"]: f for f in card_faces(tables_of("docs/examples/love-letter"), "en", pictures=Pictures(str(game)))}
+    assert faces["guard"]["art"].startswith("data:image/svg+xml;base64,")
+    assert faces["priest"]["art"] == "" and faces["priest"]["initial"] == "P"
+    html_text = render_cards(tables_of("docs/examples/love-letter"), "en", "a4", str(game), layout="contact")
+    assert html_text.count('class="art placeholder"') == 4 and html_text.count('class="art" ') == 1
+
+
+def _empty_share(gray, x0, y0, x1, y1):
+    """The share of a face's pixel rows with no ink: every pixel the face's own paper colour."""
+    rows = [gray[y][x0:x1] for y in range(y0, y1)]
+    return sum(1 for r in rows if min(r) >= 235) / max(1, len(rows))
+
+
+@pytest.mark.parametrize("folder", CONTENT + EXAMPLES)
+def test_no_face_is_more_than_40_percent_empty_on_the_rendered_page(folder, tmp_path):
+    """Measured on the contact sheet as printed (PNG at 50 dpi): each face's safe area, row by row."""
+    import subprocess
+
+    import weasyprint
+
+    from rulepress.compiler.cards import SAFE, _slots
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("no pdftoppm")
+    t = tables_of(folder)
+    path = os.path.join(ROOT, folder)
+    faces = fitted_faces(t, "en", path)
+    pdf = tmp_path / "contact.pdf"
+    pdf.write_bytes(weasyprint.HTML(string=render_cards(t, "en", "a4", path, layout="contact", faces=faces),
+                                    base_url=path).write_pdf())
+    subprocess.run(["pdftoppm", "-r", "50", "-gray", str(pdf), str(tmp_path / "p")], check=True)
+    slots, _marks = _slots("a4", back=False)
+    distinct = list({f["id"]: f for f in faces}.values())
+    px = 50 / 25.4
+    worst = []
+    for n, page in enumerate(sorted(p for p in os.listdir(tmp_path) if p.startswith("p"))):
+        with open(tmp_path / page, "rb") as fh:
+            data = fh.read()
+        # a binary PGM: P5 width height maxval, then one byte a pixel
+        head = data.split(b"\n", 3)
+        w, h = map(int, head[1].split())
+        body = head[3]
+        gray = [body[y * w:(y + 1) * w] for y in range(h)]
+        for slot, f in zip(slots, distinct[n * len(slots):(n + 1) * len(slots)]):
+            x0, y0 = slot["x"] + slot["tx"] + SAFE + 1, slot["y"] + slot["ty"] + SAFE + 1
+            x1, y1 = x0 + 63 - 2 * SAFE - 2, y0 + 88 - 2 * SAFE - 2
+            worst.append((_empty_share(gray, round(x0 * px), round(y0 * px), round(x1 * px), round(y1 * px)), f["id"]))
+    assert len(worst) == len(distinct)
+    assert max(worst)[0] <= 0.40, sorted(worst)[-5:]
