@@ -10,6 +10,7 @@ import tempfile
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .content import UsageError, shown_path
 from .fitting import fitted_faces
+from .tts import write_tts
 from .pipeline import compile_game
 from .rulebook import TemplateRefused, render_rulebook, template_problems
 from .source import NotReadable, read_bytes
@@ -95,10 +96,13 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
 
 
 def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
-               size: str | None = None, png: bool = False, warnings: list | None = None) -> list[str]:
+               size: str | None = None, png: bool = False, warnings: list | None = None,
+               tts: bool = False, tts_url: str | None = None) -> list[str]:
     """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf (and with `png`, a
-    contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/);
-    returns the paths written. `warnings` gets each card face's warning as one line."""
+    contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/;
+    with `tts`, Tabletop Simulator's deck images in <game>.tts.<lang>/ and the saved object
+    <game>.tts.<lang>.json, its images at `tts_url` if given); returns the paths written.
+    `warnings` gets each card face's warning as one line."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
     check_output_folder(out_dir)
@@ -108,7 +112,7 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     make_output_folder(out_dir)
     found: list = []
     try:
-        return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found)
+        return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url)
     except TemplateRefused as exc:
         raise PrintError(f"{exc.pos}: error: G007 {exc.message}") from None
     finally:
@@ -132,7 +136,8 @@ def _card_pos(folder: str, card: str) -> str:
     return f"{shown_path(os.path.join(folder, 'game.yaml'))}:1:1"
 
 
-def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings) -> list[str]:
+def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings,
+           tts=False, tts_url=None) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     written = []
     for lang in langs:
@@ -149,6 +154,11 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
                 written += _pngs(render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces), folder,
                                  os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
+            if tts:
+                try:
+                    written += write_tts(tables, lang, folder, faces, size, os.path.join(out_dir, f"{gid}.tts.{lang}"), _pdf, tts_url)
+                except OSError as exc:
+                    raise PrintError(f"pdftoppm failed: {exc}") from None
     return written
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import click
@@ -483,7 +484,10 @@ def replay(log, games):
 @click.option("--size", default="poker", show_default=True, metavar="SIZE",
               help="card size: poker, bridge, tarot, mini, square, or WxH in mm")
 @click.option("--png", is_flag=True, help="also a contact sheet and one PNG per card (for a virtual table)")
-def print_cmd(game, langs, paper, changed_since, out, size, png):
+@click.option("--tts", is_flag=True, help="also Tabletop Simulator decks: face grids, backs and a saved object to load")
+@click.option("--tts-url", "tts_url", default=None, metavar="URL",
+              help="where the TTS images will be served from (default: their files on this machine)")
+def print_cmd(game, langs, paper, changed_since, out, size, png, tts, tts_url):
     """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
     from .compiler.printing import PrintError, print_game
     folder = game if os.path.isdir(game) else os.path.join("content", game)
@@ -496,7 +500,9 @@ def print_cmd(game, langs, paper, changed_since, out, size, png):
         _usage(exc)
     warnings: list[str] = []
     try:
-        written = print_game(folder, langs or ("en",), paper, changed_since, out, size, png, warnings)
+        if tts_url is not None and not re.fullmatch(r"https?://[^\s\"'<>]{1,400}", tts_url):
+            raise UsageError(f"--tts-url `{tts_url[:60]}`: an http:// or https:// address")
+        written = print_game(folder, langs or ("en",), paper, changed_since, out, size, png, warnings, tts, tts_url)
     except UsageError as exc:
         _usage(exc)
     except PrintError as exc:
