@@ -30,7 +30,8 @@ from markupsafe import Markup
 from .content import UsageError
 from .pictures import Pictures
 from .render import Names, Renderer, text_of
-from .rulebook import ICON_RE, Book, environment, rendered
+from .icons import icon_html, icon_parts
+from .rulebook import Book, environment, rendered
 
 CARD_W, CARD_H = 63.0, 88.0
 SIZES = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "tarot": (70.0, 120.0), "mini": (44.0, 63.0),
@@ -157,29 +158,16 @@ def _hue(key: str) -> int:
 # ---- what a face shows ------------------------------------------------------------
 
 def iconized(text, tables, lang, pictures: Pictures) -> Markup:
-    """A text with its [icon] marks as images where the game has one, else as glyphs."""
-    icons = tables.get("icons") or {}
-    parts, last, s = [], 0, str(text or "")
-    for m in ICON_RE.finditer(s):
-        parts.append(html.escape(s[last:m.start()]))
-        i, iid = icons.get(m.group(1)), m.group(1)
-        if i is None:
-            parts.append(html.escape(m.group(0)))
-        else:
-            title = html.escape(text_of(i.get("name"), lang, iid))
-            url = pictures.icon(iid)
-            parts.append(f'<img class="icon icon-{iid}" src="{url}" alt="{title}" title="{title}">' if url else
-                         f'<span class="icon icon-{iid}" title="{title}">{html.escape(i.get("glyph", ""))}</span>')
-        last = m.end()
-    parts.append(html.escape(s[last:]))
-    return Markup("".join(parts))
+    """A text with its icons (`[id]` marks and declared words) as images where the game has
+    one, else as glyphs."""
+    return icon_html(text, tables.get("icons") or {}, lang, pictures.icon)
 
 
-def _plain(text, tables, pictures: Pictures) -> str:
+def _plain(text, tables, lang, pictures: Pictures) -> str:
     """What a text prints as characters: icons with an image are not characters."""
     icons = tables.get("icons") or {}
-    return ICON_RE.sub(lambda m: "" if pictures.icon(m.group(1)) else (icons.get(m.group(1)) or {}).get("glyph", m.group(0)),
-                       str(text or ""))
+    return "".join(v if k == "text" else "" if pictures.icon(v) else icons[v].get("glyph", "")
+                   for k, v in icon_parts(text, icons, lang))
 
 
 def _named_attrs(names: Names, book: Book, attrs: dict) -> dict:
@@ -306,7 +294,7 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
         # art named after the card, else after its kind or its deck (one picture for a whole sort)
         art = pictures.art(cid) or pictures.art(kind) or (pictures.art(deck) if deck else None)
         name = names.name(cid, lang)
-        paragraphs = [_plain(text, tables, pictures)] + [cond or ""] + [s for _d, s in lines]
+        paragraphs = [_plain(text, tables, lang, pictures)] + [cond or ""] + [s for _d, s in lines]
         kind_name = names.name(kind, lang) if kind != "card" and names.has_term(kind) else ""
         face = {
             "id": cid, "name": name, "deck": names.name(deck, lang) if deck else "", "deck_id": deck or "",

@@ -229,7 +229,7 @@ def read_text(path: str, shown: str, report: Report) -> str | None:
     return text
 
 
-UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[` nor `\\`
+UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[`, `{icon:` nor `\\`
 
 
 def load_yaml(path: str, shown: str, report: Report):
@@ -237,8 +237,8 @@ def load_yaml(path: str, shown: str, report: Report):
     text = read_text(path, shown, report)
     if text is None:
         return None
-    # no text of such a file can hold an inline icon (`[id]`, an escape could spell one)
-    if "[" in text or "\\" in text:
+    # no text of such a file can hold an inline icon (`[id]`, `{icon:id}`, an escape could spell one)
+    if "[" in text or "\\" in text or "{icon:" in text:
         UNBRACKETED.discard(shown)
     else:
         UNBRACKETED.add(shown)

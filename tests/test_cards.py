@@ -293,3 +293,41 @@ def test_no_face_is_more_than_40_percent_empty_on_the_rendered_page(folder, tmp_
             worst.append((_empty_share(gray, round(x0 * px), round(y0 * px), round(x1 * px), round(y1 * px)), f["id"]))
     assert len(worst) == len(distinct)
     assert max(worst)[0] <= 0.40, sorted(worst)[-5:]
+
+
+def _race_with(tmp_path, extra: str):
+    game = tmp_path / "race"
+    shutil.copytree(RACE, game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "extra.yaml").write_text(extra, encoding="utf-8")
+    (game / "art" / "icons").mkdir(parents=True)
+    (game / "art" / "icons" / "fuel.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>')
+    return game
+
+
+ICON_GAME = ("icons:\n  - id: fuel\n    glyph: F\n    name: {en: Fuel, ru: Топливо}\n"
+             "    words: {en: [fuel], ru: [топливо, топлива]}\n"
+             "cards:\n  - id: tank\n    name: {en: Tank, ru: Бак}\n    deck: boosts\n"
+             "    text: {en: \"Gain 2 fuel, then {icon:fuel} again.\", ru: \"Получите 2 топлива.\"}\n")
+
+
+def test_an_icon_spelled_or_named_by_its_words_is_drawn_as_the_icon_on_the_card_and_in_the_rulebook(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    from rulepress.compiler.rulebook import iconize_html
+    game = _race_with(tmp_path, ICON_GAME)
+    text, _gid, report = compile_game(str(game))
+    assert text is not None and not report.errors, [d.text() for d in report.errors]
+    import json
+    t = json.loads(text)
+    assert t["protos"]["tank"]["text"]["en"] == "Gain 2 fuel, then [fuel] again."  # (one spelling in the tables)
+    face = next(f for f in card_faces(t, "en", pictures=Pictures(str(game))) if f["id"] == "tank")
+    assert str(face["text"]).count('<img class="icon icon-fuel"') == 2 and "fuel," not in str(face["text"])
+    ru = next(f for f in card_faces(t, "ru", pictures=Pictures(str(game))) if f["id"] == "tank")
+    assert str(ru["text"]).count('class="icon icon-fuel"') == 1 and "топлива" not in str(ru["text"])
+    assert str(iconize_html("Fuel runs low.", t, "en")) == '<span class="icon icon-fuel" title="Fuel">F</span> runs low.'
+
+
+def test_an_icon_spelled_that_the_game_does_not_declare_is_r010(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    game = _race_with(tmp_path, ICON_GAME.replace("{icon:fuel}", "{icon:fule}"))
+    _text, _gid, report = compile_game(str(game))
+    assert [d.code for d in report.errors] == ["R010"] and "`{icon:fule}`" in report.errors[0].message
