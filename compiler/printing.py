@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
+from .components import render_components
 from .content import UsageError, shown_path
 from .fitting import fitted_faces
 from .tts import write_tts
@@ -98,7 +99,8 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
 def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
                size: str | None = None, png: bool = False, warnings: list | None = None,
                tts: bool = False, tts_url: str | None = None) -> list[str]:
-    """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf (and with `png`, a
+    """Write <out>/<game>.rulebook.<lang>.pdf, <game>.components.<lang>.pdf (tokens, board,
+    player aids: `components`) and <game>.cards.<lang>.pdf (and with `png`, a
     contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/;
     with `tts`, Tabletop Simulator's deck images in <game>.tts.<lang>/ and the saved object
     <game>.tts.<lang>.json, its images at `tts_url` if given); returns the paths written.
@@ -144,6 +146,9 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
         if changed_since is None:
             html_text = render_rulebook(tables, lang, "html", folder, paper)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
+            html_text = render_components(tables, lang, paper, folder)
+            if html_text is not None:
+                written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.components.{lang}.pdf")))
         ids = card_ids(tables) if only is None else [c for c in card_ids(tables) if c in only]
         if ids:
             faces = fitted_faces(tables, lang, folder, set(ids), size, warnings)

@@ -217,3 +217,21 @@ def test_changed_since_prints_only_cards_whose_definition_changed(tmp_path):
     written = print_game(str(game), ("en",), "a4", "HEAD", str(tmp_path / "out"))
     assert [os.path.basename(p) for p in written] == ["race.cards.en.pdf"]
     assert len(pages_of(written[0])) == 2  # four copies of one card: one sheet and its backs
+
+
+def test_print_writes_tokens_board_and_a_player_aid_for_each_seat(tmp_path):
+    """Tokens as punch sheets (every copy), the board's locations as tiles, a player aid per seat."""
+    from rulepress.compiler.components import render_components, tokens
+    t = game_tables(os.path.join(ROOT, "content", "night-city"))
+    html = render_components(t, "en", "a4", os.path.join(ROOT, "content", "night-city"))
+    named = [p for k, p in t["protos"].items() if p.get("section") in ("tokens", "pieces") and p.get("name") != {"en": k}]
+    assert len(tokens(t, "en")) == sum(p.get("count", 1) for p in named) == html.count('class="token"')
+    assert html.count('class="tile"') == len(t["locations"])
+    assert html.count('class="aid"') == t["game"]["players"]["max"]
+    assert "two actions a turn" in html and "Player aid" in html
+    ru = render_components(t, "ru", "a4", os.path.join(ROOT, "content", "night-city"))
+    assert "Памятка игрока" in ru and "два действия за ход" in ru
+    out = tmp_path / "out"
+    written = print_game(os.path.join(ROOT, "docs", "tutorial", "race"), out_dir=str(out))
+    assert any(w.endswith("race.components.en.pdf") for w in written) or not any(
+        p.get("section") in ("tokens", "pieces") for p in game_tables(os.path.join(ROOT, "docs", "tutorial", "race"))["protos"].values())
