@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system browser build check-build bench clean vscode serve
+.PHONY: demo test setup system browser build check-build sheets bench clean vscode serve
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -92,6 +92,17 @@ test: $(STAMP) $(VSCODE_STAMP) browser
 
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build
+
+# the card sheets of the content games and the examples, in both languages, into
+# build/<game>/sheets/: the duplex sheets and the contact sheet (PDF, and PNG pages to look at);
+# <game>.sheets.json says which content they were made from (tests/test_print.py checks it)
+SHEET_GAMES := $(addprefix content/,$(GAMES)) docs/examples/love-letter docs/examples/coup
+sheets: $(STAMP)
+	@for g in $(SHEET_GAMES); do \
+	  n=$$(basename $$g); rm -rf build/$$n/sheets; \
+	  $(BIN)/rulepress print $$g --lang en --lang ru --contact -o build/$$n/sheets >/dev/null || exit 1; \
+	  rm -f build/$$n/sheets/*.rulebook.*.pdf; \
+	done
 
 # the online table on Night City: open http://127.0.0.1:8000/ (docs/table.md)
 serve: $(STAMP)

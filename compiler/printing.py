@@ -98,12 +98,14 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
 
 def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
                size: str | None = None, png: bool = False, warnings: list | None = None,
-               tts: bool = False, tts_url: str | None = None) -> list[str]:
+               tts: bool = False, tts_url: str | None = None, contact: bool = False) -> list[str]:
     """Write <out>/<game>.rulebook.<lang>.pdf, <game>.components.<lang>.pdf (tokens, board,
     player aids: `components`) and <game>.cards.<lang>.pdf (and with `png`, a
     contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/;
     with `tts`, Tabletop Simulator's deck images in <game>.tts.<lang>/ and the saved object
-    <game>.tts.<lang>.json, its images at `tts_url` if given); returns the paths written.
+    <game>.tts.<lang>.json, its images at `tts_url` if given; with `contact`, the contact
+    sheet as PDF and as PNG pages <game>.contact.<lang>-<n>.png at 60 dpi, and
+    <game>.sheets.json, the content hash they were made from); returns the paths written.
     `warnings` gets each card face's warning as one line."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
@@ -114,7 +116,13 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     make_output_folder(out_dir)
     found: list = []
     try:
-        return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url)
+        written = _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url, contact)
+        if contact:
+            path = os.path.join(out_dir, f"{gid}.sheets.json")
+            put(path, (json.dumps({"content_hash": tables.get("content_hash"), "langs": list(langs), "paper": paper,
+                                   "size": f"{cards.w:g}x{cards.h:g}"}, indent=1) + "\n").encode("utf-8"))
+            written.append(path)
+        return written
     except TemplateRefused as exc:
         raise PrintError(f"{exc.pos}: error: G007 {exc.message}") from None
     finally:
@@ -139,7 +147,7 @@ def _card_pos(folder: str, card: str) -> str:
 
 
 def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings,
-           tts=False, tts_url=None) -> list[str]:
+           tts=False, tts_url=None, contact=False) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     written = []
     for lang in langs:
@@ -154,9 +162,12 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
             faces = fitted_faces(tables, lang, folder, set(ids), size, warnings)
             html_text = render_cards(tables, lang, paper, folder, size=size, faces=faces)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.cards.{lang}.pdf")))
-            if png:
+            if png or contact:
                 html_text = render_cards(tables, lang, paper, folder, size=size, layout="contact", faces=faces)
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
+            if contact:
+                written += _contact_pngs(written[-1], out_dir, f"{gid}.contact.{lang}")
+            if png:
                 written += _pngs(render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces), folder,
                                  os.path.join(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
             if tts:
@@ -168,6 +179,23 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
 
 
 PNG_DPI = 300  # what a virtual table scales down from without blur
+CONTACT_DPI = 60  # a contact sheet to look a game over (and to keep in a repository)
+
+
+def _contact_pngs(pdf: str, out_dir: str, stem: str) -> list[str]:
+    """The contact sheet's pages as PNG files <stem>-<n>.png."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(["pdftoppm", "-png", "-r", str(CONTACT_DPI), pdf, os.path.join(tmp, "p")],
+                              capture_output=True, check=False, timeout=600)
+        if done.returncode != 0:
+            raise PrintError(f"pdftoppm failed: {done.stderr.decode(errors='replace').strip()[:200]}")
+        out = []
+        for n, page in enumerate(sorted(f for f in os.listdir(tmp) if f.endswith(".png")), 1):
+            with open(os.path.join(tmp, page), "rb") as fh:
+                path = os.path.join(out_dir, f"{stem}-{n}.png")
+                put(path, fh.read())
+                out.append(path)
+    return out
 
 
 def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:

@@ -235,3 +235,23 @@ def test_print_writes_tokens_board_and_a_player_aid_for_each_seat(tmp_path):
     written = print_game(os.path.join(ROOT, "docs", "tutorial", "race"), out_dir=str(out))
     assert any(w.endswith("race.components.en.pdf") for w in written) or not any(
         p.get("section") in ("tokens", "pieces") for p in game_tables(os.path.join(ROOT, "docs", "tutorial", "race"))["protos"].values())
+
+
+SHEETS = [os.path.join("content", g) for g in ("android", "study-in-emerald", "arkham-horror", "night-city")] + \
+    [os.path.join("docs", "examples", g) for g in ("love-letter", "coup")]
+
+
+@pytest.mark.parametrize("folder", SHEETS)
+def test_committed_card_sheets_are_made_from_the_content_as_it_is(folder):
+    """build/<game>/sheets/ (`make sheets`): both languages' sheets and contact sheets, made
+    from the content's present hash."""
+    import json
+    from rulepress.compiler.pipeline import compile_game
+    text, gid, _report = compile_game(os.path.join(ROOT, folder))
+    sheets = os.path.join(ROOT, "build", os.path.basename(folder), "sheets")
+    with open(os.path.join(sheets, f"{gid}.sheets.json"), encoding="utf-8") as fh:
+        made = json.load(fh)
+    assert made["content_hash"] == json.loads(text)["content_hash"], f"{sheets} is stale: run `make sheets`"
+    for lang in ("en", "ru"):
+        assert os.path.isfile(os.path.join(sheets, f"{gid}.cards.{lang}.pdf"))
+        assert os.path.isfile(os.path.join(sheets, f"{gid}.contact.{lang}-1.png"))
