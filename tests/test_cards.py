@@ -331,3 +331,16 @@ def test_an_icon_spelled_that_the_game_does_not_declare_is_r010(tmp_path):
     game = _race_with(tmp_path, ICON_GAME.replace("{icon:fuel}", "{icon:fule}"))
     _text, _gid, report = compile_game(str(game))
     assert [d.code for d in report.errors] == ["R010"] and "`{icon:fule}`" in report.errors[0].message
+
+
+def test_a_face_that_promotes_an_attribute_no_card_of_its_deck_has_is_r002(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    game = tmp_path / "ll"
+    shutil.copytree(os.path.join(ROOT, "docs/examples/love-letter"), game, ignore=shutil.ignore_patterns("scenarios"))
+    manifest = game / "game.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace("face: {corner: value}", "face: {corner: valeu, stats: [value, nope]}"),
+                        encoding="utf-8")
+    _text, _gid, report = compile_game(str(game))
+    found = sorted((d.code, d.message.split(":")[0]) for d in report.errors)
+    assert found == [("R002", "unknown attribute `nope`"), ("R002", "unknown attribute `valeu`")]
+    assert "did you mean `value`" in " ".join(d.message for d in report.errors)
