@@ -100,8 +100,7 @@ SHEET_GAMES := $(addprefix content/,$(GAMES)) docs/examples/love-letter docs/exa
 sheets: $(STAMP)
 	@for g in $(SHEET_GAMES); do \
 	  n=$$(basename $$g); rm -rf build/$$n/sheets; \
-	  $(BIN)/rulepress print $$g --lang en --lang ru --contact -o build/$$n/sheets >/dev/null || exit 1; \
-	  rm -f build/$$n/sheets/*.rulebook.*.pdf; \
+	  $(BIN)/rulepress print $$g --lang en --lang ru --contact --no-rulebook -o build/$$n/sheets >/dev/null || exit 1; \
 	done
 
 # the online table on Night City: open http://127.0.0.1:8000/ (docs/table.md)

@@ -98,14 +98,15 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
 
 def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
                size: str | None = None, png: bool = False, warnings: list | None = None,
-               tts: bool = False, tts_url: str | None = None, contact: bool = False) -> list[str]:
+               tts: bool = False, tts_url: str | None = None, contact: bool = False, rulebook: bool = True) -> list[str]:
     """Write <out>/<game>.rulebook.<lang>.pdf, <game>.components.<lang>.pdf (tokens, board,
     player aids: `components`) and <game>.cards.<lang>.pdf (and with `png`, a
     contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/;
     with `tts`, Tabletop Simulator's deck images in <game>.tts.<lang>/ and the saved object
     <game>.tts.<lang>.json, its images at `tts_url` if given; with `contact`, the contact
     sheet as PDF and as PNG pages <game>.contact.<lang>-<n>.png at 60 dpi, and
-    <game>.sheets.json, the content hash they were made from); returns the paths written.
+    <game>.sheets.json, the content hash they were made from; without `rulebook`, no
+    rulebook); returns the paths written.
     `warnings` gets each card face's warning as one line."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
@@ -116,7 +117,8 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     make_output_folder(out_dir)
     found: list = []
     try:
-        written = _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url, contact)
+        written = _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url, contact,
+                         rulebook)
         if contact:
             path = os.path.join(out_dir, f"{gid}.sheets.json")
             put(path, (json.dumps({"content_hash": tables.get("content_hash"), "langs": list(langs), "paper": paper,
@@ -147,13 +149,14 @@ def _card_pos(folder: str, card: str) -> str:
 
 
 def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings,
-           tts=False, tts_url=None, contact=False) -> list[str]:
+           tts=False, tts_url=None, contact=False, rulebook=True) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     written = []
     for lang in langs:
         if changed_since is None:
-            html_text = render_rulebook(tables, lang, "html", folder, paper)
-            written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
+            if rulebook:
+                html_text = render_rulebook(tables, lang, "html", folder, paper)
+                written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
             html_text = render_components(tables, lang, paper, folder)
             if html_text is not None:
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.components.{lang}.pdf")))
