@@ -244,6 +244,12 @@ def _unshown(attrs: dict, named: dict, face: dict, read: frozenset, text: str, n
     return out
 
 
+def _type_line(kind: str, deck: str) -> str:
+    """The kind and the deck in words, each once (a Mythos card of the Mythos deck is "Mythos")."""
+    parts = [kind[:1].upper() + kind[1:], deck]
+    return " · ".join(x for i, x in enumerate(parts) if x and x.casefold() not in {p.casefold() for p in parts[:i]})
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -300,7 +306,7 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
             "id": cid, "name": name, "deck": names.name(deck, lang) if deck else "", "deck_id": deck or "",
             "kind": kind, "attrs": attrs, "attr": dict(p.get("attrs") or {}), "named": named,
             "lang": lang, "corner": corner, "stats": stats, "tags": tags,
-            "type": " · ".join(x for x in (kind_name[:1].upper() + kind_name[1:], names.name(deck, lang) if deck else "") if x),
+            "type": _type_line(kind_name, names.name(deck, lang) if deck else ""),
             "initial": (name.strip()[:1] or "?").upper(), "copies": p.get("count", 1),
             "text": iconized(text, tables, lang, pictures) if text else "", "plain": paragraphs[0],
             "paragraphs": paragraphs,
