@@ -49,16 +49,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", default="/work/main", help="the tree to compare with (its own .venv)")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, help="default: all four")
+    ap.add_argument("--no-tts", dest="tts", action="store_false", help="leave out `print --png --tts`")
     args = ap.parse_args()
     print(machine())
     print(f"yardstick before: {yardstick()}")
-    kinds = {"base --png": (args.base, []), "this --png": (ROOT, []), "this --png --tts": (ROOT, ["--tts"])}
+    kinds = {"base --png": (args.base, []), "this --png": (ROOT, [])}
+    if args.tts:
+        kinds["this --png --tts"] = (ROOT, ["--tts"])
     cpu: dict = {k: [] for k in kinds}
     wall: dict = {k: [] for k in kinds}
     for run in range(args.runs):
         for kind, (tree, extra) in kinds.items():
             c = w = 0.0
-            for game in GAMES:
+            for game in args.games:
                 gc, gw = _timed(tree, game, extra)
                 c, w = c + gc, w + gw
             cpu[kind].append(c)

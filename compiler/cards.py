@@ -400,8 +400,9 @@ def art_box(face: dict) -> Markup:
     if face.get("art"):
         return Markup(f'<div class="art" style="{h}; background-image: url(\'{html.escape(face["art"])}\')"></div>')
     hue = face.get("hue", 0)
-    return Markup(f'<div class="art placeholder" style="{h}; background: linear-gradient(160deg, hsl({hue}, 45%, 58%), '
-                  f'hsl({hue}, 45%, 34%))"><span>{html.escape(face.get("initial", ""))}</span></div>')
+    # (one flat colour: a gradient over a third of every card doubles the time of its 300 dpi PNG)
+    return Markup(f'<div class="art placeholder" style="{h}; background: hsl({hue}, 42%, 46%)">'
+                  f'<span>{html.escape(face.get("initial", ""))}</span></div>')
 
 
 def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | None = None, only=None,
