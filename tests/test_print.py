@@ -190,10 +190,10 @@ def test_print_command_writes_letter_pdfs_in_the_language_asked(tmp_path):
     race = os.path.join(ROOT, "docs/tutorial/race")
     res = CliRunner().invoke(main, ["print", race, "--lang", "ru", "--paper", "letter", "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
-    assert sorted(os.listdir(tmp_path)) == ["race.cards.ru.pdf", "race.rulebook.ru.pdf"]
+    assert sorted(os.listdir(tmp_path)) == ["race.cards.ru.pdf", "race.components.ru.pdf", "race.rulebook.ru.pdf"]
     pages = pages_of(str(tmp_path / "race.cards.ru.pdf"))
     assert len(pages) == 4  # 10 cards: two sheets, each with its backs
-    for w, h, gray in pages + pages_of(str(tmp_path / "race.rulebook.ru.pdf")):
+    for w, h, gray in pages + pages_of(str(tmp_path / "race.rulebook.ru.pdf")) + pages_of(str(tmp_path / "race.components.ru.pdf")):
         assert abs(w - _px(215.9)) <= 1.5 and abs(h - _px(279.4)) <= 1.5
         assert _ink(gray) > 0.0005
 
