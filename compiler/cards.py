@@ -8,10 +8,12 @@ sides and turned over its long edge.
 
 A card's face comes from the template of its deck in the game folder
 (`templates/card.<deck>.html.j2`, else the game's or the built-in `card.html.j2`), with
-art from `art/<card id>.png|jpg|svg` and icon images from `art/icons/<icon id>.svg|png`.
-Its text is set in the largest size from 7.5 pt down to 6 pt that fits; a card whose text
-does not fit even at 6 pt, or that holds a character no installed font can draw (it
-would print as an empty box), is a warning with the card's id.
+art from `art/<card id>|<kind>|<deck>.png|jpg|svg` (else a placeholder: the card's initial
+on its deck's colour) and icon images from `art/icons/<icon id>.svg|png`. The deck's
+`face:` says which attribute stands big in the corner and which as big numbers. The text's
+size is measured down from 7.5 pt to 6 pt in the real layout (`fitting`); a card holding a
+character no installed font can draw (it would print as an empty box) is a warning with
+the card's id.
 """
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ import functools
 import hashlib
 import html
 import json
-import math
 import re
 import subprocess
 from typing import NamedTuple
@@ -29,14 +30,15 @@ from markupsafe import Markup
 from .content import UsageError
 from .pictures import Pictures
 from .render import Names, Renderer, text_of
-from .rulebook import ICON_RE, Book, environment, rendered, template_value
+from .icons import icon_html, icon_parts
+from .rulebook import Book, environment, rendered
 
 CARD_W, CARD_H = 63.0, 88.0
 SIZES = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0), "tarot": (70.0, 120.0), "mini": (44.0, 63.0),
          "square": (70.0, 70.0)}
 FIT_SIZES = (7.5, 7.0, 6.5, 6.0)  # pt: the text's sizes, largest first; 6 pt is the smallest readable
-PT = 0.3528  # mm in a point
-ATTR_ROW = 3.0  # mm: one attribute's row on a face
+ART_SHARE = 0.3  # of the card's height: the art of a face not measured
+ART_MIN = 8.0    # mm: art less tall than this is left out (the text needs the room more)
 BLEED = 3.0
 SAFE = 3.0
 MIN_MARGIN = 5.0    # what most printers cannot print
@@ -156,29 +158,16 @@ def _hue(key: str) -> int:
 # ---- what a face shows ------------------------------------------------------------
 
 def iconized(text, tables, lang, pictures: Pictures) -> Markup:
-    """A text with its [icon] marks as images where the game has one, else as glyphs."""
-    icons = tables.get("icons") or {}
-    parts, last, s = [], 0, str(text or "")
-    for m in ICON_RE.finditer(s):
-        parts.append(html.escape(s[last:m.start()]))
-        i, iid = icons.get(m.group(1)), m.group(1)
-        if i is None:
-            parts.append(html.escape(m.group(0)))
-        else:
-            title = html.escape(text_of(i.get("name"), lang, iid))
-            url = pictures.icon(iid)
-            parts.append(f'<img class="icon icon-{iid}" src="{url}" alt="{title}" title="{title}">' if url else
-                         f'<span class="icon icon-{iid}" title="{title}">{html.escape(i.get("glyph", ""))}</span>')
-        last = m.end()
-    parts.append(html.escape(s[last:]))
-    return Markup("".join(parts))
+    """A text with its icons (`[id]` marks and declared words) as images where the game has
+    one, else as glyphs."""
+    return icon_html(text, tables.get("icons") or {}, lang, pictures.icon)
 
 
-def _plain(text, tables, pictures: Pictures) -> str:
+def _plain(text, tables, lang, pictures: Pictures) -> str:
     """What a text prints as characters: icons with an image are not characters."""
     icons = tables.get("icons") or {}
-    return ICON_RE.sub(lambda m: "" if pictures.icon(m.group(1)) else (icons.get(m.group(1)) or {}).get("glyph", m.group(0)),
-                       str(text or ""))
+    return "".join(v if k == "text" else "" if pictures.icon(v) else icons[v].get("glyph", "")
+                   for k, v in icon_parts(text, icons, lang))
 
 
 def _named_attrs(names: Names, book: Book, attrs: dict) -> dict:
@@ -187,28 +176,6 @@ def _named_attrs(names: Names, book: Book, attrs: dict) -> dict:
     shown = {k: v for k, v in (attrs or {}).items()
              if names.has_term(k) or any(k in t and t[k].get("name") for t in (names.icons, names.counters))}
     return dict(zip(shown, book.attrs(shown))) if shown else {}
-
-
-class Fit(NamedTuple):
-    size: float   # pt
-    fits: bool
-
-
-def text_fit(paragraphs: list[str], size: CardSize, header_lines: int, attr_rows: int, art: bool,
-             height: float | None = None) -> Fit:
-    """The largest text size that fits the card, by an estimate on the safe side (DejaVu's
-    average letter is about .55 em wide; every paragraph's last line counts as full).
-    `height`: the room of the text in mm, where a template says it; else the built-in
-    face's room: the card less its name, deck line, attribute rows and art."""
-    width = size.w - 2 * SAFE - 2 * 2.2
-    if height is None:
-        height = size.h - 2 * SAFE - 2.0 - 4.5 - header_lines * 4.0 - 3.5 - attr_rows * ATTR_ROW - (size.h * 0.3 if art else 0)
-    for pt in FIT_SIZES:
-        per_line = max(1, int(width / (0.55 * pt * PT)))
-        lines = sum(max(1, math.ceil(len(p) * 1.08 / per_line)) for p in paragraphs if p)
-        if lines * pt * 1.25 * PT + len(paragraphs) * 0.5 <= height:
-            return Fit(pt, True)
-    return Fit(FIT_SIZES[-1], False)
 
 
 @functools.cache
@@ -245,25 +212,83 @@ def missing_glyphs(text: str) -> list[str]:
 
 class FaceWarning(NamedTuple):
     card: str
-    code: str      # W020: text does not fit; W021: a character no font draws
+    code: str      # W020: text does not fit; W021: a character no font draws; W023: a value no one sees
     message: str
+
+
+def read_attrs(tables: dict) -> frozenset:
+    """Every attribute name some rule reads (`x.name` anywhere in the tables' effects)."""
+    found, stack = set(), [tables.get(k) for k in tables if k not in ("protos", "game")]
+    stack += [{k: v for k, v in p.items() if k not in ("attrs", "name", "text", "note")} for p in (tables.get("protos") or {}).values()]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, list):
+            if len(x) == 4 and x[0] == "attr" and isinstance(x[3], str):
+                found.add(x[3])
+            stack += [y for y in x if isinstance(y, (list, dict))]
+        elif isinstance(x, dict):
+            stack += [y for y in x.values() if isinstance(y, (list, dict))]
+    return frozenset(found)
+
+
+def _unshown(attrs: dict, named: dict, face: dict, read: frozenset, text: str, names: Names, lang: str) -> list:
+    """The attributes rules read that a player cannot see: not on the face (no name in words,
+    not promoted to the corner) and not said in the card's own text."""
+    out = []
+    for k, v in (attrs or {}).items():
+        if k not in read or k in named or k == face.get("corner") or k in (face.get("stats") or ()):
+            continue
+        said = names.name(v, lang) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
+        if isinstance(v, (list, dict)) or not said or said.lower() not in text.lower():
+            out.append((k, v))
+    return out
+
+
+def _type_line(kind: str, deck: str) -> str:
+    """The kind and the deck in words, each once (a Mythos card of the Mythos deck is "Mythos")."""
+    parts = [kind[:1].upper() + kind[1:], deck]
+    return " · ".join(x for i, x in enumerate(parts) if x and x.casefold() not in {p.casefold() for p in parts[:i]})
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _promoted(names: Names, named: dict, attrs: dict, face: dict) -> tuple:
+    """What a face shows big and what in a line: the corner (the attribute the deck's `face:`
+    puts there, a number a player reads at arm's length), the stats (the deck's `stats:`, else
+    every named attribute that is a number) and the tags (the other named attributes)."""
+    corner = face.get("corner")
+    corner = (named.get(corner, ("", ""))[0], attrs[corner]) if corner in (attrs or {}) else None
+    if face.get("stats") is not None:
+        stats = [named.get(k, ("", ""))[0:1] + (attrs[k],) for k in face["stats"] if k in attrs]
+    else:
+        stats = [(named[k][0], attrs[k]) for k in named if _number(attrs.get(k)) and k != face.get("corner")]
+    shown = set(face.get("stats") or ()) | {face.get("corner")}
+    # (a flag that holds reads as its name alone; one that does not is not printed)
+    tags = [(named[k][0], "") if attrs.get(k) is True else named[k] for k in named
+            if k not in shown and not _number(attrs.get(k)) and attrs.get(k) is not False]
+    return corner, stats, tags
 
 
 def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CARD_W, CARD_H),
                pictures: Pictures | None = None, warnings: list | None = None) -> list[dict]:
-    """One entry per printed copy: `count` copies of each card (only those in `only`, if given)."""
+    """One entry per printed copy: `count` copies of each card (only those in `only`, if given).
+    The text's size is the largest; `fitting` measures it down where it does not fit."""
     names = Names(tables)
     book = Book(tables, lang)
     pictures = pictures or Pictures(None)
     protos = tables.get("protos") or {}
     version = (tables.get("game") or {}).get("version")
     game_name = text_of((tables.get("game") or {}).get("name"), lang, "")
+    read = read_attrs(tables)
     faces = []
     for cid in card_ids(tables):
         if only is not None and cid not in only:
             continue
         p = protos[cid]
         deck = p.get("deck")
+        kind = p.get("kind", "card")
         deck_t = (tables.get("decks") or {}).get(deck) or {}
         text = text_of(p.get("text"), lang)
         # authored text wins: the effect in words only where the card has no text of its own
@@ -271,21 +296,26 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
         cond = Renderer(names, lang, "cards").condition(p["if"]) if p.get("if") is not None and not text else None
         named = _named_attrs(names, book, p.get("attrs"))
         attrs = list(named.values())
-        art = pictures.art(cid)
+        corner, stats, tags = _promoted(names, named, p.get("attrs") or {}, deck_t.get("face") or {})
+        # art named after the card, else after its kind or its deck (one picture for a whole sort)
+        art = pictures.art(cid) or pictures.art(kind) or (pictures.art(deck) if deck else None)
         name = names.name(cid, lang)
-        paragraphs = [_plain(text, tables, pictures)] + [cond or ""] + [s for _d, s in lines]
-        fit = text_fit(paragraphs, size, 1 + (len(name) > 24), len(attrs), bool(art))
+        paragraphs = [_plain(text, tables, lang, pictures)] + [cond or ""] + [s for _d, s in lines]
+        kind_name = names.name(kind, lang) if kind != "card" and names.has_term(kind) else ""
         face = {
             "id": cid, "name": name, "deck": names.name(deck, lang) if deck else "", "deck_id": deck or "",
-            "kind": p.get("kind", "card"), "attrs": attrs, "attr": dict(p.get("attrs") or {}), "named": named,
-            "lang": lang,
+            "kind": kind, "attrs": attrs, "attr": dict(p.get("attrs") or {}), "named": named,
+            "lang": lang, "corner": corner, "stats": stats, "tags": tags,
+            "type": _type_line(kind_name, names.name(deck, lang) if deck else ""),
+            "initial": (name.strip()[:1] or "?").upper(), "copies": p.get("count", 1),
             "text": iconized(text, tables, lang, pictures) if text else "", "plain": paragraphs[0],
             "paragraphs": paragraphs,
             "cond": cond, "lines": lines, "stamp": f"{cid} · v{version} · {card_hash(p)}",
-            "hue": _hue(deck or p.get("kind", "card")), "game": game_name, "art": art or "",
+            "hue": _hue(deck or kind), "game": game_name, "art": art or "",
             "back": text_of(deck_t.get("back"), lang) or (names.name(deck, lang) if deck else game_name),
-            "size": fit.size, "fits": fit.fits,
-            "template": [f"card.{deck}.html.j2"] * bool(deck) + [f"card.{p.get('kind', 'card')}.html.j2", "card.html.j2"],
+            "unshown": _unshown(p.get("attrs"), named, deck_t.get("face") or {}, read, " ".join(paragraphs), names, lang),
+            "size": FIT_SIZES[0], "fits": True, "overflow": 0.0, "fit_end": "", "art_h": ART_SHARE * size.h,
+            "template": [f"card.{deck}.html.j2"] * bool(deck) + [f"card.{kind}.html.j2", "card.html.j2"],
         }
         faces.extend([face] * p.get("count", 1))
     if warnings is not None:
@@ -293,24 +323,23 @@ def card_faces(tables: dict, lang: str, only=None, size: CardSize = CardSize(CAR
     return faces
 
 
-def refit(face: dict, size: CardSize, text_height: float) -> None:
-    """The text's size again, for a face whose template says how much room its text has."""
-    fit = text_fit(face["paragraphs"], size, 0, 0, False, text_height)
-    face["size"], face["fits"] = fit.size, fit.fits
-
-
 def face_warnings(faces: list, lang: str) -> list:
     """W020 for a text that does not fit even at the smallest size, W021 for a character no
-    installed font draws: once per card."""
+    installed font draws, W023 for an attribute the rules read that the face does not show:
+    once per card."""
     out, seen = [], set()
     for f in faces:
         if f["id"] in seen:
             continue
         seen.add(f["id"])
         cid = f["id"]
+        for k, v in f["unshown"]:
+            out.append(FaceWarning(cid, "W023", f"card `{cid}` ({lang}): its `{k}` ({json.dumps(v, ensure_ascii=False)[:40]}) is "
+                                                f"read by the rules but on no face and not in its text; give `{k}` words "
+                                                f"under `game: terms:`, or put it in its deck's `face: corner:`"))
         if not f["fits"]:
-            out.append(FaceWarning(cid, "W020", f"card `{cid}` ({lang}): its text does not fit the card even "
-                                                f"at {FIT_SIZES[-1]} pt; shorten it or use a larger card size"))
+            out.append(FaceWarning(cid, "W020", f"card `{cid}` ({lang}): its text runs {f['overflow']:.1f} mm past "
+                                                f"the face even at {FIT_SIZES[-1]} pt; shorten it or use a larger card size"))
         gone = missing_glyphs(" ".join([f["name"], f["deck"], *f["paragraphs"], *(f"{k} {v}" for k, v in f["attrs"])]))
         if gone:
             shown = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in gone[:5])
@@ -361,32 +390,52 @@ def contact_sheet(faces: list, paper: str, size: CardSize = CardSize(CARD_W, CAR
             for i in range(0, len(distinct), per)]
 
 
+def art_box(face: dict) -> Markup:
+    """A face's art slot, as tall as the measured fit leaves room for: the game's picture, or
+    a placeholder (the card's initial on its deck's colour) where the game has none."""
+    height = face.get("art_h", ART_SHARE * CARD_H)
+    if height < ART_MIN:
+        return Markup("")
+    h = f'height: {height:.1f}mm'
+    if face.get("art"):
+        return Markup(f'<div class="art" style="{h}; background-image: url(\'{html.escape(face["art"])}\')"></div>')
+    hue = face.get("hue", 0)
+    # (one flat colour: a gradient over a third of every card doubles the time of its 300 dpi PNG)
+    return Markup(f'<div class="art placeholder" style="{h}; background: hsl({hue}, 42%, 46%)">'
+                  f'<span>{html.escape(face.get("initial", ""))}</span></div>')
+
+
 def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | None = None, only=None,
-                 size: CardSize = CardSize(CARD_W, CARD_H), layout: str = "sheets", warnings: list | None = None) -> str:
+                 size: CardSize = CardSize(CARD_W, CARD_H), layout: str = "sheets", warnings: list | None = None,
+                 faces: list | None = None, measure: bool = False, grid: tuple[int, int] = (1, 1)) -> str:
     """The cards as one HTML document: `sheets` (fronts and backs interleaved for duplex
-    printing), `contact` (each card once) or `single` (each card on a page of its own size)."""
+    printing), `contact` (each card once, with its copies) or `single` (each card on a page of
+    its own size), or for a virtual table `grid` (the faces trimmed, edge to edge, `grid`
+    columns × rows) or `back` (the first face's back, trimmed). `faces`: as `card_faces` makes
+    them (fitted by `fitting`), else made here;
+    `measure`: nothing clipped, for `fitting` to see how far a text runs past its face."""
     env = environment(game_folder)
     pw, ph = PAPER[paper]
     pictures = Pictures(game_folder)
-    faces = card_faces(tables, lang, only, size, pictures)
+    if faces is None:
+        faces = card_faces(tables, lang, only, size, pictures)
     icon = lambda s: iconized(s, tables, lang, pictures)  # noqa: E731
-    rooms: dict[tuple, float | None] = {}
-    for f in {f["id"]: f for f in faces}.values():  # a template may say how much room its text has
-        key = tuple(f["template"])
-        if key not in rooms:
-            room = template_value(env, list(key), {"c": f, "icon": icon}, "text_height")
-            rooms[key] = float(room) if isinstance(room, (int, float)) and 5 <= room <= size.h else None
-        if rooms[key] is not None:
-            refit(f, size, rooms[key])
+    names = Names(tables)
+    term = lambda ident: names.name(ident, lang)  # noqa: E731
     if warnings is not None:
         warnings += face_warnings(faces, lang)
     if layout == "single":
-        pages, pw, ph = one_per_page(faces, size), size.w + 2 * BLEED, size.h + 2 * BLEED
+        pages, pw, ph = one_per_page(faces, size), size.w + 2 * BLEED, (size.h + 2 * BLEED) * (4 if measure else 1)
     elif layout == "contact":
         pages = contact_sheet(faces, paper, size)
+    elif layout in ("grid", "back"):
+        cols, rows = grid if layout == "grid" else (1, 1)
+        cards = [({"x": (i % cols) * size.w, "y": (i // cols) * size.h, "w": size.w, "h": size.h, "tx": 0.0, "ty": 0.0}, f)
+                 for i, f in enumerate(faces[:cols * rows])]
+        pages, pw, ph = [{"side": "front" if layout == "grid" else "back", "marks": [], "cards": cards}], cols * size.w, rows * size.h
     else:
         pages = sheets(faces, paper, size)
     return rendered(env, "cards.html.j2", dict(
         lang=lang, pages=pages, paper_w=pw, paper_h=ph, card_w=size.w, card_h=size.h,
         bleed=BLEED, safe=SAFE, count=len(faces), title=text_of((tables.get("game") or {}).get("name"), lang, ""),
-        min_pt=FIT_SIZES[-1], icon=icon))
+        min_pt=FIT_SIZES[-1], icon=icon, term=term, art=art_box, contact=layout == "contact", measure=measure))

@@ -684,7 +684,8 @@ CATALOGUE: dict[str, dict] = {
         "title": "card text does not fit",
         "explain": "A card's text is set in the largest size from 7.5 pt down to 6 pt that fits its face; "
                    "below 6 pt nobody reads it at the table. This card's text (with its effect in words "
-                   "where it has no text) does not fit even at 6 pt on the card size printed. Shorten the "
+                   "where it has no text) does not fit even at 6 pt on the card size printed, measured "
+                   "in the layout the printer uses; the warning says by how many millimetres. Shorten the "
                    "text, move detail to the rulebook, or print a larger size (`rulepress print --size "
                    "tarot`). Found by `rulepress print`, with the card's place.",
         "print": True,
@@ -705,6 +706,22 @@ CATALOGUE: dict[str, dict] = {
                  "    text: {en: \"Gain 1 \\ue000\", ru: \"Получите 1 \\ue000\"}\n",
         "right": "cards:\n  - id: charm\n    name: {en: Charm, ru: Амулет}\n    deck: boosts\n"
                  "    text: {en: \"Gain 1 ★\", ru: \"Получите 1 ★\"}\n",
+    },
+    "W023": {
+        "title": "attribute the rules read is on no face",
+        "explain": "A rule reads this card's attribute (`c.grip`), but a player holding the card cannot "
+                   "see it: it has no name in words (so the face does not show it), its deck's `face:` "
+                   "does not promote it to the corner or the big numbers, and the card's text does not "
+                   "say its value. Give it words under `game: terms:`, put it in its deck's `face: "
+                   "corner:` (a number a player reads at arm's length, such as a card's value), or say "
+                   "it in the card's text. Found by `rulepress print`, with the card's place.",
+        "print": True,
+        "wrong": "decks:\n  - id: tyres\n    name: {en: Tyre deck, ru: Колода шин}\n"
+                 "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: tyres\n    attrs: {grip: 2}\n"
+                 "procedures:\n  - id: grip_of\n    params: [c]\n    effect: |\n      gain c.grip position\n",
+        "right": "decks:\n  - id: tyres\n    name: {en: Tyre deck, ru: Колода шин}\n    face: {corner: grip}\n"
+                 "cards:\n  - id: slick\n    name: {en: Slick tyres, ru: Слики}\n    deck: tyres\n    attrs: {grip: 2}\n"
+                 "procedures:\n  - id: grip_of\n    params: [c]\n    effect: |\n      gain c.grip position\n",
     },
     "W013": {
         "title": "comparison no thing can pass",

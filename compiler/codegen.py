@@ -5,19 +5,21 @@ import hashlib
 import json
 
 from .content import LANGUAGES, game_languages
+from .icons import SPELLED_RE
 from .model import Model
 
 FORMAT = 1
 
 
 def _plain(v):
-    """Strip position-carrying types so the output is ordinary JSON values."""
+    """Strip position-carrying types so the output is ordinary JSON values; an icon spelled
+    `{icon:id}` becomes `[id]`, the one spelling the tables' readers know."""
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, list):
         return [_plain(x) for x in v]
     if isinstance(v, str):
-        return str(v)
+        return SPELLED_RE.sub(r"[\1]", v) if "{icon:" in v else str(v)
     return v
 
 
@@ -58,6 +60,8 @@ def tables(m: Model) -> dict:
                       "name": _text(d.get("name")) or {"en": did}}
         if d.get("back") is not None:
             decks[did]["back"] = _plain(d["back"])
+        if d.get("face"):
+            decks[did]["face"] = _plain(d["face"])
     for cid, d in sec["cards"].items():
         deck = d.get("deck")
         zone = deck if deck and decks.get(deck, {}).get("of") == "game" else "supply"

@@ -10,7 +10,7 @@ from .lint import lint
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
 from ..runtime.analysis import ir_nodes as _walk
 
-from .source import PMap, PStr
+from .source import PList, PMap, PStr
 
 BUILTIN_KINDS = ("player", "location", "card", "token")
 BUILTIN_ZONES = ("supply", "removed")
@@ -222,6 +222,21 @@ def _ref(m, report, node, key, sections, what):
         report.error(_pos(node, key), "R002", f"unknown {what} `{val}`{did_you_mean(val, ok)}")
 
 
+def _check_face(m, report, did, deck) -> None:
+    """A deck's `face:` promotes attributes its cards have: one no card of it has would print nothing."""
+    face = deck.get("face")
+    if not isinstance(face, PMap):
+        return
+    have = sorted({k for c in m.by_section["cards"].values() if c.get("deck") == did for k in (c.get("attrs") or {})})
+    if isinstance(face.get("corner"), str) and face["corner"] not in have:
+        report.error(_pos(face, "corner"), "R002", f"unknown attribute `{face['corner']}`: no card of deck `{did}` has it"
+                                                    f"{did_you_mean(face['corner'], have)}")
+    stats = face.get("stats")
+    for i, a in enumerate(stats if isinstance(stats, PList) else []):
+        if isinstance(a, str) and a not in have:
+            report.error(stats.item_pos[i], "R002", f"unknown attribute `{a}`: no card of deck `{did}` has it{did_you_mean(a, have)}")
+
+
 def _check_scope(m, report, node, key="of"):
     val = node.get(key)
     if val is None or val in ("game", "player") or val in m.kinds:
@@ -248,9 +263,10 @@ def _check_references(m: Model, report: Report, only=None) -> None:
     for sec in ("counters", "zones", "decks", "pools"):
         for d in m.by_section[sec].values():
             _check_scope(m, report, d)
-    for d in m.by_section["decks"].values():
+    for did, d in m.by_section["decks"].items():
         if d.get("discard") is not None:
             _ref(m, report, d, "discard", ["zones", "decks"], "discard pile")
+        _check_face(m, report, did, d)
     for d in m.by_section["pieces"].values():
         at = d.get("at")
         places = list(m.by_section["locations"]) + [z for z, s in m.zones_of.items() if s == "game"] + list(BUILTIN_ZONES)

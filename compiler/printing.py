@@ -8,7 +8,10 @@ import subprocess
 import tempfile
 
 from .cards import CardSize, card_hash, card_ids, card_size, render_cards
+from .components import render_components
 from .content import UsageError, shown_path
+from .fitting import fitted_faces
+from .tts import write_tts
 from .pipeline import compile_game
 from .revisions import RevisionError, export, temporary
 from .rulebook import TemplateRefused, render_rulebook, template_problems
@@ -86,10 +89,17 @@ def changed_cards(folder: str, ref: str, tables: dict) -> set[str]:
 
 
 def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_dir="print",
-               size: str | None = None, png: bool = False, warnings: list | None = None) -> list[str]:
-    """Write <out>/<game>.rulebook.<lang>.pdf and <game>.cards.<lang>.pdf (and with `png`, a
-    contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/);
-    returns the paths written. `warnings` gets each card face's warning as one line."""
+               size: str | None = None, png: bool = False, warnings: list | None = None,
+               tts: bool = False, tts_url: str | None = None, contact: bool = False, rulebook: bool = True) -> list[str]:
+    """Write <out>/<game>.rulebook.<lang>.pdf, <game>.components.<lang>.pdf (tokens, board,
+    player aids: `components`) and <game>.cards.<lang>.pdf (and with `png`, a
+    contact sheet <game>.contact.<lang>.pdf and one PNG per card in <game>.cards.<lang>/;
+    with `tts`, Tabletop Simulator's deck images in <game>.tts.<lang>/ and the saved object
+    <game>.tts.<lang>.json, its images at `tts_url` if given; with `contact`, the contact
+    sheet as PDF and as PNG pages <game>.contact.<lang>-<n>.png at 60 dpi, and
+    <game>.sheets.json, the content hash they were made from; without `rulebook`, no
+    rulebook); returns the paths written.
+    `warnings` gets each card face's warning as one line."""
     if not os.path.isdir(folder):
         raise UsageError(f"no game folder {folder}")
     check_output_folder(out_dir)
@@ -98,7 +108,14 @@ def print_game(folder: str, langs=("en",), paper="a4", changed_since=None, out_d
     gid = tables["game"]["id"]
     found: list = []
     try:
-        return _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found)
+        written = _print(folder, tables, gid, langs, paper, changed_since, out_dir, cards, png, found, tts, tts_url, contact,
+                         rulebook)
+        if contact:
+            path = os.path.join(out_dir, f"{gid}.sheets.json")
+            put(path, (json.dumps({"content_hash": tables.get("content_hash"), "langs": list(langs), "paper": paper,
+                                   "size": f"{cards.w:g}x{cards.h:g}"}, indent=1) + "\n").encode("utf-8"))
+            written.append(path)
+        return written
     except TemplateRefused as exc:
         raise PrintError(f"{exc.pos}: error: G007 {exc.message}") from None
     finally:
@@ -122,27 +139,58 @@ def _card_pos(folder: str, card: str) -> str:
     return f"{shown_path(os.path.join(folder, 'game.yaml'))}:1:1"
 
 
-def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings) -> list[str]:
+def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: CardSize, png, warnings,
+           tts=False, tts_url=None, contact=False, rulebook=True) -> list[str]:
     only = changed_cards(folder, changed_since, tables) if changed_since else None
     make_output_folder(out_dir)  # (not before the revision is read: a wrong one leaves nothing behind)
     written = []
     for lang in langs:
         if changed_since is None:
-            html_text = render_rulebook(tables, lang, "html", folder, paper)
-            written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
+            if rulebook:
+                html_text = render_rulebook(tables, lang, "html", folder, paper)
+                written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.rulebook.{lang}.pdf")))
+            html_text = render_components(tables, lang, paper, folder)
+            if html_text is not None:
+                written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.components.{lang}.pdf")))
         ids = card_ids(tables) if only is None else [c for c in card_ids(tables) if c in only]
         if ids:
-            html_text = render_cards(tables, lang, paper, folder, set(ids), size, warnings=warnings)
+            faces = fitted_faces(tables, lang, folder, set(ids), size, warnings)
+            html_text = render_cards(tables, lang, paper, folder, size=size, faces=faces)
             written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.cards.{lang}.pdf")))
-            if png:
-                html_text = render_cards(tables, lang, paper, folder, set(ids), size, "contact")
+            if png or contact:
+                html_text = render_cards(tables, lang, paper, folder, size=size, layout="contact", faces=faces)
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
-                written += _pngs(render_cards(tables, lang, paper, folder, set(ids), size, "single"), folder,
+            if contact:
+                written += _contact_pngs(written[-1], out_dir, f"{gid}.contact.{lang}")
+            if png:
+                written += _pngs(render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces), folder,
                                  folder_in(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
+            if tts:
+                try:
+                    written += write_tts(tables, lang, folder, faces, size, folder_in(out_dir, f"{gid}.tts.{lang}"), _pdf, tts_url)
+                except OSError as exc:
+                    raise PrintError(f"pdftoppm failed: {exc}") from None
     return written
 
 
 PNG_DPI = 300  # what a virtual table scales down from without blur
+CONTACT_DPI = 60  # a contact sheet to look a game over (and to keep in a repository)
+
+
+def _contact_pngs(pdf: str, out_dir: str, stem: str) -> list[str]:
+    """The contact sheet's pages as PNG files <stem>-<n>.png."""
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(["pdftoppm", "-png", "-r", str(CONTACT_DPI), pdf, os.path.join(tmp, "p")],
+                              capture_output=True, check=False, timeout=600)
+        if done.returncode != 0:
+            raise PrintError(f"pdftoppm failed: {done.stderr.decode(errors='replace').strip()[:200]}")
+        out = []
+        for n, page in enumerate(sorted(f for f in os.listdir(tmp) if f.endswith(".png")), 1):
+            with open(os.path.join(tmp, page), "rb") as fh:
+                path = os.path.join(out_dir, f"{stem}-{n}.png")
+                put(path, fh.read())
+                out.append(path)
+    return out
 
 
 def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:

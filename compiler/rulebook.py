@@ -21,6 +21,7 @@ from .content import shown_path
 from .diagnostics import Pos
 from .cpubudget import TimeUp, cpu_budget
 from .examples import examples as scenario_examples
+from .icons import icon_html
 from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, leads_outside, read_bytes
@@ -40,27 +41,9 @@ def _icon_map(tables):
 
 
 def iconize_html(text, tables, lang, images: dict | None = None) -> Markup:
-    """Escape a text and turn its [icon] marks into glyphs, or into the game's image of the
-    icon where `images` (icon id -> data: URL) has one."""
-    icons = _icon_map(tables)
-
-    def sub(m):
-        i = icons.get(m.group(1))
-        if i is None:
-            return html.escape(m.group(0))
-        title = html.escape(text_of(i.get("name"), lang, m.group(1)))
-        if images and images.get(m.group(1)):
-            return f'<img class="icon icon-{m.group(1)}" src="{images[m.group(1)]}" alt="{title}" title="{title}">'
-        return f'<span class="icon icon-{m.group(1)}" title="{title}">{html.escape(i.get("glyph", ""))}</span>'
-
-    parts, last = [], 0
-    s = str(text or "")
-    for m in ICON_RE.finditer(s):
-        parts.append(html.escape(s[last:m.start()]))
-        parts.append(sub(m))
-        last = m.end()
-    parts.append(html.escape(s[last:]))
-    return Markup("".join(parts))
+    """Escape a text and turn its icons (`[icon]` marks, declared words) into glyphs, or into
+    the game's image of the icon where `images` (icon id -> data: URL) has one."""
+    return icon_html(text, _icon_map(tables), lang, (images or {}).get)
 
 
 def iconize_plain(text, tables) -> str:

@@ -251,7 +251,7 @@ def read_text(path: str, shown: str, report: Report, within: str | None = None) 
     return text
 
 
-UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[` nor `\\`
+UNBRACKETED: set[str] = set()  # files, as shown, whose text as last loaded has no `[`, `{icon:` nor `\\`
 
 
 def load_yaml(path: str, shown: str, report: Report, within: str | None = None):
@@ -259,8 +259,8 @@ def load_yaml(path: str, shown: str, report: Report, within: str | None = None):
     text = read_text(path, shown, report, within)
     if text is None:
         return None
-    # no text of such a file can hold an inline icon (`[id]`, an escape could spell one)
-    if "[" in text or "\\" in text:
+    # no text of such a file can hold an inline icon (`[id]`, `{icon:id}`, an escape could spell one)
+    if "[" in text or "\\" in text or "{icon:" in text:
         UNBRACKETED.discard(shown)
     else:
         UNBRACKETED.add(shown)

@@ -568,7 +568,12 @@ def replay(log, games):
 @click.option("--size", default="poker", show_default=True, metavar="SIZE",
               help="card size: poker, bridge, tarot, mini, square, or WxH in mm")
 @click.option("--png", is_flag=True, help="also a contact sheet and one PNG per card (for a virtual table)")
-def print_cmd(game, langs, paper, changed_since, out, size, png):
+@click.option("--no-rulebook", "no_rulebook", is_flag=True, help="the components and cards only, no rulebook")
+@click.option("--contact", is_flag=True, help="also the contact sheet (each card once) as PDF and 60 dpi PNG pages")
+@click.option("--tts", is_flag=True, help="also Tabletop Simulator decks: face grids, backs and a saved object to load")
+@click.option("--tts-url", "tts_url", default=None, metavar="URL",
+              help="where the TTS images will be served from (default: their files on this machine)")
+def print_cmd(game, langs, paper, changed_since, out, size, png, no_rulebook, contact, tts, tts_url):
     """PDFs: the rulebook (contents, page numbers) and print-and-play card sheets."""
     game = _game_arg(game)
     from .compiler.printing import PrintError, print_game
@@ -582,7 +587,10 @@ def print_cmd(game, langs, paper, changed_since, out, size, png):
         _usage(exc)
     warnings: list[str] = []
     try:
-        written = print_game(folder, langs or ("en",), paper, changed_since, out, size, png, warnings)
+        if tts_url is not None and not re.fullmatch(r"https?://[^\s\"'<>]{1,400}", tts_url):
+            raise UsageError(f"--tts-url `{tts_url[:60]}`: an http:// or https:// address")
+        written = print_game(folder, langs or ("en",), paper, changed_since, out, size, png, warnings, tts, tts_url, contact,
+                             not no_rulebook)
     except UsageError as exc:
         _usage(exc)
     except PrintError as exc:

@@ -1,6 +1,6 @@
-"""Card faces for playtesting (issue #28, part 4): named attributes, text that fits in a
+"""Card faces for playtesting (issues #28 and #38): named attributes, text measured to fit in a
 readable size, no character the fonts cannot draw, card sizes, per-deck templates, a
-contact sheet and a PNG per card."""
+contact sheet and a PNG per card; a face a player reads at arm's length."""
 import os
 import re
 import shutil
@@ -12,11 +12,13 @@ from rulepress.cli import main
 from rulepress.compiler.cards import (FIT_SIZES, CardSize, Pictures, card_faces, card_size, installed_glyphs,
                                       per_page, render_cards)
 from rulepress.compiler.content import UsageError
+from rulepress.compiler.fitting import fitted_faces
 from rulepress.compiler.render import Names
 from tests.conftest import ROOT
 from tests.test_rulebook import tables_of
 
 CONTENT = [f"content/{g}" for g in ("android", "arkham-horror", "night-city", "study-in-emerald")]
+EXAMPLES = ["docs/examples/love-letter", "docs/examples/coup", "docs/tutorial/race"]
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 
 
@@ -33,11 +35,11 @@ def test_card_faces_show_attributes_by_their_names_only(folder, lang):
         assert list(f["named"].values()) == f["attrs"]
 
 
-@pytest.mark.parametrize("folder", CONTENT)
+@pytest.mark.parametrize("folder", CONTENT + EXAMPLES)
 def test_no_content_card_is_too_long_or_holds_a_character_no_font_draws(folder):
     for lang in ("en", "ru"):
-        warnings = []  # (with the game's own templates, which may give their text more or less room)
-        render_cards(tables_of(folder), lang, "a4", os.path.join(ROOT, folder), warnings=warnings)
+        warnings = []  # (measured with the game's own templates, which give their text more or less room)
+        fitted_faces(tables_of(folder), lang, os.path.join(ROOT, folder), warnings=warnings)
         assert [w.message for w in warnings] == []
 
 
@@ -69,10 +71,10 @@ def _laid_out(html_text, folder):
 
 @pytest.mark.parametrize("folder", CONTENT)
 def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
-    """The fit is an estimate; this lays every card out for real and measures."""
+    """The fit measures one page per card; this lays the contact sheet out and looks at its boxes."""
     t = tables_of(folder)
     path = os.path.join(ROOT, folder)
-    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact"), path)
+    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact", faces=fitted_faces(t, "ru", path)), path)
     assert len(faces) == len({f["id"] for f in card_faces(t, "ru")})
     for card, box, bottom, pt in faces:
         inside = box.position_y + box.margin_height() - box.border_bottom_width
@@ -80,19 +82,34 @@ def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
         assert pt >= FIT_SIZES[-1] - 0.01, f"{card}: {pt} pt"
 
 
-def test_a_text_too_long_for_the_card_is_shrunk_to_the_minimum_and_warned_of():
+def test_a_text_too_long_for_the_card_is_shrunk_to_the_minimum_and_warned_of_with_its_overflow():
     t = tables_of("docs/tutorial/race")
     t = dict(t, protos={k: (dict(p, text={"en": "Move ahead. " * 200}) if p.get("section") == "cards" else p)
                         for k, p in t["protos"].items()})
     warnings = []
-    faces = card_faces(t, "en", warnings=warnings)
+    faces = fitted_faces(t, "en", RACE, warnings=warnings)
     assert faces and all(f["size"] == FIT_SIZES[-1] and not f["fits"] for f in faces)
     assert {w.code for w in warnings} == {"W020"} and all(f"card `{w.card}`" in w.message for w in warnings)
+    # (the overflow is measured: some 200 short sentences at 6 pt run far past a poker card)
+    assert all(re.search(r"runs (\d+\.\d) mm past", w.message) and float(re.search(r"runs (\d+\.\d)", w.message).group(1)) > 40
+               for w in warnings)
 
 
-def test_a_short_text_keeps_the_largest_size():
-    faces = card_faces(tables_of("docs/tutorial/race"), "en")
+def test_a_text_that_fits_only_smaller_is_measured_down_to_the_size_that_fits():
+    t = tables_of("docs/tutorial/race")
+    some = sorted(k for k, p in t["protos"].items() if p.get("section") == "cards")
+    # the same number of letters twice: short words wrap less than one long word per line
+    words = "Move ahead one space and draw a card. " * 9
+    t = dict(t, protos=dict(t["protos"], **{some[0]: dict(t["protos"][some[0]], text={"en": words})}))
+    faces = {f["id"]: f for f in fitted_faces(t, "en", RACE)}
+    assert faces[some[0]]["fits"] and FIT_SIZES[-1] <= faces[some[0]]["size"] <= FIT_SIZES[0]
+    assert faces[some[1]]["size"] == FIT_SIZES[0]
+
+
+def test_a_short_text_keeps_the_largest_size_and_gives_the_art_the_rest():
+    faces = fitted_faces(tables_of("docs/tutorial/race"), "en", RACE)
     assert faces and all(f["size"] == FIT_SIZES[0] and f["fits"] for f in faces)
+    assert all(f["art_h"] > 30 for f in faces)  # (of a poker card's 82 mm inside the frame)
 
 
 @pytest.mark.skipif(installed_glyphs() is None, reason="fonts cannot be listed here")
@@ -191,3 +208,139 @@ def test_print_writes_a_contact_sheet_and_a_png_per_card_of_the_chosen_size(tmp_
 def test_print_refuses_a_size_that_is_no_size_as_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["print", RACE, "--size", "9999x1", "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "card size" in result.output and "Traceback" not in result.output
+
+
+def test_love_letters_value_stands_in_the_corner_and_without_it_is_w022():
+    t = tables_of("docs/examples/love-letter")
+    faces = {f["id"]: f for f in card_faces(t, "en")}
+    assert {cid: f["corner"][1] for cid, f in faces.items()} == {"guard": 1, "priest": 2, "baron": 3, "handmaid": 4, "princess": 8}
+    html_text = render_cards(t, "en", "a4", os.path.join(ROOT, "docs/examples/love-letter"), layout="contact")
+    assert re.search(r'class="corner"[^>]*>8</div>', html_text)
+    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()})
+    warnings = []
+    card_faces(bare, "en", warnings=warnings)
+    assert sorted((w.card, w.code) for w in warnings) == sorted((c, "W023") for c in faces)
+    assert all("`value` (" in w.message for w in warnings)
+
+
+def test_a_value_the_cards_text_says_needs_no_corner():
+    t = tables_of("docs/examples/love-letter")
+    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()},
+                protos={k: (dict(p, text={"en": f"Value {p['attrs']['value']}."}) if p.get("section") == "cards" else p)
+                        for k, p in t["protos"].items()})
+    warnings = []
+    card_faces(bare, "en", warnings=warnings)
+    assert warnings == []
+
+
+def test_the_copies_of_a_card_show_on_the_contact_sheet_not_on_its_face():
+    t = tables_of("docs/examples/love-letter")
+    folder = os.path.join(ROOT, "docs/examples/love-letter")
+    assert '<div class="copies">×5</div>' in render_cards(t, "en", "a4", folder, layout="contact")
+    assert "×5" not in render_cards(t, "en", "a4", folder)
+
+
+def test_art_is_the_games_picture_named_after_the_card_or_its_kind_else_a_placeholder(tmp_path):
+    game = tmp_path / "ll"
+    shutil.copytree(os.path.join(ROOT, "docs/examples/love-letter"), game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "art").mkdir()
+    (game / "art" / "guard.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>')
+    faces = {f["id"]: f for f in card_faces(tables_of("docs/examples/love-letter"), "en", pictures=Pictures(str(game)))}
+    assert faces["guard"]["art"].startswith("data:image/svg+xml;base64,")
+    assert faces["priest"]["art"] == "" and faces["priest"]["initial"] == "P"
+    html_text = render_cards(tables_of("docs/examples/love-letter"), "en", "a4", str(game), layout="contact")
+    assert html_text.count('class="art placeholder"') == 4 and html_text.count('class="art" ') == 1
+
+
+def _empty_share(gray, x0, y0, x1, y1):
+    """The share of a face's pixel rows with no ink: every pixel the face's own paper colour."""
+    rows = [gray[y][x0:x1] for y in range(y0, y1)]
+    return sum(1 for r in rows if min(r) >= 235) / max(1, len(rows))
+
+
+@pytest.mark.parametrize("folder", CONTENT + EXAMPLES)
+def test_no_face_is_more_than_40_percent_empty_on_the_rendered_page(folder, tmp_path):
+    """Measured on the contact sheet as printed (PNG at 50 dpi): each face's safe area, row by row."""
+    import subprocess
+
+    import weasyprint
+
+    from rulepress.compiler.cards import SAFE, _slots
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("no pdftoppm")
+    t = tables_of(folder)
+    path = os.path.join(ROOT, folder)
+    faces = fitted_faces(t, "en", path)
+    pdf = tmp_path / "contact.pdf"
+    pdf.write_bytes(weasyprint.HTML(string=render_cards(t, "en", "a4", path, layout="contact", faces=faces),
+                                    base_url=path).write_pdf())
+    subprocess.run(["pdftoppm", "-r", "50", "-gray", str(pdf), str(tmp_path / "p")], check=True)
+    slots, _marks = _slots("a4", back=False)
+    distinct = list({f["id"]: f for f in faces}.values())
+    px = 50 / 25.4
+    worst = []
+    for n, page in enumerate(sorted(p for p in os.listdir(tmp_path) if p.startswith("p"))):
+        with open(tmp_path / page, "rb") as fh:
+            data = fh.read()
+        # a binary PGM: P5 width height maxval, then one byte a pixel
+        head = data.split(b"\n", 3)
+        w, h = map(int, head[1].split())
+        body = head[3]
+        gray = [body[y * w:(y + 1) * w] for y in range(h)]
+        for slot, f in zip(slots, distinct[n * len(slots):(n + 1) * len(slots)]):
+            x0, y0 = slot["x"] + slot["tx"] + SAFE + 1, slot["y"] + slot["ty"] + SAFE + 1
+            x1, y1 = x0 + 63 - 2 * SAFE - 2, y0 + 88 - 2 * SAFE - 2
+            worst.append((_empty_share(gray, round(x0 * px), round(y0 * px), round(x1 * px), round(y1 * px)), f["id"]))
+    assert len(worst) == len(distinct)
+    assert max(worst)[0] <= 0.40, sorted(worst)[-5:]
+
+
+def _race_with(tmp_path, extra: str):
+    game = tmp_path / "race"
+    shutil.copytree(RACE, game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "extra.yaml").write_text(extra, encoding="utf-8")
+    (game / "art" / "icons").mkdir(parents=True)
+    (game / "art" / "icons" / "fuel.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>')
+    return game
+
+
+ICON_GAME = ("icons:\n  - id: fuel\n    glyph: F\n    name: {en: Fuel, ru: Топливо}\n"
+             "    words: {en: [fuel], ru: [топливо, топлива]}\n"
+             "cards:\n  - id: tank\n    name: {en: Tank, ru: Бак}\n    deck: boosts\n"
+             "    text: {en: \"Gain 2 fuel, then {icon:fuel} again.\", ru: \"Получите 2 топлива.\"}\n")
+
+
+def test_an_icon_spelled_or_named_by_its_words_is_drawn_as_the_icon_on_the_card_and_in_the_rulebook(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    from rulepress.compiler.rulebook import iconize_html
+    game = _race_with(tmp_path, ICON_GAME)
+    text, _gid, report = compile_game(str(game))
+    assert text is not None and not report.errors, [d.text() for d in report.errors]
+    import json
+    t = json.loads(text)
+    assert t["protos"]["tank"]["text"]["en"] == "Gain 2 fuel, then [fuel] again."  # (one spelling in the tables)
+    face = next(f for f in card_faces(t, "en", pictures=Pictures(str(game))) if f["id"] == "tank")
+    assert str(face["text"]).count('<img class="icon icon-fuel"') == 2 and "fuel," not in str(face["text"])
+    ru = next(f for f in card_faces(t, "ru", pictures=Pictures(str(game))) if f["id"] == "tank")
+    assert str(ru["text"]).count('class="icon icon-fuel"') == 1 and "топлива" not in str(ru["text"])
+    assert str(iconize_html("Fuel runs low.", t, "en")) == '<span class="icon icon-fuel" title="Fuel">F</span> runs low.'
+
+
+def test_an_icon_spelled_that_the_game_does_not_declare_is_r010(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    game = _race_with(tmp_path, ICON_GAME.replace("{icon:fuel}", "{icon:fule}"))
+    _text, _gid, report = compile_game(str(game))
+    assert [d.code for d in report.errors] == ["R010"] and "`{icon:fule}`" in report.errors[0].message
+
+
+def test_a_face_that_promotes_an_attribute_no_card_of_its_deck_has_is_r002(tmp_path):
+    from rulepress.compiler.pipeline import compile_game
+    game = tmp_path / "ll"
+    shutil.copytree(os.path.join(ROOT, "docs/examples/love-letter"), game, ignore=shutil.ignore_patterns("scenarios"))
+    manifest = game / "game.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace("face: {corner: value}", "face: {corner: valeu, stats: [value, nope]}"),
+                        encoding="utf-8")
+    _text, _gid, report = compile_game(str(game))
+    found = sorted((d.code, d.message.split(":")[0]) for d in report.errors)
+    assert found == [("R002", "unknown attribute `nope`"), ("R002", "unknown attribute `valeu`")]
+    assert "did you mean `value`" in " ".join(d.message for d in report.errors)

@@ -190,10 +190,10 @@ def test_print_command_writes_letter_pdfs_in_the_language_asked(tmp_path):
     race = os.path.join(ROOT, "docs/tutorial/race")
     res = CliRunner().invoke(main, ["print", race, "--lang", "ru", "--paper", "letter", "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
-    assert sorted(os.listdir(tmp_path)) == ["race.cards.ru.pdf", "race.rulebook.ru.pdf"]
+    assert sorted(os.listdir(tmp_path)) == ["race.cards.ru.pdf", "race.components.ru.pdf", "race.rulebook.ru.pdf"]
     pages = pages_of(str(tmp_path / "race.cards.ru.pdf"))
     assert len(pages) == 4  # 10 cards: two sheets, each with its backs
-    for w, h, gray in pages + pages_of(str(tmp_path / "race.rulebook.ru.pdf")):
+    for w, h, gray in pages + pages_of(str(tmp_path / "race.rulebook.ru.pdf")) + pages_of(str(tmp_path / "race.components.ru.pdf")):
         assert abs(w - _px(215.9)) <= 1.5 and abs(h - _px(279.4)) <= 1.5
         assert _ink(gray) > 0.0005
 
@@ -217,3 +217,41 @@ def test_changed_since_prints_only_cards_whose_definition_changed(tmp_path):
     written = print_game(str(game), ("en",), "a4", "HEAD", str(tmp_path / "out"))
     assert [os.path.basename(p) for p in written] == ["race.cards.en.pdf"]
     assert len(pages_of(written[0])) == 2  # four copies of one card: one sheet and its backs
+
+
+def test_print_writes_tokens_board_and_a_player_aid_for_each_seat(tmp_path):
+    """Tokens as punch sheets (every copy), the board's locations as tiles, a player aid per seat."""
+    from rulepress.compiler.components import render_components, tokens
+    t = game_tables(os.path.join(ROOT, "content", "night-city"))
+    html = render_components(t, "en", "a4", os.path.join(ROOT, "content", "night-city"))
+    named = [p for k, p in t["protos"].items() if p.get("section") in ("tokens", "pieces") and p.get("name") != {"en": k}]
+    assert len(tokens(t, "en")) == sum(p.get("count", 1) for p in named) == html.count('class="token"')
+    assert html.count('class="tile"') == len(t["locations"])
+    assert html.count('class="aid"') == t["game"]["players"]["max"]
+    assert "two actions a turn" in html and "Player aid" in html
+    ru = render_components(t, "ru", "a4", os.path.join(ROOT, "content", "night-city"))
+    assert "Памятка игрока" in ru and "два действия за ход" in ru
+    out = tmp_path / "out"
+    written = print_game(os.path.join(ROOT, "docs", "tutorial", "race"), out_dir=str(out))
+    assert any(w.endswith("race.components.en.pdf") for w in written) or not any(
+        p.get("section") in ("tokens", "pieces") for p in game_tables(os.path.join(ROOT, "docs", "tutorial", "race"))["protos"].values())
+
+
+SHEETS = [os.path.join("content", g) for g in ("android", "study-in-emerald", "arkham-horror", "night-city")] + \
+    [os.path.join("docs", "examples", g) for g in ("love-letter", "coup")]
+
+
+@pytest.mark.parametrize("folder", SHEETS)
+def test_committed_card_sheets_are_made_from_the_content_as_it_is(folder):
+    """build/<game>/sheets/ (`make sheets`): both languages' sheets and contact sheets, made
+    from the content's present hash."""
+    import json
+    from rulepress.compiler.pipeline import compile_game
+    text, gid, _report = compile_game(os.path.join(ROOT, folder))
+    sheets = os.path.join(ROOT, "build", os.path.basename(folder), "sheets")
+    with open(os.path.join(sheets, f"{gid}.sheets.json"), encoding="utf-8") as fh:
+        made = json.load(fh)
+    assert made["content_hash"] == json.loads(text)["content_hash"], f"{sheets} is stale: run `make sheets`"
+    for lang in ("en", "ru"):
+        assert os.path.isfile(os.path.join(sheets, f"{gid}.cards.{lang}.pdf"))
+        assert os.path.isfile(os.path.join(sheets, f"{gid}.contact.{lang}-1.png"))
