@@ -227,6 +227,9 @@ _GLOBALS = {
 _FIXED = {"it", "env", "things", "r"} | set(_GLOBALS) | {"bool", "list", "int", "max", "min", "range", "next", "sum",
                                                          "any", "all", "type", "str"}
 _MADE = re.compile(r"_[a-z]+[0-9]+(_[0-9A-Za-z_]{1,40})?")
+# what each made name is: functions (e, b, s, w, p, x), values handed in (k, n, z, by, every,
+# index, params), loop variables (v, x), the dicts a loop binds (env), a move's (d, t)
+_KINDS = {"e", "b", "s", "w", "p", "x", "k", "n", "z", "by", "every", "index", "params", "v", "env", "d", "t"}
 
 
 class _Names:
@@ -239,13 +242,11 @@ class _Names:
         self.n = 0
 
     def __call__(self, kind, hint=None) -> str:
+        if kind not in _KINDS:  # a kind of ours that is not one: a bug, not content
+            raise ValueError(f"not a kind of name generated code makes: {kind!r}")
         self.n += 1
         name = f"_{kind}{self.n}"
-        if hint is not None:
-            name += "_" + _ident(hint)
-        if not _MADE.fullmatch(name):  # a kind of ours that is not letters: a bug, not content
-            raise ValueError(f"not a name generated code may make: {name!r}")
-        return name
+        return name if hint is None else name + "_" + _ident(hint)
 
 
 class _Scope(NamedTuple):
@@ -257,11 +258,11 @@ class _Scope(NamedTuple):
 # ---- the AST, built from nodes: content only ever enters as an ast.Constant ----
 
 def _n(name) -> ast.Name:
-    return ast.Name(name, ast.Load())
+    return ast.Name(name, _LOAD)
 
 
 def _to(name) -> ast.Name:
-    return ast.Name(name, ast.Store())
+    return ast.Name(name, _STORE)
 
 
 def _call(f, *args) -> ast.Call:
@@ -270,11 +271,11 @@ def _call(f, *args) -> ast.Call:
 
 def _it(method, *args) -> ast.Call:
     """A call of one of the interpreter's primitives (a name of ours, never content's)."""
-    return ast.Call(ast.Attribute(_n("it"), method, ast.Load()), list(args), [])
+    return ast.Call(ast.Attribute(_n("it"), method, _LOAD), list(args), [])
 
 
 def _steps(ctx=None) -> ast.Attribute:
-    return ast.Attribute(_n("it"), "steps", ctx or ast.Load())
+    return ast.Attribute(_n("it"), "steps", ctx or _LOAD)
 
 
 def _is(a, b, op) -> ast.Compare:
@@ -303,13 +304,13 @@ def _fault(pos, message) -> ast.Raise:
 
 def _count_step(pos, message) -> list:
     """it.steps += 1; past the budget, a fault at pos."""
-    return [ast.AugAssign(_steps(ast.Store()), ast.Add(), ast.Constant(1)),
+    return [ast.AugAssign(_steps(_STORE), ast.Add(), ast.Constant(1)),
             ast.If(_is(_steps(), _n("STEP_BUDGET"), ast.Gt()), [_fault(pos, _n(message))], [])]
 
 
 def _hand_up(mode) -> ast.If:
     """After `r = ...` ran a block: a `return` in it returns here too."""
-    value = _n("r") if mode == "tuple" else ast.Subscript(_n("r"), ast.Constant(0), ast.Load())
+    value = _n("r") if mode == "tuple" else ast.Subscript(_n("r"), ast.Constant(0), _LOAD)
     return ast.If(_is(_n("r"), ast.Constant(None), ast.IsNot()), [ast.Return(value)], [])
 
 
@@ -317,15 +318,26 @@ def _place(node, line):
     """Gives node, and all in it that has no line yet, this line of the module (statements
     nested in it were placed when they were made)."""
     stack = [node]
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
-        if "lineno" in n._attributes:
-            if getattr(n, "lineno", None) is not None and n is not node:
-                continue
-            n.lineno = n.end_lineno = line
-            n.col_offset = n.end_col_offset = 0
-        stack.extend(ast.iter_child_nodes(n))
+        n = pop()
+        n.lineno = n.end_lineno = line
+        n.col_offset = n.end_col_offset = 0
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                for x in v:
+                    if type(x) not in _BARE and isinstance(x, ast.AST) and "lineno" not in x.__dict__:
+                        push(x)
+            elif type(v) not in _BARE and isinstance(v, ast.AST) and "lineno" not in v.__dict__:
+                push(v)
     return node
+
+
+# Nodes with nothing in them and no line to give: contexts and operators (shared, as ast.parse shares them)
+_BARE = {type(None), str, int, ast.Load, ast.Store, *[c for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                                                      for c in base.__subclasses__()]}
+_LOAD, _STORE = ast.Load(), ast.Store()
 
 
 class _Writer:
@@ -433,14 +445,14 @@ class _Writer:
         proc = self.g.procedures[pid]
         body = proc["effect"]
         pos = self.lit(body[0][1] if body else "?")
-        depth = ast.Attribute(_n("it"), "depth", ast.Store())
+        depth = ast.Attribute(_n("it"), "depth", _STORE)
         return _def(name, ("it", "env"), [
-            self.at(ast.If(_is(ast.Attribute(_n("it"), "depth", ast.Load()), _n("DEPTH_LIMIT"), ast.GtE()),
+            self.at(ast.If(_is(ast.Attribute(_n("it"), "depth", _LOAD), _n("DEPTH_LIMIT"), ast.GtE()),
                            [_fault(pos, _n("DEEP"))], [])),
             *[self.at(s) for s in _count_step(pos, "LONG")],
             self.at(ast.AugAssign(depth, ast.Add(), ast.Constant(1))),
             self.at(ast.Try(self.statements(body, 2, "value", 0), [], [],
-                            [self.at(ast.AugAssign(ast.Attribute(_n("it"), "depth", ast.Store()), ast.Sub(),
+                            [self.at(ast.AugAssign(ast.Attribute(_n("it"), "depth", _STORE), ast.Sub(),
                                                    ast.Constant(1)))]))])
 
     # ---- statements ----
@@ -479,13 +491,13 @@ class _Writer:
     def statement(self, s, ind, mode, loops) -> list:
         op, at = s[0], self.at
         if op == "let":
-            target = ast.Subscript(_n("env"), self.lit(s[2]), ast.Store())
+            target = ast.Subscript(_n("env"), self.lit(s[2]), _STORE)
             return [at(ast.Assign([target], self.root(s[3])), _at(s[3]))]
         if op == "do":
             return [at(ast.Expr(self.root(s[2])), _at(s[2]))]
         if op == "return":
             v = ast.Constant(None) if s[2] is None else self.root(s[2])
-            return [at(ast.Return(ast.Tuple([v], ast.Load()) if mode == "tuple" else v),
+            return [at(ast.Return(ast.Tuple([v], _LOAD) if mode == "tuple" else v),
                        _at(s[2]) if s[2] is not None else None)]
         if op == "if":
             # made from the last branch up, so each `elif` is an `if` in the `else` before it
@@ -499,7 +511,7 @@ class _Writer:
             x = self.new("x")
             step = [at(c) for c in _count_step(self.lit(s[1]), "ENDLESS" if op == "while" else "LONG")]
             if op == "for":
-                step.append(at(ast.Assign([ast.Subscript(_n("env"), self.lit(s[2]), ast.Store())], _n(x))))
+                step.append(at(ast.Assign([ast.Subscript(_n("env"), self.lit(s[2]), _STORE)], _n(x))))
                 if s[4] is not None:
                     step.append(at(ast.If(ast.UnaryOp(ast.Not(), self.root(s[4], truth=True)), [ast.Continue()], []),
                                    _at(s[4])))
@@ -584,7 +596,7 @@ class _Writer:
             return ast.Constant(None)
         if op == "text":
             parts = [self.const(Said(p)) if type(p) is str else E(p) if type(p) is list else self.lit(p) for p in e[2]]
-            return _call("Text", ast.Tuple(parts, ast.Load()))
+            return _call("Text", ast.Tuple(parts, _LOAD))
         if op == "name":
             return self.name(e, sc)
         if op == "attr":
@@ -611,7 +623,7 @@ class _Writer:
             B = T if truth else E
             return ast.IfExp(T(e[2]), B(e[3]), B(e[4]))
         if op == "list":
-            return ast.List([E(x) for x in e[2]], ast.Load())
+            return ast.List([E(x) for x in e[2]], _LOAD)
         if op == "every":
             return _it("order") if e[2] == "player" else _call("list", _call(self.in_play(e[2]), _n("it")))
         if op == "in":
@@ -648,7 +660,7 @@ class _Writer:
         else:
             slow = _it("e_name", self.const(e, "n"), _n(sc.env))
         return ast.IfExp(_is(ast.Constant(n), _n(sc.env), ast.In()),
-                         ast.Subscript(_n(sc.env), ast.Constant(n), ast.Load()), slow)
+                         ast.Subscript(_n(sc.env), ast.Constant(n), _LOAD), slow)
 
     def attr(self, e, sc):
         x, n, pos, g = self.expr(e[2], sc), e[3], self.lit(e[1]), self.g
@@ -659,7 +671,7 @@ class _Writer:
             if table is not None:  # a loop's thing: its type, kind or printed value from a table
                 v = x.id
                 known = _and([_is(_call("type", _n(v)), _n("str"), ast.Is()), _is(_n(v), _n(table), ast.In())])
-                return ast.IfExp(known, ast.Subscript(_n(table), _n(v), ast.Load()), self.read_attr(x, n, pos))
+                return ast.IfExp(known, ast.Subscript(_n(table), _n(v), _LOAD), self.read_attr(x, n, pos))
         return self.read_attr(x, n, pos)
 
     def fixed_table(self, n):
@@ -699,13 +711,13 @@ class _Writer:
     def call(self, e, sc):
         name, args = e[2], [self.expr(a, sc) for a in e[3]]
         if type(name) is not str:
-            return _it("function", self.lit(name), ast.List(args, ast.Load()), self.lit(e[1]))
+            return _it("function", self.lit(name), ast.List(args, _LOAD), self.lit(e[1]))
         if name in self.g.procedures:
             if self.whole:
                 params = self.const(self.g.procedures[name]["params"], "params")
-                inner = _call("arguments", _n(sc.env), params, ast.List(args, ast.Load()))
+                inner = _call("arguments", _n(sc.env), params, ast.List(args, _LOAD))
                 return _call(self.want("p", name), _n("it"), inner)
-            return _it("call_procedure", ast.Constant(name), ast.List(args, ast.Load()), _n(sc.env))
+            return _it("call_procedure", ast.Constant(name), ast.List(args, _LOAD), _n(sc.env))
         if name == "count" and len(args) == 1:
             return _it("size", args[0])
         if name == "usable" and len(args) == 2:
@@ -714,7 +726,7 @@ class _Writer:
         if name == "first" and len(args) == 1 and a0[0] == "comp" and _steady(a0[2], None) and _steady(a0[5], None):
             # stops at the first value the list would begin with; the rest would change nothing
             return self.loop(a0, sc, _first_of, a0[2], a0[3], a0[4], a0[5])
-        return _it("function", ast.Constant(name), ast.List(args, ast.Load()), self.lit(e[1]))
+        return _it("function", ast.Constant(name), ast.List(args, _LOAD), self.lit(e[1]))
 
     def aggregate(self, e, sc):
         name, body, var, src, where, pos = e[2], e[3], e[4], e[5], e[6], self.lit(e[1])
@@ -727,7 +739,7 @@ class _Writer:
             return self.loop(e, sc, _any if name == "any" else _all, body, var, src, where, tested=True)
         if name == "sum":
             return self.loop(e, sc, lambda b, gens: _call("total", ast.GeneratorExp(b, gens), pos), body, var, src, where)
-        return self.loop(e, sc, lambda b, gens: _it("function", self.lit(name), ast.List([ast.ListComp(b, gens)], ast.Load()),
+        return self.loop(e, sc, lambda b, gens: _it("function", self.lit(name), ast.List([ast.ListComp(b, gens)], _LOAD),
                                                     pos, ast.Constant(True)), body, var, src, where)
 
     def walk(self, x, source, outer, var, env):
@@ -736,7 +748,7 @@ class _Writer:
         gens = [ast.comprehension(_to(x), source, [], 0)]
         if env is not None:
             bound = _call("bound", _n(outer), self.lit(var), _n(x))
-            gens.append(ast.comprehension(_to(env), ast.Tuple([bound], ast.Load()), [], 0))
+            gens.append(ast.comprehension(_to(env), ast.Tuple([bound], _LOAD), [], 0))
         return gens
 
     def loop(self, e, sc, shape, body, var, src, where, tested=False):
@@ -776,7 +788,7 @@ class _Writer:
             things = _call("among", _n("it"), ix, _n(sc.local[rhs[2]]))
         elif kind == "name":
             q = ast.Constant(rhs[2])
-            grouped = made(_call("among", _n("it"), ix, ast.Subscript(_n(sc.env), q, ast.Load())), cond)
+            grouped = made(_call("among", _n("it"), ix, ast.Subscript(_n(sc.env), q, _LOAD)), cond)
             return ast.IfExp(_is(q, _n(sc.env), ast.In()), grouped, plain)
         elif kind == "settled" and changes_nothing(self.g, e):
             things = _call("among_settled", _n("it"), ix, ast.Lambda(_args(), self.expr(rhs, sc)))
