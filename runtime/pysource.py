@@ -413,7 +413,7 @@ class _Writer:
                     f = self.procedure(node, name)
             except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
                 # IR no build makes: the function fails where it runs, as evaluating it would
-                f = _def(name, ("it", "env"), [self.at(_fault(self.lit(_position(kind, node)),
+                f = _def(name, ("it", "env"), [self.at(_fault(self.lit(_position(kind, node, self.g)),
                                                               self.lit(f"cannot run this: {exc}")))])
             self.funcs.append((_what(kind, node), self.at(f)))
             self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
@@ -893,13 +893,13 @@ def _what(kind, node) -> str:
     return {"e": "expression", "b": "block", "s": "statement", "w": "options where"}[kind] + (f" at {pos!r}" if type(pos) is str else "")
 
 
-def _position(kind, node):
-    """Where a function that cannot be written was asked for: its first statement's position."""
+def _position(kind, node, game):
+    """Where a function that cannot be written was asked for: its first statement's position
+    (a procedure's, its body's first)."""
     try:
-        first = node[0] if kind == "b" else node
         if kind == "p":
-            return "?"
-        pos = first[1]
+            kind, node = "b", game.procedures[node]["effect"]
+        pos = node[0][1] if kind == "b" else node[1]
     except (TypeError, KeyError, IndexError):
         return "?"
     return pos if type(pos) is str else "?"

@@ -165,6 +165,9 @@ def test_a_block_of_one_statement_that_cannot_be_written_faults_at_its_position(
     broken = [["let", "t.yaml:7:3", "x", ["attr", P, ["num", P, 1]]]]  # an `attr` a field short
     with pytest.raises(GameFault, match=r"^t\.yaml:7:3: cannot run this"):
         it.run(broken, {})
+    game.procedures["broken"] = {"params": [], "effect": broken}  # a procedure's: at its first statement
+    with pytest.raises(GameFault, match=r"^t\.yaml:7:3: cannot run this"):
+        it.ev(["call", P, "broken", []], {})
 
 
 # ---- budgets -------------------------------------------------------------------------------
