@@ -8,7 +8,9 @@ loading, checking and rendering again.
 An entry is a folder beside the validation cache of the same folder (`cache.cache_dir()`,
 with `RULEPRESS_CACHE_DIR` and `RULEPRESS_NO_CACHE=1` honoured the same way), named by the
 hash of the build's inputs: the outputs under their own names, and build.json, sealed JSON
-(see cache._sealed) with the game id, the findings and the digest of each output. Only the
+(see cache._sealed: an HMAC keyed by the user's own key) with the game id, the findings and
+the digest of each output. A kept game.json is content all the same: whatever runs it checks
+it as it checks any (runtime/tables.checked). Only the
 latest build of a folder is kept; an entry is made under a temporary name and renamed into
 place when complete. An entry never names where anything is written: the build writes the
 fixed output names (outputs.OUTPUT_NAMES) into a folder named by a game id that must look
@@ -27,7 +29,7 @@ import sys
 import tempfile
 from typing import NamedTuple
 
-from .cache import _hash, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
+from .cache import _hash, _key, _plain, _report, _sealed, _Store, _unsealed, diagnostics_of, enabled
 from .content import RUNTIME_DIR, SCHEMA_DIR, shown_path, yaml_files
 from .diagnostics import Report
 from . import writing
@@ -181,7 +183,7 @@ def store(folder: str, key: str | None, gid: str, files: dict[str, str], report:
     """Keep this build's outputs as the folder's latest: `files` maps each output's name to
     the path it was just written to."""
     if key is None or not enabled() or not GAME_ID.fullmatch(gid) or "game.json" not in files \
-            or not set(files) <= set(OUTPUT_NAMES):
+            or not set(files) <= set(OUTPUT_NAMES) or _key() is None:  # (unsealed, it would never be read)
         return
     root = _entry_root(folder)
     try:

@@ -13,18 +13,22 @@ that a re-check or a build parses only statements it never met.
 The cache is plain JSON written by this module under ~/.cache/rulepress/validate/
 (`RULEPRESS_CACHE_DIR` moves it, `RULEPRESS_NO_CACHE=1` turns it off), a folder per game
 folder, at most MAX_GAMES of them. Every file of it is sealed (_sealed): a first line names
-the checker that wrote it and the digest of the rest. A file that cannot be read, is not
-sealed by this checker, or holds anything but the shapes written here is ignored, and the
-game is checked in full again.
+the checker that wrote it and an HMAC of the rest, keyed by a key private to the user (made
+on first use in the cache folder, readable by its owner alone: see _key). A file that cannot
+be read, is not sealed by this checker with this key, or holds anything but the shapes
+written here is ignored, and the game is checked in full again; without a key of the user's
+own nothing is kept or trusted.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import os
 import re
+import stat
 
 from . import dsl
 from .content import RUNTIME_DIR, SCHEMA_DIR, GameSource, Rows, add_doc, check_file, declared_languages, load_game, \
@@ -495,17 +499,69 @@ def _prune(kept: str) -> None:
 
 
 # ---- sealed files ----------------------------------------------------------------
-# A cache file is a first line {"version": who wrote it, "digest": sha256 of the rest},
-# then the rest. A file cut short, changed by hand, or written by another checker does not
-# match its seal and is not read. (Whoever can write the cache folder can also seal what
-# they write: the seal guards against accidents and stale files; that nothing read back is
-# ever run, or names where to write, guards against the rest.)
+# A cache file is a first line {"version": who wrote it, "mac": HMAC-SHA256 of the version
+# and the rest}, then the rest. A file cut short, changed by hand, written by another checker
+# or planted by anyone without the user's key does not match its seal and is not read.
+# A digest alone would prove nothing: whoever can write a file can compute its digest.
 # (Paths are kept as the system gives them: a folder name that is not UTF-8 holds lone
 # surrogates, which "surrogatepass" writes and reads back unchanged.)
 
-def _sealed(body: str, version: str | None = None) -> str:
-    seal = {"version": version or checker_version(), "digest": hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()}
-    return _compact(seal) + "\n" + body
+KEY_NAME = "seal.key"
+KEY_BYTES = 32
+
+
+def _key() -> bytes | None:
+    return _key_in(cache_dir()) if enabled() else None
+
+
+@functools.lru_cache(maxsize=8)
+def _key_in(folder: str) -> bytes | None:
+    """The key that seals this user's cache files: random bytes in the cache folder, made on
+    first use with mode 0600. None where it cannot be made, or is not a regular file of the
+    user's that no one else may read or write (a link, another user's, mode 0644): then no
+    cache file is written, and none is trusted."""
+    path = os.path.join(folder, KEY_NAME)
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, os.O_RDONLY | nofollow)
+    except FileNotFoundError:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600), "wb") as fh:
+                fh.write(os.urandom(KEY_BYTES))
+            try:
+                os.link(tmp, path)  # whole or not at all; where another process won, its key is the key
+            except FileExistsError:
+                pass
+            finally:
+                os.remove(tmp)
+            fd = os.open(path, os.O_RDONLY | nofollow)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    with open(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if os.name == "posix" and (info.st_mode & 0o077 or info.st_uid != os.geteuid()):
+            return None
+        key = fh.read(KEY_BYTES + 1)
+    return key if len(key) == KEY_BYTES else None
+
+
+def _mac(key: bytes, version: str, body: str) -> str:
+    return hmac.new(key, version.encode("utf-8") + b"\0" + body.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
+def _sealed(body: str, version: str | None = None) -> str | None:
+    """The sealed text, or None where the user has no key (then nothing is written)."""
+    key = _key()
+    if key is None:
+        return None
+    version = version or checker_version()
+    return _compact({"version": version, "mac": _mac(key, version, body)}) + "\n" + body
 
 
 def _unsealed(text: str, version: str | None = None) -> str | None:
@@ -515,8 +571,10 @@ def _unsealed(text: str, version: str | None = None) -> str | None:
         seal = json.loads(head) if nl else None
     except ValueError:
         return None
-    if not (type(seal) is dict and seal.get("version") == (version or checker_version())
-            and seal.get("digest") == hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()):
+    version = version or checker_version()
+    key = _key()
+    if not (key is not None and type(seal) is dict and seal.get("version") == version and type(seal.get("mac")) is str
+            and hmac.compare_digest(seal["mac"], _mac(key, version, body))):
         return None
     return body
 
@@ -543,8 +601,8 @@ def _save(path, data) -> None:
     _save_text(path, _sealed(_compact(data)))
 
 
-def _save_text(path, text: str) -> None:
-    if not enabled():
+def _save_text(path, text: str | None) -> None:
+    if not enabled() or text is None:
         return
     # a name of its own (not tempfile's: its import costs more than this whole write)
     tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"

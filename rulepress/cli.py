@@ -170,12 +170,12 @@ def _stamps(folder: str, most: int = 200_000) -> dict:
 
 
 def _emit_python(tables: str) -> str:
-    """game.py beside a game.json just built: the module the runtime writes for it."""
+    """game.py beside a game.json just built: the module the runtime builds for it, as text."""
     from .compiler import writing
     from .runtime import pysource
     from .runtime.tables import Game
     path = writing.path_in(os.path.dirname(tables), "game.py")
-    writing.put(path, pysource.code(Game.load(tables)).source.encode("utf-8"))
+    writing.put(path, pysource.source(Game.load(tables)).encode("utf-8"))
     return path
 
 

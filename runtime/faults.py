@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 STEP_BUDGET = 200_000   # statements one task may execute
+PLAYOUT_STEPS = 20_000  # what one task of a search's playout may: a bot's guess, not the game (runtime/search.py)
 DEPTH_LIMIT = 60        # nested procedure calls and triggers
 
 # Python errors that working an expression out may raise on odd values: each becomes a

@@ -13,7 +13,7 @@ import math
 from . import continuation, pysource, rng, secrets
 from .numbers import LIMIT, beyond
 from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
-from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
+from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
@@ -87,6 +87,8 @@ class Interp:
         self.st = st
         self.answers = answers if answers is not None else []
         self.index = {}  # (kind, attribute) -> things in play by its value, until the state changes
+        if "playout" in st:  # a search's world: its tasks start with most of the budget spent
+            self.steps = STEP_BUDGET - PLAYOUT_STEPS
 
     def share(self, snap):
         """This interpreter runs the task of this snapshot: it copies before it changes."""

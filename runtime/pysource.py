@@ -1,23 +1,29 @@
-"""A game's effects as one Python module, written from the IR and compiled once, as Jinja2
-compiles a template.
+"""A game's effects as one Python module, built from the IR as a Python AST and compiled
+once, as Jinja2 compiles a template.
 
 Procedures become functions, expressions inline Python expressions, loops Python loops.
-Content never becomes code: each name is mangled to an identifier, each text or number of
-the content is a quoted literal (repr) or a constant handed to the module, and the code
-calls only the interpreter's primitives and runtime/reading.py. The module is written
-afresh from the IR each time a game is loaded (never read back from a file), so nothing
-planted can run.
+Content never becomes code: the module is made of `ast` nodes, never of source text, so a
+text or number of the content can only be an `ast.Constant` (or a value handed to the module),
+and every name the code makes comes from one allocator (`_Names`) whose names are `_`, a kind,
+a serial and at most the letters and digits of a content name: none can collide with another,
+with a loop's variable or with the fixed names the code calls. The code calls only the
+interpreter's primitives and runtime/reading.py. The module is built afresh from the IR each
+time a game is loaded (never read back from a file), so nothing planted can run.
 
-Positions cost nothing while nothing goes wrong: a line table maps each line of the module
-to the content's FILE:LINE:COL of the expression on it, and an error raised by Python
-inside the generated code is rewritten to that position (see `fault`), as Jinja2 rewrites a
-traceback to the template's lines. Budgets are counted at loop back-edges and procedure
-entries: whatever runs without end passes one of them.
+Positions cost nothing while nothing goes wrong: each statement of the module has a line of
+its own, and a line table maps a line to the content's FILE:LINE:COL of the expression on it;
+an error raised by Python inside the generated code is rewritten to that position (see
+`fault`), as Jinja2 rewrites a traceback to the template's lines. Positions live only in the
+table (and in the values of faults), never in code. Budgets are counted at loop back-edges,
+procedure entries and before each loop of an expression (reading.spent): whatever runs
+without end passes one of them.
 """
 from __future__ import annotations
 
+import ast
 import math
 import re
+import sys
 from typing import NamedTuple
 
 from . import ir, reading
@@ -26,6 +32,7 @@ from .faults import DEPTH_LIMIT, STEP_BUDGET, GameFault, LoopStop
 from .state import Zone
 from .text import Said, Text
 
+LITERAL_INT = 2**63  # larger whole numbers are handed in, not written (--emit-python stays short)
 EXTRA_LIMIT = 20_000  # functions kept for IR made afresh by a caller (an interruption's), see Code
 DEEP = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
 LONG = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
@@ -47,7 +54,6 @@ class Code:
         self.filters = {}  # id(a decision's `where`) -> f(it, env, things): the things that pass
         self.nodes = []  # the IR of the functions above
         self.lines = {}  # module file name -> {line: (position, op) of the expression there}
-        self.source = ""  # the game's module, as written
         self.extra = 0  # functions made for IR outside the game's tables (up to EXTRA_LIMIT)
         self.filter_vars = {}  # id(a decision's `where`) -> the name its things have
         self.extra_made = []  # (kind, key, node) of those, and ("file", name, None) of their modules
@@ -164,12 +170,10 @@ def _load(game, c, roots, whole):
     w.drain()
     _module_serial[0] += 1
     filename = f"<rulepress game module {_module_serial[0]}>"
-    text, lines = w.text()
+    module, lines = w.module()
     namespace = dict(w.consts, **_GLOBALS)
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - written here from the IR, literals quoted
-    if whole:
-        c.source = text
-    elif c.extra + len(w.made) > EXTRA_LIMIT:  # IR made afresh without end: start again
+    exec(compile(module, filename, "exec"), namespace)  # noqa: S102 - an AST whose content is constants only
+    if not whole and c.extra + len(w.made) > EXTRA_LIMIT:  # IR made afresh without end: start again
         _forget_extra(c)
     c.lines[filename] = lines
     prof = game.profile
@@ -187,6 +191,21 @@ def _load(game, c, roots, whole):
             c.extra_made.append((kind, key, node))
     if not whole:
         c.extra_made.append(("file", filename, None))
+
+
+def source(game) -> str:
+    """The game's module as Python text, for reading (`build --emit-python`): written afresh
+    as the runtime writes it, each function under a comment saying what it runs."""
+    w = _Writer(game, Code(), True)
+    for kind, node in _roots(game):
+        w.want(kind, node)
+    w.drain()
+    out = [HEADER, ""]
+    for what, f in w.funcs:
+        if what is not None:
+            out.append("# " + what)
+        out += [ast.unparse(f), ""]
+    return "\n".join(out) + "\n"
 
 
 def _forget_extra(c):
@@ -208,8 +227,33 @@ _GLOBALS = {
     **{n: getattr(reading, n) for n in (
         "num", "lt", "le", "gt", "ge", "plus", "minus", "times", "divided", "modulo", "total", "no_operator",
         "fixed", "counter", "owned", "builtin", "location", "owner", "contents", "type_of", "has", "index", "game_counter", "arguments", "bound",
-        "among", "among_settled")},
+        "among", "among_settled", "spent")},
 }
+# Names the generated code uses as they are: its functions' parameters, the globals above and
+# a few builtins. Every other name is made by _Names, so none can be one of these.
+_FIXED = {"it", "env", "things", "r"} | set(_GLOBALS) | {"bool", "list", "int", "max", "min", "range", "next", "sum",
+                                                         "any", "all", "type", "str"}
+_MADE = re.compile(r"_[a-z]+[0-9]+(_[0-9A-Za-z_]{1,40})?")
+# what each made name is: functions (e, b, s, w, p, x), values handed in (k, n, z, by, every,
+# index, params), loop variables (v, x), the dicts a loop binds (env), a move's (d, t)
+_KINDS = {"e", "b", "s", "w", "p", "x", "k", "n", "z", "by", "every", "index", "params", "v", "env", "d", "t"}
+
+
+class _Names:
+    """The one source of the names generated code makes (functions, constants, loop variables,
+    the dicts a loop binds): `_`, a kind, a serial, and for a content name its letters and
+    digits. The serial makes each name unique, and the leading `_` keeps it apart from the
+    fixed names; no content name is ever an identifier as it is."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __call__(self, kind, hint=None) -> str:
+        if kind not in _KINDS:  # a kind of ours that is not one: a bug, not content
+            raise ValueError(f"not a kind of name generated code makes: {kind!r}")
+        self.n += 1
+        name = f"_{kind}{self.n}"
+        return name if hint is None else name + "_" + _ident(hint)
 
 
 class _Scope(NamedTuple):
@@ -218,25 +262,114 @@ class _Scope(NamedTuple):
     depth: int  # loops of expressions around
 
 
+# ---- the AST, built from nodes: content only ever enters as an ast.Constant ----
+
+def _n(name) -> ast.Name:
+    return ast.Name(name, _LOAD)
+
+
+def _to(name) -> ast.Name:
+    return ast.Name(name, _STORE)
+
+
+def _call(f, *args) -> ast.Call:
+    return ast.Call(_n(f) if type(f) is str else f, list(args), [])
+
+
+def _it(method, *args) -> ast.Call:
+    """A call of one of the interpreter's primitives (a name of ours, never content's)."""
+    return ast.Call(ast.Attribute(_n("it"), method, _LOAD), list(args), [])
+
+
+def _steps(ctx=None) -> ast.Attribute:
+    return ast.Attribute(_n("it"), "steps", ctx or _LOAD)
+
+
+def _is(a, b, op) -> ast.Compare:
+    return ast.Compare(a, [op], [b])
+
+
+def _and(values) -> ast.expr:
+    return values[0] if len(values) == 1 else ast.BoolOp(ast.And(), values)
+
+
+def _args(*names) -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _def(name, params, body) -> ast.FunctionDef:
+    return ast.FunctionDef(name, _args(*params), body, [], None, None, **_TYPE_PARAMS)
+
+
+_TYPE_PARAMS = {"type_params": []} if sys.version_info >= (3, 12) else {}
+
+
+def _fault(pos, message) -> ast.Raise:
+    return ast.Raise(_call("GameFault", pos, message), None)
+
+
+def _count_step(pos, message) -> list:
+    """it.steps += 1; past the budget, a fault at pos."""
+    return [ast.AugAssign(_steps(_STORE), ast.Add(), ast.Constant(1)),
+            ast.If(_is(_steps(), _n("STEP_BUDGET"), ast.Gt()), [_fault(pos, _n(message))], [])]
+
+
+def _hand_up(mode) -> ast.If:
+    """After `r = ...` ran a block: a `return` in it returns here too."""
+    value = _n("r") if mode == "tuple" else ast.Subscript(_n("r"), ast.Constant(0), _LOAD)
+    return ast.If(_is(_n("r"), ast.Constant(None), ast.IsNot()), [ast.Return(value)], [])
+
+
+def _place(node, line):
+    """Gives node, and all in it that has no line yet, this line of the module (statements
+    nested in it were placed when they were made)."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        n.lineno = n.end_lineno = line
+        n.col_offset = n.end_col_offset = 0
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                for x in v:
+                    if type(x) not in _BARE and isinstance(x, ast.AST) and "lineno" not in x.__dict__:
+                        push(x)
+            elif type(v) not in _BARE and isinstance(v, ast.AST) and "lineno" not in v.__dict__:
+                push(v)
+    return node
+
+
+# Nodes with nothing in them and no line to give: contexts and operators (shared, as ast.parse shares them)
+_BARE = {type(None), str, int, ast.Load, ast.Store, *[c for base in (ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                                                      for c in base.__subclasses__()]}
+_LOAD, _STORE = ast.Load(), ast.Store()
+
+
 class _Writer:
-    """Writes the functions of one module: those asked for, and those they need."""
+    """Writes the functions of one module: those asked for, and those they need, as Jinja2's
+    CodeGenerator does: one method per kind of node, each returning AST, and a line table
+    that maps each statement's line to the content position it runs."""
 
     def __init__(self, game, c, whole):
         self.g, self.c, self.whole = game, c, whole
-        self.funcs = []  # each function: a list of (indent, text, (position, op) or None)
+        self.funcs = []  # (comment or None, ast.FunctionDef) of each function, in order
         self.made = []  # (kind, key, node, function name) of the functions that the module makes
         self.names = {}  # (kind, id or procedure) -> function name
+        self.new = _Names()
         self.todo = []
         self.consts = {}  # name -> value handed to the module
         self.const_names = {}  # id(value) -> its name
         self.live = {}  # kind -> the name of its in_play
         self.tables = {}  # attribute -> the name of its fixed_table
         self.clocked = {}  # function name -> (position, what) to clock, while a profile runs
+        self.line, self.table = 0, {}  # the last line given, and line -> (position, op)
         self.prof = game.profile
         self.roots = getattr(game.profile, "roots", {}) if game.profile is not None else {}
         self.at_root, self.nesting = None, 0  # the expression being written, and how deep in it
 
-    # ---- names and constants ----
+    # ---- names, constants, lines ----
     def want(self, kind, node) -> str:
         """The name of the function for this node, written if it is not yet."""
         key = (kind, node if kind == "p" else id(node))
@@ -245,170 +378,173 @@ class _Writer:
             known = {"p": self.c.procs, "e": self.c.exprs, "w": self.c.filters}.get(kind, self.c.blocks)
             if (node if kind == "p" else id(node)) in known and kind != "p":
                 return None  # made by an earlier module: looked up through the interpreter
-            name = self.names[key] = f"{kind}{len(self.names)}" if kind != "p" else f"p_{_ident(node)}_{len(self.names)}"
+            name = self.names[key] = self.new(kind, node if kind == "p" else None)
             self.todo.append((kind, node, name))
         return name
 
-    def const(self, value, hint="K") -> str:
+    def const(self, value, hint="k") -> ast.Name:
         name = self.const_names.get(id(value))
         if name is None:
-            name = self.const_names[id(value)] = f"{hint}{len(self.consts)}"
+            name = self.const_names[id(value)] = self.new(hint)
             self.consts[name] = value
-        return name
+        return _n(name)
 
-    def lit(self, v) -> str:
-        """A value of the content as Python: a quoted literal, or a constant handed in."""
+    def lit(self, v) -> ast.expr:
+        """A value of the content: a constant in the AST, or a value handed to the module."""
         t = type(v)
-        if t is str or t is int or t is bool or v is None or (t is float and math.isfinite(v)):
-            return repr(v)
+        if t is str or t is bool or v is None or (t is int and -LITERAL_INT <= v <= LITERAL_INT) or \
+                (t is float and math.isfinite(v)):
+            return ast.Constant(v)
         return self.const(v)
+
+    def at(self, stmt, at=None):
+        """The statement on a line of its own; `at`, the (position, op) it stands for there."""
+        self.line += 1
+        if at is not None:
+            self.table[self.line] = at
+        return _place(stmt, self.line)
 
     def drain(self):
         while self.todo:
             kind, node, name = self.todo.pop()
-            lines = []
             try:
                 if kind == "e":
-                    self.expr_function(lines, node, name)
+                    f = self.expr_function(node, name)
                 elif kind == "b":
-                    lines.append((0, f"def {name}(it, env):", None))
-                    self.statements(lines, node, 1, "tuple", 0)
+                    f = _def(name, ("it", "env"), self.statements(node, 1, "tuple", 0))
                 elif kind == "s":  # a statement clocked on its own, while a profile runs
-                    lines.append((0, f"def {name}(it, env):", None))
-                    self.statement(lines, node, 1, "tuple", 0)
+                    f = _def(name, ("it", "env"), self.statement(node, 1, "tuple", 0))
                 elif kind == "w":
-                    self.filter_function(lines, node, name)
+                    f = self.filter_function(node, name)
                 else:
-                    self.procedure(lines, node, name)
+                    f = self.procedure(node, name)
             except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
                 # IR no build makes: the function fails where it runs, as evaluating it would
-                pos = node[1] if kind != "p" and type(node[1]) is str else "?"
-                lines = [(0, f"def {name}(it, env):", None),
-                         (1, f"raise GameFault({self.lit(pos)}, {self.lit(f'cannot run this: {exc}')})", None)]
-            self.funcs.append([(0, "# " + _what(kind, node), None)] + lines)
+                f = _def(name, ("it", "env"), [self.at(_fault(self.lit(_position(kind, node, self.g)),
+                                                              self.lit(f"cannot run this: {exc}")))])
+            self.funcs.append((_what(kind, node), self.at(f)))
             self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
 
-    def text(self):
-        out, table = HEADER.split("\n") + [""], {}
-        for f in self.funcs:
-            for indent, line, at in f:
-                out.append("    " * indent + line)
-                if at is not None:
-                    table[len(out)] = at
-            out.append("")
-        return "\n".join(out) + "\n", table
+    def module(self):
+        """The module (ast.Module) and its line table."""
+        return ast.Module([f for _, f in self.funcs], []), self.table
 
     # ---- functions ----
-    def expr_function(self, lines, e, name):
-        lines.append((0, f"def {name}(it, env):", None))
-        lines.append((1, f"return {self.root(e, own=True)}", _at(e)))
+    def expr_function(self, e, name):
         if self.prof is not None and id(e) in self.roots:
             self.clocked[name] = self.roots[id(e)]
+        return _def(name, ("it", "env"), [self.at(ast.Return(self.root(e, own=True)), _at(e))])
 
-    def filter_function(self, lines, where, name):
+    def filter_function(self, where, name):
         var = self.c.filter_vars[id(where)]
-        x = f"v0_{_ident(var)}" if type(var) is str else "v0"
+        x = self.new("v", var if type(var) is str else None)
         self.at_root, self.nesting = _at(where), 0
         if type(var) is str and var not in ("player", "this"):
-            inner, binding = _Scope("env", {var: x}, 1), ""
+            inner, env = _Scope("env", {var: x}, 1), None
         else:  # as in a loop of an expression: see loop
-            inner, binding = _Scope("env1", {}, 1), f" for env1 in (bound(env, {self.lit(var)}, {x}),)"
-        lines.append((0, f"def {name}(it, env, things):", None))
-        lines.append((1, f"return [{x} for {x} in things{binding} if {self.expr(where, inner, truth=True)}]", _at(where)))
+            env = self.new("env")
+            inner = _Scope(env, {}, 1)
+        gens = self.walk(x, _call("spent", _n("it"), _n("things"), self.lit(where[1])), "env", var, env)
+        gens[-1].ifs = [self.expr(where, inner, truth=True)]
+        return _def(name, ("it", "env", "things"), [self.at(ast.Return(ast.ListComp(_n(x), gens)), _at(where))])
 
-    def procedure(self, lines, pid, name):
+    def procedure(self, pid, name):
         proc = self.g.procedures[pid]
         body = proc["effect"]
         pos = self.lit(body[0][1] if body else "?")
-        lines += [(0, f"def {name}(it, env):", None),
-                  (1, f"if it.depth >= DEPTH_LIMIT: raise GameFault({pos}, DEEP)", None),
-                  (1, "it.steps += 1", None),
-                  (1, f"if it.steps > STEP_BUDGET: raise GameFault({pos}, LONG)", None),
-                  (1, "it.depth += 1", None),
-                  (1, "try:", None)]
-        self.statements(lines, body, 2, "value", 0)
-        lines += [(1, "finally:", None), (2, "it.depth -= 1", None)]
+        depth = ast.Attribute(_n("it"), "depth", _STORE)
+        return _def(name, ("it", "env"), [
+            self.at(ast.If(_is(ast.Attribute(_n("it"), "depth", _LOAD), _n("DEPTH_LIMIT"), ast.GtE()),
+                           [_fault(pos, _n("DEEP"))], [])),
+            *[self.at(s) for s in _count_step(pos, "LONG")],
+            self.at(ast.AugAssign(depth, ast.Add(), ast.Constant(1))),
+            self.at(ast.Try(self.statements(body, 2, "value", 0), [], [],
+                            [self.at(ast.AugAssign(ast.Attribute(_n("it"), "depth", _STORE), ast.Sub(),
+                                                   ast.Constant(1)))]))])
 
     # ---- statements ----
-    def statements(self, lines, block, ind, mode, loops):
-        """Lines running a block; `mode` says how a `return` hands its value: "tuple" (a
-        block's (value,)) or "value" (a procedure's)."""
+    def statements(self, block, ind, mode, loops) -> list:
+        """The statements running a block; `mode` says how a `return` hands its value: "tuple"
+        (a block's (value,)) or "value" (a procedure's). `ind`: how deeply they nest."""
         if not block:
-            lines.append((ind, "pass", None))
-            return
+            return [self.at(ast.Pass())]
+        out = []
         for s in block:
             if self.prof is not None:  # each statement a function of its own, clocked
                 name = self.want("s", s)
                 self.clocked.setdefault(name, (s[1], s[0]))
-                lines.append((ind, f"r = {name}(it, env)", None))
-                lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+                out.append(self.at(ast.Assign([_to("r")], _call(name, _n("it"), _n("env")))))
+                out.append(self.at(_hand_up(mode)))
             else:
-                self.statement(lines, s, ind, mode, loops)
+                out += self.statement(s, ind, mode, loops)
+        return out
 
-    def body(self, lines, block, ind, mode, loops):
+    def body(self, block, ind, mode, loops) -> list:
         """A block inside a statement: inline, or where Python would find the lines nested too
         deeply (it allows 20 loops and `try`s in one function), a call of a function of its own."""
         if ind < 10 or not block:
-            return self.statements(lines, block, ind, mode, loops)
+            return self.statements(block, ind, mode, loops)
         name = self.want("b", block)
-        call = f"{name}(it, env)" if name is not None else f"it.run({self.const(block, 'N')}, env)"
-        lines.append((ind, f"r = {call}", None))
-        lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+        call = _call(name, _n("it"), _n("env")) if name is not None else _it("run", self.const(block, "n"), _n("env"))
+        return [self.at(ast.Assign([_to("r")], call)), self.at(_hand_up(mode))]
 
-    def root(self, e, own=False, truth=False) -> str:
-        """Python for an expression a statement or the flow works out: its lines (and those of
-        the functions it is split into) are its position's in the line table. `truth`: only
-        whether the value is true counts (a condition), so `and` and `or` need not make bools."""
+    def root(self, e, own=False, truth=False) -> ast.expr:
+        """The expression a statement or the flow works out (and the functions it is split
+        into) stand for its position in the line table. `truth`: only whether the value is
+        true counts (a condition), so `and` and `or` need not make bools."""
         self.at_root, self.nesting = _at(e), 0
         return self.expr(e, _Scope("env", {}, 0), own, truth)
 
-    def statement(self, lines, s, ind, mode, loops):
-        op = s[0]
+    def statement(self, s, ind, mode, loops) -> list:
+        op, at = s[0], self.at
         if op == "let":
-            lines.append((ind, f"env[{self.lit(s[2])}] = {self.root(s[3])}", _at(s[3])))
-        elif op == "do":
-            lines.append((ind, self.root(s[2]), _at(s[2])))
-        elif op == "return":
-            v = "None" if s[2] is None else self.root(s[2])
-            lines.append((ind, f"return ({v},)" if mode == "tuple" else f"return {v}", _at(s[2]) if s[2] is not None else None))
-        elif op == "if":
-            for i, (cond, body) in enumerate(s[2]):
-                lines.append((ind, f"{'if' if i == 0 else 'elif'} {self.root(cond, truth=True)}:", _at(cond)))
-                self.body(lines, body, ind + 1, mode, loops)
-            if s[3]:
-                lines.append((ind, "else:", None))
-                self.body(lines, s[3], ind + 1, mode, loops)
-        elif op in ("for", "while", "repeat"):
-            x = f"x{loops}"
-            lines.append((ind, "try:", None))
+            target = ast.Subscript(_n("env"), self.lit(s[2]), _STORE)
+            return [at(ast.Assign([target], self.root(s[3])), _at(s[3]))]
+        if op == "do":
+            return [at(ast.Expr(self.root(s[2])), _at(s[2]))]
+        if op == "return":
+            v = ast.Constant(None) if s[2] is None else self.root(s[2])
+            return [at(ast.Return(ast.Tuple([v], _LOAD) if mode == "tuple" else v),
+                       _at(s[2]) if s[2] is not None else None)]
+        if op == "if":
+            # made from the last branch up, so each `elif` is an `if` in the `else` before it
+            branches = [(self.root(cond, truth=True), _at(cond), self.body(body, ind + 1, mode, loops))
+                        for cond, body in s[2]]
+            orelse = self.body(s[3], ind + 1, mode, loops) if s[3] else []
+            for test, where, body in reversed(branches):
+                orelse = [at(ast.If(test, body, orelse), where)]
+            return orelse
+        if op in ("for", "while", "repeat"):
+            x = self.new("x")
+            step = [at(c) for c in _count_step(self.lit(s[1]), "ENDLESS" if op == "while" else "LONG")]
             if op == "for":
-                lines.append((ind + 1, f"for {x} in list(it.items({self.root(s[3])})):", _at(s[3])))
-            elif op == "while":
-                lines.append((ind + 1, f"while {self.root(s[2], truth=True)}:", _at(s[2])))
-            else:
-                lines.append((ind + 1, f"for {x} in range(max(0, min(int(num({self.root(s[2])})), STEP_BUDGET))):", _at(s[2])))
-            lines.append((ind + 2, "it.steps += 1", None))
-            lines.append((ind + 2, f"if it.steps > STEP_BUDGET: raise GameFault({self.lit(s[1])}, {'ENDLESS' if op == 'while' else 'LONG'})", None))
-            if op == "for":
-                lines.append((ind + 2, f"env[{self.lit(s[2])}] = {x}", None))
+                step.append(at(ast.Assign([ast.Subscript(_n("env"), self.lit(s[2]), _STORE)], _n(x))))
                 if s[4] is not None:
-                    lines.append((ind + 2, f"if not {self.root(s[4], truth=True)}: continue", _at(s[4])))
-            self.body(lines, s[-1], ind + 2, mode, loops + 1)
-            lines += [(ind, "except LoopStop:", None), (ind + 1, "pass", None)]
-        elif op == "move":  # the commonest statement: its values worked out here, each on its line
-            lines.append((ind, f"a0 = it.dest_key({self.root(s[3])}, {self.lit(s[1])})", _at(s[3])))
-            lines.append((ind, f"for a1 in it.things({self.root(s[2])}):", _at(s[2])))
-            lines.append((ind + 1, f"it.move(a1, a0, {self.lit(s[4])})", None))
-        elif op in ir.STATEMENTS:
-            self.fields(s)
-            call = f"it.s_{op}({self.const(s, 'N')}, env)"
-            if op in _RETURNING:
-                lines.append((ind, f"r = {call}", None))
-                lines.append((ind, "if r is not None: return " + ("r" if mode == "tuple" else "r[0]"), None))
+                    step.append(at(ast.If(ast.UnaryOp(ast.Not(), self.root(s[4], truth=True)), [ast.Continue()], []),
+                                   _at(s[4])))
+            if op == "for":
+                head, where = _call("list", _it("items", self.root(s[3]))), _at(s[3])
+            elif op == "repeat":
+                times = _call("min", _call("int", _call("num", self.root(s[2]))), _n("STEP_BUDGET"))
+                head, where = _call("range", _call("max", ast.Constant(0), times)), _at(s[2])
             else:
-                lines.append((ind, call, None))
-        else:
-            lines.append((ind, f"raise KeyError({self.lit(op)})", None))
+                test, where = self.root(s[2], truth=True), _at(s[2])
+            body = step + self.body(s[-1], ind + 2, mode, loops + 1)
+            loop = ast.While(test, body, []) if op == "while" else ast.For(_to(x), head, body, [], None)
+            stop = ast.ExceptHandler(_n("LoopStop"), None, [at(ast.Pass())])
+            return [at(ast.Try([at(loop, where)], [at(stop)], [], []))]
+        if op == "move":  # the commonest statement: its values worked out here, each on its line
+            dest, thing = self.new("d"), self.new("t")
+            return [at(ast.Assign([_to(dest)], _it("dest_key", self.root(s[3]), self.lit(s[1]))), _at(s[3])),
+                    at(ast.For(_to(thing), _it("things", self.root(s[2])),
+                               [at(ast.Expr(_it("move", _n(thing), _n(dest), self.lit(s[4]))))], [], None), _at(s[2]))]
+        if op in ir.STATEMENTS and op.isidentifier():
+            self.fields(s)
+            call = _it("s_" + op, self.const(s, "n"), _n("env"))
+            if op in _RETURNING:
+                return [at(ast.Assign([_to("r")], call)), at(_hand_up(mode))]
+            return [at(ast.Expr(call))]
+        return [at(ast.Raise(_call("KeyError", self.lit(op)), None))]
 
     def fields(self, s):
         """The expressions and blocks a handler works out from a statement: written too."""
@@ -432,12 +568,12 @@ class _Writer:
                     todo.extend(y for y in x if type(y) in (list, dict))
 
     # ---- expressions ----
-    def expr(self, e, sc, own=False, truth=False) -> str:
-        """Python for expression e; `own`: the whole of a function of its own; `truth`: see root."""
+    def expr(self, e, sc, own=False, truth=False) -> ast.expr:
+        """Expression e; `own`: the whole of a function of its own; `truth`: see root."""
         if self.prof is not None and not own and id(e) in self.roots and not sc.local and sc.env == "env":
             name = self.want("e", e)  # a condition clocked on its own
             if name is not None:
-                return f"{name}(it, env)"
+                return _call(name, _n("it"), _n("env"))
         if self.nesting > 20 and not own:  # deep: a function of its own, as Python nests only so far
             return self.split(e, sc, truth)
         self.nesting += 1
@@ -447,29 +583,27 @@ class _Writer:
             self.nesting -= 1
 
     def split(self, e, sc, truth):
-        names = sorted(sc.local.values())
-        name = f"x{len(self.names)}"
-        self.names[("x", name)] = name
+        params = ["it", sc.env] + sorted(sc.local.values())
+        name = self.new("x")
         outer, self.nesting = self.nesting, 0
         try:
             value = self.expr(e, sc, True, truth)
         finally:
             self.nesting = outer
-        self.funcs.append([(0, f"def {name}({', '.join(['it', sc.env] + names)}):", None),
-                           (1, f"return {value}", self.at_root)])
-        return f"{name}({', '.join(['it', sc.env] + names)})"
+        self.funcs.append((None, self.at(_def(name, params, [self.at(ast.Return(value), self.at_root)]))))
+        return _call(name, *map(_n, params))
 
-    def expression(self, e, sc, truth) -> str:
+    def expression(self, e, sc, truth) -> ast.expr:
         op = e[0]
         E = lambda x: self.expr(x, sc)  # noqa: E731
         T = lambda x: self.expr(x, sc, truth=True)  # noqa: E731  (a value only tested)
         if op in ("num", "str"):
             return self.lit(e[2])
         if op == "none":
-            return "None"
+            return ast.Constant(None)
         if op == "text":
             parts = [self.const(Said(p)) if type(p) is str else E(p) if type(p) is list else self.lit(p) for p in e[2]]
-            return f"Text(({', '.join(parts)},))" if parts else "Text(())"
+            return _call("Text", ast.Tuple(parts, _LOAD))
         if op == "name":
             return self.name(e, sc)
         if op == "attr":
@@ -477,35 +611,36 @@ class _Writer:
         if op == "op":
             o, a, b = e[2], E(e[3]), E(e[4])
             if o in ("==", "!="):
-                return f"({a} {o} {b})"
+                return _is(a, b, ast.Eq() if o == "==" else ast.NotEq())
             if o in _COMPARE:
-                return f"{_COMPARE[o]}({a}, {b})"
+                return _call(_COMPARE[o], a, b)
             if o in _ARITH:
-                return f"{_ARITH[o]}({a}, {b}, {self.lit(e[1])})"
+                return _call(_ARITH[o], a, b, self.lit(e[1]))
             if o == "%":
-                return f"modulo({a}, {b})"
-            return f"no_operator({self.lit(o)})"
+                return _call("modulo", a, b)
+            return _call("no_operator", self.lit(o))
         if op in ("and", "or"):
-            return f"({T(e[2])} {op} {T(e[3])})" if truth else f"(bool({E(e[2])}) {op} bool({E(e[3])}))"
+            both = [T(e[2]), T(e[3])] if truth else [_call("bool", E(e[2])), _call("bool", E(e[3]))]
+            return ast.BoolOp(ast.And() if op == "and" else ast.Or(), both)
         if op == "not":
-            return f"(not {T(e[2])})"
+            return ast.UnaryOp(ast.Not(), T(e[2]))
         if op == "neg":
-            return f"(-num({E(e[2])}))"
+            return ast.UnaryOp(ast.USub(), _call("num", E(e[2])))
         if op == "cond":
             B = T if truth else E
-            return f"({B(e[3])} if {T(e[2])} else {B(e[4])})"
+            return ast.IfExp(T(e[2]), B(e[3]), B(e[4]))
         if op == "list":
-            return f"[{', '.join(E(x) for x in e[2])}]"
+            return ast.List([E(x) for x in e[2]], _LOAD)
         if op == "every":
-            return "it.order()" if e[2] == "player" else f"list({self.in_play(e[2])}(it))"
+            return _it("order") if e[2] == "player" else _call("list", _call(self.in_play(e[2]), _n("it")))
         if op == "in":
-            return f"it.member({E(e[2])}, {E(e[3])})"
+            return _it("member", E(e[2]), E(e[3]))
         if op == "has":
-            return f"has(it, {E(e[2])}, {self.lit(e[3])})"
+            return _call("has", _n("it"), E(e[2]), self.lit(e[3]))
         if op == "index":
-            return f"index(it, {E(e[2])}, {E(e[3])})"
+            return _call("index", _n("it"), E(e[2]), E(e[3]))
         if op == "comp":
-            return self.loop(e, sc, "[{b} {loop}]", e[2], e[3], e[4], e[5])
+            return self.loop(e, sc, _list_of, e[2], e[3], e[4], e[5])
         if op == "gen":
             return self.aggregate(e, sc)
         if op == "call":
@@ -515,34 +650,36 @@ class _Writer:
     def name(self, e, sc):
         n = e[2]
         if type(n) is not str:
-            return f"it.e_name({self.const(e, 'N')}, {sc.env})"
+            return _it("e_name", self.const(e, "n"), _n(sc.env))
         if n in sc.local:
-            return sc.local[n]
-        g, q = self.g, repr(n)
+            return _n(sc.local[n])
+        g = self.g
         if n == "players":
-            slow = "it.order()"
+            slow = _it("order")
         elif n in ("others", "round", "first_player", "player_count"):
-            slow = f"it.e_name({self.const(e, 'N')}, {sc.env})"
+            slow = _it("e_name", self.const(e, "n"), _n(sc.env))
         elif n in g.global_counters:
-            slow = f"game_counter(it, {q})"
+            slow = _call("game_counter", _n("it"), ast.Constant(n))
         elif n in g.game_zones:
-            slow = self.const(Zone(n), "Z")
+            slow = self.const(Zone(n), "z")
         elif n in g.proto_of or n in g.protos or n in g.actions:
-            slow = q
+            slow = ast.Constant(n)
         else:
-            slow = f"it.e_name({self.const(e, 'N')}, {sc.env})"
-        return f"({sc.env}[{q}] if {q} in {sc.env} else {slow})"
+            slow = _it("e_name", self.const(e, "n"), _n(sc.env))
+        return ast.IfExp(_is(ast.Constant(n), _n(sc.env), ast.In()),
+                         ast.Subscript(_n(sc.env), ast.Constant(n), _LOAD), slow)
 
     def attr(self, e, sc):
         x, n, pos, g = self.expr(e[2], sc), e[3], self.lit(e[1]), self.g
         if type(n) is not str:
-            return f"it.attr({x}, {self.lit(n)}, {pos})"
-        q = repr(n)
-        if x in sc.local.values() and n not in g.counters and n not in g.owned_zones:
+            return _it("attr", x, self.lit(n), pos)
+        if type(x) is ast.Name and x.id in sc.local.values() and n not in g.counters and n not in g.owned_zones:
             table = self.fixed_table(n)
             if table is not None:  # a loop's thing: its type, kind or printed value from a table
-                return f"({table}[{x}] if type({x}) is str and {x} in {table} else {self.read_attr(x, n, q, pos)})"
-        return self.read_attr(x, n, q, pos)
+                v = x.id
+                known = _and([_is(_call("type", _n(v)), _n("str"), ast.Is()), _is(_n(v), _n(table), ast.In())])
+                return ast.IfExp(known, ast.Subscript(_n(table), _n(v), _LOAD), self.read_attr(x, n, pos))
+        return self.read_attr(x, n, pos)
 
     def fixed_table(self, n):
         """The name of a table thing -> its attribute n, where no change of the state can change
@@ -556,100 +693,145 @@ class _Writer:
                 g.__dict__.setdefault("printed", {}).get(n)
             if table is None:
                 table = g.printed[n] = {x: a.get(n) for x, a in g.attrs_of.items()}
-            name = self.tables[n] = self.const(table, "by_")
+            name = self.tables[n] = self.const(table, "by").id
         return name
 
-    def read_attr(self, x, n, q, pos):
-        g = self.g
+    def read_attr(self, x, n, pos):
+        g, q = self.g, ast.Constant(n)
         if n not in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
-            return f"fixed(it, {x}, {q}, {pos})"
+            return _call("fixed", _n("it"), x, q, pos)
         if n in g.counters and n not in g.owned_zones and n not in reading.BUILTIN_ATTRS:
-            return f"counter(it, {x}, {q}, {pos})"
+            return _call("counter", _n("it"), x, q, pos)
         if n in g.owned_zones and n not in g.counters and n not in reading.BUILTIN_ATTRS:
-            return f"owned(it, {x}, {q}, {pos}, {self.lit(g.owned_zones[n])})"
+            return _call("owned", _n("it"), x, q, pos, self.lit(g.owned_zones[n]))
         if n in reading.FAST_BUILTINS and n not in g.counters and n not in g.owned_zones:
             special = reading.SPECIAL_BUILTINS.get(n)
-            return f"{special.__name__}(it, {x}, {pos})" if special else f"builtin(it, {x}, {q}, {pos})"
-        return f"it.attr({x}, {q}, {pos})"
+            return _call(special.__name__, _n("it"), x, pos) if special else _call("builtin", _n("it"), x, q, pos)
+        return _it("attr", x, q, pos)
 
     def in_play(self, kind):
         name = self.live.get(kind)
         if name is None:
-            name = self.live[kind] = self.const(reading.in_play(self.g, kind), "every_")
+            name = self.live[kind] = self.const(reading.in_play(self.g, kind), "every").id
         return name
 
     def call(self, e, sc):
         name, args = e[2], [self.expr(a, sc) for a in e[3]]
         if type(name) is not str:
-            return f"it.function({self.lit(name)}, [{', '.join(args)}], {self.lit(e[1])})"
+            return _it("function", self.lit(name), ast.List(args, _LOAD), self.lit(e[1]))
         if name in self.g.procedures:
-            params = self.const(self.g.procedures[name]["params"], "params")
-            inner = f"arguments({sc.env}, {params}, [{', '.join(args)}])"
             if self.whole:
-                return f"{self.want('p', name)}(it, {inner})"
-            return f"it.call_procedure({repr(name)}, [{', '.join(args)}], {sc.env})"
+                params = self.const(self.g.procedures[name]["params"], "params")
+                inner = _call("arguments", _n(sc.env), params, ast.List(args, _LOAD))
+                return _call(self.want("p", name), _n("it"), inner)
+            return _it("call_procedure", ast.Constant(name), ast.List(args, _LOAD), _n(sc.env))
         if name == "count" and len(args) == 1:
-            return f"it.size({args[0]})"
+            return _it("size", args[0])
         if name == "usable" and len(args) == 2:
-            return f"it.usable({args[0]}, {args[1]})"
+            return _it("usable", args[0], args[1])
         a0 = e[3][0] if e[3] else None
         if name == "first" and len(args) == 1 and a0[0] == "comp" and _steady(a0[2], None) and _steady(a0[5], None):
             # stops at the first value the list would begin with; the rest would change nothing
-            return self.loop(a0, sc, "next(({b} {loop}), None)", a0[2], a0[3], a0[4], a0[5])
-        return f"it.function({repr(name)}, [{', '.join(args)}], {self.lit(e[1])})"
+            return self.loop(a0, sc, _first_of, a0[2], a0[3], a0[4], a0[5])
+        return _it("function", ast.Constant(name), ast.List(args, _LOAD), self.lit(e[1]))
 
     def aggregate(self, e, sc):
         name, body, var, src, where, pos = e[2], e[3], e[4], e[5], e[6], self.lit(e[1])
         if name in ("any", "count") and where is None and _index_test(self.g, body, var, src) is not None:
             # `any(x.a == v and ... for x in every K)`: the things that pass are those counted
-            return self.loop(e, sc, "any(True {loop})" if name == "any" else "sum(1 {loop})", None, var, src, body)
+            return self.loop(e, sc, _any_at_all if name == "any" else _how_many, None, var, src, body)
         if name == "count":
-            return self.loop(e, sc, "sum(1 {loop} if {b})", body, var, src, where, tested=True)
+            return self.loop(e, sc, _how_many_true, body, var, src, where, tested=True)
         if name in ("any", "all"):
-            return self.loop(e, sc, name + "({b} {loop})", body, var, src, where, tested=True)
+            return self.loop(e, sc, _any if name == "any" else _all, body, var, src, where, tested=True)
         if name == "sum":
-            return self.loop(e, sc, "total(({b} {loop}), " + pos + ")", body, var, src, where)
-        return self.loop(e, sc, f"it.function({self.lit(name)}, [[{{b}} {{loop}}]], {pos}, True)", body, var, src, where)
+            return self.loop(e, sc, lambda b, gens: _call("total", ast.GeneratorExp(b, gens), pos), body, var, src, where)
+        return self.loop(e, sc, lambda b, gens: _it("function", self.lit(name), ast.List([ast.ListComp(b, gens)], _LOAD),
+                                                    pos, ast.Constant(True)), body, var, src, where)
+
+    def walk(self, x, source, outer, var, env):
+        """The `for`s of a loop of an expression: x over source, and where the loop's name is
+        `player` or `this` (they go on to the procedures it calls), a dict env binding it."""
+        gens = [ast.comprehension(_to(x), source, [], 0)]
+        if env is not None:
+            bound = _call("bound", _n(outer), self.lit(var), _n(x))
+            gens.append(ast.comprehension(_to(env), ast.Tuple([bound], _LOAD), [], 0))
+        return gens
 
     def loop(self, e, sc, shape, body, var, src, where, tested=False):
-        """A loop of an expression, as `shape` with {loop} (its `for ... if ...`) and {b} (its
-        body; `tested`: only whether each value is true counts)."""
-        d = sc.depth
-        x = f"v{d}_{_ident(var)}" if type(var) is str else f"v{d}"
+        """A loop of an expression, as `shape(body, its fors)` makes it (`tested`: only
+        whether each value of the body is true counts). Whatever it walks counts as steps."""
+        d, pos = sc.depth, self.lit(e[1])
+        x = self.new("v", var if type(var) is str else None)
         if type(var) is str and var not in ("player", "this"):
-            inner = _Scope(sc.env, dict(sc.local, **{var: x}), d + 1)
-            binding = ""
+            inner, env = _Scope(sc.env, dict(sc.local, **{var: x}), d + 1), None
         else:  # a loop's `player` or `this` goes on to the procedures it calls: bound in a dict
-            env = f"env{d + 1}"
+            env = self.new("env")
             inner = _Scope(env, {k: v for k, v in sc.local.items() if k != var}, d + 1)
-            binding = f" for {env} in (bound({sc.env}, {self.lit(var)}, {x}),)"
-        b = self.expr(body, inner, truth=tested) if body is not None else "True"
+
+        def made(things, conds):
+            gens = self.walk(x, _call("spent", _n("it"), things, pos), sc.env, var, env)
+            gens[-1].ifs = list(conds)
+            return shape(b, gens)
+
+        b = self.expr(body, inner, truth=tested) if body is not None else ast.Constant(True)
         if src[0] == "every" and src[2] != "player":
-            source = f"{self.in_play(src[2])}(it)"
+            source = lambda: _call(self.in_play(src[2]), _n("it"))  # noqa: E731
         else:
-            source = f"it.items({self.expr(src, sc)})"
-        plain = shape.format(b=b, loop=f"for {x} in {source}{binding}" + (f" if {self.expr(where, inner, truth=True)}" if where is not None else ""))
+            whole = self.expr(src, sc)
+            source = lambda: _it("items", whole)  # noqa: E731
+        plain = made(source(), [self.expr(where, inner, truth=True)] if where is not None else [])
         test = _index_test(self.g, where, var, src) if where is not None else None
         if test is None:
             return plain
         # `every K where x.a == v and ...`: only the things whose `a` is v, from the grouping
         first, rest, kind = test
-        ix = self.const(reading.index_of(self.g, src[2], first[3][3], first[3][1]), "index_")
-        cond = " and ".join(f"({self.expr(c, inner, truth=True)})" for c in rest)
+        ix = self.const(reading.index_of(self.g, src[2], first[3][3], first[3][1]), "index")
+        cond = [_and([self.expr(c, inner, truth=True) for c in rest])] if rest else []
         rhs = first[4]
         if kind == "literal":
-            things = f"among(it, {ix}, {self.lit(None if rhs[0] == 'none' else rhs[2])})"
+            things = _call("among", _n("it"), ix, self.lit(None if rhs[0] == "none" else rhs[2]))
         elif kind == "name" and rhs[2] in sc.local:
-            things = f"among(it, {ix}, {sc.local[rhs[2]]})"
+            things = _call("among", _n("it"), ix, _n(sc.local[rhs[2]]))
         elif kind == "name":
-            q = repr(rhs[2])
-            grouped = shape.format(b=b, loop=f"for {x} in among(it, {ix}, {sc.env}[{q}]){binding}" + (f" if {cond}" if cond else ""))
-            return f"({grouped} if {q} in {sc.env} else {plain})"
+            q = ast.Constant(rhs[2])
+            grouped = made(_call("among", _n("it"), ix, ast.Subscript(_n(sc.env), q, _LOAD)), cond)
+            return ast.IfExp(_is(q, _n(sc.env), ast.In()), grouped, plain)
         elif kind == "settled" and changes_nothing(self.g, e):
-            things = f"among_settled(it, {ix}, lambda: {self.expr(rhs, sc)})"
+            things = _call("among_settled", _n("it"), ix, ast.Lambda(_args(), self.expr(rhs, sc)))
         else:
             return plain
-        return shape.format(b=b, loop=f"for {x} in {things}{binding}" + (f" if {cond}" if cond else ""))
+        return made(things, cond)
+
+
+# The shapes of a loop of an expression: (its body, its fors) -> the expression.
+def _list_of(b, gens):
+    return ast.ListComp(b, gens)
+
+
+def _first_of(b, gens):
+    return _call("next", ast.GeneratorExp(b, gens), ast.Constant(None))
+
+
+def _any_at_all(b, gens):
+    return _call("any", ast.GeneratorExp(ast.Constant(True), gens))
+
+
+def _how_many(b, gens):
+    return _call("sum", ast.GeneratorExp(ast.Constant(1), gens))
+
+
+def _how_many_true(b, gens):
+    gens[-1].ifs.append(b)
+    return _call("sum", ast.GeneratorExp(ast.Constant(1), gens))
+
+
+def _any(b, gens):
+    return _call("any", ast.GeneratorExp(b, gens))
+
+
+def _all(b, gens):
+    return _call("all", ast.GeneratorExp(b, gens))
 
 
 def _index_test(game, where, var, src):
@@ -706,8 +888,8 @@ def _steady(e, var) -> bool:
     return True
 
 
-HEADER = ("# A game's effects as the runtime runs them, written from its game.json (runtime/pysource.py).\n"
-          "# For reading only: the runtime writes this afresh from the tables and never runs a file.")
+HEADER = ("# A game's effects as the runtime runs them, built from its game.json (runtime/pysource.py).\n"
+          "# For reading only: the runtime builds this afresh from the tables and never runs a file.")
 
 
 def _what(kind, node) -> str:
@@ -716,6 +898,18 @@ def _what(kind, node) -> str:
         return f"procedure {node!r}"
     pos = (node[0][1] if node else None) if kind == "b" else node[1]
     return {"e": "expression", "b": "block", "s": "statement", "w": "options where"}[kind] + (f" at {pos!r}" if type(pos) is str else "")
+
+
+def _position(kind, node, game):
+    """Where a function that cannot be written was asked for: its first statement's position
+    (a procedure's, its body's first)."""
+    try:
+        if kind == "p":
+            kind, node = "b", game.procedures[node]["effect"]
+        pos = node[0][1] if kind == "b" else node[1]
+    except (TypeError, KeyError, IndexError):
+        return "?"
+    return pos if type(pos) is str else "?"
 
 
 def _at(e):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .faults import GameFault
+from .faults import STEP_BUDGET, GameFault
 from .numbers import LIMIT, LIST_LIMIT, beyond
 from .state import Zone
 
@@ -383,6 +383,18 @@ class Index(NamedTuple):
 
 def index_of(game, kind, n, pos) -> Index:
     return Index((kind, n), reader(game, n, pos), in_play(game, kind), counter_groups(game, n, pos))
+
+
+WALKED = f"this expression walked more than {STEP_BUDGET} things (loops within loops?)"
+
+
+def spent(it, things, pos):
+    """The things an expression's loop walks, each counted against the task's step budget
+    before the loop starts, so loops nested in loops end with a fault, never a hang."""
+    it.steps += len(things)
+    if it.steps > STEP_BUDGET:
+        raise GameFault(pos, WALKED)
+    return things
 
 
 def among(it, ix, value):

@@ -150,6 +150,7 @@ class MctsAgent:
                 worlds.append(seen.sample(self.st, lean=True))
             world = branch(worlds[done % len(worlds)])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
+            world["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
             err = self._playout(game, world, seat, root)
             if err is not None:
                 failed, fault = failed + 1, err

@@ -23,7 +23,13 @@ def _not_a_number(word):
 
 def checked(data) -> dict:
     """`data` if it is game tables as a build made them: the format this runtime reads, the
-    content hash of the rest, and effects made only of the IR's operations with their fields."""
+    content hash of the rest, the sections the runtime indexes in their shapes, and effects
+    made only of the IR's operations with their fields.
+
+    A game.json is content like the YAML it was built from: anyone can write one, and its
+    content hash, unkeyed, only says it was not changed by accident (a forger recomputes it).
+    So nothing here trusts it: its values reach the game's code only as constants
+    (runtime/pysource.py), and what the runtime reads by shape is checked here."""
     if not isinstance(data, dict) or data.get("format") != SUPPORTED_FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise TablesError(f"game tables have format {found}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")
@@ -31,11 +37,41 @@ def checked(data) -> dict:
                       ensure_ascii=False, separators=(",", ":"))
     if hashlib.sha256(body.encode("utf-8")).hexdigest()[:16] != data.get("content_hash"):
         raise TablesError("changed since it was built (its content hash does not match): rebuild with `rulepress build`")
+    _shape(data)
     for node in ir_nodes(data):
         op = ir.STATEMENTS.get(node[0]) or ir.EXPRESSIONS.get(node[0])
         if op is None or len(node) - 2 != len(op.fields):
             raise TablesError(f"an effect at {node[1]} is `{node[0]}` with {len(node) - 2} fields, which no build makes")
     return data
+
+
+# The sections Game indexes, each a table of entries of these fields (name -> exact type).
+_SECTIONS = {
+    "counters": {"of": str}, "zones": {"of": str, "visibility": str}, "decks": {"of": str, "discard": str},
+    "pools": {"of": str, "visibility": str}, "locations": {}, "protos": {"kind": str, "attrs": dict},
+    "actions": {}, "procedures": {"params": list, "effect": list}, "triggers": None, "flow": None, "scoring": None,
+}
+
+
+def _shape(data) -> None:
+    def need(ok, where):
+        if not ok:
+            raise TablesError(f"game tables hold a `{where}` of a shape no build writes")
+    g = data.get("game")
+    need(type(g) is dict and type(g.get("id")) is str and type(g.get("players")) is dict, "game")
+    need(type(g["players"].get("min")) is int and type(g["players"].get("max")) is int, "game.players")
+    need(type(g.get("options", {})) is dict, "game.options")
+    for section, fields in _SECTIONS.items():
+        table = data.get(section)
+        need(type(table) is dict, section)
+        for entry in table.values() if fields is not None else ():
+            need(type(entry) is dict and all(type(entry.get(f)) is t for f, t in fields.items()), section)
+    need(all(type(p) is str for d in data["procedures"].values() for p in d["params"]), "procedures")
+    need(all(type(d["discard"]) is str for d in data["decks"].values()), "decks")
+    need(type(data.get("instances")) is list, "instances")
+    for row in data["instances"]:
+        need(type(row) is list and len(row) == 4 and type(row[0]) is str and type(row[1]) is str
+             and row[1] in data["protos"], "instances")
 
 
 class Game:

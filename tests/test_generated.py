@@ -66,17 +66,17 @@ def test_emit_python_writes_the_module_beside_game_json(tmp_path):
     assert r.exit_code == 0, r.output
     (folder,) = [p for p in out.iterdir() if p.is_dir()]
     text = (folder / "game.py").read_text(encoding="utf-8")
-    assert text == pysource.code(Game.load(str(folder / "game.json"))).source
+    assert text == pysource.source(Game.load(str(folder / "game.json")))
     compile(text, "game.py", "exec")  # a module a reader can run through Python's own tools
-    assert "def b" in text and "# block at " in text
+    assert "def _b" in text and "# block at " in text
     plain = tmp_path / "plain"
     assert CliRunner().invoke(main, ["build", "tests/games/duel", "-o", str(plain)]).exit_code == 0
     assert not any(p.name == "game.py" for p in plain.rglob("*"))
 
 
 def test_the_module_is_the_same_for_the_same_tables():
-    a = pysource.code(Game.load("build/night-city/game.json")).source
-    b = pysource.code(Game.load("build/night-city/game.json")).source
+    a = pysource.source(Game.load("build/night-city/game.json"))
+    b = pysource.source(Game.load("build/night-city/game.json"))
     assert a == b and len(a.splitlines()) > 500
 
 

@@ -1,6 +1,7 @@
 """Hostile game.json files: the runtime plays only tables as a build wrote them."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -99,3 +100,43 @@ def test_a_fault_of_rulepress_itself_is_one_line_and_exit_1(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert ended.value.code == 1 and "Traceback" not in err
     assert err.strip() == "rulepress: internal error: ZeroDivisionError: a fault inside (RULEPRESS_DEBUG=1 shows where)"
+
+
+# A text that ends a quoted Python literal and runs what follows, wherever it were written raw
+PAYLOAD = "x'{b}\"); __import__('builtins').__dict__.__setitem__('rulepress_pwned', 1) #{loop}\n\\"
+
+
+def test_a_forged_game_json_with_its_hash_recomputed_plays_its_texts_as_texts(tmp_path):
+    """A hash anyone can recompute proves nothing: what runs is what the tables say, as values."""
+    import builtins
+    from rulepress.runtime.agents import make, play_out
+    from rulepress.runtime.flow import new_game
+    from rulepress.runtime.interpreter import Interp
+    data = _built()
+    effect = _first_effect(data)
+    pos = f"{PAYLOAD}:1:1"
+    effect.insert(0, ["let", pos, PAYLOAD, ["text", pos, [PAYLOAD, ["str", pos, PAYLOAD], ["num", pos, 10 ** 30]]]])
+    effect.insert(1, ["do", pos, ["comp", pos, ["name", pos, PAYLOAD], PAYLOAD, ["list", pos, [["str", pos, PAYLOAD]]],
+                                  ["op", pos, "!=", ["name", pos, PAYLOAD], ["str", pos, PAYLOAD + "{b}"]]]])
+    game = Game.load(_write(tmp_path, _sealed(data)))
+    st = new_game(game, 2, "forged")
+    env = {}
+    Interp(game, st).run(effect[:2], env)
+    assert PAYLOAD in str(env[PAYLOAD]) and "rulepress_pwned" not in vars(builtins)
+    with contextlib.suppress(RuntimeError):  # (a long game: a few hundred decisions tell enough)
+        play_out(game, st, {p: make("random", p) for p in st["players"]}, max_decisions=300)
+    assert "rulepress_pwned" not in vars(builtins)
+
+
+@pytest.mark.parametrize("forge", [
+    lambda d: d["game"].__setitem__("id", 7), lambda d: d["game"].pop("players"),
+    lambda d: d.__setitem__("protos", []), lambda d: d["instances"].append(["x", "no such proto", "supply", True]),
+    lambda d: d["instances"].append("x"), lambda d: next(iter(d["procedures"].values()))["params"].append(1),
+    lambda d: d.__setitem__("flow", [1]), lambda d: next(iter(d["decks"].values())).pop("discard"),
+    lambda d: next(iter(d["zones"].values())).__setitem__("of", None), lambda d: d.pop("triggers"),
+], ids=["game id", "players", "protos", "instance of nothing", "instance", "param", "flow", "deck", "zone", "triggers"])
+def test_sections_of_a_shape_no_build_writes_are_refused_even_with_a_matching_hash(tmp_path, forge):
+    data = _built()
+    forge(data)
+    with pytest.raises(TablesError, match="of a shape no build writes"):
+        Game.load(_write(tmp_path, _sealed(data)))
