@@ -144,7 +144,7 @@ _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end 
 
 
 # Words that open a statement; anything else at the start of a line must be a call.
-_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
+_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "hide", "conceal",
              "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
              "swap", "offer", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
 
@@ -239,6 +239,7 @@ class _IR(Transformer):
     def shuffle(self, c): return ["shuffle", self._at(c[0]), c[1], c[2]]
     def reveal(self, c): return ["reveal", self._at(c[0]), c[1]]
     def show(self, c): return ["show", self._at(c[0]), c[1], c[2]]
+    def hide(self, c): return ["hide", self._at(c[0]), c[1], c[2]]
     def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
     def remove(self, c): return ["remove", self._at(c[0]), c[1]]
     def putback(self, c): return ["putback", self._at(c[0]), c[1]]

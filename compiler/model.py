@@ -248,6 +248,7 @@ def _check_references(m: Model, report: Report, only=None) -> None:
     for sec in ("counters", "zones", "decks", "pools"):
         for d in m.by_section[sec].values():
             _check_scope(m, report, d)
+    _check_visibility(m, report, g)
     for d in m.by_section["decks"].values():
         if d.get("discard") is not None:
             _ref(m, report, d, "discard", ["zones", "decks"], "discard pile")
@@ -290,6 +291,32 @@ def _check_references(m: Model, report: Report, only=None) -> None:
             if (isinstance(lo, (int, float)) and ini < lo) or (isinstance(hi, (int, float)) and ini > hi):
                 report.error(_pos(d, "initial"), "R004", f"counter `{d['id']}` starts at {ini}, outside its bounds")
     m.phases = phases
+
+
+def _check_visibility(m, report, g) -> None:
+    """Who sees what, as the designer says it, must name someone the game has (R007)."""
+    most = (g.get("players") or {}).get("max") if g is not None and isinstance(g.get("players"), PMap) else None
+    for d in m.by_section["zones"].values():
+        vis, of = d.get("visibility"), d.get("of", "game")
+        if vis in ("owner", "others") and of != "player":
+            whom = "its player" if vis == "owner" else "every player but its own"
+            report.error(_pos(d, "visibility"), "R007", f"`visibility: {vis}` shows the zone to {whom}, but a zone "
+                                                        f"`of: {of}` belongs to no player: write `of: player`, or name "
+                                                        "the seats (`visibility: [p1, p2]`)")
+        elif isinstance(vis, list) and isinstance(most, int):
+            for i, seat in enumerate(vis):
+                if isinstance(seat, str) and seat[1:].isdigit() and int(seat[1:]) > most:
+                    report.error(d["visibility"].item_pos[i], "R007", f"no seat `{seat}`: the game has at most {most} players")
+    for d in m.by_section["counters"].values():
+        if not d.get("public"):
+            continue
+        if d.get("hidden"):
+            report.error(_pos(d, "public"), "R007", f"counter `{d['id']}` is both `hidden` (its owner alone sees it) and "
+                                                    "`public` (everyone sees it): keep one")
+        elif d.get("of", "player") in ("game", "player"):
+            report.error(_pos(d, "public"), "R007", f"`public` shows a counter of a thing while the thing is hidden; "
+                                                    f"counter `{d['id']}` is of {d.get('of', 'player')}, which everyone sees: "
+                                                    "leave `public` out")
 
 
 # ---- effects ---------------------------------------------------------------
@@ -623,7 +650,7 @@ class _Checker:
                 E(v)
             if s[5]:
                 scope.add(s[5])
-        elif op in ("swap", "show"):
+        elif op in ("swap", "show", "hide"):
             E(s[2]); E(s[3])
         elif op == "if":
             for cond, body in s[2]:

@@ -164,8 +164,45 @@ class _Texts:
             for i, step in enumerate(steps):
                 if isinstance(step, PMap) and "expect" in step:
                     self.expectations(step["expect"], step, "expect")
+                if isinstance(step, PMap):
+                    self.sees(step)
+        self.sees(sc)
         if isinstance(sc.get("expect"), PList):
             self.expectations(sc["expect"], sc, "expect")
+
+    def sees(self, node):
+        """`sees:` / `does_not_see:` name seats, and things, zones and counters of things (S012)."""
+        for key in ("sees", "does_not_see"):
+            spec = node.get(key)
+            if not isinstance(spec, PMap):
+                continue
+            for seat, items in spec.items():
+                if seat not in self.seats():
+                    self.report.error(spec.key_pos.get(seat, spec.pos), "S012", f"no seat `{seat}` in this game{did_you_mean(str(seat), self.seats())}")
+                for j, item in enumerate(items if isinstance(items, PList) else [items]):
+                    if not isinstance(item, str):
+                        continue
+                    problem = self.seen_item(str(item))
+                    if problem:
+                        p = items.item_pos[j] if isinstance(items, PList) else spec.val_pos.get(seat, spec.pos)
+                        self.report.error(p, "S012", f"`{item}`: {problem}")
+
+    def seen_item(self, item):
+        """Why `item` is not something a seat can be said to see (None: it is)."""
+        m = self.m
+        zones = set(m.zones_of) | set(m.by_section["pools"]) | set(m.by_section["decks"])
+        def place(text):
+            seat = re.match(r"p(\d+)\.(.+)$", text)
+            if seat:
+                return f"p{seat.group(1)}" in self.seats() and seat.group(2) in zones
+            return text in zones or text in (m.by_section.get("locations") or {})
+        where, dot, counter = item.rpartition(".")
+        if dot and counter in m.by_section["counters"] and (where in self.copies() or re.match(r".+#\d+$", where) and place(where.rpartition("#")[0])):
+            return None
+        if item in self.copies() or place(item):
+            return None
+        return ("not a thing, a zone (p1.hand) or a counter of a thing (THING.counter, p1.hand#2.counter)"
+                + did_you_mean(item, sorted(self.copies() | zones)))
 
     def expectations(self, value, node, key):
         if isinstance(value, str):

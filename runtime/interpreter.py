@@ -695,14 +695,32 @@ class Interp:
         rng.shuffle(self.st, self.own_zone(key) or [])
         self.changed()
 
+    def seats_of(self, who):
+        return [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+
     def s_show(self, s, env):
-        """Only these players learn what the things are, until the things move."""
-        who = self.ev(s[3], env)
-        seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+        """These players learn what the things are, until the things move (runtime/secrets.py)."""
+        seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
-            known = self.own(x).setdefault("shown_to", [])
+            ent = self.own(x)
+            known = ent.setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
+            if ent.get("hidden_from"):
+                ent["hidden_from"] = [p for p in ent["hidden_from"] if p not in seats]
+                if not ent["hidden_from"]:
+                    del ent["hidden_from"]
             self.changed(("shown", x))  # nothing an expression reads
+
+    def s_hide(self, s, env):
+        """These players may not see what the things are, wherever they lie, until the things move."""
+        seats = self.seats_of(self.ev(s[3], env))
+        for x in self.things(self.ev(s[2], env)):
+            ent = self.own(x)
+            blind = ent.setdefault("hidden_from", [])
+            blind.extend(p for p in seats if p not in blind)
+            if ent.get("shown_to"):
+                ent["shown_to"] = [p for p in ent["shown_to"] if p not in seats]
+            self.changed(("shown", x))
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -1015,7 +1033,7 @@ _FIRST = ("first_player",)
 _ROUND = ("round",)
 
 
-_PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
+_PARTS = {"counters", "marks", "shown_to", "hidden_from"}  # counters, marks, who was shown it or not: copied below
 
 
 def _copy_thing(ent):
@@ -1032,6 +1050,8 @@ def _copy_thing(ent):
     new["marks"] = dict(ent["marks"])
     if "shown_to" in ent:
         new["shown_to"] = list(ent["shown_to"])
+    if "hidden_from" in ent:
+        new["hidden_from"] = list(ent["hidden_from"])
     return new
 
 

@@ -28,6 +28,7 @@ STATEMENTS = {
     "shuffle": Op(("pile", "into"), "shuffles a pile, after moving another into it"),
     "reveal": Op(("thing",), "turns things face up"),
     "show": Op(("thing", "players"), "lets some players see things until they move"),
+    "hide": Op(("thing", "players"), "keeps things from some players, wherever they lie, until they move"),
     "conceal": Op(("thing",), "turns things face down"),
     "remove": Op(("thing",), "takes things out of the game"),
     "putback": Op(("thing",), "returns things to their pool, deck or starting zone"),

@@ -1,14 +1,18 @@
 """Secrets: what one seat may know, and how everything it is handed is cut down to that.
 
-A seat may see a thing when it lies in a public place face up, in one of that seat's own
-`owner` zones, or was shown to it since it last moved. Everything else is hidden from it,
-and every value handed to the seat (its view, the options of its decisions, its log lines,
-a bot's look-ahead) goes through this module:
+A seat may see a thing when it lies in a public place face up, in a zone whose
+`visibility` names that seat (`owner`: its player's own; `others`: every player's but its
+holder's; `[p1, p3]`: those seats', face up or down), or was shown to it since it last
+moved, unless it was hidden from that seat (`hide X from P`) since. Everything else is
+hidden from it, and every value handed to the seat (its view, the options of its
+decisions, its log lines, a bot's look-ahead) goes through this module:
 
 - options that name a hidden thing become handles ("card 2 of Player 2's Hand"): the
   handle names a place, never the thing, and maps back to the thing only here;
 - counters marked `hidden` show only to their owner (the player, or the player whose zone
   holds the thing they are on; nobody for the game's own);
+- counters marked `public` and the game's `public_marks` are facts everyone knows about a
+  thing even while it is hidden (`facts`): a view shows them on the thing's handle;
 - a log line that names a hidden thing is written for that seat with the thing unnamed, and
   a line written `to` some players is read only by them;
 - a bot looks ahead on a sample: the things hidden from it dealt again at random among the
@@ -26,27 +30,47 @@ from .state import zone_name, zone_owner
 HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
 
 
-def _zone_visible(game, key: str, seat) -> bool:
+def zone_sight(game, key: str, seat):
+    """What `seat` sees of what lies in zone `key` by the zone's `visibility`: all of it
+    (True, face up or down), its face-up things ("up": a public place) or nothing (False)."""
     name = zone_name(key)
     if name in game.hidden_zone_names:
         return False
     if name in game.owner_zone_names:
         return seat is not None and zone_owner(key) == seat
-    return True
+    if name in game.others_zone_names:  # a spectator is no player: it sees only what is public
+        return seat is not None and zone_owner(key) != seat
+    seats = game.seats_zone_names.get(name)
+    if seats is not None:
+        return seat in seats
+    return "up"
 
 
 def can_see(game, st, eid: str, seat) -> bool:
     """Whether `seat` (None: a spectator) may know what thing `eid` is."""
     ent = st["things"][eid]
+    blind = ent.get("hidden_from")
+    if blind and (seat is None or seat in blind):
+        return False  # hidden from this player (`hide X from P`) since it last moved
     if seat is not None and seat in ent.get("shown_to", ()):
         return True  # shown to this player (`show X to P`) since it last moved
-    key = ent["zone"]
-    if not _zone_visible(game, key, seat):
-        return False
-    name = zone_name(key)
-    if name in game.owner_zone_names and zone_owner(key) == seat:
-        return True
-    return ent["up"]
+    sight = zone_sight(game, ent["zone"], seat)
+    return ent["up"] if sight == "up" else sight
+
+
+def facts(game, ent) -> dict:
+    """What everyone knows about a thing, seen or not: its `public` counters that are no
+    longer where they start and the game's `public_marks` on it ({} when it has none)."""
+    out = {}
+    if game.public_counters:
+        cs = {c: v for c, v in ent["counters"].items() if c in game.public_counters and v != game.counters[c]["initial"]}
+        if cs:
+            out["counters"] = cs
+    if game.public_marks:
+        ms = sorted(m for m in ent["marks"] if m in game.public_marks)
+        if ms:
+            out["marks"] = ms
+    return out
 
 
 def hidden_from(game, st, seat) -> set:
@@ -58,7 +82,7 @@ def hidden_from(game, st, seat) -> set:
 def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
     """A counter's value on a player, a thing or the game (owner None), as `seat` may know it."""
     if not game.counters[counter]["hidden"]:
-        return True
+        return True  # (on a thing the seat does not see, only a `public` counter shows: `facts`)
     if seat is None or owner is None:
         return False
     if owner == seat:
