@@ -1,0 +1,164 @@
+"""Who knows what, as the designer states it: zones seen by everyone, the owner, everyone
+but the owner, named seats or no one; `show`/`hide` per thing; public facts about hidden
+things; `sees:`/`does_not_see:` in scenarios; `rulepress view`."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from rulepress.cli import main
+from rulepress.compiler.validation import validate_game
+from rulepress.runtime.flow import new_game
+from rulepress.runtime.interpreter import Interp
+from rulepress.runtime.secrets import can_see, sample
+from rulepress.runtime.views import view
+from rulepress.compiler.dsl import parse
+from tests.conftest import ROOT, game_from
+
+LANTERNS = os.path.join(ROOT, "docs", "examples", "lanterns")
+
+
+@pytest.fixture(scope="module")
+def lanterns():
+    return game_from("docs/examples/lanterns")
+
+
+def run(game, st, text):
+    Interp(game, st).call_block(parse(text, lambda l, c: ("t", l, c)), {"player": "p1"})
+
+
+def test_a_hand_of_others_is_seen_by_every_player_but_its_holder(lanterns):
+    st = new_game(lanterns, 3, 1)
+    for card in st["zones"]["p1.hand"]:
+        assert not can_see(lanterns, st, card, "p1")
+        assert can_see(lanterns, st, card, "p2") and can_see(lanterns, st, card, "p3")
+        assert not can_see(lanterns, st, card, None)  # a spectator is no player: public things alone
+
+
+def test_hide_keeps_a_thing_from_a_seat_until_it_moves_and_show_undoes_it(lanterns):
+    st = new_game(lanterns, 3, 1)
+    card = st["zones"]["p1.hand"][0]
+    run(lanterns, st, f'hide "{card}" from p2')
+    assert not can_see(lanterns, st, card, "p2") and can_see(lanterns, st, card, "p3")
+    assert card not in view(lanterns, st, "p2")["things"]
+    run(lanterns, st, f'show "{card}" to p2')
+    assert can_see(lanterns, st, card, "p2")
+    run(lanterns, st, f'hide "{card}" from p2\nmove "{card}" to spent')
+    assert can_see(lanterns, st, card, "p2")  # a move forgets what was hidden from whom
+
+
+def test_public_facts_of_a_hidden_card_reach_its_holder_by_place_not_by_name(lanterns):
+    st = new_game(lanterns, 2, 1)
+    card = st["zones"]["p2.hand"][1]
+    run(lanterns, st, f'set "{card}".told_value to 2\nmark "{card}" as clued')
+    v = view(lanterns, st, "p2")
+    assert v["zones"]["p2.hand"]["facts"] == [{"id": "?p2.hand#2", "label": {"en": "card 2 of Player 2's Hand",
+                                                                               "ru": "карта 2: Hand игрока 2"},
+                                                "counters": {"told_value": 2}, "marks": ["clued"]}]
+    assert f'"{card}"' not in json.dumps(v)
+    assert view(lanterns, st, "p1")["things"][card]["counters"]["told_value"] == 2
+
+
+def test_a_searched_world_keeps_the_public_facts_where_they_were(lanterns):
+    st = new_game(lanterns, 2, 1)
+    card = st["zones"]["p2.hand"][0]
+    run(lanterns, st, f'set "{card}".told_value to 3')
+    for seed in range(5):
+        world = sample(lanterns, st, "p2", {"rng": seed})
+        assert world["things"][world["zones"]["p2.hand"][0]]["counters"]["told_value"] == 3
+
+
+def _game(tmp_path, zones, counters="", extra=""):
+    folder = tmp_path / "g"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(
+        "game:\n  id: g\n  name: {en: G, ru: G}\n  version: 1\n  players: {min: 2, max: 3}\n" + extra
+        + "zones:\n" + zones + counters
+        + "flow:\n  end: round > 1\n  phases:\n    - id: main\n      mode: once\n      effect: log \"hi\"\nscoring:\n  score: 0\n")
+    return folder
+
+
+@pytest.mark.parametrize("zones, counters, message", [
+    ("  - {id: table, visibility: others}\n", "", "`visibility: others` shows the zone to every player but its own"),
+    ("  - {id: table, visibility: owner}\n", "", "a zone `of: game` belongs to no player"),
+    ("  - {id: table, visibility: [p1, p4]}\n", "", "no seat `p4`: the game has at most 3 players"),
+    ("  - {id: table, visibility: [p1, seat2]}\n", "", "S004 zones.0.visibility"),
+    ("  - {id: table}\n", "counters:\n  - {id: heat, of: card, hidden: true, public: true}\n", "both `hidden`"),
+    ("  - {id: table}\n", "counters:\n  - {id: heat, of: player, public: true}\n", "leave `public` out"),
+])
+def test_visibility_that_names_nobody_is_an_error(tmp_path, zones, counters, message):
+    report = validate_game(str(_game(tmp_path, zones, counters)))
+    assert any(message in d.text() for d in report.errors), [d.text() for d in report.sorted()]
+
+
+def test_a_zone_named_seats_see(tmp_path):
+    folder = _game(tmp_path, "  - {id: table, visibility: [p2]}\ncards:\n  - {id: coin, name: {en: Coin, ru: Монета}}\n")
+    assert not validate_game(str(folder)).errors
+    game = game_from(str(folder))
+    st = new_game(game, 3, 0)
+    run(game, st, "move coin to table face down")
+    assert [can_see(game, st, "coin", p) for p in ("p1", "p2", "p3", None)] == [False, True, False, False]
+
+
+SCENARIO = """\
+scenario:
+  name: clue facts
+  players: 2
+  setup: |
+    for each p in players:
+      for each c in p.hand:
+        move c to spent
+    move red_1#1 to p2.hand
+  steps:
+    - clue
+    - red
+"""
+
+
+def _scenario(tmp_path, body):
+    folder = tmp_path / "lanterns"
+    shutil.copytree(LANTERNS, folder, ignore=shutil.ignore_patterns("scenarios"))
+    (folder / "scenarios").mkdir()
+    (folder / "scenarios" / "s.yaml").write_text(SCENARIO + "".join("  " + line + "\n" for line in body.splitlines()))
+    return folder
+
+
+def test_a_scenario_that_says_a_holder_sees_its_own_card_fails_saying_so(tmp_path):
+    folder = _scenario(tmp_path, "sees:\n  p2: [red_1#1]\n")
+    got = CliRunner().invoke(main, ["test", str(folder)])
+    assert got.exit_code == 1
+    assert "p2 does not see `red_1#1` (in p2.hand), but the scenario says it does" in got.output
+
+
+def test_a_scenario_sees_a_public_fact_by_the_place_of_the_card(tmp_path):
+    folder = _scenario(tmp_path, "sees:\n  p2: [p2.hand#1.told_colour]\n  p1: [p2.hand]\ndoes_not_see:\n  p2: [p2.hand]\n")
+    got = CliRunner().invoke(main, ["test", str(folder)])
+    assert got.exit_code == 0, got.output
+
+
+@pytest.mark.parametrize("body, message", [
+    ("sees:\n  p9: [p2.hand]\n", "S012 no seat `p9` in this game"),
+    ("sees:\n  p1: [p2.hnd]\n", "S012 `p2.hnd`: not a thing, a zone"),
+    ("does_not_see:\n  p1: [red_9]\n", "S012 `red_9`"),
+])
+def test_what_a_scenario_says_a_seat_sees_is_checked_as_content(tmp_path, body, message):
+    folder = _scenario(tmp_path, body)
+    report = validate_game(str(folder))
+    assert any(message in d.text() for d in report.errors), [d.text() for d in report.sorted()]
+
+
+def test_rulepress_view_prints_what_a_seat_is_sent_at_a_scenario_step(tmp_path):
+    path = os.path.join(LANTERNS, "scenarios", "clue_facts.yaml")
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p2", "--scenario", path, "--step", "2"])
+    assert got.exit_code == 0, got.output
+    v = json.loads(got.output)
+    assert v["seat"] == "p2" and v["zones"]["p2.hand"]["things"] == []
+    assert v["zones"]["p2.hand"]["facts"][0]["counters"] == {"told_colour": "red"}
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p7", "--scenario", path])
+    assert got.exit_code == 2 and "no seat `p7`" in got.output
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p1", "--scenario", path, "--step", "99"])
+    assert got.exit_code == 2 and "the scenario has" in got.output
