@@ -123,6 +123,7 @@ _WORDS = {
     "NUMBER": "a number", "STRING": "a quoted text", "COLON": "`:`", "LPAR": "`(`", "RPAR": "`)`",
     "LSQB": "`[`", "RSQB": "`]`", "COMMA": "`,`", "DOT": "`.`", "EQUAL": "`=`", "COMPOP": "a comparison",
     "ADDOP": "`+` or `-`", "MULOP": "`*`, `/` or `%`", "$END": "end of effect", "FACE": "`face up` or `face down`",
+    "ORNONE": "`or none`", "UPTO": "`up to`",
 }
 
 
@@ -275,9 +276,10 @@ class _IR(Transformer):
         _, by, prompt, body, other = c
         return ["may", self._at(c[0]), by, self._said(prompt) if prompt else None, body, other]
     def secret(self, c):
-        _, pvar, players, var, src, where, ornone, body = c
+        _, pvar, players, var, src, where, ornone, prompt, body = c
         # `or none`: every player is asked, and may answer nothing (the only answer of one who has no other)
-        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone)]
+        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone),
+                self._said(prompt) if prompt else None]
 
     # expressions
     def condexpr(self, c): return ["cond", self._from(c[0]), c[1], c[0], c[2]]

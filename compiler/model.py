@@ -450,6 +450,7 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     for (sec, iid, field, text, bound, is_expr, node), result in zip(sites, results):
         if result[0] == "error":
             report.error(Pos(*result[1]), result[2], result[3])
+            m.unparsed = True  # what it calls is unknown: nothing is said never to be called (W001)
             continue
         _, ir, m.facts[(sec, iid, field)], pieces = result
         at = 0
@@ -697,6 +698,8 @@ class _Checker:
             self.expr(s[5], inner)
             if s[6] is not None:
                 self.expr(s[6], inner | {s[4]})
+            if len(s) > 9 and isinstance(s[9], list):
+                self.expr(s[9], scope)
             self.block(s[7], scope | {s[4]})
             scope.add(s[4])
 
@@ -797,7 +800,13 @@ class _Checker:
         if op in ("list", "comp", "every"):
             return "list"
         if op == "op":
-            return "bool" if e[2] in ("==", "!=", "<", "<=", ">", ">=") else "number"
+            if e[2] in ("==", "!=", "<", "<=", ">", ">="):
+                return "bool"
+            if e[2] == "+":  # two lists join: `["red", "blue"] + [1, 2, 3]`
+                sides = {self.typ(e[3], scope), self.typ(e[4], scope)}
+                if "list" in sides:
+                    return "list" if sides <= {"list", "unknown"} else "unknown"
+            return "number"
         if op in ("and", "or", "not", "in", "has"):
             return "bool"
         if op == "neg":
@@ -831,7 +840,7 @@ def _unused(m: Model, report: Report) -> None:
     for key in m.ir:
         texts |= m.facts[key][0]
     for pid, d in m.by_section["procedures"].items():
-        if pid not in texts:
+        if pid not in texts and not getattr(m, "unparsed", False):
             report.warning(_pos(d, "id"), "W001", f"procedure `{pid}` is never called")
     for did, d in m.by_section["decks"].items():
         if did not in texts and d.get("of", "game") == "game":

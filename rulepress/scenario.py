@@ -29,7 +29,7 @@ from .compiler.pipeline import compile_game
 from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
-from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, settle
+from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
 from .runtime.interpreter import Fail, GameFault, GameOver, Interp
 from .runtime.secrets import HANDLE
 from .runtime.tables import Game
@@ -125,6 +125,10 @@ def run_file(game, path, select=None, errors=(), tables=None):
         return False, name, f"runtime error at {exc}"
     except IllegalChoice as exc:
         return False, name, f"illegal choice: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a fault of rulepress itself: this scenario fails, the others still run
+        if os.environ.get("RULEPRESS_DEBUG"):
+            raise
+        return False, name, f"internal error: {type(exc).__name__}: {exc} (RULEPRESS_DEBUG=1 shows where)"
     return True, name, ""
 
 
@@ -172,7 +176,13 @@ def run_scenario(game, sc, upto=None):
         st["dice"] = list(sc["dice"])
     if sc.get("setup"):
         ir = parse(sc["setup"], _where(sc["setup"], sc, "setup"))
+        # A first decision its effect asked before doing anything else is asked again once
+        # the setup has changed the places its options lie in: its options were worked out
+        # from the state before the setup.
+        again, before = untouched(st), _offered_places(st)
         _direct(game, st, ir)
+        if again is not None and st["pending"] is not None and _offered_places(st, before) != before:
+            rerun(game, st, again)
     if sc.get("dice_after_setup"):
         st["dice"] = list(sc["dice_after_setup"])
     steps = list(sc.get("steps") or [])
@@ -194,6 +204,24 @@ def run_scenario(game, sc, upto=None):
         if sc.get(key):
             _sees(game, st, sc[key], key == "sees")
     return st
+
+
+def _offered_places(st, keys=None) -> dict:
+    """The places the pending decision's options lie in, each with what it holds (`keys`:
+    those places, as they hold things now)."""
+    d = st["pending"]
+    if keys is not None:
+        return {k: list(st["zones"].get(k, ())) for k in keys}
+    if d is None or d["kind"] == "action":
+        return {}
+    opts = d["options"].values() if isinstance(d["options"], dict) else [d["options"]]
+    things = st["things"]
+    out = {}
+    for o in (o for os_ in opts for o in os_ or ()):
+        ent = things.get(o["id"]) if isinstance(o, dict) else None
+        if ent is not None and o["id"] not in st["players"]:
+            out[ent["zone"]] = list(st["zones"][ent["zone"]])
+    return out
 
 
 def _direct(game, st, ir):

@@ -901,6 +901,10 @@ class Interp:
 
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
+        for x, e in ((a, s[2]), (b, s[3])):
+            if type(x) is not str or x not in self.st["things"] or x in self.st["players"]:
+                what = "none" if x is None else f"`{x}`" if type(x) in (str, int, float) else "a list" if type(x) is list else "not a thing"
+                raise GameFault(e[1], f"`swap` exchanges the places of two things in play; this is {what}")
         za, zb = self.st["things"][a]["zone"], self.st["things"][b]["zone"]
         self.move(a, zb)
         self.move(b, za)
@@ -1003,8 +1007,11 @@ class Interp:
         else:
             ask = {p: o for p, o in per.items() if o}
         result = {p: None for p in choosers}
+        prompt = s[9] if len(s) > 9 else None
+        if prompt is not None:  # (one prompt for all: a text with values reads the effect's names, not the chooser's)
+            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.prompts.setdefault(prompt, prompt_text(prompt))
         if ask:
-            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,
+            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                              "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]

@@ -54,7 +54,7 @@ STATEMENTS = {
     "choose": Op(("up_to", "name", "options", "where", "by", "or_none", "prompt", "body", "otherwise"),
                  "asks a player to pick among options"),
     "may": Op(("by", "prompt", "body", "otherwise"), "asks a player yes or no"),
-    "secret": Op(("chooser", "choosers", "name", "options", "where", "body", "or_none"),
+    "secret": Op(("chooser", "choosers", "name", "options", "where", "body", "or_none", "prompt"),
                  "asks several players to pick at once, each unseen by the others"),
 }
 

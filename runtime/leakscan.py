@@ -7,6 +7,13 @@ of the same name is in sight, or was as the log line saying it was written; or t
 that of a rule, place or counter, or of a kind of card the line names as a kind), and
 counters marked hidden that the seat may not read. The first leak is reported with its
 path through the view and the content line that wrote it.
+
+Besides the engine's own rules of who sees what, the scan holds each view to what the
+designer declared (`declared_leak`): a thing lying in a zone whose `visibility` names who
+sees it (`owner`, `others`, a list of seats, `hidden`) reaches no other seat, whatever an
+effect `show`ed, so a game that shows players their own hidden hands is caught. A word the
+rules write into a log line themselves (`log "{player} uses Chopsticks"`) is a word of the
+rules, not news of a hidden card of that name.
 """
 from __future__ import annotations
 
@@ -17,7 +24,7 @@ from typing import NamedTuple
 from .agents import RandomAgent, step
 from .flow import choices, new_game
 from .interpreter import GameFault
-from .secrets import can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options
+from .secrets import can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
@@ -39,12 +46,35 @@ class Leak(NamedTuple):
 
 
 def _static_names(game) -> set:
-    """Words the rules themselves print: a hidden card may share its name with them."""
+    """Words the rules themselves print: a hidden card may share its name with them, and
+    the fixed words of their log lines."""
     out = set()
     for table in (game.actions, game.zones, game.decks, game.pools, game.counters):
         for d in table.values():
             out.update(v for v in (d.get("name") or {}).values() if v)
     out.update(table for table in game.counters)
+    out.update(_logged_words(game.data))
+    return out
+
+
+def _logged_words(v, out=None, depth=0) -> set:
+    """The fixed parts of every log line the rules write (`log "{p} uses Chopsticks"`: " uses
+    Chopsticks"), stripped of spaces and punctuation at their ends."""
+    out = set() if out is None else out
+    if depth > 200:
+        return out
+    if type(v) is list:
+        if len(v) > 2 and v[0] == "log" and type(v[2]) is list:
+            text = v[2]
+            parts = text[2] if text[0] == "text" and type(text[2]) is list else [text[2]] if text[0] == "str" else []
+            out.update(s for s in (p.strip(" \t.,;:!?()'\"") for p in parts if type(p) is str) if len(s) > 2)
+        for x in v:
+            if type(x) in (list, dict):
+                _logged_words(x, out, depth + 1)
+    elif type(v) is dict:
+        for x in v.values():
+            if type(x) in (list, dict):
+                _logged_words(x, out, depth + 1)
     return out
 
 
@@ -108,7 +138,8 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
         hidden = hidden_from(game, st, seat)
         was_hidden = before.get(who, hidden)
         before[who] = hidden
-        if not hidden and not any(t["hidden"] for t in game.counters.values()):
+        if not hidden and not any(t["hidden"] for t in game.counters.values()) \
+                and all(z["visibility"] == "public" for z in game.zones.values()):
             continue
         v = view_fn(game, st, seat)
         payloads = [(f"view({who})", v)]
@@ -174,9 +205,27 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
                         thing, s = names[found.group(0)], found.group(0)
                 if thing is not None:
                     return Leak(who, path, s, thing, _made_at(st, path, lines), st["seed"], len(st["history"]))
-        leak = _counter_leak(game, st, v, seat, who)
+        leak = _counter_leak(game, st, v, seat, who) or declared_leak(game, st, v, seat)
         if leak is not None:
             return leak
+    return None
+
+
+def declared_leak(game, st, v, seat):
+    """A thing in a seat's view that its zone's declared `visibility` keeps from that seat
+    (shown to it by an effect against what the designer said), or None."""
+    who = seat or "spectator"
+    for eid in (v.get("things") or {}) if isinstance(v, dict) else ():
+        ent = st["things"].get(eid)
+        if ent is None or eid in st["players"]:
+            continue
+        name = ent["zone"].split(".", 1)[-1]
+        decl = (game.zones.get(name) or {}).get("visibility")
+        if decl in (None, "public") or zone_sight(game, ent["zone"], seat) is not False:
+            continue
+        said = decl if isinstance(decl, str) else "[" + ", ".join(decl) + "]"
+        return Leak(who, f"view({who}).things.{eid}", f"{eid} (in {ent['zone']}, `visibility: {said}`)", eid, None,
+                    st["seed"], len(st["history"]))
     return None
 
 

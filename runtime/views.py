@@ -66,8 +66,11 @@ def _decision(game, st, seat):
         return None
     if d["kind"] == "secret":
         mine = seat in d["who"] and seat not in d["collected"]
-        return {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
-                "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
+        out = {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
+               "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
+        if d.get("prompt") is not None:
+            out["prompt"] = d["prompt"]
+        return out
     if d["who"] == seat:
         out = {k: v for k, v in decision(game, st).items() if k not in ("at", "actions")}
         out["options"] = seat_options(game, st, seat, out["options"])
