@@ -162,3 +162,29 @@ def test_rulepress_view_prints_what_a_seat_is_sent_at_a_scenario_step(tmp_path):
     assert got.exit_code == 2 and "no seat `p7`" in got.output
     got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p1", "--scenario", path, "--step", "99"])
     assert got.exit_code == 2 and "the scenario has" in got.output
+
+
+def test_secrets_catches_a_game_that_shows_players_their_own_hands_against_its_declaration(tmp_path):
+    folder = tmp_path / "lanterns"
+    shutil.copytree(LANTERNS, folder, ignore=shutil.ignore_patterns("scenarios"))
+    path = folder / "game.yaml"
+    path.write_text(path.read_text().replace(
+        "        draw 2 from lanterns to p.hand\n",
+        "        draw 2 from lanterns to p.hand\n      for each p in players:\n        show p.hand to p\n"))
+    got = CliRunner().invoke(main, ["secrets", str(folder), "-n", "1", "--players", "2"])
+    assert got.exit_code == 1
+    assert "(in p1.hand, `visibility: others`)" in got.output and "reaches p1" in got.output
+
+
+def test_secrets_passes_the_games_of_hands_you_cannot_see_and_of_drafting():
+    for folder in (LANTERNS, os.path.join(ROOT, "docs", "examples", "banquet")):
+        got = CliRunner().invoke(main, ["secrets", folder, "-n", "2", "--players", "3"])
+        assert got.exit_code == 0, got.output
+
+
+def test_a_word_the_rules_write_in_a_log_line_is_no_news_of_a_card_of_that_name():
+    """Banquet logs "{p} uses Chopsticks to take {x} too" while other Chopsticks lie hidden
+    in hands: the word is the rules', said whichever card it is."""
+    from rulepress.runtime.leakscan import _logged_words
+    game = game_from("docs/examples/banquet")
+    assert "uses Chopsticks to take" in _logged_words(game.data)
