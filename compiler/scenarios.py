@@ -63,7 +63,7 @@ def _inputs_key(game_folder, files):
     if not enabled():
         return None
     walk = Report()
-    h = hashlib.sha1(f"{checker_version()}\n{os.getcwd()}\n".encode())
+    h = hashlib.sha1(f"{checker_version()}\n{_hash(__file__)}\n{os.getcwd()}\n".encode())  # (this checker too)
     for path in yaml_files(game_folder, walk) + ["--"] + files:
         h.update(os.fsencode(f"{path}\0{_hash(path) if path != '--' else ''}\n"))
     return None if walk.items else h.hexdigest()
@@ -191,17 +191,18 @@ class _Texts:
         """Why `item` is not something a seat can be said to see (None: it is)."""
         m = self.m
         zones = set(m.zones_of) | set(m.by_section["pools"]) | set(m.by_section["decks"])
+        locations = m.by_section.get("locations") or {}
         def place(text):
-            seat = re.match(r"p(\d+)\.(.+)$", text)
-            if seat:
-                return f"p{seat.group(1)}" in self.seats() and seat.group(2) in zones
-            return text in zones or text in (m.by_section.get("locations") or {})
+            owner, dot, zone = text.partition(".")  # p1.hand, graveyard.encounters: an owner's
+            if dot:
+                return (owner in self.seats() or owner in self.copies() or owner in locations) and zone in zones
+            return text in zones or text in locations
         where, dot, counter = item.rpartition(".")
-        if dot and counter in m.by_section["counters"] and (where in self.copies() or re.match(r".+#\d+$", where) and place(where.rpartition("#")[0])):
+        if dot and counter in m.by_section["counters"] and (where in self.copies() or where in self.seats() or re.match(r".+#\d+$", where) and place(where.rpartition("#")[0])):
             return None
         if item in self.copies() or place(item):
             return None
-        return ("not a thing, a zone (p1.hand) or a counter of a thing (THING.counter, p1.hand#2.counter)"
+        return ("not a thing, a zone (p1.hand) or a counter of a thing or a player (THING.counter, p1.hand#2.counter, p2.money)"
                 + did_you_mean(item, sorted(self.copies() | zones)))
 
     def expectations(self, value, node, key):

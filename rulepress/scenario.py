@@ -283,7 +283,8 @@ def _sees(game, st, spec, wanted: bool, when=""):
     """`sees:` / `does_not_see:` {seat: [what]}: what each seat is sent (runtime/views.view),
     checked. What: a thing's id (the seat knows what it is), a zone (`p1.hand`: every thing
     in it; none of them, for `does_not_see`), or a counter on a thing, `THING.counter` or
-    `ZONE#N.counter` (the Nth thing of a zone, as the seat sees it or as a fact about it)."""
+    `ZONE#N.counter` (the Nth thing of a zone, as the seat sees it or as a fact about it), or
+    a player's counter, `p2.counter`."""
     for seat, items in spec.items():
         seat = str(seat)
         if seat not in st["players"]:
@@ -303,7 +304,9 @@ def _seen(game, st, v, item):
     if dot and (where in st["things"] or "#" in where and where.rpartition("#")[0] in st["zones"]) and counter in game.counters:
         eid = where if where in st["things"] else _nth(st, where)
         t = v["things"].get(eid)
-        if t is not None:
+        if eid in st["players"]:
+            cs = v["players"][eid]["counters"]
+        elif t is not None:
             cs = t.get("counters") or {}
         else:
             key = st["things"][eid]["zone"]
