@@ -396,7 +396,7 @@ CATALOGUE: dict[str, dict] = {
                    "`others` (every player but its own), `hidden`, or a list of seats (`[p1, p3]`). `owner` and "
                    "`others` need a zone `of: player`; a seat must be one the game can have. A counter "
                    "`public` (seen on a thing while the thing is hidden) is a counter of a kind of thing, "
-                   "and not `hidden` as well.",
+                   "and not `hidden` as well; a counter that `tells` or `rules_out` an attribute is `public`.",
         "wrong": "zones:\n  - id: table\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
         "right": "zones:\n  - id: table\n    of: player\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
     },

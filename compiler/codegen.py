@@ -93,6 +93,9 @@ def tables(m: Model) -> dict:
              "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
         if d.get("public"):  # (only where said: other games' tables stay as they were)
             c["public"] = True
+        for k in ("tells", "rules_out"):
+            if d.get(k):
+                c[k] = str(d[k])
         for k in ("min", "max", "icon"):
             if d.get(k) is not None:
                 c[k] = d[k]

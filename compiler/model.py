@@ -308,6 +308,15 @@ def _check_visibility(m, report, g) -> None:
                 if isinstance(seat, str) and seat[1:].isdigit() and int(seat[1:]) > most:
                     report.error(d["visibility"].item_pos[i], "R007", f"no seat `{seat}`: the game has at most {most} players")
     for d in m.by_section["counters"].values():
+        for k in ("tells", "rules_out"):
+            attr = d.get(k)
+            if attr is None:
+                continue
+            if not d.get("public"):
+                report.error(_pos(d, k), "R007", f"`{k}` says what a hidden thing is from a fact everyone sees: "
+                                                 f"counter `{d['id']}` needs `public: true`")
+            elif isinstance(attr, str) and attr not in m.attr_types:
+                report.error(_pos(d, k), "R002", f"unknown attribute `{attr}`{did_you_mean(attr, m.attr_types)}")
         if not d.get("public"):
             continue
         if d.get("hidden"):

@@ -243,13 +243,16 @@ def log_for(st, seat, last=50) -> list:
 _PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
 
 
-def sample(game, st, seat, rng_state, lean=False) -> dict:
+def sample(game, st, seat, rng_state, lean=False, facts=True) -> dict:
     """A copy of the state in which the things hidden from `seat` are dealt again at random
     among the places they could be: each hidden thing takes the place of another hidden
     thing of the same kind and deck or pool (a combat card for a combat card, a token of a
     bag for a token of that bag). What the seat sees is the same as in the real state; what
-    it does not is a guess. (What the seat saw earlier and saw hidden again is not
-    remembered: such a thing is dealt like any other.)
+    it does not is a guess, and agrees with every public fact about the hidden things: a
+    counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
+    (it is not blue) takes only a thing that agrees (`facts`: False deals as if there were
+    none, the bot that ignores what it was told). (What the seat saw earlier and saw hidden
+    again is not remembered: such a thing is dealt like any other.)
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
@@ -273,6 +276,8 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
+        if facts and game.fact_counters:
+            dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
         copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
@@ -292,6 +297,53 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
     return _renamed_state(copy, rename)
+
+
+TRIES = 50  # random deals tried before a deal that agrees with every fact is given up
+
+
+def _agrees(game, ent, thing) -> bool:
+    """Whether `thing` may lie where `ent` lies, by the public facts `ent` carries."""
+    attrs = game.attrs_of.get(thing) or {}
+    initial = game.counters
+    for c, (attr, how) in game.fact_counters.items():
+        v = ent["counters"].get(c)
+        if v is None or v == initial[c]["initial"]:
+            continue
+        if how == "is" and attrs.get(attr) != v:
+            return False
+        if how == "not" and type(v) is list and attrs.get(attr) in v:
+            return False
+    return True
+
+
+def _agreeing(game, st, places, dealt, rng_state) -> list:
+    """`dealt` (the things to lie in `places`, in order) where it agrees with the facts the
+    places carry; else a deal that does, made place by place, the most told first, each
+    taking one of the things left that agree, at random. The real deal always agrees, so one
+    is found but for bad luck; after TRIES, `dealt` as it was."""
+    things = st["things"]
+    told = [i for i, a in enumerate(places) if any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"])
+                                                    for c in game.fact_counters)]
+    if all(_agrees(game, things[places[i]], dealt[i]) for i in told):
+        return dealt
+    fits = {i: [b for b in dealt if _agrees(game, things[places[i]], b)] for i in told}
+    order = sorted(told, key=lambda i: (len(fits[i]), i))
+    for _ in range(TRIES):
+        out, left = [None] * len(places), set(dealt)
+        for i in order:
+            free = [b for b in fits[i] if b in left]
+            if not free:
+                break
+            out[i] = free[rng.below(rng_state, len(free))]
+            left.discard(out[i])
+        else:
+            rest = [b for b in dealt if b in left]  # the untold places take the rest, in the shuffled order
+            for i in range(len(places)):
+                if out[i] is None:
+                    out[i] = rest.pop(0)
+            return out
+    return dealt
 
 
 def _forget(game, st, copy, seat, rng_state) -> None:
