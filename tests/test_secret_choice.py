@@ -103,3 +103,9 @@ scenario:
 """)
     got = CliRunner().invoke(main, ["test", str(folder)])
     assert got.exit_code == 0, got.output
+
+
+def test_w019_does_not_send_a_procedure_to_a_name_it_cannot_have():
+    from rulepress.compiler.pipeline import _unnamed
+    _pos, code, message = _unnamed(BANQUET, {"pass_hands"})
+    assert code == "W019" and "a procedure is named by `game: terms:` alone" in message

@@ -224,3 +224,22 @@ def test_a_word_the_rules_write_in_a_log_line_is_no_news_of_a_card_of_that_name(
     from rulepress.runtime.leakscan import _logged_words
     game = game_from("docs/examples/banquet")
     assert "uses Chopsticks to take" in _logged_words(game.data)
+
+
+def test_rulepress_view_prints_what_a_seat_is_sent_after_some_choices_of_a_log(lanterns, tmp_path):
+    from rulepress.runtime.agents import RandomAgent, step
+    from rulepress.runtime.replay import make_log
+    st = new_game(lanterns, 2, 3)
+    agents = {p: RandomAgent(p) for p in st["players"]}
+    for _ in range(4):
+        step(lanterns, st, agents)
+    log = tmp_path / "game.json"
+    log.write_text(json.dumps(make_log(lanterns, st, 2, 3)))
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p1", "--log", str(log), "--at", "0"])
+    assert got.exit_code == 0, got.output
+    start = new_game(lanterns, 2, 3)
+    assert json.loads(got.output) == json.loads(json.dumps(view(lanterns, start, "p1")))
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p2", "--log", str(log)])
+    assert json.loads(got.output) == json.loads(json.dumps(view(lanterns, st, "p2")))
+    got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p1", "--log", str(log), "--at", "9"])
+    assert got.exit_code == 2 and "the log holds 4 choices" in got.output
