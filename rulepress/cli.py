@@ -474,6 +474,8 @@ def view(game, seat, scenario, step, log, at, players, seed):
             raise UsageError("--step goes with --scenario")
         if at is not None and not log:
             raise UsageError("--at goes with --log")
+        if players is not None and (scenario or log):
+            raise UsageError("--players is for a new game: a scenario or a log says its own")
         g, st = _view_state(game, scenario, step, log, at, players, seed)
         who = None if seat == "spectator" else seat
         if who is not None and who not in st["players"]:
