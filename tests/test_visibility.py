@@ -243,3 +243,11 @@ def test_rulepress_view_prints_what_a_seat_is_sent_after_some_choices_of_a_log(l
     assert json.loads(got.output) == json.loads(json.dumps(view(lanterns, st, "p2")))
     got = CliRunner().invoke(main, ["view", LANTERNS, "--seat", "p1", "--log", str(log), "--at", "9"])
     assert got.exit_code == 2 and "the log holds 4 choices" in got.output
+
+
+def test_the_terminal_shows_a_player_what_is_known_of_their_hidden_cards(lanterns):
+    from rulepress.runtime.terminal import table_lines
+    st = new_game(lanterns, 2, 0)
+    card = st["zones"]["p1.hand"][1]
+    run(lanterns, st, f'set "{card}".told_value to 2\nmark "{card}" as clued')
+    assert "  card 2 of Player 1's Hand: Told value 2, clued" in table_lines(lanterns, st, "p1", "en")
