@@ -243,14 +243,14 @@ def log_for(st, seat, last=50) -> list:
 _PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
 
 
-def sample(game, st, seat, rng_state, lean=False, facts=True) -> dict:
+def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     """A copy of the state in which the things hidden from `seat` are dealt again at random
     among the places they could be: each hidden thing takes the place of another hidden
     thing of the same kind and deck or pool (a combat card for a combat card, a token of a
     bag for a token of that bag). What the seat sees is the same as in the real state; what
     it does not is a guess, and agrees with every public fact about the hidden things: a
     counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
-    (it is not blue) takes only a thing that agrees (`facts`: False deals as if there were
+    (it is not blue) takes only a thing that agrees (`told`: False deals as if there were
     none, the bot that ignores what it was told). (What the seat saw earlier and saw hidden
     again is not remembered: such a thing is dealt like any other.)
 
@@ -276,7 +276,7 @@ def sample(game, st, seat, rng_state, lean=False, facts=True) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        if facts and game.fact_counters:
+        if told and game.fact_counters:
             dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:

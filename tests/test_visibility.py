@@ -76,7 +76,7 @@ def test_a_searched_world_agrees_with_what_the_clues_told(lanterns):
         a, b = world["zones"]["p2.hand"]
         assert world["things"][a]["counters"]["told_value"] == 3 and lanterns.attrs_of[a]["value"] == 3
         assert lanterns.attrs_of[b]["value"] != 1 and lanterns.attrs_of[b]["colour"] == "blue"
-        world = sample(lanterns, st, "p2", {"rng": seed}, facts=False)
+        world = sample(lanterns, st, "p2", {"rng": seed}, told=False)
         blind.add(lanterns.attrs_of[world["zones"]["p2.hand"][0]]["value"])
     assert blind == {1, 2, 3}
 
@@ -91,8 +91,8 @@ def test_a_searched_bot_plays_the_card_a_clue_told_it_is_safe_and_a_blind_one_gu
     from rulepress.runtime.search import MctsAgent
     real = secrets.sample
 
-    def lit(facts, seeds):
-        monkeypatch.setattr(secrets, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, facts))
+    def lit(told, seeds):
+        monkeypatch.setattr(secrets, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
         got = 0
         for s in seeds:
             st = new_game(lanterns, 2, s)
