@@ -11,9 +11,9 @@ path through the view and the content line that wrote it.
 Besides the engine's own rules of who sees what, the scan holds each view to what the
 designer declared (`declared_leak`): a thing lying in a zone whose `visibility` names who
 sees it (`owner`, `others`, a list of seats, `hidden`) reaches no other seat, whatever an
-effect `show`ed, so a game that shows players their own hidden hands is caught. A word the
-rules write into a log line themselves (`log "{player} uses Chopsticks"`) is a word of the
-rules, not news of a hidden card of that name.
+effect `show`ed, so a game that shows players their own hidden hands is caught. A card's
+name said in a log line is no news to a seat that saw a card of that name at the last
+decision (`log "{p} uses Chopsticks"` as the Chopsticks on the table go back to a hand).
 """
 from __future__ import annotations
 
@@ -46,35 +46,12 @@ class Leak(NamedTuple):
 
 
 def _static_names(game) -> set:
-    """Words the rules themselves print: a hidden card may share its name with them, and
-    the fixed words of their log lines."""
+    """Words the rules themselves print: a hidden card may share its name with them."""
     out = set()
     for table in (game.actions, game.zones, game.decks, game.pools, game.counters):
         for d in table.values():
             out.update(v for v in (d.get("name") or {}).values() if v)
     out.update(table for table in game.counters)
-    out.update(_logged_words(game.data))
-    return out
-
-
-def _logged_words(v, out=None, depth=0) -> set:
-    """The fixed parts of every log line the rules write (`log "{p} uses Chopsticks"`: " uses
-    Chopsticks"), stripped of spaces and punctuation at their ends."""
-    out = set() if out is None else out
-    if depth > 200:
-        return out
-    if type(v) is list:
-        if len(v) > 2 and v[0] == "log" and type(v[2]) is list:
-            text = v[2]
-            parts = text[2] if text[0] == "text" and type(text[2]) is list else [text[2]] if text[0] == "str" else []
-            out.update(s for s in (p.strip(" \t.,;:!?()'\"") for p in parts if type(p) is str) if len(s) > 2)
-        for x in v:
-            if type(x) in (list, dict):
-                _logged_words(x, out, depth + 1)
-    elif type(v) is dict:
-        for x in v.values():
-            if type(x) in (list, dict):
-                _logged_words(x, out, depth + 1)
     return out
 
 
@@ -198,8 +175,9 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
                     words = _rule_words(game, st["log"][lines[int(m.group(1))]], seat, rules).sub("\x00", s)
                     found = word.search(words)
                     written = witness.seen.get(lines[int(m.group(1))]) if witness is not None else None
-                    if found and written is not None:  # in sight as the line was written: no news
-                        if found.group(0) not in written.get("*" if seat is None else seat, ()):
+                    if found and written is not None:  # in sight as the line was written, or at the last decision: no news
+                        if found.group(0) not in written.get("*" if seat is None else seat, ()) \
+                                and not any(e in st["things"] and e not in was_hidden for e in witness.by_name[found.group(0)]):
                             thing, s = names[found.group(0)], found.group(0)
                     elif found and names[found.group(0)] in was_hidden:
                         thing, s = names[found.group(0)], found.group(0)
