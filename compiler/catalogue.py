@@ -248,6 +248,16 @@ CATALOGUE: dict[str, dict] = {
         "wrong": _scenario("options: {short_race: true}\nexpect:\n  - p1.position == 0"),
         "right": _scenario("expect:\n  - p1.position == 0"),
     },
+    "S012": {
+        "title": "scenario looks at something the game does not have",
+        "explain": "`sees:` and `does_not_see:` map a seat (`p1`) to what it is sent or not: a thing's id, a "
+                   "zone (`p1.hand`, a game zone's id) or a counter of a thing (`nitro#1.heat`, or "
+                   "`p1.hand#2.heat` for the second thing in p1's hand). A seat the game cannot have, or a "
+                   "name that is none of these, would test nothing.",
+        "file": _SCEN,
+        "wrong": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nsees:\n  p1: [p1.hnd]\ndoes_not_see:\n  p2: [p1.hand]"),
+        "right": _scenario("setup: |\n  move \"nitro#1\" to p1.hand\nsees:\n  p1: [p1.hand]\ndoes_not_see:\n  p2: [p1.hand]"),
+    },
     "S101": {
         "title": "translation missing",
         "explain": "Player-facing text is written in every language of the game, `{en: ..., ru: ...}`: "
@@ -383,6 +393,16 @@ CATALOGUE: dict[str, dict] = {
         "right": _MINI + "flow:\n  phases:\n    - id: main\n      mode: turns\n" + _SCORING
                  + "actions:\n  - id: wave\n    name: {en: Wave, ru: Помахать}\n    effect: log \"hi\"\n",
         "file": "game.yaml", "alone": True,
+    },
+    "R007": {
+        "title": "visibility that names nobody",
+        "explain": "A zone's `visibility` says who sees what lies there: `public`, `owner` (its player), "
+                   "`others` (every player but its own), `hidden`, or a list of seats (`[p1, p3]`). `owner` and "
+                   "`others` need a zone `of: player`; a seat must be one the game can have. A counter "
+                   "`public` (seen on a thing while the thing is hidden) is a counter of a kind of thing, "
+                   "and not `hidden` as well; a counter that `tells` or `rules_out` an attribute is `public`.",
+        "wrong": "zones:\n  - id: table\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
+        "right": "zones:\n  - id: table\n    of: player\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
     },
     "R010": {
         "title": "unknown icon",

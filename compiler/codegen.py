@@ -95,6 +95,11 @@ def tables(m: Model) -> dict:
     for cid, d in sec["counters"].items():
         c = {"of": d.get("of", "player"), "initial": _plain(d.get("initial", 0 if d.get("type", "number") == "number" else None)),
              "type": d.get("type", "number"), "hidden": d.get("hidden", False), "name": _text(d.get("name")) or {"en": cid}}
+        if d.get("public"):  # (only where said: other games' tables stay as they were)
+            c["public"] = True
+        for k in ("tells", "rules_out"):
+            if d.get(k):
+                c[k] = str(d[k])
         for k in ("min", "max", "icon", "internal"):
             if d.get(k) is not None:
                 c[k] = d[k]
@@ -104,7 +109,7 @@ def tables(m: Model) -> dict:
         if ("counters", cid, "on_change") in ir:
             c["on_change"] = ir[("counters", cid, "on_change")]
         counters[cid] = c
-    zones = {zid: {"of": d.get("of", "game"), "visibility": d.get("visibility", "public"),
+    zones = {zid: {"of": d.get("of", "game"), "visibility": _plain(d.get("visibility", "public")),
                    "name": _text(d.get("name")) or {"en": zid}} for zid, d in sec["zones"].items()}
     actions = {}
     for aid, d in sec["actions"].items():
@@ -176,7 +181,8 @@ def tables(m: Model) -> dict:
                     if any(v.get("text") for v in (g.get("options") or {}).values()) else {}),
                  # the languages of its rulebooks, where it declares fewer than all
                  **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {}),
-                 **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {})},
+                 **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {}),
+                 **({"public_marks": sorted(str(x) for x in g["public_marks"])} if g.get("public_marks") else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

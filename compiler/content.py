@@ -458,6 +458,10 @@ def plain_texts(doc, lang: str) -> None:
                     for i, item in enumerate(v):
                         if isinstance(item, source.PStr):
                             v[i] = _in_language(item, lang)
+                elif k == "terms" and type(v) is PMap:  # words for ids: each a text
+                    for t, word in list(v.items()):
+                        if isinstance(word, source.PStr):
+                            v[t] = _in_language(word, lang)
                 elif type(v) is PMap or type(v) is PList:
                     stack.append(v)
         else:

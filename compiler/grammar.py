@@ -123,6 +123,7 @@ _WORDS = {
     "NUMBER": "a number", "STRING": "a quoted text", "COLON": "`:`", "LPAR": "`(`", "RPAR": "`)`",
     "LSQB": "`[`", "RSQB": "`]`", "COMMA": "`,`", "DOT": "`.`", "EQUAL": "`=`", "COMPOP": "a comparison",
     "ADDOP": "`+` or `-`", "MULOP": "`*`, `/` or `%`", "$END": "end of effect", "FACE": "`face up` or `face down`",
+    "ORNONE": "`or none`", "UPTO": "`up to`",
 }
 
 
@@ -144,7 +145,7 @@ _TOKEN_SHOWN = {"_NL": "end of line", "_INDENT": "indentation", "_DEDENT": "end 
 
 
 # Words that open a statement; anything else at the start of a line must be a call.
-_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "conceal",
+_KEYWORDS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "hide", "conceal",
              "remove", "put", "mark", "unmark", "fail", "end", "stop", "log", "emit", "perform", "return",
              "swap", "offer", "if", "elif", "else", "for", "repeat", "while", "choose", "may", "each", "otherwise"}
 
@@ -239,6 +240,7 @@ class _IR(Transformer):
     def shuffle(self, c): return ["shuffle", self._at(c[0]), c[1], c[2]]
     def reveal(self, c): return ["reveal", self._at(c[0]), c[1]]
     def show(self, c): return ["show", self._at(c[0]), c[1], c[2]]
+    def hide(self, c): return ["hide", self._at(c[0]), c[1], c[2]]
     def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
     def remove(self, c): return ["remove", self._at(c[0]), c[1]]
     def putback(self, c): return ["putback", self._at(c[0]), c[1]]
@@ -274,9 +276,10 @@ class _IR(Transformer):
         _, by, prompt, body, other = c
         return ["may", self._at(c[0]), by, self._said(prompt) if prompt else None, body, other]
     def secret(self, c):
-        _, pvar, players, var, src, where, ornone, body = c
+        _, pvar, players, var, src, where, ornone, prompt, body = c
         # `or none`: every player is asked, and may answer nothing (the only answer of one who has no other)
-        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone)]
+        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone),
+                self._said(prompt) if prompt else None]
 
     # expressions
     def condexpr(self, c): return ["cond", self._from(c[0]), c[1], c[0], c[2]]

@@ -335,7 +335,7 @@ class _Walker:
 
 
 _UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
-_STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show",
+_STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "hide",
                "conceal", "remove", "putback", "mark", "unmark", "fail", "endgame", "endturn", "stop", "log",
                "emit", "perform", "return", "do", "swap", "offer", "if", "for", "repeat", "while", "choose", "may", "secret"}
 
@@ -357,16 +357,24 @@ def _marks(m, report, walker, only) -> None:
             if _READ + name not in everywhere and (only is None or pos.file in only):
                 report.warning(pos, "W015", f"option `{name}` is never read: no effect names it (`{name}` or "
                                             f"option(\"{name}\")), so choosing it changes nothing")
+    shown = set((m.game.get("public_marks") or []) if hasattr(m.game, "get") else [])  # read by every view
     for (key, _f), node in walker.marks.items():
         use, name = key[0], key[1:]
         if use == _TESTED and _SET + name not in everywhere:
             set_ones = [k[1:] for k in everywhere if k[0] == _SET]
             walker.say(node, "warning", "W011", f"mark `{name}` is tested but no effect sets it (`mark ... as {name}`), "
                                                 f"so the test never passes{did_you_mean(name, set_ones)}")
-        elif use == _SET and _TESTED + name not in everywhere and name not in _FLOW_MARKS:
+        elif use == _SET and _TESTED + name not in everywhere and name not in _FLOW_MARKS and name not in shown:
             tested = [k[1:] for k in everywhere if k[0] == _TESTED]
             walker.say(node, "warning", "W012", f"mark `{name}` is set but no effect tests it (`x has {name}`), "
                                                 f"so setting it changes nothing{did_you_mean(name, tested)}")
+    listed = m.game.get("public_marks") if hasattr(m.game, "get") else None
+    if hasattr(listed, "item_pos") and (only is None or listed.pos.file in only):
+        set_ones = [k[1:] for k in everywhere if k[0] == _SET]
+        for i, name in enumerate(listed):
+            if isinstance(name, str) and _SET + name not in everywhere:
+                report.warning(listed.item_pos[i], "W011", f"mark `{name}` is in `public_marks` but no effect sets it "
+                                                           f"(`mark ... as {name}`), so nobody ever sees it{did_you_mean(name, set_ones)}")
 
 
 # ---- scenarios (see scenarios.py) --------------------------------------------------

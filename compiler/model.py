@@ -263,6 +263,7 @@ def _check_references(m: Model, report: Report, only=None) -> None:
     for sec in ("counters", "zones", "decks", "pools"):
         for d in m.by_section[sec].values():
             _check_scope(m, report, d)
+    _check_visibility(m, report, g)
     for did, d in m.by_section["decks"].items():
         if d.get("discard") is not None:
             _ref(m, report, d, "discard", ["zones", "decks"], "discard pile")
@@ -306,6 +307,41 @@ def _check_references(m: Model, report: Report, only=None) -> None:
             if (isinstance(lo, (int, float)) and ini < lo) or (isinstance(hi, (int, float)) and ini > hi):
                 report.error(_pos(d, "initial"), "R004", f"counter `{d['id']}` starts at {ini}, outside its bounds")
     m.phases = phases
+
+
+def _check_visibility(m, report, g) -> None:
+    """Who sees what, as the designer says it, must name someone the game has (R007)."""
+    most = (g.get("players") or {}).get("max") if g is not None and isinstance(g.get("players"), PMap) else None
+    for d in m.by_section["zones"].values():
+        vis, of = d.get("visibility"), d.get("of", "game")
+        if vis in ("owner", "others") and of != "player":
+            whom = "its player" if vis == "owner" else "every player but its own"
+            report.error(_pos(d, "visibility"), "R007", f"`visibility: {vis}` shows the zone to {whom}, but a zone "
+                                                        f"`of: {of}` belongs to no player: write `of: player`, or name "
+                                                        "the seats (`visibility: [p1, p2]`)")
+        elif isinstance(vis, list) and isinstance(most, int):
+            for i, seat in enumerate(vis):
+                if isinstance(seat, str) and seat[1:].isdigit() and int(seat[1:]) > most:
+                    report.error(d["visibility"].item_pos[i], "R007", f"no seat `{seat}`: the game has at most {most} players")
+    for d in m.by_section["counters"].values():
+        for k in ("tells", "rules_out"):
+            attr = d.get(k)
+            if attr is None:
+                continue
+            if not d.get("public"):
+                report.error(_pos(d, k), "R007", f"`{k}` says what a hidden thing is from a fact everyone sees: "
+                                                 f"counter `{d['id']}` needs `public: true`")
+            elif isinstance(attr, str) and attr not in m.attr_types:
+                report.error(_pos(d, k), "R002", f"unknown attribute `{attr}`{did_you_mean(attr, m.attr_types)}")
+        if not d.get("public"):
+            continue
+        if d.get("hidden"):
+            report.error(_pos(d, "public"), "R007", f"counter `{d['id']}` is both `hidden` (its owner alone sees it) and "
+                                                    "`public` (everyone sees it): keep one")
+        elif d.get("of", "player") in ("game", "player"):
+            report.error(_pos(d, "public"), "R007", f"`public` shows a counter of a thing while the thing is hidden; "
+                                                    f"counter `{d['id']}` is of {d.get('of', 'player')}, which everyone sees: "
+                                                    "leave `public` out")
 
 
 # ---- effects ---------------------------------------------------------------
@@ -439,6 +475,7 @@ def _parse_effects(m: Model, report: Report, check: bool = True) -> None:
     for (sec, iid, field, text, bound, is_expr, node), result in zip(sites, results):
         if result[0] == "error":
             report.error(Pos(*result[1]), result[2], result[3])
+            m.unparsed = True  # what it calls is unknown: nothing is said never to be called (W001)
             continue
         _, ir, m.facts[(sec, iid, field)], pieces = result
         at = 0
@@ -639,7 +676,7 @@ class _Checker:
                 E(v)
             if s[5]:
                 scope.add(s[5])
-        elif op in ("swap", "show"):
+        elif op in ("swap", "show", "hide"):
             E(s[2]); E(s[3])
         elif op == "if":
             for cond, body in s[2]:
@@ -686,6 +723,8 @@ class _Checker:
             self.expr(s[5], inner)
             if s[6] is not None:
                 self.expr(s[6], inner | {s[4]})
+            if len(s) > 9 and isinstance(s[9], list):
+                self.expr(s[9], scope)
             self.block(s[7], scope | {s[4]})
             scope.add(s[4])
 
@@ -786,7 +825,13 @@ class _Checker:
         if op in ("list", "comp", "every"):
             return "list"
         if op == "op":
-            return "bool" if e[2] in ("==", "!=", "<", "<=", ">", ">=") else "number"
+            if e[2] in ("==", "!=", "<", "<=", ">", ">="):
+                return "bool"
+            if e[2] == "+":  # two lists join: `["red", "blue"] + [1, 2, 3]`
+                sides = {self.typ(e[3], scope), self.typ(e[4], scope)}
+                if "list" in sides:
+                    return "list" if sides <= {"list", "unknown"} else "unknown"
+            return "number"
         if op in ("and", "or", "not", "in", "has"):
             return "bool"
         if op == "neg":
@@ -820,7 +865,7 @@ def _unused(m: Model, report: Report) -> None:
     for key in m.ir:
         texts |= m.facts[key][0]
     for pid, d in m.by_section["procedures"].items():
-        if pid not in texts:
+        if pid not in texts and not getattr(m, "unparsed", False):
             report.warning(_pos(d, "id"), "W001", f"procedure `{pid}` is never called")
     for did, d in m.by_section["decks"].items():
         if did not in texts and d.get("of", "game") == "game":

@@ -68,7 +68,8 @@ def _unnamed(folder: str, raw: set):
     shown = ", ".join(f"`{i}`" for i in sorted(raw)[:12]) + (f" and {len(raw) - 12} more" if len(raw) > 12 else "")
     return (Pos(shown_path(os.path.join(folder, "game.yaml")), 1, 1), "W019",
             f"the rulebook prints {len(raw)} {'id' if len(raw) == 1 else 'ids'} as they are, for want of a name in words: {shown}; "
-            f"name them in `game: terms:` (or with `name:` on their declaration)")
+            f"name them in `game: terms:` (a kind, attribute or mark has nowhere else; a counter, zone or deck "
+            f"may take `name:` on its declaration; a procedure is named by `game: terms:` alone)")
 
 
 def _untold(folder: str, untold: set):

@@ -478,6 +478,8 @@ class Renderer:
             L(S("reveal", x=E(s[2])))
         elif op == "show":
             L(S("show", x=E(s[2]), whom=E(s[3])))
+        elif op == "hide":
+            L(S("hide", x=E(s[2]), whom=E(s[3])))
         elif op == "conceal":
             L(S("conceal", x=E(s[2])))
         elif op == "remove":

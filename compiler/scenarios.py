@@ -63,7 +63,7 @@ def _inputs_key(game_folder, files):
     if not enabled():
         return None
     walk = Report()
-    h = hashlib.sha1(f"{checker_version()}\n{os.getcwd()}\n".encode())
+    h = hashlib.sha1(f"{checker_version()}\n{_hash(__file__)}\n{os.getcwd()}\n".encode())  # (this checker too)
     for path in yaml_files(game_folder, walk) + ["--"] + files:
         h.update(os.fsencode(f"{path}\0{_hash(path) if path != '--' else ''}\n"))
     return None if walk.items else h.hexdigest()
@@ -164,8 +164,46 @@ class _Texts:
             for i, step in enumerate(steps):
                 if isinstance(step, PMap) and "expect" in step:
                     self.expectations(step["expect"], step, "expect")
+                if isinstance(step, PMap):
+                    self.sees(step)
+        self.sees(sc)
         if isinstance(sc.get("expect"), PList):
             self.expectations(sc["expect"], sc, "expect")
+
+    def sees(self, node):
+        """`sees:` / `does_not_see:` name seats, and things, zones and counters of things (S012)."""
+        for key in ("sees", "does_not_see"):
+            spec = node.get(key)
+            if not isinstance(spec, PMap):
+                continue
+            for seat, items in spec.items():
+                if seat not in self.seats():
+                    self.report.error(spec.key_pos.get(seat, spec.pos), "S012", f"no seat `{seat}` in this game{did_you_mean(str(seat), self.seats())}")
+                for j, item in enumerate(items if isinstance(items, PList) else [items]):
+                    if not isinstance(item, str):
+                        continue
+                    problem = self.seen_item(str(item))
+                    if problem:
+                        p = items.item_pos[j] if isinstance(items, PList) else spec.val_pos.get(seat, spec.pos)
+                        self.report.error(p, "S012", f"`{item}`: {problem}")
+
+    def seen_item(self, item):
+        """Why `item` is not something a seat can be said to see (None: it is)."""
+        m = self.m
+        zones = set(m.zones_of) | set(m.by_section["pools"]) | set(m.by_section["decks"])
+        locations = m.by_section.get("locations") or {}
+        def place(text):
+            owner, dot, zone = text.partition(".")  # p1.hand, graveyard.encounters: an owner's
+            if dot:
+                return (owner in self.seats() or owner in self.copies() or owner in locations) and zone in zones
+            return text in zones or text in locations
+        where, dot, counter = item.rpartition(".")
+        if dot and counter in m.by_section["counters"] and (where in self.copies() or where in self.seats() or re.match(r".+#\d+$", where) and place(where.rpartition("#")[0])):
+            return None
+        if item in self.copies() or place(item):
+            return None
+        return ("not a thing, a zone (p1.hand) or a counter of a thing or a player (THING.counter, p1.hand#2.counter, p2.money)"
+                + did_you_mean(item, sorted(self.copies() | zones)))
 
     def expectations(self, value, node, key):
         if isinstance(value, str):

@@ -80,6 +80,8 @@ class _Secrecy:
                 H.add(s[6])
         elif op in ("move", "reveal"):  # a thing put face up where all see it is no longer a secret
             x = s[2]
+            if x[0] == "index" and x[2][0] == "name":
+                x = x[2]  # `move c[p] to p.table face up`: each secret pick laid open (one for each p)
             if x[0] == "name" and x[2] in H and (op == "reveal" or (s[4] == "up" and not self.hid(s[3], H))):
                 H.discard(x[2])
         elif op == "log":
@@ -116,7 +118,7 @@ def check(m, report, parsed) -> None:
     """Warn, for every effect, about secrets given away by its shape (W016, W017)."""
     zones = set()
     for zid, d in m.by_section.get("zones", {}).items():
-        if d.get("visibility") in ("owner", "hidden"):
+        if d.get("visibility") in ("owner", "others", "hidden") or isinstance(d.get("visibility"), list):
             zones.add(zid)
     zones |= set(m.by_section.get("decks", {}))
     for pid, d in m.by_section.get("pools", {}).items():

@@ -540,6 +540,90 @@ def secrets(game, games, seed, players):
 
 
 @main.command()
+@click.argument("game")
+@click.option("--seat", required=True, metavar="P", help="the seat whose view is printed (p1, p2, ...), or `spectator`")
+@click.option("--scenario", "scenario", type=click.Path(exists=True, dir_okay=False), help="play this scenario file ...")
+@click.option("--step", type=click.IntRange(0, None), default=None, help="... up to this step (default: all its steps)")
+@click.option("--log", "log", type=click.Path(exists=True, dir_okay=False), help="or replay this game log ...")
+@click.option("--at", "at", type=click.IntRange(0, None), default=None, help="... up to this many choices (default: all)")
+@click.option("--players", default=None, type=int, help="without a scenario or log: a new game of this many players")
+@click.option("--seed", default="0", show_default=True, help="without a scenario or log: the new game's seed")
+def view(game, seat, scenario, step, log, at, players, seed):
+    """Print what one seat is sent: its view of the game (JSON), at a scenario's step or a log's choice."""
+    from .runtime.views import view as seat_view
+    try:
+        if scenario and log:
+            raise UsageError("give --scenario or --log, not both")
+        if step is not None and not scenario:
+            raise UsageError("--step goes with --scenario")
+        if at is not None and not log:
+            raise UsageError("--at goes with --log")
+        if players is not None and (scenario or log):
+            raise UsageError("--players is for a new game: a scenario or a log says its own")
+        g, st = _view_state(game, scenario, step, log, at, players, seed)
+        who = None if seat == "spectator" else seat
+        if who is not None and who not in st["players"]:
+            raise UsageError(f"no seat `{seat}` in a game of {len(st['players'])}: the seats are "
+                             f"{', '.join(st['players'])} (or `spectator`)")
+    except (UsageError, BadArgument) as exc:
+        _usage(exc)
+    click.echo(json.dumps(seat_view(g, st, who), ensure_ascii=False, indent=1, default=str))
+
+
+def _view_state(game, scenario, step, log, at, players, seed):
+    """The game and the state a view is printed of."""
+    from .runtime.flow import IllegalChoice, new_game
+    if log:
+        from .runtime.replay import ReplayError, read_log, replay as replay_log
+        try:
+            data = read_log(log)
+            g = _game_for_log(data["game"], (game,))
+            if at is not None and at > len(data["choices"]):
+                raise UsageError(f"--at {at}: the log holds {len(data['choices'])} choices")
+            return g, replay_log(g, dict(data, choices=data["choices"][:at] if at is not None else data["choices"]))
+        except ReplayError as exc:
+            raise UsageError(str(exc)) from None
+    g = _load_game(game)
+    if scenario:
+        return g, _scenario_state(g, scenario, step)
+    check_seed(seed)
+    n = g.players_min if players is None else players
+    try:
+        return g, new_game(g, n, int(seed) if seed.lstrip("-").isdigit() else seed)
+    except IllegalChoice as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _scenario_state(g, path, step):
+    """The state a scenario file has reached after `step` steps (all of them: None)."""
+    from .compiler.diagnostics import Report
+    from .compiler.source import PMap, load_file
+    from .scenario import ScenarioFailure, run_scenario, with_variants
+    from .runtime.flow import IllegalChoice
+    from .runtime.interpreter import GameFault
+    from .runtime.tables import Game
+    from .compiler.dsl import DslError
+    report = Report()
+    doc = load_file(path, os.path.relpath(path), report)
+    sc = doc.get("scenario") if isinstance(doc, PMap) else None
+    if report.errors or not isinstance(sc, PMap):
+        raise UsageError(report.errors[0].text() if report.errors else f"{path}: a scenario file has a `scenario:` map")
+    steps = sc.get("steps") or []
+    if step is not None and step > len(steps):
+        raise UsageError(f"--step {step}: the scenario has {len(steps)} steps")
+    try:
+        if sc.get("variants"):
+            g = Game(with_variants(g.data, sc["variants"]))
+        return run_scenario(g, sc, upto=len(steps) if step is None else step)
+    except ScenarioFailure as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except DslError as exc:
+        raise UsageError(f"{exc.pos}: {exc.code} {exc.message}") from None
+    except (GameFault, IllegalChoice) as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+@main.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False))
 @click.option("--game", "games", multiple=True,
               help="the game: id, folder, game.json or a folder of games; repeat to give several "

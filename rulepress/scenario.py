@@ -29,9 +29,11 @@ from .compiler.pipeline import compile_game
 from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
-from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, settle
+from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
 from .runtime.interpreter import Fail, GameFault, GameOver, Interp
+from .runtime.secrets import HANDLE
 from .runtime.tables import Game
+from .runtime.views import view
 
 
 class ScenarioFailure(Exception):
@@ -123,6 +125,10 @@ def run_file(game, path, select=None, errors=(), tables=None):
         return False, name, f"runtime error at {exc}" if exc.pos != "?" else f"runtime error: {exc.message}"
     except IllegalChoice as exc:
         return False, name, f"illegal choice: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a fault of rulepress itself: this scenario fails, the others still run
+        if os.environ.get("RULEPRESS_DEBUG"):
+            raise
+        return False, name, f"internal error: {type(exc).__name__}: {exc} (RULEPRESS_DEBUG=1 shows where)"
     return True, name, ""
 
 
@@ -158,7 +164,9 @@ def _plain(v):
     return v
 
 
-def run_scenario(game, sc):
+def run_scenario(game, sc, upto=None):
+    """Play the scenario through and check it; `upto` (a number of steps): stop after that
+    many steps, unchecked beyond them, and hand back the state there."""
     players = int(sc.get("players", game.players_min))
     # plain values only: the state is copied with marshal, which refuses str subclasses
     options = {str(k): (str(v) if isinstance(v, str) else v) for k, v in (sc.get("options") or {}).items()}
@@ -168,7 +176,13 @@ def run_scenario(game, sc):
         st["dice"] = list(sc["dice"])
     if sc.get("setup"):
         ir = parse(sc["setup"], _where(sc["setup"], sc, "setup"))
+        # A first decision its effect asked before doing anything else is asked again once
+        # the setup has changed the places its options lie in: its options were worked out
+        # from the state before the setup.
+        again, before = untouched(st), _offered_places(st)
         _direct(game, st, ir)
+        if again is not None and st["pending"] is not None and _offered_places(st, before) != before:
+            rerun(game, st, again)
     if sc.get("dice_after_setup"):
         st["dice"] = list(sc["dice_after_setup"])
     steps = list(sc.get("steps") or [])
@@ -176,14 +190,38 @@ def run_scenario(game, sc):
         ir = parse(sc["run"], _where(sc["run"], sc, "run"))
         # the waiting decision comes back once the run (and its own decisions) are done
         interrupt(game, st, ir, {"player": str(sc.get("as", st["first"]))})
-    for i in range(len(steps)):
+    for i in range(len(steps) if upto is None else min(upto, len(steps))):
         _step(game, st, steps, i + 1)
+    if upto is not None:
+        return st
     if st.get("interrupted"):
         d = st["pending"] or {}
         raise ScenarioFailure(f"the run still waits for a decision after the last step ({d.get('prompt') or d.get('kind')}"
                               + (f", asked at {d['at']}" if d.get("at") else "") + "): add a step for it")
     for j, exp in enumerate(sc.get("expect") or []):
         _expect(game, st, exp, sc["expect"], j)
+    for key in SEES:
+        if sc.get(key):
+            _sees(game, st, sc[key], key == "sees")
+    return st
+
+
+def _offered_places(st, keys=None) -> dict:
+    """The places the pending decision's options lie in, each with what it holds (`keys`:
+    those places, as they hold things now)."""
+    d = st["pending"]
+    if keys is not None:
+        return {k: list(st["zones"].get(k, ())) for k in keys}
+    if d is None or d["kind"] == "action":
+        return {}
+    opts = d["options"].values() if isinstance(d["options"], dict) else [d["options"]]
+    things = st["things"]
+    out = {}
+    for o in (o for os_ in opts for o in os_ or ()):
+        ent = things.get(o["id"]) if isinstance(o, dict) else None
+        if ent is not None and o["id"] not in st["players"]:
+            out[ent["zone"]] = list(st["zones"][ent["zone"]])
+    return out
 
 
 def _direct(game, st, ir):
@@ -201,6 +239,11 @@ def _direct(game, st, ir):
 def _step(game, st, steps, n):
     """Step n (from 1): a choice made, a choice that must not be offered, or a checkpoint."""
     step = steps[n - 1]
+    if isinstance(step, dict) and any(k in step for k in SEES):
+        for key in SEES:
+            if step.get(key):
+                _sees(game, st, step[key], key == "sees", f"step {n}: ")
+        return
     if isinstance(step, dict) and "expect" in step:
         texts = step["expect"]
         if isinstance(texts, list):
@@ -231,6 +274,66 @@ def _step(game, st, steps, n):
         raise ScenarioFailure(f"step {n}: `{step}` is not a choice for {who} now; the choices are: {', '.join(ids)}"
                               + (f" (asked at {d.get('at')})" if d.get("at") else ""))
     apply(game, st, choice, seat)
+
+
+SEES = ("sees", "does_not_see")
+
+
+def _sees(game, st, spec, wanted: bool, when=""):
+    """`sees:` / `does_not_see:` {seat: [what]}: what each seat is sent (runtime/views.view),
+    checked. What: a thing's id (the seat knows what it is), a zone (`p1.hand`: every thing
+    in it; none of them, for `does_not_see`), or a counter on a thing, `THING.counter` or
+    `ZONE#N.counter` (the Nth thing of a zone, as the seat sees it or as a fact about it), or
+    a player's counter, `p2.counter`."""
+    for seat, items in spec.items():
+        seat = str(seat)
+        if seat not in st["players"]:
+            raise ScenarioFailure(f"{when}no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
+        v = view(game, st, seat)
+        for item in items if isinstance(items, list) else [items]:
+            got, what = _seen(game, st, v, str(item))
+            if got != wanted:
+                verb = "sees" if got else "does not see"
+                raise ScenarioFailure(f"{when}{seat} {verb} {what}, but the scenario says "
+                                      f"{'it does' if wanted else 'it does not'}")
+
+
+def _seen(game, st, v, item):
+    """(whether the view carries it, the item in words)."""
+    where, dot, counter = item.rpartition(".")
+    if dot and (where in st["things"] or "#" in where and where.rpartition("#")[0] in st["zones"]) and counter in game.counters:
+        eid = where if where in st["things"] else _nth(st, where)
+        t = v["things"].get(eid)
+        if eid in st["players"]:
+            cs = v["players"][eid]["counters"]
+        elif t is not None:
+            cs = t.get("counters") or {}
+        else:
+            key = st["things"][eid]["zone"]
+            handle = f"{HANDLE}{key}#{st['zones'][key].index(eid) + 1}"
+            fact = next((f for f in v["zones"].get(key, {}).get("facts", ()) if f["id"] == handle), {})
+            cs = fact.get("counters") or {}
+        return counter in cs, f"counter `{counter}` of {where} ({_show(st['things'][eid]['counters'].get(counter))})"
+    if item in st["zones"]:
+        things = st["zones"][item]
+        if not things:
+            raise ScenarioFailure(f"{item} is empty: there is nothing in it to see or not")
+        seen = [x for x in things if x in v["things"]]
+        if seen and len(seen) < len(things):
+            return None, f"{len(seen)} of the {len(things)} things in {item}"  # neither all nor none: fails both ways
+        return bool(seen), f"what is in {item} ({', '.join(things)})"
+    if item in st["things"] and item not in st["players"]:
+        return item in v["things"], f"`{item}` (in {st['things'][item]['zone']})"
+    raise ScenarioFailure(f"`{item}`: not a thing, a zone (p1.hand) or a counter of a thing (THING.counter, "
+                          "p1.hand#2.counter) in this game now")
+
+
+def _nth(st, where):
+    key, _, n = where.rpartition("#")
+    things = st["zones"][key]
+    if not n.isdigit() or not 1 <= int(n) <= len(things):
+        raise ScenarioFailure(f"`{where}`: {key} holds {len(things)} things now")
+    return things[int(n) - 1]
 
 
 def _by_label(opts, text):

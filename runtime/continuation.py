@@ -97,6 +97,13 @@ def _end(entry: Live) -> None:
     glet.throw()
 
 
+def drop(task) -> None:
+    """This waiting task will never be answered (its effect starts again): unwind it."""
+    entry = _live.pop(id(task), None)
+    if entry is not None:
+        _end(entry)
+
+
 def changing(task) -> None:
     """The state is about to be changed by something other than this waiting task: what its
     interpreter has worked out from the state no longer holds when it goes on."""

@@ -170,6 +170,31 @@ def settle(st) -> None:
                 task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
 
+def untouched(st):
+    """Where the waiting decision is the first thing its effect did (the state is still as
+    the effect found it: nothing moved, rolled or logged), what the effect runs, for
+    `rerun` to run it again once something outside it (a scenario's setup) changed the
+    state; else None."""
+    task = st.get("task")
+    if task is None or task["answers"] or st.get("interrupted") or st["pending"] is None:
+        return None
+    snap = marshal.loads(task["snap"]) if isinstance(task["snap"], bytes) else task["snap"]
+    if snap.get("_log") != len(st["log"]) or set(snap) - {"_log"} != set(st) - set(_UNSAVED):
+        return None
+    if any(snap[k] != st[k] for k in snap if k not in ("_log", "pending", "task")):
+        return None
+    return task["spec"]
+
+
+def rerun(game, st, spec) -> None:
+    """Drop the waiting decision of an effect `untouched` found, run the effect again from
+    its start on the state as it is now, and go on to the next decision."""
+    continuation.drop(st["task"])
+    st["pending"] = st["task"] = None
+    if _run(game, st, spec):
+        advance(game, st)
+
+
 def _restore(st, snap) -> None:
     """Put the state back as the task's snapshot has it, to replay the task.
 

@@ -723,14 +723,32 @@ class Interp:
         rng.shuffle(self.st, self.own_zone(key) or [])
         self.changed()
 
+    def seats_of(self, who):
+        return [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+
     def s_show(self, s, env):
-        """Only these players learn what the things are, until the things move."""
-        who = self.ev(s[3], env)
-        seats = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
+        """These players learn what the things are, until the things move (runtime/secrets.py)."""
+        seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
-            known = self.own(x).setdefault("shown_to", [])
+            ent = self.own(x)
+            known = ent.setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
+            if ent.get("hidden_from"):
+                ent["hidden_from"] = [p for p in ent["hidden_from"] if p not in seats]
+                if not ent["hidden_from"]:
+                    del ent["hidden_from"]
             self.changed(("shown", x))  # nothing an expression reads
+
+    def s_hide(self, s, env):
+        """These players may not see what the things are, wherever they lie, until the things move."""
+        seats = self.seats_of(self.ev(s[3], env))
+        for x in self.things(self.ev(s[2], env)):
+            ent = self.own(x)
+            blind = ent.setdefault("hidden_from", [])
+            blind.extend(p for p in seats if p not in blind)
+            if ent.get("shown_to"):
+                ent["shown_to"] = [p for p in ent["shown_to"] if p not in seats]
+            self.changed(("shown", x))
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
@@ -911,6 +929,10 @@ class Interp:
 
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
+        for x, e in ((a, s[2]), (b, s[3])):
+            if type(x) is not str or x not in self.st["things"] or x in self.st["players"]:
+                what = "none" if x is None else f"`{x}`" if type(x) in (str, int, float) else "a list" if type(x) is list else "not a thing"
+                raise GameFault(e[1], f"`swap` exchanges the places of two things in play; this is {what}")
         za, zb = self.st["things"][a]["zone"], self.st["things"][b]["zone"]
         self.move(a, zb)
         self.move(b, za)
@@ -1028,8 +1050,11 @@ class Interp:
         else:
             ask = {p: o for p, o in per.items() if o}
         result = {p: None for p in choosers}
+        prompt = s[9] if len(s) > 9 else None
+        if prompt is not None:  # (one prompt for all: a text with values reads the effect's names, not the chooser's)
+            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.prompts.setdefault(prompt, prompt_text(prompt))
         if ask:
-            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": None,
+            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                              "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]
@@ -1058,7 +1083,7 @@ _FIRST = ("first_player",)
 _ROUND = ("round",)
 
 
-_PARTS = {"counters", "marks", "shown_to"}  # counters, marks, who was shown it: copied below
+_PARTS = {"counters", "marks", "shown_to", "hidden_from"}  # counters, marks, who was shown it or not: copied below
 
 
 def _copy_thing(ent):
@@ -1075,6 +1100,8 @@ def _copy_thing(ent):
     new["marks"] = dict(ent["marks"])
     if "shown_to" in ent:
         new["shown_to"] = list(ent["shown_to"])
+    if "hidden_from" in ent:
+        new["hidden_from"] = list(ent["hidden_from"])
     return new
 
 

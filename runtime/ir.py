@@ -28,6 +28,7 @@ STATEMENTS = {
     "shuffle": Op(("pile", "into"), "shuffles a pile, after moving another into it"),
     "reveal": Op(("thing",), "turns things face up"),
     "show": Op(("thing", "players"), "lets some players see things until they move"),
+    "hide": Op(("thing", "players"), "keeps things from some players, wherever they lie, until they move"),
     "conceal": Op(("thing",), "turns things face down"),
     "remove": Op(("thing",), "takes things out of the game"),
     "putback": Op(("thing",), "returns things to their pool, deck or starting zone"),
@@ -53,7 +54,7 @@ STATEMENTS = {
     "choose": Op(("up_to", "name", "options", "where", "by", "or_none", "prompt", "body", "otherwise"),
                  "asks a player to pick among options"),
     "may": Op(("by", "prompt", "body", "otherwise"), "asks a player yes or no"),
-    "secret": Op(("chooser", "choosers", "name", "options", "where", "body", "or_none"),
+    "secret": Op(("chooser", "choosers", "name", "options", "where", "body", "or_none", "prompt"),
                  "asks several players to pick at once, each unseen by the others"),
 }
 

@@ -7,6 +7,13 @@ of the same name is in sight, or was as the log line saying it was written; or t
 that of a rule, place or counter, or of a kind of card the line names as a kind), and
 counters marked hidden that the seat may not read. The first leak is reported with its
 path through the view and the content line that wrote it.
+
+Besides the engine's own rules of who sees what, the scan holds each view to what the
+designer declared (`declared_leak`): a thing lying in a zone whose `visibility` names who
+sees it (`owner`, `others`, a list of seats, `hidden`) reaches no other seat, whatever an
+effect `show`ed, so a game that shows players their own hidden hands is caught. A card's
+name said in a log line is no news to a seat that saw a card of that name at the last
+decision (`log "{p} uses Chopsticks"` as the Chopsticks on the table go back to a hand).
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from .agents import RandomAgent, step
 from .answers import accept
 from .flow import IllegalChoice, choices, new_game
 from .interpreter import GameFault
-from .secrets import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options
+from .secrets import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
@@ -109,7 +116,8 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
         hidden = hidden_from(game, st, seat)
         was_hidden = before.get(who, hidden)
         before[who] = hidden
-        if not hidden and not any(t["hidden"] for t in game.counters.values()):
+        if not hidden and not any(t["hidden"] for t in game.counters.values()) \
+                and all(z["visibility"] == "public" for z in game.zones.values()):
             continue
         v = view_fn(game, st, seat)
         payloads = [(f"view({who})", v)]
@@ -168,16 +176,35 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
                     words = _rule_words(game, st["log"][lines[int(m.group(1))]], seat, rules).sub("\x00", s)
                     found = word.search(words)
                     written = witness.seen.get(lines[int(m.group(1))]) if witness is not None else None
-                    if found and written is not None:  # in sight as the line was written: no news
-                        if found.group(0) not in written.get("*" if seat is None else seat, ()):
+                    if found and written is not None:  # in sight as the line was written, or at the last decision: no news
+                        if found.group(0) not in written.get("*" if seat is None else seat, ()) \
+                                and not any(e in st["things"] and e not in was_hidden for e in witness.by_name[found.group(0)]):
                             thing, s = names[found.group(0)], found.group(0)
                     elif found and names[found.group(0)] in was_hidden:
                         thing, s = names[found.group(0)], found.group(0)
                 if thing is not None:
                     return Leak(who, path, s, thing, _made_at(st, path, lines), st["seed"], len(st["history"]))
-        leak = _counter_leak(game, st, v, seat, who)
+        leak = _counter_leak(game, st, v, seat, who) or declared_leak(game, st, v, seat)
         if leak is not None:
             return leak
+    return None
+
+
+def declared_leak(game, st, v, seat):
+    """A thing in a seat's view that its zone's declared `visibility` keeps from that seat
+    (shown to it by an effect against what the designer said), or None."""
+    who = seat or "spectator"
+    for eid in (v.get("things") or {}) if isinstance(v, dict) else ():
+        ent = st["things"].get(eid)
+        if ent is None or eid in st["players"]:
+            continue
+        name = ent["zone"].split(".", 1)[-1]
+        decl = (game.zones.get(name) or {}).get("visibility")
+        if decl in (None, "public") or zone_sight(game, ent["zone"], seat) is not False:
+            continue
+        said = decl if isinstance(decl, str) else "[" + ", ".join(decl) + "]"
+        return Leak(who, f"view({who}).things.{eid}", f"{eid} (in {ent['zone']}, `visibility: {said}`)", eid, None,
+                    st["seed"], len(st["history"]))
     return None
 
 

@@ -1,14 +1,18 @@
 """Secrets: what one seat may know, and how everything it is handed is cut down to that.
 
-A seat may see a thing when it lies in a public place face up, in one of that seat's own
-`owner` zones, or was shown to it since it last moved. Everything else is hidden from it,
-and every value handed to the seat (its view, the options of its decisions, its log lines,
-a bot's look-ahead) goes through this module:
+A seat may see a thing when it lies in a public place face up, in a zone whose
+`visibility` names that seat (`owner`: its player's own; `others`: every player's but its
+holder's; `[p1, p3]`: those seats', face up or down), or was shown to it since it last
+moved, unless it was hidden from that seat (`hide X from P`) since. Everything else is
+hidden from it, and every value handed to the seat (its view, the options of its
+decisions, its log lines, a bot's look-ahead) goes through this module:
 
 - options that name a hidden thing become handles ("card 2 of Player 2's Hand"): the
   handle names a place, never the thing, and maps back to the thing only here;
 - counters marked `hidden` show only to their owner (the player, or the player whose zone
   holds the thing they are on; nobody for the game's own);
+- counters marked `public` and the game's `public_marks` are facts everyone knows about a
+  thing even while it is hidden (`facts`): a view shows them on the thing's handle;
 - a log line that names a hidden thing is written for that seat with the thing unnamed, and
   a line written `to` some players is read only by them;
 - a bot looks ahead on a sample: the things hidden from it dealt again at random among the
@@ -26,27 +30,47 @@ from .state import zone_name, zone_owner
 HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
 
 
-def _zone_visible(game, key: str, seat) -> bool:
+def zone_sight(game, key: str, seat):
+    """What `seat` sees of what lies in zone `key` by the zone's `visibility`: all of it
+    (True, face up or down), its face-up things ("up": a public place) or nothing (False)."""
     name = zone_name(key)
     if name in game.hidden_zone_names:
         return False
     if name in game.owner_zone_names:
         return seat is not None and zone_owner(key) == seat
-    return True
+    if name in game.others_zone_names:  # a spectator is no player: it sees only what is public
+        return seat is not None and zone_owner(key) != seat
+    seats = game.seats_zone_names.get(name)
+    if seats is not None:
+        return seat in seats
+    return "up"
 
 
 def can_see(game, st, eid: str, seat) -> bool:
     """Whether `seat` (None: a spectator) may know what thing `eid` is."""
     ent = st["things"][eid]
+    blind = ent.get("hidden_from")
+    if blind and (seat is None or seat in blind):
+        return False  # hidden from this player (`hide X from P`) since it last moved
     if seat is not None and seat in ent.get("shown_to", ()):
         return True  # shown to this player (`show X to P`) since it last moved
-    key = ent["zone"]
-    if not _zone_visible(game, key, seat):
-        return False
-    name = zone_name(key)
-    if name in game.owner_zone_names and zone_owner(key) == seat:
-        return True
-    return ent["up"]
+    sight = zone_sight(game, ent["zone"], seat)
+    return ent["up"] if sight == "up" else sight
+
+
+def facts(game, ent) -> dict:
+    """What everyone knows about a thing, seen or not: its `public` counters that are no
+    longer where they start and the game's `public_marks` on it ({} when it has none)."""
+    out = {}
+    if game.public_counters:
+        cs = {c: v for c, v in ent["counters"].items() if c in game.public_counters and v != game.counters[c]["initial"]}
+        if cs:
+            out["counters"] = cs
+    if game.public_marks:
+        ms = sorted(m for m in ent["marks"] if m in game.public_marks)
+        if ms:
+            out["marks"] = ms
+    return out
 
 
 def hidden_from(game, st, seat) -> set:
@@ -58,7 +82,7 @@ def hidden_from(game, st, seat) -> set:
 def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
     """A counter's value on a player, a thing or the game (owner None), as `seat` may know it."""
     if not game.counters[counter]["hidden"]:
-        return True
+        return True  # (on a thing the seat does not see, only a `public` counter shows: `facts`)
     if seat is None or owner is None:
         return False
     if owner == seat:
@@ -219,13 +243,16 @@ def log_for(st, seat, last=50) -> list:
 _PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
 
 
-def sample(game, st, seat, rng_state, lean=False) -> dict:
+def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     """A copy of the state in which the things hidden from `seat` are dealt again at random
     among the places they could be: each hidden thing takes the place of another hidden
     thing of the same kind and deck or pool (a combat card for a combat card, a token of a
     bag for a token of that bag). What the seat sees is the same as in the real state; what
-    it does not is a guess. (What the seat saw earlier and saw hidden again is not
-    remembered: such a thing is dealt like any other.)
+    it does not is a guess, and agrees with every public fact about the hidden things: a
+    counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
+    (it is not blue) takes only a thing that agrees (`told`: False deals as if there were
+    none, the bot that ignores what it was told). (What the seat saw earlier and saw hidden
+    again is not remembered: such a thing is dealt like any other.)
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
@@ -249,6 +276,8 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
+        if told and game.fact_counters:
+            dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
         copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
@@ -268,6 +297,53 @@ def sample(game, st, seat, rng_state, lean=False) -> dict:
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
     return _renamed_state(copy, rename)
+
+
+TRIES = 50  # random deals tried before a deal that agrees with every fact is given up
+
+
+def _agrees(game, ent, thing) -> bool:
+    """Whether `thing` may lie where `ent` lies, by the public facts `ent` carries."""
+    attrs = game.attrs_of.get(thing) or {}
+    initial = game.counters
+    for c, (attr, how) in game.fact_counters.items():
+        v = ent["counters"].get(c)
+        if v is None or v == initial[c]["initial"]:
+            continue
+        if how == "is" and attrs.get(attr) != v:
+            return False
+        if how == "not" and type(v) is list and attrs.get(attr) in v:
+            return False
+    return True
+
+
+def _agreeing(game, st, places, dealt, rng_state) -> list:
+    """`dealt` (the things to lie in `places`, in order) where it agrees with the facts the
+    places carry; else a deal that does, made place by place, the most told first, each
+    taking one of the things left that agree, at random. The real deal always agrees, so one
+    is found but for bad luck; after TRIES, `dealt` as it was."""
+    things = st["things"]
+    told = [i for i, a in enumerate(places) if any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"])
+                                                    for c in game.fact_counters)]
+    if all(_agrees(game, things[places[i]], dealt[i]) for i in told):
+        return dealt
+    fits = {i: [b for b in dealt if _agrees(game, things[places[i]], b)] for i in told}
+    order = sorted(told, key=lambda i: (len(fits[i]), i))
+    for _ in range(TRIES):
+        out, left = [None] * len(places), set(dealt)
+        for i in order:
+            free = [b for b in fits[i] if b in left]
+            if not free:
+                break
+            out[i] = free[rng.below(rng_state, len(free))]
+            left.discard(out[i])
+        else:
+            rest = [b for b in dealt if b in left]  # the untold places take the rest, in the shuffled order
+            for i in range(len(places)):
+                if out[i] is None:
+                    out[i] = rest.pop(0)
+            return out
+    return dealt
 
 
 def _forget(game, st, copy, seat, rng_state) -> None:

@@ -89,6 +89,7 @@ def place(st: dict, eid: str, key: str, top: bool = False) -> str:
     ent = st["things"][eid]
     old = ent["zone"]
     ent.pop("shown_to", None)  # what was shown to some players is unknown again once it moves
+    ent.pop("hidden_from", None)  # and what was hidden from some is as its new place says
     lst = st["zones"].get(old)
     if lst is not None:
         try:

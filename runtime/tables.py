@@ -145,6 +145,15 @@ class Game:
         self.hidden_zone_names |= {z for z, d in self.pools.items() if d["visibility"] == "hidden"}
         self.hidden_zone_names |= {z for z, d in self.zones.items() if d["visibility"] == "hidden"}
         self.owner_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "owner"}
+        self.others_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "others"}
+        # zones some seats alone see, whoever holds them: zone name -> those seats
+        self.seats_zone_names = {z: frozenset(d["visibility"]) for z, d in self.zones.items() if type(d["visibility"]) is list}
+        # facts everyone knows about a thing while the thing itself is hidden (secrets.facts)
+        self.public_counters = {c for c, d in self.counters.items() if d.get("public")}
+        self.public_marks = frozenset(data["game"].get("public_marks") or ())
+        # public counters that say what a hidden thing is or is not: counter -> (attribute, "is"/"not")
+        self.fact_counters = {c: (d["tells"], "is") if d.get("tells") else (d["rules_out"], "not")
+                              for c, d in self.counters.items() if d.get("public") and (d.get("tells") or d.get("rules_out"))}
         # actions with neither condition nor cost: always legal (flow.Choices.any_action)
         self.free_actions = {a for a, d in self.actions.items() if "if" not in d and not d.get("cost")}
         self.windows = {}

@@ -84,6 +84,9 @@ def table_lines(game, st, seat, lang) -> list:
         names = _collapsed(game.name(e, lang) for e in z["things"])
         hidden = f"{' + ' if names else ''}{z['hidden']} hidden" if z["hidden"] else ""
         lines.append(f"{_zone_label(game, key, lang)}: {names}{hidden}")
+        for f in z.get("facts", ()):  # what is known of a hidden thing: "card 2 of Player 1's Hand: Told value 1"
+            said = [f"{_counter_name(game, k, lang)} {val}" for k, val in (f.get("counters") or {}).items()] + list(f.get("marks") or ())
+            lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {', '.join(said)}")
     rolled = st.get("rolled")
     if rolled:
         lines.append("dice: " + " ".join(str(x) for x in rolled[1:]) + f"  (roll {rolled[0]})")

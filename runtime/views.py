@@ -5,13 +5,15 @@ hidden zones (only counts show), face-down things anywhere, hidden counters of o
 players and of things not in the seat's own zones, other players' pending secret
 choices, options that are hidden things (handles instead), log lines to other players or
 naming hidden things (written unnamed), and the saved task (it holds the full state).
-Hidden things appear only as counts and handles, never by id. The rules of what is
+Hidden things appear only as counts and handles, never by id; a hidden thing that
+carries public facts (`public` counters, the game's `public_marks`) is listed under its
+zone's `facts` by its handle ("card 2 of Player 3's Hand": red, 5). The rules of what is
 hidden are in runtime/secrets.py.
 """
 from __future__ import annotations
 
 from .flow import decision
-from .secrets import can_see, counter_visible, log_for, seat_options
+from .secrets import can_see, counter_visible, facts, handle_of, log_for, seat_options
 from .state import copy_small
 
 __all__ = ["can_see", "view"]
@@ -22,13 +24,19 @@ def view(game, st, seat=None) -> dict:
     zones = {}
     things = {}
     for key in sorted(st["zones"]):
-        shown, hidden = [], 0
+        shown, hidden, known = [], 0, []
         for eid in st["zones"][key]:
             if can_see(game, st, eid, seat):
                 shown.append(eid)
             else:
                 hidden += 1
+                fact = facts(game, st["things"][eid])
+                if fact:
+                    h = handle_of(game, st, eid)
+                    known.append({"id": h["id"], "label": h["label"], **fact})
         zones[key] = {"things": shown, "hidden": hidden}
+        if known:
+            zones[key]["facts"] = known
         for eid in shown:
             ent = st["things"][eid]
             t = {"type": game.proto_of.get(eid, eid), "up": ent["up"]}
@@ -58,8 +66,11 @@ def _decision(game, st, seat):
         return None
     if d["kind"] == "secret":
         mine = seat in d["who"] and seat not in d["collected"]
-        return {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
-                "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
+        out = {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
+               "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
+        if d.get("prompt") is not None:
+            out["prompt"] = d["prompt"]
+        return out
     if d["who"] == seat:
         out = {k: v for k, v in decision(game, st).items() if k not in ("at", "actions")}
         out["options"] = seat_options(game, st, seat, out["options"])

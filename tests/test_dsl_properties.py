@@ -48,7 +48,8 @@ SAMPLES = {
     "draw": ["draw from boosts", "draw 2 from boosts to player.hand face down as got"],
     "discard": ["discard c", "discard c under the deck"],
     "shuffle": ["shuffle boosts", "shuffle boosts_discard into boosts"],
-    "reveal": ["reveal c"], "show": ["show c to player", "show player.hand to others"], "conceal": ["conceal c"], "remove": ["remove c"], "putback": ["put back c"],
+    "reveal": ["reveal c"], "show": ["show c to player", "show player.hand to others"],
+    "hide": ["hide c from player", "hide player.hand from others"], "conceal": ["conceal c"], "remove": ["remove c"], "putback": ["put back c"],
     "mark": ["mark c as blessed", "mark c as blessed until end of round"],
     "unmark": ["unmark c as blessed"],
     "fail": ["fail", 'fail "not now"'],
@@ -70,7 +71,8 @@ SAMPLES = {
     "may": ['may:\n  stop', 'may by player "Boost?":\n  stop\notherwise:\n  stop'],
     "secret": ["each p in players secretly chooses w from p.hand:\n  reveal w",
                "each p in players secretly chooses w from p.hand where w.speed > 0:\n  reveal w",
-               "each p in players secretly chooses w from p.hand where w.speed > 0 or none:\n  reveal w"],
+               "each p in players secretly chooses w from p.hand where w.speed > 0 or none:\n  reveal w",
+               'each p in players secretly chooses w from p.hand or none "Which?":\n  reveal w'],
 }
 
 

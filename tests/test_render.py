@@ -27,6 +27,7 @@ STATEMENTS = {
     "shuffle": "shuffle blades_discard into blades",
     "reveal": "reveal top(table)",
     "show": "show top(table) to player",
+    "hide": "hide top(table) from others",
     "conceal": "conceal top(table)",
     "remove": "remove top(table)",
     "putback": "put back top(table)",
@@ -49,7 +50,7 @@ STATEMENTS = {
     "while": "while count(player.hand) < 3:\n  draw 1 from blades",
     "choose": 'choose up to 2 c from player.hand where c.power > 1 by first_player or none "Pick":\n  discard c\notherwise:\n  gain 1 gold',
     "may": 'may by next_player(player) "Reveal?":\n  gain 1 vp\notherwise:\n  lose 1 vp',
-    "secret": "each p in players secretly chooses w from p.hand where w.power > 0:\n  log w[p]",
+    "secret": 'each p in players secretly chooses w from p.hand where w.power > 0 "Which blade?":\n  log w[p]',
 }
 
 # Expressions: every node shape, every function and every built-in attribute.
