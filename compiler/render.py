@@ -48,8 +48,13 @@ class Ph:
         return Ph(None, [h + " " + f for h, f in zip(head.f, self.f)], self.gender)
 
 
+_DETERMINED = re.compile(r"\bthe (?=(?:the|that|this|these|those|your|its|their) )")
+
+
 def _fixed(s) -> Ph:
-    return Ph(str(s))
+    # (an English noun that already has its determiner takes no article before it:
+    # "the that card" is "that card", whatever phrase put the two together)
+    return Ph(_DETERMINED.sub("", str(s)))
 
 
 def ru_declined(name: str, given: dict | None = None):

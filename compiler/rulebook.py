@@ -278,6 +278,13 @@ class Book:
                 out.append({"id": ex["file"].rsplit(".", 1)[0], **parts})
         return out
 
+    def _sight(self, visibility) -> str:
+        """Who sees a zone's things, in words: a kind of reader, or the seats named."""
+        L = self.W.labels
+        if isinstance(visibility, list):
+            return L["vis_seats"].format(seats=", ".join(L["seat_n"].format(n=str(p)[1:]) for p in visibility))
+        return L["vis_" + str(visibility)]
+
     def pictures(self):
         """The map and the round's structure, drawn from the tables (SVG, or None)."""
         t = self.t
@@ -592,7 +599,7 @@ class Book:
                 "on_change": self.effect(f"counters.{cid}.on_change", c.get("on_change"), "counters"),
             })
         zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
-                  "visibility": L["vis_" + d.get("visibility", "public")]} for z, d in (t.get("zones") or {}).items()]
+                  "visibility": self._sight(d.get("visibility", "public"))} for z, d in (t.get("zones") or {}).items()]
         marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
         procs = []
         for pid, p in (t.get("procedures") or {}).items():

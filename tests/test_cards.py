@@ -210,13 +210,15 @@ def test_print_refuses_a_size_that_is_no_size_as_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "card size" in result.output and "Traceback" not in result.output
 
 
-def test_love_letters_value_stands_in_the_corner_and_without_it_is_w022():
+def test_love_letters_value_stands_in_the_corner_and_without_it_is_w023():
     t = tables_of("docs/examples/love-letter")
     faces = {f["id"]: f for f in card_faces(t, "en")}
     assert {cid: f["corner"][1] for cid, f in faces.items()} == {"guard": 1, "priest": 2, "baron": 3, "handmaid": 4, "princess": 8}
     html_text = render_cards(t, "en", "a4", os.path.join(ROOT, "docs/examples/love-letter"), layout="contact")
     assert re.search(r'class="corner"[^>]*>8</div>', html_text)
-    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()})
+    # no corner, and no words for the value either: no face shows it
+    bare = dict(t, decks={d: {k: v for k, v in deck.items() if k != "face"} for d, deck in t["decks"].items()},
+                game=dict(t["game"], terms={k: v for k, v in t["game"]["terms"].items() if k != "value"}))
     warnings = []
     card_faces(bare, "en", warnings=warnings)
     assert sorted((w.card, w.code) for w in warnings) == sorted((c, "W023") for c in faces)
