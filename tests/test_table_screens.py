@@ -20,6 +20,8 @@ import urllib.request
 
 import pytest
 
+from tests.conftest import game_from
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 GAMES = ("night-city", "android", "arkham-horror", "study-in-emerald")
@@ -125,7 +127,7 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
     url, games = server
     out = os.environ.get("RULEPRESS_TABLE_SCREENS") or str(tmp_path)
     os.makedirs(out, exist_ok=True)
-    problems, english = {}, {}
+    problems, english, bookkeeping = {}, {}, {}
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
@@ -156,6 +158,11 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                             for (const e of body.querySelectorAll("#log, #prompt, #options, script")) e.remove();
                             return (body.innerText.match(/\\b[A-Za-z]{3,}\\b/g) || []).filter((w) => w !== "OBS");
                         }""")
+                        # a counter the game marks internal is bookkeeping: never a badge
+                        shown = page.evaluate("() => [...document.querySelectorAll('.badge')].map((b) => b.dataset.counter)")
+                        internal = {c for c, d in game_from(f"content/{game}").counters.items() if d.get("internal")}
+                        if internal & set(shown):
+                            bookkeeping[f"{game} {kind}"] = sorted(internal & set(shown))
                         latin = set(latin) - _latin_in_russian_text(game) - {code} - KNOWN.get(game, set())
                         if latin:
                             english[f"{game} {kind}"] = sorted(latin)[:20]
@@ -164,3 +171,4 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
             browser.close()
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
     assert not english, json.dumps(english, ensure_ascii=False, indent=1)
+    assert not bookkeeping, bookkeeping

@@ -196,7 +196,10 @@ def labels(game, v) -> dict:
     for holder in list(v["things"].values()) + list(v["players"].values()):
         for mark in holder.get("marks") or ():
             marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
-    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks}
+    # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
+    internal = sorted(c for c, d in game.counters.items() if d.get("internal"))
+    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks,
+            "internal": internal}
 
 
 def _order(seat: str):

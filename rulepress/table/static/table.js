@@ -328,8 +328,9 @@ function worthShowing(v, m) {
 
 function badgeList(m, counters) {
   const badges = el("ul", "badges");
+  const internal = new Set(m.labels.internal || []);
   for (const [c, v] of Object.entries(counters || {})) {
-    if (!worthShowing(v, m)) continue;
+    if (internal.has(c) || !worthShowing(v, m)) continue;
     const b = el("li", "badge");
     b.dataset.counter = c;
     b.appendChild(el("span", "badge-name", say(m.labels.counters[c], c)));
