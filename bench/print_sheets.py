@@ -1,6 +1,6 @@
 """`rulepress print` of the four content games' card sheets, this tree against another (main).
 
-    .venv/bin/python bench/print_sheets.py [--base /work/main] [--runs N]
+    .venv/bin/python bench/print_sheets.py --base ../rulepress-main [--runs N]
 
 For each run, each game is printed by the base tree (`print --png`: the rulebook, the sheets,
 the contact sheet and a 300 dpi PNG per card, as `print` did before measured fit and TTS) and
@@ -47,7 +47,7 @@ def _timed(tree: str, game: str, extra: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--base", default="/work/main", help="the tree to compare with (its own .venv)")
+    ap.add_argument("--base", required=True, help="the tree to compare with: a checkout of the commit before, with its own .venv")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, help="default: all four")
     ap.add_argument("--no-tts", dest="tts", action="store_false", help="leave out `print --png --tts`")
