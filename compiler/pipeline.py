@@ -63,7 +63,7 @@ def build(paths, out_dir: str):
         return _build(paths, out_dir)
 
 
-def _unnamed(folder: str, raw: set):
+def unnamed_finding(folder: str, raw: set):
     """W019: the ids a rulebook prints as they are, at the manifest that can name them."""
     shown = ", ".join(f"`{i}`" for i in sorted(raw)[:12]) + (f" and {len(raw) - 12} more" if len(raw) > 12 else "")
     return (Pos(shown_path(os.path.join(folder, "game.yaml")), 1, 1), "W019",
@@ -113,7 +113,7 @@ def _build(paths, out_dir: str):
                 pass
             continue
         if raw:
-            rep.warning(*_unnamed(folder, raw))  # (kept with the report: a kept build says it again)
+            rep.warning(*unnamed_finding(folder, raw))  # (kept with the report: a kept build says it again)
             report.items.append(rep.items[-1])
         if untold:
             rep.warning(*_untold(folder, untold))

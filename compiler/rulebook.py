@@ -411,9 +411,12 @@ class Book:
                 "phases": phases, "end": end}
 
     def phase_name(self, ph):
-        """A phase's name; one that is only its id is printed humanized and reported (W019)."""
+        """A phase's name: its `name:`, else its word in `game: terms:`; one that is only its
+        id is printed humanized and reported (W019)."""
         name = ph.get("name")
         if not name or name == {"en": ph["id"]}:
+            if self.names.has_term(ph["id"]):
+                return self.names.term(ph["id"], self.lang)
             self.names.raw.add(ph["id"])
             return humanize(ph["id"])
         return self.tx(name, humanize(ph["id"]))

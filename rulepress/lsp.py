@@ -8,6 +8,7 @@ with rulepress/symbols.py, built-ins are explained from compiler/names.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ class Checked:
     # them: only while the game itself has no errors; None until they are checked
     scenarios: dict | None = None
     _with_scenarios: Symbols | None = None
+    # the ids its rulebook would print as they are, for want of words (W019, as `build` finds
+    # them): worked out with the scenarios, once the typing pauses
+    unnamed: list = field(default_factory=list)
 
     def all_symbols(self) -> Symbols:
         """The ids' declarations and mentions in the content and the scenarios (indexed when
@@ -170,8 +174,20 @@ def check_scenarios(ls: RulepressServer, folder: str, only: str | None = None) -
                 found[os.path.abspath(f)] = (sc, rep.sorted())
         done.scenarios = found
     done._with_scenarios = None
-    _publish_scenarios(ls, done)
+    unnamed = _unnamed_terms(done)
+    if unnamed != done.unnamed:
+        done.unnamed = unnamed
+        publish(ls, done)
+    else:
+        _publish_scenarios(ls, done)
     return done
+
+
+def _unnamed_terms(done: Checked) -> list:
+    """The ids the game's rulebook prints as they are (W019), while it has no errors."""
+    from .compiler.rulebook import unnamed_terms
+    tables = done.tables()
+    return unnamed_terms(tables) if tables is not None else []
 
 
 def _later(ls: RulepressServer, pending: dict, folder: str, delay: float, then) -> None:
@@ -194,7 +210,7 @@ def _publish_check(ls: RulepressServer, folder: str, model, report: Report) -> C
     elif before is not None:  # no file could be read (a YAML error mid-typing): the ids known last serve
         done.model, done.symbols, done.files = before.model, before.symbols, before.files
     if before is not None and not report.errors:  # the scenarios as last checked, until checked again
-        done.scenarios = before.scenarios
+        done.scenarios, done.unnamed = before.scenarios, before.unnamed
     ls.games[folder] = done
     publish(ls, done)
     return done
@@ -202,7 +218,13 @@ def _publish_check(ls: RulepressServer, folder: str, model, report: Report) -> C
 
 def publish(ls: RulepressServer, done: Checked) -> None:
     by_uri: dict[str, list] = {}
-    for d in done.report.sorted():
+    found = done.report.sorted()
+    if done.unnamed and not done.report.errors:
+        from .compiler.pipeline import unnamed_finding
+        also = Report()
+        also.warning(*unnamed_finding(done.folder, set(done.unnamed)))
+        found += also.sorted()
+    for d in found:
         path = os.path.abspath(d.pos.file)
         if not os.path.isfile(path):
             path = os.path.join(done.folder, MANIFEST)
@@ -521,7 +543,7 @@ def code_actions(ls: RulepressServer, params: lsp.CodeActionParams):
     for d in params.context.diagnostics:
         if d.source != "rulepress":
             continue
-        fix = _suggestion_fix(ls, uri, lines, d) or _translation_fix(ls, uri, lines, d)
+        fix = _suggestion_fix(ls, uri, lines, d) or _translation_fix(ls, uri, lines, d) or _terms_fix(ls, uri, lines, d)
         if fix is not None:
             out.append(fix)
     return out
@@ -578,6 +600,63 @@ def _translation_fix(ls, uri, lines, d) -> lsp.CodeAction | None:
     return lsp.CodeAction(title=f"Add the `{lang}` translation (a copy of the text, to translate)",
                           kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
                           edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=lsp.Range(pos, pos), new_text=new_text)]}))
+
+
+def _terms_fix(ls, uri, lines, d) -> lsp.CodeAction | None:
+    """W019: the ids the rulebook prints as they are, each given an entry under `game: terms:`
+    in game.yaml, its words in every language the game declares (the id in words, to be
+    written as the game would say it)."""
+    if d.code != "W019":
+        return None
+    path = fs_path(uri)
+    done = ls.games.get(os.path.dirname(path)) if path and os.path.basename(path) == MANIFEST else None
+    if done is None or not done.unnamed or done.tables() is None:
+        return None
+    from .compiler.render import LANGS, humanize
+    langs = (done.tables().get("game") or {}).get("languages") or LANGS
+    entries = [f"{i}: {{{', '.join(f'{lang}: {json.dumps(humanize(i), ensure_ascii=False)}' for lang in langs)}}}"
+               for i in done.unnamed]
+    edit = _terms_edit(lines, entries)
+    if edit is None:
+        return None
+    (line, col), text = edit
+    pos = ls.workspace.position_codec.position_to_client_units(lines, lsp.Position(line, col)) \
+        if line < len(lines) else lsp.Position(line, col)
+    what = f"`{done.unnamed[0]}`" if len(done.unnamed) == 1 else f"the {len(done.unnamed)} ids"
+    return lsp.CodeAction(title=f"Give {what} words in `game: terms:`", kind=lsp.CodeActionKind.QuickFix,
+                          diagnostics=[d], is_preferred=True,
+                          edit=lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(range=lsp.Range(pos, pos), new_text=text)]}))
+
+
+_GAME_KEY = re.compile(r"^game:\s*(#.*)?$")
+
+
+def _terms_edit(lines: list, entries: list):
+    """Where and what to insert into game.yaml's lines so `game: terms:` holds these entries
+    (`id: {en: ..., ru: ...}`): ((line, column), text), or None for a layout it cannot read
+    (the game map written as a flow map, an anchor)."""
+    top = next((i for i, ln in enumerate(lines) if _GAME_KEY.match(ln)), None)
+    if top is None:
+        return None
+    end = next((i for i in range(top + 1, len(lines)) if lines[i][:1] not in ("", " ", "#")), len(lines))
+    body = [i for i in range(top + 1, end) if lines[i].strip() and not lines[i].lstrip().startswith("#")]
+    indent = len(lines[body[0]]) - len(lines[body[0]].lstrip(" ")) if body else 2
+    for i in body:
+        m = re.match(rf"^ {{{indent}}}terms:[ \t]*(.*)$", lines[i])
+        if m is None:
+            continue
+        rest = m[1]
+        if rest.startswith("{"):  # terms: {a: ..., b: ...}
+            col = lines[i].index("{", indent) + 1
+            empty = rest[1:].lstrip().startswith("}")
+            return (i, col), ", ".join(entries) + ("" if empty else ", ")
+        if rest and not rest.startswith("#"):
+            return None
+        below = next((j for j in range(i + 1, end) if lines[j].strip() and not lines[j].lstrip().startswith("#")), None)
+        inner = len(lines[below]) - len(lines[below].lstrip(" ")) if below is not None else indent + 2
+        inner = inner if inner > indent else indent + 2
+        return (i + 1, 0), "".join(" " * inner + e + "\n" for e in entries)
+    return (top + 1, 0), " " * indent + "terms:\n" + "".join(" " * (indent + 2) + e + "\n" for e in entries)
 
 
 # ---- hover -----------------------------------------------------------------------

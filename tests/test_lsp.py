@@ -18,6 +18,10 @@ DUEL = os.path.join(ROOT, "tests", "games", "duel")
 @pytest.fixture()
 def server(tmp_path):
     shutil.copytree(DUEL, tmp_path / "duel")
+    # its phase named, so the rulebook prints no id (W019 would come once the typing pauses)
+    manifest = tmp_path / "duel" / "game.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+        "    - id: main\n", "    - id: main\n      name: {en: Duel, ru: Поединок}\n", 1), encoding="utf-8")
     client = Client(str(tmp_path))
     client.root = tmp_path
     client.game = tmp_path / "duel" / "game.yaml"
@@ -466,3 +470,41 @@ def test_document_symbols_hover_on_attributes_and_a_translation_quick_fix(server
     fixed = apply(text, actions[0]["edit"]["changes"][server.uri])
     assert [d["code"] for d in change(server, fixed, 3) if d["code"] == "S101"] == []
     server.close()
+
+
+def _w019(c: Client) -> list:
+    """The W019 finding published for game.yaml once the typing pauses (it comes after the check)."""
+    for _ in range(5):
+        diags = [d for d in c.diagnostics(c.uri) if d["code"] == "W019"]
+        if diags:
+            return diags
+    return []
+
+
+@pytest.mark.parametrize("terms", ["flow", "block", "none"])
+def test_an_id_the_rulebook_would_print_is_found_while_typing_and_its_quick_fix_names_it(server, terms):
+    """W019 (as `build` finds it) in the editor, and a quick fix that gives the id words in
+    `game: terms:`, whatever way the game writes its terms: afterwards the rulebook has none."""
+    text = server.text.replace("      name: {en: Duel, ru: Поединок}\n", "")
+    block = "  terms:\n    power: {en: Power, ru: Сила}\n    value: {en: Value, ru: Ценность}\n"
+    flow = "  terms: {power: {en: Power, ru: Сила}, value: {en: Value, ru: Ценность}}\n"
+    assert flow in text
+    text = text.replace(flow, {"flow": flow, "block": block, "none": ""}[terms])
+    server.game.write_text(text, encoding="utf-8")
+    server.text = text
+    opened(server)
+    (d,) = _w019(server)
+    assert "`main`" in d["message"] and d["severity"] == 2
+    actions = server.request("textDocument/codeAction", {"textDocument": {"uri": server.uri}, "range": d["range"],
+                                                         "context": {"diagnostics": [d]}})["result"]
+    title = "Give the 3 ids words in `game: terms:`" if terms == "none" else "Give `main` words in `game: terms:`"
+    assert actions and actions[0]["title"] == title
+    fixed = apply(text, actions[0]["edit"]["changes"][server.uri])
+    assert 'main: {en: "main", ru: "main"}' in fixed
+    server.close()
+    server.game.write_text(fixed, encoding="utf-8")
+    assert validate_json(server.game.parent) == []
+    from rulepress.compiler.pipeline import compile_game
+    from rulepress.compiler.rulebook import unnamed_terms
+    built, _gid, _report = compile_game(str(server.game.parent))
+    assert unnamed_terms(json.loads(built)) == []
