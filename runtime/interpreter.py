@@ -10,7 +10,7 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import continuation, pysource, rng, secrets
+from . import continuation, pysource, rng, visibility
 from .numbers import LIMIT, beyond
 from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
@@ -727,7 +727,7 @@ class Interp:
         return [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
 
     def s_show(self, s, env):
-        """These players learn what the things are, until the things move (runtime/secrets.py)."""
+        """These players learn what the things are, until the things move (runtime/visibility.py)."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
             ent = self.own(x)
@@ -812,17 +812,17 @@ class Interp:
 
     def s_log(self, s, env):
         """A log line; one that names hidden things is read unnamed by those it is hidden
-        from, and `log X to P` is read by P alone (runtime/secrets.py)."""
+        from, and `log X to P` is read by P alone (runtime/visibility.py)."""
         v = self.ev(s[2], env)
         to = None
         if len(s) > 3 and s[3] is not None:
             who = self.ev(s[3], env)
             to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
-        things = secrets.named(self.st, v)
+        things = visibility.named(self.st, v)
         text = self.show(v)
         unnamed = self.show(v, unnamed=True) if things else None
-        types = secrets.named_types(self.g, v, s[2])
-        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
+        types = visibility.named_types(self.g, v, s[2])
+        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
         if self.g.log_hook is not None:
             self.g.log_hook(self.st, len(self.st["log"]) - 1)
 
@@ -855,7 +855,7 @@ class Interp:
         """A prompt or a reason with values, as every seat may read it: a thing hidden from
         any seat is unnamed. Its two languages as a prompt carries them ("en / ru")."""
         v = self.ev(text, env)
-        hidden = {x for x in secrets.named(self.st, v) if not all(secrets.can_see(self.g, self.st, x, p) for p in self.st["players"])}
+        hidden = {x for x in visibility.named(self.st, v) if not all(visibility.can_see(self.g, self.st, x, p) for p in self.st["players"])}
         en = self.show(v, hidden or False, "en")
         if " / " not in en:
             return en
@@ -979,7 +979,7 @@ class Interp:
         """Whether some thing among these is hidden from a player other than `who`."""
         things = self.st["things"]
         others = [p for p in self.st["players"] if p != who]
-        return any(type(x) is str and x in things and not secrets.can_see(self.g, self.st, x, p)
+        return any(type(x) is str and x in things and not visibility.can_see(self.g, self.st, x, p)
                    for x in self.items(among) for p in others)
 
     def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False, always=False):

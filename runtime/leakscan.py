@@ -25,7 +25,7 @@ from .agents import RandomAgent, step
 from .answers import accept
 from .flow import IllegalChoice, choices, new_game
 from .interpreter import GameFault
-from .secrets import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
+from .visibility import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
 from .views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far

@@ -148,7 +148,7 @@ class Game:
         self.others_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "others"}
         # zones some seats alone see, whoever holds them: zone name -> those seats
         self.seats_zone_names = {z: frozenset(d["visibility"]) for z, d in self.zones.items() if type(d["visibility"]) is list}
-        # facts everyone knows about a thing while the thing itself is hidden (secrets.facts)
+        # facts everyone knows about a thing while the thing itself is hidden (visibility.facts)
         self.public_counters = {c for c, d in self.counters.items() if d.get("public")}
         self.public_marks = frozenset(data["game"].get("public_marks") or ())
         # public counters that say what a hidden thing is or is not: counter -> (attribute, "is"/"not")

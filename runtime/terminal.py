@@ -20,7 +20,7 @@ from .answers import accept, told
 from .faults import GameFault
 from .flow import IllegalChoice, apply, choices, new_game
 from .replay import make_log
-from .secrets import can_see, handle_of, log_lines, place_label, seat_options
+from .visibility import can_see, handle_of, log_lines, place_label, seat_options
 from .text import printable
 from .views import view
 

@@ -1,7 +1,7 @@
 """Texts with values: `"{p} is out of the round"`, `"Challenge {p}'s {claim}?"`.
 
 A text with values keeps its parts (texts and the values themselves) until it is shown, so
-that a log line names a thing only to the seats that may see it (runtime/secrets.py) and a
+that a log line names a thing only to the seats that may see it (runtime/visibility.py) and a
 prompt, which every seat reads, names only what all of them may see.
 
 Every text of the content or of a player that reaches a terminal goes through `printable`

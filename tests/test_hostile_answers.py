@@ -22,7 +22,7 @@ from rulepress.runtime import leakscan
 from rulepress.runtime.agents import RandomAgent, step
 from rulepress.runtime.answers import REFUSED, accept, told
 from rulepress.runtime.flow import IllegalChoice, apply, branch, new_game
-from rulepress.runtime.secrets import handle_of, hidden_from, resolve
+from rulepress.runtime.visibility import handle_of, hidden_from, resolve
 from rulepress.table.rooms import Tables
 from rulepress.table.store import Store
 from tests.conftest import ROOT, game_from

@@ -28,7 +28,7 @@ import pytest
 
 from rulepress.runtime import leakscan
 from rulepress.runtime.flow import apply, new_game
-from rulepress.runtime.secrets import hidden_from
+from rulepress.runtime.visibility import hidden_from
 from rulepress.runtime.tables import Game
 from rulepress.runtime.views import view
 

@@ -14,7 +14,7 @@ from rulepress.cli import main
 from rulepress.compiler.validation import validate_game
 from rulepress.runtime.flow import new_game
 from rulepress.runtime.interpreter import Interp
-from rulepress.runtime.secrets import can_see, sample
+from rulepress.runtime.visibility import can_see, sample
 from rulepress.runtime.views import view
 from rulepress.compiler.dsl import parse
 from tests.conftest import ROOT, game_from
@@ -85,14 +85,14 @@ def test_a_searched_bot_plays_the_card_a_clue_told_it_is_safe_and_a_blind_one_gu
     """p1 holds a card told to be a 1 (safe: no lantern is lit) and one told not to be a 1.
     The bot that deals its worlds by what it was told lights the 1 every time; the same bot
     dealing blind does it about half the time. (20 seeds: 20 of 20 against 10 of 20.)"""
-    from rulepress.runtime import secrets
+    from rulepress.runtime import visibility
     from rulepress.runtime.agents import ask
     from rulepress.runtime.flow import apply, choices
     from rulepress.runtime.search import MctsAgent
-    real = secrets.sample
+    real = visibility.sample
 
     def lit(told, seeds):
-        monkeypatch.setattr(secrets, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
+        monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
         got = 0
         for s in seeds:
             st = new_game(lanterns, 2, s)

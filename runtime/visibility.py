@@ -1,4 +1,4 @@
-"""Secrets: what one seat may know, and how everything it is handed is cut down to that.
+"""Visibility: what one seat may know, and how everything it is handed is cut down to that.
 
 A seat may see a thing when it lies in a public place face up, in a zone whose
 `visibility` names that seat (`owner`: its player's own; `others`: every player's but its
