@@ -16,7 +16,7 @@ import shutil
 import pytest
 from rich.console import Console
 
-from rulepress.runtime.terminal import play
+from rulepress.terminal import play
 from rulepress.runtime.text import printable
 from tests.conftest import ROOT, game_from, rulepress
 

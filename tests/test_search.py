@@ -290,7 +290,7 @@ def test_simulate_and_play_take_an_mcts_seat(duel):
     from rich.console import Console
 
     from rulepress.cli import main
-    from rulepress.runtime.terminal import play
+    from rulepress.terminal import play
     duel_dir = os.path.join(ROOT, "tests/games/duel")
     runs = [CliRunner().invoke(main, ["simulate", duel_dir, "-n", "3", "--agent", "p1=mcts:5,random", "--json"])
             for _ in range(2)]

@@ -10,7 +10,7 @@ import pytest
 from rulepress.runtime import visibility
 from rulepress.runtime.agents import GreedyAgent, RandomAgent, Seen, play_out, step
 from rulepress.runtime.flow import apply, decision, new_game
-from rulepress.runtime.leakscan import scan
+from rulepress.leakscan import scan
 from rulepress.runtime.visibility import can_see
 from rulepress.runtime.views import view
 from tests.conftest import ROOT, compiled, content_games, game_from

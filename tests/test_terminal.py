@@ -4,7 +4,7 @@ import io
 import pytest
 from rich.console import Console
 
-from rulepress.runtime.terminal import _collapsed, labels, play
+from rulepress.terminal import _collapsed, labels, play
 from tests.conftest import game_from
 
 
@@ -64,7 +64,7 @@ def test_two_options_never_share_a_label_and_identical_things_are_counted():
 
 def test_the_table_shows_the_last_dice_rolled(pick):
     from rulepress.runtime.flow import new_game
-    from rulepress.runtime.terminal import table_lines
+    from rulepress.terminal import table_lines
     st = new_game(pick, 2, 1)
     st["rolled"] = [3, 6, 2]
     assert "dice: 6 2  (roll 3)" in table_lines(pick, st, "p1", "en")

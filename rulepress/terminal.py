@@ -15,14 +15,14 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
-from .agents import Seen, make
-from .answers import accept, told
-from .faults import GameFault
-from .flow import IllegalChoice, apply, choices, new_game
-from .replay import make_log
-from .visibility import can_see, handle_of, log_lines, place_label, seat_options
-from .text import printable
-from .views import view
+from .runtime.agents import Seen, make
+from .runtime.answers import accept, told
+from .runtime.faults import GameFault
+from .runtime.flow import IllegalChoice, apply, choices, new_game
+from .runtime.replay import make_log
+from .runtime.visibility import can_see, handle_of, log_lines, place_label, seat_options
+from .runtime.text import printable
+from .runtime.views import view
 
 
 def printed(text) -> str:

@@ -21,12 +21,12 @@ import json
 import re
 from typing import NamedTuple
 
-from .agents import RandomAgent, step
-from .answers import accept
-from .flow import IllegalChoice, choices, new_game
-from .interpreter import GameFault
-from .visibility import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
-from .views import view
+from .runtime.agents import RandomAgent, step
+from .runtime.answers import accept
+from .runtime.flow import IllegalChoice, choices, new_game
+from .runtime.interpreter import GameFault
+from .runtime.visibility import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
+from .runtime.views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
 
