@@ -20,9 +20,10 @@ from .runtime.answers import accept, told
 from .runtime.faults import GameFault
 from .runtime.flow import IllegalChoice, apply, choices, new_game
 from .runtime.replay import make_log
-from .runtime.visibility import can_see, handle_of, log_lines, place_label, seat_options
+from .runtime.visibility import can_see, handle_of, log_lines, seat_options
 from .runtime.text import printable
 from .runtime.views import view
+from .runtime.words import WORDS, place_label
 
 
 def printed(text) -> str:
@@ -59,7 +60,7 @@ def labels(options, lang) -> list:
 
 
 def _pname(p, lang):
-    return (f"Игрок {p[1:]}" if lang == "ru" else f"Player {p[1:]}") if p and p[1:].isdigit() else str(p)
+    return WORDS["player"][lang].format(n=p[1:]) if p and p[1:].isdigit() else str(p)
 
 
 def _collapsed(names) -> str:

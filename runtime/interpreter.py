@@ -17,27 +17,11 @@ from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, 
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
+from .words import WORDS, label_of
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
-
-
-def label_of(game, v):
-    if v is None:
-        return {"en": "none", "ru": "ничего"}
-    if v is True or v is False:
-        return {"en": "Yes", "ru": "Да"} if v else {"en": "No", "ru": "Нет"}
-    if isinstance(v, str) and v in game.proto_of:
-        p = game.protos[game.proto_of[v]]
-        return p.get("name") or {"en": v}
-    if isinstance(v, str) and v in game.protos:  # a card of several copies named as its type: `baron`
-        return game.protos[v].get("name") or {"en": v}
-    if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
-        return {"en": f"Player {v[1:]}", "ru": f"Игрок {v[1:]}"}
-    if isinstance(v, str) and v in game.actions:
-        return game.actions[v]["name"]
-    return {"en": str(v), "ru": str(v)}
 
 
 def prompt_text(prompt):
@@ -834,7 +818,7 @@ class Interp:
             return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
-                return ("a " if lang == "en" else "") + self.g.kind_of.get(v, "thing")
+                return WORDS["a"][lang] + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
         if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
             return label_of(self.g, v).get(lang) or v
@@ -848,7 +832,7 @@ class Interp:
             return label_of(self.g, v).get(lang, str(v)).lower()
         if isinstance(v, list) and v:
             words = [self._value(x, unnamed, lang) for x in v]
-            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + (" and " if lang == "en" else " и ") + words[-1]
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + WORDS["and"][lang] + words[-1]
         return self.show(v, unnamed, lang)
 
     def said(self, text, env):

@@ -32,7 +32,8 @@ def play_one(game, i, seed, players, agent, options=None):
                    or _in_play(game, dealt[x], st["players"])})
     factions = {}
     if "faction" in game.scoring:
-        from .interpreter import Interp, label_of
+        from .interpreter import Interp
+        from .words import label_of
         it = Interp(game, st)
         for p in st["players"]:
             f = it.ev(game.scoring["faction"], {"player": p})
