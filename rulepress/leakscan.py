@@ -361,11 +361,11 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
     players = players or game.players_min
     static = _static_names(game)
     witness = Witness(game)
-    game.log_hook = witness
+    game.cache.log_hook = witness
     try:
         return _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers)
     finally:
-        game.log_hook = None
+        game.cache.log_hook = None
 
 
 def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers):

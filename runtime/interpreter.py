@@ -37,13 +37,13 @@ def offered(game, v) -> dict:
     (with its type: True and 1 are other options) and shared by every decision that offers it."""
     key = (type(v), v)
     try:
-        o = game.offered.get(key)
+        o = game.cache.offered.get(key)
     except TypeError:  # a list or a table offered as one option: made afresh
         return {"id": option_id(v), "label": label_of(game, v)}
     if o is None:
-        if len(game.offered) >= KNOWN_LIMIT:
-            game.offered.clear()
-        o = game.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
+        if len(game.cache.offered) >= KNOWN_LIMIT:
+            game.cache.offered.clear()
+        o = game.cache.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
     return o
 
 
@@ -98,7 +98,7 @@ class Interp:
     # ---- running ----
     def run(self, block, env):
         """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
-        c = self.g.code
+        c = self.g.cache.code
         f = c.blocks.get(id(block)) if c is not None else None
         try:
             return (f or pysource.block(self.g, block))(self, env)
@@ -139,7 +139,7 @@ class Interp:
         return r[0] if r is not None else None
 
     def ev(self, e, env):
-        c = self.g.code
+        c = self.g.cache.code
         f = c.exprs.get(id(e)) if c is not None else None
         try:
             return (f or pysource.expression(self.g, e))(self, env)
@@ -344,7 +344,7 @@ class Interp:
         """
         hit = self.index.get(key)
         if hit is None:
-            hit = self.g.groupings.get(key)
+            hit = self.g.cache.groupings.get(key)
             if hit is not None and _still(self, hit.reads):
                 self.index[key] = hit
             else:
@@ -358,7 +358,7 @@ class Interp:
                 groups = None
             finally:
                 self.track = outer
-            hit = self.index[key] = self.g.groupings[key] = Grouping(groups, reads)
+            hit = self.index[key] = self.g.cache.groupings[key] = Grouping(groups, reads)
         if hit.groups is None:
             return None
         try:
@@ -807,8 +807,8 @@ class Interp:
         unnamed = self.show(v, unnamed=True) if things else None
         types = visibility.named_types(self.g, v, s[2])
         self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
-        if self.g.log_hook is not None:
-            self.g.log_hook(self.st, len(self.st["log"]) - 1)
+        if self.g.cache.log_hook is not None:
+            self.g.cache.log_hook(self.st, len(self.st["log"]) - 1)
 
     def show(self, v, unnamed=False, lang="en"):
         """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
@@ -941,7 +941,7 @@ class Interp:
         """The things of src (named var) for which where holds."""
         if where is None:
             return list(self.items(src))
-        c = self.g.code
+        c = self.g.cache.code
         f = c.filters.get(id(where)) if c is not None else None
         try:
             return (f or pysource.options(self.g, where, var))(self, env, self.items(src))
@@ -953,9 +953,9 @@ class Interp:
         if type(prompt) is list:  # a prompt with values: worked out each time, never kept
             said = prompt_text(self.said(prompt, env))
         else:
-            if prompt not in g.prompts:
-                g.prompts[prompt] = prompt_text(prompt)
-            said = g.prompts[prompt]
+            if prompt not in g.cache.prompts:
+                g.cache.prompts[prompt] = prompt_text(prompt)
+            said = g.cache.prompts[prompt]
         return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
@@ -1036,7 +1036,7 @@ class Interp:
         result = {p: None for p in choosers}
         prompt = s[9] if len(s) > 9 else None
         if prompt is not None:  # (one prompt for all: a text with values reads the effect's names, not the chooser's)
-            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.prompts.setdefault(prompt, prompt_text(prompt))
+            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.cache.prompts.setdefault(prompt, prompt_text(prompt))
         if ask:
             a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                              "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})

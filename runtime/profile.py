@@ -84,7 +84,7 @@ class Profile:
 def attach(game) -> Profile:
     """Clock this game's content from now on: its code is written again, with clocks."""
     prof = Profile()
-    game.profile = prof
+    game.cache.profile = prof
     game.forget_code()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
