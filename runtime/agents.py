@@ -66,23 +66,6 @@ class FirstLegalAgent(Agent):
         return options[0]["id"]
 
 
-class ScriptedAgent(Agent):
-    """Plays the given choices in order, then falls back to another agent."""
-    name = "scripted"
-
-    def __init__(self, script, fallback=None):
-        self.script = list(script)
-        self.fallback = fallback or FirstLegalAgent()
-
-    def choose(self, game, seen, seat, options):
-        ids = [o["id"] for o in options]
-        while self.script:
-            c = self.script.pop(0)
-            if c in ids:
-                return c
-        return self.fallback.choose(game, seen, seat, options)
-
-
 class GreedyAgent(Agent):
     """Tries each choice and keeps the one the content's heuristic likes best on average.
 
