@@ -15,7 +15,6 @@ from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Diagnostic, Report, printable
 from .compiler.wording import languages
 from .runtime.faults import GameFault
-from .runtime.text import printable
 
 JSON_VERSION = 1  # of `validate --format json`
 

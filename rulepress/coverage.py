@@ -20,12 +20,12 @@ from collections import Counter
 from typing import NamedTuple
 
 from .compiler.content import UsageError
+from .compiler.diagnostics import printable
 from .compiler.pipeline import compile_game
 from .compiler.source import NotReadable, read_bytes
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
 from .runtime.tables import Game
-from .runtime.text import printable
 
 VERSION = 1
 _PRAGMA = re.compile(r"#\s*coverage:\s*unreachable\b[\s:,-]*(.*)$")

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .runtime.text import printable
+from .compiler.diagnostics import printable
 
 _BARS = " ▁▂▃▄▅▆▇█"
 

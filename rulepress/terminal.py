@@ -15,20 +15,20 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
+from .compiler.diagnostics import printable
 from .runtime.agents import Seen, make
 from .runtime.answers import accept, told
 from .runtime.faults import GameFault
 from .runtime.flow import IllegalChoice, apply, choices, new_game
 from .runtime.replay import make_log
 from .runtime.visibility import can_see, handle_of, log_lines, seat_options
-from .runtime.text import printable
 from .runtime.views import view
 from .runtime.words import WORDS, place_label
 
 
 def printed(text) -> str:
     """Content's text as the terminal prints it: markup escaped, control and bidi
-    characters written as escapes (runtime/text.printable)."""
+    characters written as escapes (compiler/diagnostics.printable)."""
     return escape(printable(str(text)))
 
 
