@@ -5,7 +5,20 @@ import difflib
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..runtime.text import printable  # (a line break in a key or file name must not pass for another diagnostic)
+
+def printable(text: str) -> str:
+    """Text with its control, format and other unprintable characters written as escapes
+    (`\\u001b`, `\\u202e`, `\\n`): content's text must not drive the terminal it is printed
+    on (set its title, clear it, recolour it), turn a line around (bidi), or start a line
+    of its own where it could pass for another line of the program's (a line break in a key
+    or a file name passing for another diagnostic). Every text of the content or of a player
+    that reaches a terminal goes through it: diagnostics, the terminal table, reports."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _ESCAPES.get(c) or f"\\u{ord(c):04x}" for c in text)
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class Pos(NamedTuple):

@@ -203,7 +203,7 @@ def _title(game) -> str:
 
 
 def _name(game, tid) -> str:
-    from .runtime.interpreter import label_of
+    from .runtime.words import label_of
     return label_of(game, tid).get("en", tid)
 
 

@@ -11,7 +11,7 @@ import os
 from .arguments import BadArgument, check_agents, check_players, game_options
 from .balance import VERSION, compare, figures, play, player_count
 from .compiler.content import UsageError
-from .runtime.progress import games_bar
+from .progress import games_bar
 
 
 class BalanceError(Exception):

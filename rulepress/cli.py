@@ -15,7 +15,6 @@ from .compiler.content import UsageError, find_games
 from .compiler.diagnostics import Diagnostic, Report, printable
 from .compiler.wording import languages
 from .runtime.faults import GameFault
-from .runtime.text import printable
 
 JSON_VERSION = 1  # of `validate --format json`
 
@@ -271,8 +270,9 @@ def simulate(game, games, seed, players, workers, backend, address, agent, optio
     Ctrl-C stops the run, reports the games finished and exits 130."""
     game = _game_arg(game)
     from .runtime.cluster import ClusterError
-    from .runtime.progress import games_bar
-    from .runtime.simulate import Stopped, simulate as sim, render
+    from .progress import games_bar
+    from .runtime.simulate import Stopped, simulate as sim
+    from . import report
     try:
         check_backend(backend, address, workers)
         if profile and backend != "local":
@@ -303,10 +303,9 @@ def simulate(game, games, seed, players, workers, backend, address, agent, optio
     if as_json:
         click.echo(json.dumps(result, indent=1, sort_keys=True))
     else:
-        render(result)
+        report.summary(result)
         if profile:
-            from .runtime.profile import render as render_profile
-            render_profile(result["profile"], games)
+            report.profile(result["profile"], games)
     if stop is not None:
         stopped_line(stop)
         sys.exit(130)
@@ -405,7 +404,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
     """Which rules the scenarios and N bot games used: statements, branches, things never moved."""
     from .coverage import measure, render
     from .runtime.agents import check
-    from .runtime.progress import games_bar
+    from .progress import games_bar
     for part in filter(None, (x.strip() for x in agent.split(","))):
         try:
             check(part.partition("=")[2].strip() if "=" in part else part)
@@ -462,7 +461,7 @@ def coverage(paths, games, seed, players, agent, html_dir, as_json, fail_under):
 def play(game, players, seed, bots, lang, log_path):
     """Play in the terminal: people and bots in any mix."""
     game = _game_arg(game)
-    from .runtime.terminal import play as tplay
+    from .terminal import play as tplay
     try:
         check_seed(seed)
         if log_path is not None:  # before the game: a game played is never lost for want of a file
@@ -517,7 +516,7 @@ def _game_for_log(gid: str, given):
 def secrets(game, games, seed, players):
     """Leak check: play random games and scan what every seat is handed for hidden things."""
     game = _game_arg(game)
-    from .runtime.leakscan import scan
+    from .leakscan import scan
     try:
         check_seed(seed)
         g = _load_game(game)

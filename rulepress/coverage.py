@@ -20,12 +20,12 @@ from collections import Counter
 from typing import NamedTuple
 
 from .compiler.content import UsageError
+from .compiler.diagnostics import printable
 from .compiler.pipeline import compile_game
 from .compiler.source import NotReadable, read_bytes
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
 from .runtime.tables import Game
-from .runtime.text import printable
 
 VERSION = 1
 _PRAGMA = re.compile(r"#\s*coverage:\s*unreachable\b[\s:,-]*(.*)$")
@@ -107,7 +107,7 @@ def measure(folder, games=20, seed=0, players=None, agent="random", on_game=None
     """Compile the game in `folder`, run its scenarios and `games` bot games per player count
     (each count the game allows, or those of `players`), and report what ran. A game that
     does not compile gives {"game": folder, "errors": [...]} only. `on_game`: a progress bar's
-    advance (runtime/progress.py), told the number of games first, then of each game played."""
+    advance (rulepress/progress.py), told the number of games first, then of each game played."""
     from .scenario import run_file
     text, gid, report = compile_game(folder)
     if text is None:

@@ -31,7 +31,7 @@ from .compiler.source import PMap, PStr, load_file
 
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
 from .runtime.interpreter import Fail, GameFault, GameOver, Interp
-from .runtime.secrets import HANDLE
+from .runtime.visibility import HANDLE
 from .runtime.tables import Game
 from .runtime.views import view
 

@@ -2,13 +2,13 @@
 
 An agent is handed only what its seat may know: `seen` (a `Seen`: the seat's view, and
 samples of the state consistent with it) and the options as the seat may know them (a
-hidden thing offered is a handle, runtime/secrets.py). `options` is a sequence of
+hidden thing offered is a handle, runtime/visibility.py). `options` is a sequence of
 {"id", "label"}; for a turn's decision it is a `flow.Choices`, which works each option out
 as it is read.
 """
 from __future__ import annotations
 
-from . import rng, secrets
+from . import rng, visibility
 from .flow import Choices, apply, branch, choices
 from .reading import num
 from .interpreter import Interp
@@ -24,8 +24,8 @@ class Seen:
     def __init__(self, game, st, seat):
         self.seat = seat
         self.view = lambda: view(game, st, seat)
-        self.sample = lambda rng_state, lean=False: secrets.sample(game, st, seat, rng_state, lean)
-        self.hides = lambda: bool(secrets.hidden_from(game, st, seat)) or _others_hide(game, st, seat)
+        self.sample = lambda rng_state, lean=False: visibility.sample(game, st, seat, rng_state, lean)
+        self.hides = lambda: bool(visibility.hidden_from(game, st, seat)) or _others_hide(game, st, seat)
 
 
 def _others_hide(game, st, seat) -> bool:
@@ -35,8 +35,8 @@ def _others_hide(game, st, seat) -> bool:
 
 def ask(game, st, agent, seat, options):
     """The agent's choice among `options`, as the thing or option it stands for."""
-    offered = secrets.seat_options(game, st, seat, options)
-    return secrets.resolve(st, agent.choose(game, Seen(game, st, seat), seat, offered))
+    offered = visibility.seat_options(game, st, seat, options)
+    return visibility.resolve(st, agent.choose(game, Seen(game, st, seat), seat, offered))
 
 
 class Agent:
@@ -64,23 +64,6 @@ class FirstLegalAgent(Agent):
 
     def choose(self, game, seen, seat, options):
         return options[0]["id"]
-
-
-class ScriptedAgent(Agent):
-    """Plays the given choices in order, then falls back to another agent."""
-    name = "scripted"
-
-    def __init__(self, script, fallback=None):
-        self.script = list(script)
-        self.fallback = fallback or FirstLegalAgent()
-
-    def choose(self, game, seen, seat, options):
-        ids = [o["id"] for o in options]
-        while self.script:
-            c = self.script.pop(0)
-            if c in ids:
-                return c
-        return self.fallback.choose(game, seen, seat, options)
 
 
 class GreedyAgent(Agent):
@@ -116,7 +99,7 @@ class GreedyAgent(Agent):
             for o in options:
                 trial = branch(world)
                 try:
-                    apply(game, trial, secrets.resolve(trial, o["id"]), seat)
+                    apply(game, trial, visibility.resolve(trial, o["id"]), seat)
                 except Exception:
                     continue
                 totals[o["id"]] = totals.get(o["id"], 0) + self.score(game, trial, seat)

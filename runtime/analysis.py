@@ -87,8 +87,8 @@ def condition_roots(act):
 
 def pure_procedures(game) -> frozenset:
     """The procedures that change nothing (nor call one that does); worked out once per game."""
-    if game.pure_procedures is not None:
-        return game.pure_procedures
+    if game.cache.pure_procedures is not None:
+        return game.cache.pure_procedures
     scans = {pid: _scan_with_windows(game, [proc["effect"]]) for pid, proc in game.procedures.items()}
     impure = {pid for pid, sc in scans.items() if sc.changes}
     changed = True
@@ -98,8 +98,8 @@ def pure_procedures(game) -> frozenset:
             if pid not in impure and sc.callees & impure:
                 impure.add(pid)
                 changed = True
-    game.pure_procedures = frozenset(scans.keys() - impure)
-    return game.pure_procedures
+    game.cache.pure_procedures = frozenset(scans.keys() - impure)
+    return game.cache.pure_procedures
 
 
 def changes_nothing(game, e) -> bool:

@@ -1,7 +1,7 @@
 """Answers: what a seat may answer, and what it is told when its answer is refused.
 
 A seat answers with the id of one of the options it was offered, as it was offered them
-(runtime/secrets.seat_options: a hidden thing as a handle). Anything else, whatever it
+(runtime/visibility.seat_options: a hidden thing as a handle). Anything else, whatever it
 points at (a handle to a card never offered, a hidden card's own id, a guess), is refused
 with the same words, so a refusal tells nothing a seat could not see: the flow's own
 refusals name the choice and every legal one, which is right for a scenario and wrong for
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from .flow import Choices, IllegalChoice, choices
-from .secrets import hidden_from, resolve, seat_options
+from .visibility import hidden_from, resolve, seat_options
 
 REFUSED = "that is not one of your options"
 UNNAMED = "a hidden thing"

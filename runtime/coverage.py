@@ -1,7 +1,7 @@
 """Which parts of a game's content played games used: runs of each statement, the two ways
 of each condition, the choices made at each decision, the things that moved.
 
-`attach(game)` plugs a `Recording` into the hook `runtime/profile.py` uses (`game.profile`):
+`attach(game)` plugs a `Recording` into the hook `runtime/profile.py` uses (`game.cache.profile`):
 the game's code is written again with a counter around each statement and with a tally
 of true and false around each condition. Without `attach`, nothing of this is in the
 code: plain play pays nothing for it. `play(...)` plays one bot game as
@@ -78,7 +78,7 @@ class Recording:
 def attach(game) -> Recording:
     """Record this game's content from now on: its code is written again, with counters."""
     rec = Recording()
-    game.profile = rec
+    game.cache.profile = rec
     game.forget_code()
     for pos, node, what in conditions(game.data):
         rec.roots[id(node)] = (pos, what)

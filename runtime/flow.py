@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from . import continuation, rng
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
-from .interpreter import NO_EFFECT, Interp, label_of
+from .interpreter import NO_EFFECT, Interp
 from .state import FLAT, copy_small, new_state
+from .words import both, label_of, player_name, say
 
 
 class IllegalChoice(Exception):
@@ -102,7 +103,7 @@ def _failed(game, st, task, exc):
     if spec[0] == "action":
         st["flow"].setdefault("failed", []).append(spec[1])
         # the reason is the actor's alone: it may speak of what only they hold
-        done = f"{_pname(spec[2])}: {label_of(game, spec[1]).get('en')} cannot be done"
+        done = say("cannot", player=player_name(spec[2]), action=label_of(game, spec[1]).get("en"))
         st["log"].append({"r": st["round"], "text": f"{done} ({exc})", "seen": [spec[2]], "unnamed": done})
 
 
@@ -299,14 +300,10 @@ def _take_action(game, st, p, aid):
     if aid == "pass":
         f["turn_over"] = True
         f.setdefault("passed", []).append(p)
-        st["log"].append({"r": st["round"], "text": f"{_pname(p)} passes"})
+        st["log"].append({"r": st["round"], "text": say("passes", player=player_name(p))})
         return
-    st["log"].append({"r": st["round"], "text": f"{_pname(p)}: {label_of(game, aid).get('en')}"})
+    st["log"].append({"r": st["round"], "text": say("takes", player=player_name(p), action=label_of(game, aid).get("en"))})
     _run(game, st, ["action", aid, p])
-
-
-def _pname(p):
-    return f"Player {p[1:]}"
 
 
 # ---- the flow ----------------------------------------------------------------
@@ -382,7 +379,7 @@ class Choices(Sequence):
             names = self.game.actions
             self._all = [{"id": a, "label": names[a]["name"]} for a in self.d["actions"] if self.legal(a)]
             if self.legal("pass"):
-                self._all.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
+                self._all.append({"id": "pass", "label": both("pass")})
         return self._all
 
     def __len__(self):
@@ -652,7 +649,7 @@ def _finish(game, st):
     st["winners"] = top
     st["pending"] = None
     st["task"] = None
-    st["log"].append({"r": st["round"], "text": "game over: " + ", ".join(f"{_pname(p)} {scores[p]}" for p in st["players"])})
+    st["log"].append({"r": st["round"], "text": say("game_over", scores=", ".join(f"{player_name(p)} {scores[p]}" for p in st["players"]))})
 
 
 def ended(st) -> dict | None:

@@ -10,34 +10,18 @@ from __future__ import annotations
 import marshal
 import math
 
-from . import continuation, pysource, rng, secrets
+from . import continuation, pysource, rng, visibility
 from .numbers import LIMIT, beyond
 from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
+from .words import WORDS, label_of
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
-
-
-def label_of(game, v):
-    if v is None:
-        return {"en": "none", "ru": "ничего"}
-    if v is True or v is False:
-        return {"en": "Yes", "ru": "Да"} if v else {"en": "No", "ru": "Нет"}
-    if isinstance(v, str) and v in game.proto_of:
-        p = game.protos[game.proto_of[v]]
-        return p.get("name") or {"en": v}
-    if isinstance(v, str) and v in game.protos:  # a card of several copies named as its type: `baron`
-        return game.protos[v].get("name") or {"en": v}
-    if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
-        return {"en": f"Player {v[1:]}", "ru": f"Игрок {v[1:]}"}
-    if isinstance(v, str) and v in game.actions:
-        return game.actions[v]["name"]
-    return {"en": str(v), "ru": str(v)}
 
 
 def prompt_text(prompt):
@@ -53,13 +37,13 @@ def offered(game, v) -> dict:
     (with its type: True and 1 are other options) and shared by every decision that offers it."""
     key = (type(v), v)
     try:
-        o = game.offered.get(key)
+        o = game.cache.offered.get(key)
     except TypeError:  # a list or a table offered as one option: made afresh
         return {"id": option_id(v), "label": label_of(game, v)}
     if o is None:
-        if len(game.offered) >= KNOWN_LIMIT:
-            game.offered.clear()
-        o = game.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
+        if len(game.cache.offered) >= KNOWN_LIMIT:
+            game.cache.offered.clear()
+        o = game.cache.offered[key] = {"id": option_id(v), "label": label_of(game, v)}
     return o
 
 
@@ -114,7 +98,7 @@ class Interp:
     # ---- running ----
     def run(self, block, env):
         """Run a block; a `return` in it comes back as a 1-tuple of its value, else None."""
-        c = self.g.code
+        c = self.g.cache.code
         f = c.blocks.get(id(block)) if c is not None else None
         try:
             return (f or pysource.block(self.g, block))(self, env)
@@ -155,7 +139,7 @@ class Interp:
         return r[0] if r is not None else None
 
     def ev(self, e, env):
-        c = self.g.code
+        c = self.g.cache.code
         f = c.exprs.get(id(e)) if c is not None else None
         try:
             return (f or pysource.expression(self.g, e))(self, env)
@@ -360,7 +344,7 @@ class Interp:
         """
         hit = self.index.get(key)
         if hit is None:
-            hit = self.g.groupings.get(key)
+            hit = self.g.cache.groupings.get(key)
             if hit is not None and _still(self, hit.reads):
                 self.index[key] = hit
             else:
@@ -374,7 +358,7 @@ class Interp:
                 groups = None
             finally:
                 self.track = outer
-            hit = self.index[key] = self.g.groupings[key] = Grouping(groups, reads)
+            hit = self.index[key] = self.g.cache.groupings[key] = Grouping(groups, reads)
         if hit.groups is None:
             return None
         try:
@@ -727,7 +711,7 @@ class Interp:
         return [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
 
     def s_show(self, s, env):
-        """These players learn what the things are, until the things move (runtime/secrets.py)."""
+        """These players learn what the things are, until the things move (runtime/visibility.py)."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
             ent = self.own(x)
@@ -812,19 +796,19 @@ class Interp:
 
     def s_log(self, s, env):
         """A log line; one that names hidden things is read unnamed by those it is hidden
-        from, and `log X to P` is read by P alone (runtime/secrets.py)."""
+        from, and `log X to P` is read by P alone (runtime/visibility.py)."""
         v = self.ev(s[2], env)
         to = None
         if len(s) > 3 and s[3] is not None:
             who = self.ev(s[3], env)
             to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
-        things = secrets.named(self.st, v)
+        things = visibility.named(self.st, v)
         text = self.show(v)
         unnamed = self.show(v, unnamed=True) if things else None
-        types = secrets.named_types(self.g, v, s[2])
-        self.st["log"].append(secrets.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
-        if self.g.log_hook is not None:
-            self.g.log_hook(self.st, len(self.st["log"]) - 1)
+        types = visibility.named_types(self.g, v, s[2])
+        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
+        if self.g.cache.log_hook is not None:
+            self.g.cache.log_hook(self.st, len(self.st["log"]) - 1)
 
     def show(self, v, unnamed=False, lang="en"):
         """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
@@ -834,7 +818,7 @@ class Interp:
             return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
-                return ("a " if lang == "en" else "") + self.g.kind_of.get(v, "thing")
+                return WORDS["a"][lang] + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
         if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
             return label_of(self.g, v).get(lang) or v
@@ -848,14 +832,14 @@ class Interp:
             return label_of(self.g, v).get(lang, str(v)).lower()
         if isinstance(v, list) and v:
             words = [self._value(x, unnamed, lang) for x in v]
-            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + (" and " if lang == "en" else " и ") + words[-1]
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + WORDS["and"][lang] + words[-1]
         return self.show(v, unnamed, lang)
 
     def said(self, text, env):
         """A prompt or a reason with values, as every seat may read it: a thing hidden from
         any seat is unnamed. Its two languages as a prompt carries them ("en / ru")."""
         v = self.ev(text, env)
-        hidden = {x for x in secrets.named(self.st, v) if not all(secrets.can_see(self.g, self.st, x, p) for p in self.st["players"])}
+        hidden = {x for x in visibility.named(self.st, v) if not all(visibility.can_see(self.g, self.st, x, p) for p in self.st["players"])}
         en = self.show(v, hidden or False, "en")
         if " / " not in en:
             return en
@@ -957,7 +941,7 @@ class Interp:
         """The things of src (named var) for which where holds."""
         if where is None:
             return list(self.items(src))
-        c = self.g.code
+        c = self.g.cache.code
         f = c.filters.get(id(where)) if c is not None else None
         try:
             return (f or pysource.options(self.g, where, var))(self, env, self.items(src))
@@ -969,9 +953,9 @@ class Interp:
         if type(prompt) is list:  # a prompt with values: worked out each time, never kept
             said = prompt_text(self.said(prompt, env))
         else:
-            if prompt not in g.prompts:
-                g.prompts[prompt] = prompt_text(prompt)
-            said = g.prompts[prompt]
+            if prompt not in g.cache.prompts:
+                g.cache.prompts[prompt] = prompt_text(prompt)
+            said = g.cache.prompts[prompt]
         return {"who": who, "kind": kind, "prompt": said, "at": pos,  # shared, as the options are
                 "options": [offered(g, v) for v in opts]}
 
@@ -979,7 +963,7 @@ class Interp:
         """Whether some thing among these is hidden from a player other than `who`."""
         things = self.st["things"]
         others = [p for p in self.st["players"] if p != who]
-        return any(type(x) is str and x in things and not secrets.can_see(self.g, self.st, x, p)
+        return any(type(x) is str and x in things and not visibility.can_see(self.g, self.st, x, p)
                    for x in self.items(among) for p in others)
 
     def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False, always=False):
@@ -1052,7 +1036,7 @@ class Interp:
         result = {p: None for p in choosers}
         prompt = s[9] if len(s) > 9 else None
         if prompt is not None:  # (one prompt for all: a text with values reads the effect's names, not the chooser's)
-            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.prompts.setdefault(prompt, prompt_text(prompt))
+            prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.cache.prompts.setdefault(prompt, prompt_text(prompt))
         if ask:
             a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                              "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})

@@ -84,7 +84,7 @@ class Profile:
 def attach(game) -> Profile:
     """Clock this game's content from now on: its code is written again, with clocks."""
     prof = Profile()
-    game.profile = prof
+    game.cache.profile = prof
     game.forget_code()
     roots = prof.roots  # the conditions the runtime evaluates on their own, not as a statement
     for aid, act in game.actions.items():
@@ -106,23 +106,3 @@ def attach(game) -> Profile:
         if k in game.scoring:
             roots[id(game.scoring[k])] = (game.scoring[k][1], f"{k} of scoring")
     return prof
-
-
-def render(profile: dict, games: int) -> None:
-    """The profile of `simulate` as a table: each line's own text where it came along (`text`)."""
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    from .text import printable
-    con = Console()
-    t = Table("share", "runs a game", "where", "what", title=f"where the time of {games} games goes")
-    for r in profile["lines"]:
-        text = r.get("text")
-        # as plain text: content may hold what rich would read as markup or an emoji code
-        t.add_row(f"{r['share']:.1%}", f"{r['runs_per_game']:g}", Text(printable(r["at"])), Text(printable(text or r["what"])))
-    con.print(t)
-    con.print(f"the content's lines took {profile['in_lines']:.0%} of the time, and writing the runtime's code "
-              f"for them, once, {profile.get('building', 0):.0%}; the rest is the flow's, the bots' and the "
-              "runtime's own work between them. Shares are of time measured, so they vary a little from "
-              "run to run; runs a game do not.")

@@ -57,14 +57,15 @@ class Code:
         self.extra = 0  # functions made for IR outside the game's tables (up to EXTRA_LIMIT)
         self.filter_vars = {}  # id(a decision's `where`) -> the name its things have
         self.extra_made = []  # (kind, key, node) of those, and ("file", name, None) of their modules
+        self.modules = 0  # modules compiled so far, each its own file name in `lines`
 
 
 def code(game) -> Code:
     """The game's code, written and compiled on first use."""
-    c = game.code
+    c = game.cache.code
     if c is None:
-        c = game.code = Code()
-        prof = game.profile
+        c = game.cache.code = Code()
+        prof = game.cache.profile
         if prof is None:
             _load(game, c, _roots(game), whole=True)
         else:  # its time is nobody's line (runtime/profile.py)
@@ -125,7 +126,7 @@ def fault(game, exc):
 def where(game, exc):
     """(position, expression) of the innermost line of generated code `exc` passed
     through, as the designer wrote it; None if it passed through none."""
-    tables = game.code.lines if game.code is not None else {}
+    tables = game.cache.code.lines if game.cache.code is not None else {}
     tb, at = exc.__traceback__, None
     while tb is not None:
         lines = tables.get(tb.tb_frame.f_code.co_filename)
@@ -160,23 +161,20 @@ def _is_block(x):
     return type(x) is list and all(_is_node(s, ir.STATEMENTS) for s in x)
 
 
-_module_serial = [0]
-
-
 def _load(game, c, roots, whole):
     w = _Writer(game, c, whole)
     for kind, node in roots:
         w.want(kind, node)
     w.drain()
-    _module_serial[0] += 1
-    filename = f"<rulepress game module {_module_serial[0]}>"
+    c.modules += 1
+    filename = f"<rulepress game module {c.modules}>"  # (a game's faults are looked up in its own lines)
     module, lines = w.module()
     namespace = dict(w.consts, **_GLOBALS)
     exec(compile(module, filename, "exec"), namespace)  # noqa: S102 - an AST whose content is constants only
     if not whole and c.extra + len(w.made) > EXTRA_LIMIT:  # IR made afresh without end: start again
         _forget_extra(c)
     c.lines[filename] = lines
-    prof = game.profile
+    prof = game.cache.profile
     if prof is not None:
         for fname, (pos, what) in w.clocked.items():
             namespace[fname] = prof.clocked(namespace[fname], pos, what)
@@ -365,8 +363,8 @@ class _Writer:
         self.tables = {}  # attribute -> the name of its fixed_table
         self.clocked = {}  # function name -> (position, what) to clock, while a profile runs
         self.line, self.table = 0, {}  # the last line given, and line -> (position, op)
-        self.prof = game.profile
-        self.roots = getattr(game.profile, "roots", {}) if game.profile is not None else {}
+        self.prof = game.cache.profile
+        self.roots = getattr(self.prof, "roots", {}) if self.prof is not None else {}
         self.at_root, self.nesting = None, 0  # the expression being written, and how deep in it
 
     # ---- names, constants, lines ----
@@ -690,9 +688,9 @@ class _Writer:
         name = self.tables.get(n)
         if name is None:
             table = g.proto_of if n == "type" else g.kind_of if n == "kind" else \
-                g.__dict__.setdefault("printed", {}).get(n)
+                g.cache.printed.get(n)
             if table is None:
-                table = g.printed[n] = {x: a.get(n) for x, a in g.attrs_of.items()}
+                table = g.cache.printed[n] = {x: a.get(n) for x, a in g.attrs_of.items()}
             name = self.tables[n] = self.const(table, "by").id
         return name
 

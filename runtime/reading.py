@@ -314,14 +314,14 @@ def removed_of_kind(game, st, kind):
     if not removed:
         return ()
     key = tuple(removed)
-    known = game.removed_kinds.get(key)
+    known = game.cache.removed_kinds.get(key)
     if known is None:
-        if len(game.removed_kinds) >= 64:
-            game.removed_kinds.clear()
+        if len(game.cache.removed_kinds) >= 64:
+            game.cache.removed_kinds.clear()
         kind_of, by_kind = game.kind_of, {}
         for x in removed:
             by_kind.setdefault(kind_of.get(x), []).append(x)
-        known = game.removed_kinds[key] = {k: tuple(xs) for k, xs in by_kind.items()}
+        known = game.cache.removed_kinds[key] = {k: tuple(xs) for k, xs in by_kind.items()}
     return known.get(kind, ())
 
 

@@ -17,7 +17,7 @@ import math
 import time
 from typing import NamedTuple
 
-from . import rng, secrets
+from . import rng, visibility
 from .reading import num
 from .flow import Choices, apply, branch, choices
 from .interpreter import Interp
@@ -224,7 +224,7 @@ class MctsAgent:
     def _keys(game, s, me, offered) -> list:
         if type(offered) is Choices:  # a turn's options are never secret
             return [o["id"] for o in offered]
-        return [o["id"] for o in secrets.seat_options(game, s, me, offered)]
+        return [o["id"] for o in visibility.seat_options(game, s, me, offered)]
 
     @staticmethod
     def _select(node, keys, actor) -> int:

@@ -32,7 +32,8 @@ def play_one(game, i, seed, players, agent, options=None):
                    or _in_play(game, dealt[x], st["players"])})
     factions = {}
     if "faction" in game.scoring:
-        from .interpreter import Interp, label_of
+        from .interpreter import Interp
+        from .words import label_of
         it = Interp(game, st)
         for p in st["players"]:
             f = it.ev(game.scoring["faction"], {"player": p})
@@ -47,9 +48,9 @@ def play_one(game, i, seed, players, agent, options=None):
 
 def cards_of(game) -> dict:
     """Card id -> its card type: the things the content lists under `cards:`."""
-    made = game.__dict__.get("_cards")
+    made = game.cache.cards
     if made is None:
-        made = game.__dict__["_cards"] = {iid: pid for iid, pid, _zone, _up in game.instances
+        made = game.cache.cards = {iid: pid for iid, pid, _zone, _up in game.instances
                                           if game.protos[pid].get("section") == "cards"}
     return made
 
@@ -123,7 +124,7 @@ def run_games(game, jobs, *, workers=1, backend="local", address=None, progress=
     jobs = [Job(*j) for j in jobs]
     if workers < 1:
         raise ValueError(f"a run needs at least one worker, not {workers}")
-    if backend == "ray" and game.profile is not None:
+    if backend == "ray" and game.cache.profile is not None:
         raise ValueError("a profile times the games played in this process: it is for the local backend")
     if not jobs:
         return []
@@ -138,10 +139,10 @@ def run_games(game, jobs, *, workers=1, backend="local", address=None, progress=
         if backend == "ray":
             from .cluster import play_on_ray
             play_on_ray(game.data, jobs, min(workers, len(jobs)), address, play, done)
-        elif workers > 1 and len(jobs) > 1 and game.profile is None:
+        elif workers > 1 and len(jobs) > 1 and game.cache.profile is None:
             _play_forked(game, jobs, min(workers, len(jobs)), play, done)
         else:  # a profile reads clocks in this process: its games are played here
-            prof = game.profile
+            prof = game.cache.profile
             for job in jobs:
                 done([(job.index, play(game, *job) if prof is None else prof.timed(lambda: play(game, *job)))])
     except KeyboardInterrupt:
@@ -156,20 +157,18 @@ def _in_order(pairs) -> list:
 def _play_forked(game, jobs, workers, play, done) -> None:
     import multiprocessing as mp
     ctx = mp.get_context("fork")
-    # Forked workers start with this very game: its generated code and what it has
-    # worked out so far come along instead of being built again in every worker.
-    # The collector is told to leave what exists now alone, so the workers do not
-    # copy every page of it just by looking at it.
-    _SHARED["game"] = game
+    # Forked workers start with this very game (a forked pool's initializer arguments are
+    # inherited, not sent): its generated code and what it has worked out so far come along
+    # instead of being built again in every worker. The collector is told to leave what
+    # exists now alone, so the workers do not copy every page of it just by looking at it.
     gc.freeze()
     try:
         # Leaving the block terminates the pool: on Ctrl-C too, so no worker outlives the run.
-        with ctx.Pool(workers, initializer=_init_worker) as pool:
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(game,)) as pool:
             for pair in pool.imap_unordered(_work_shared, [(play, job) for job in jobs], chunksize=1):
                 done([pair])
     finally:
         gc.unfreeze()
-        _SHARED.pop("game", None)
 
 
 def simulate(game, n, seed=0, players=None, workers=1, agent="random", progress=None, options=None,
@@ -194,28 +193,26 @@ def _summary(game, results, n, seed, players, agent, options) -> dict:
     out = summarise(game, results, n, seed, players, agent)
     if options:  # said only when set, so a run without them reports as it always did
         out["options"] = dict(options)
-    prof = game.profile
+    prof = game.cache.profile
     if prof is not None:
         out["profile"] = {"lines": prof.rows(n), "in_lines": prof.share_in_lines(),
                           "building": round(prof.building / (prof.total or 1), 4)}
     return out
 
 
-_SHARED = {}
-
-
-def _init_worker():
+def _init_worker(game):
     # Ctrl-C reaches every process of the terminal's group: the parent alone answers it,
     # ending the pool (and so these workers) without a traceback from each of them.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The pool ends its workers with SIGTERM: they end quietly even where the parent had
     # joined Ray, whose handler (forked along) prints a stack dump for it.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _work_shared.game = game  # this worker process's one game, for the jobs it is sent
 
 
 def _work_shared(args):
     play, job = args
-    return job.index, play(_SHARED["game"], *job)
+    return job.index, play(_work_shared.game, *job)
 
 
 def summarise(game, results, n, seed, players, agent) -> dict:
@@ -276,43 +273,3 @@ def histogram(scores, bins) -> list:
     for x in scores:
         out[min(k - 1, int((x - lo) / width))] += 1
     return out
-
-
-_BARS = " ▁▂▃▄▅▆▇█"
-
-
-def sparkline(counts) -> str:
-    """Counts as bars, the tallest full: a seat's scores at a glance."""
-    top = max(counts, default=0)
-    return "".join(_BARS[0 if not c else max(1, round(c * 8 / top))] for c in counts) if top else ""
-
-
-def render(result) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    from .text import printable
-    con = Console()
-    con.print(f"[bold]{result['game']}[/bold]: {result['finished']}/{result['games']} games finished "
-              f"({result['players']} players, {result['agent']} bots, seed {result['seed']})")
-    b = result.get("score_bins")
-    t = Table("seat", "win rate", "mean score", "median", "min", "max",
-              f"scores {b['from']} to {b['to']}" if b else "scores")
-    for p, s in result["seats"].items():
-        t.add_row(p, f"{s['win_rate']:.1%}", f"{s['score_mean']:.2f}", str(s["score_median"]), str(s["score_min"]),
-                  str(s["score_max"]), sparkline(s.get("score_histogram", [])))
-    con.print(t)
-    if result.get("factions"):
-        ft = Table("faction", "games", "win rate")
-        for f, s in result["factions"].items():
-            ft.add_row(f, str(s["games"]), f"{s['win_rate']:.1%}")
-        con.print(ft)
-    con.print(f"rounds: mean {result['rounds']['mean']}, min {result['rounds']['min']}, max {result['rounds']['max']}; "
-              f"decisions per game: mean {result['decisions']['mean']}; shared or no winner: {result['no_winner_or_shared']}")
-    if result["top_actions"]:
-        con.print("most used: " + ", ".join(f"{a} ({c})" for a, c in result["top_actions"]))
-    for e in result["errors"][:5]:
-        con.print(f"[red]game {e['game']}: {escape(printable(e['error']))}[/red]")  # (a fault quotes content)
-    if len(result["errors"]) > 5:
-        con.print(f"[red]... and {len(result['errors']) - 5} more errors[/red]")

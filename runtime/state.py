@@ -60,7 +60,7 @@ def _start(game, players: int):
     """The counters, things and zones of a game with this many players before any shuffle,
     made once per game and seat count and copied for each new state (a copy is made several
     times faster). The copies share their ids with the game's tables, which look them up."""
-    made = game.__dict__.setdefault("_start", {})
+    made = game.cache.start
     if players not in made:
         g, e, zones = {}, {}, {}
         for c in sorted(game.global_counters):

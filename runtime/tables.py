@@ -74,12 +74,33 @@ def _shape(data) -> None:
              and row[1] in data["protos"], "instances")
 
 
-class Game:
-    """Immutable rules of one game. Every state of that game refers to one of these."""
+class Cache:
+    """What a game works out while it is played, and the tools watching its play: owned by
+    the one Game it belongs to and dropped with it (as Jinja2's Environment owns its
+    templates' code), so that the rules themselves never change. Nothing here changes how
+    a game plays: each entry is worked out again the same wherever it is missing."""
 
-    # Told of every log line an effect writes, as (state, index in the log), when set: the
-    # leak scan notes what each seat could see as the line was written. Play leaves it unset.
-    log_hook = None
+    def __init__(self):
+        self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
+        self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
+        self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
+        self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
+        self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
+        self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
+        self.within = {}  # (location, range) -> the locations that near: Game.within
+        self.distances = {}  # location -> the distances from it: Game.distances_from
+        self.start = {}  # seats -> a new state's counters, things and zones (state._start)
+        self.printed = {}  # attribute -> its value printed on each thing (pysource: fixed_table)
+        self.cards = None  # card id -> its card type (simulate.cards_of)
+        self.profile = None  # a runtime.profile.Profile (or coverage Recording) while the lines are clocked
+        # Told of every log line an effect writes, as (state, index in the log), when set: the
+        # leak scan notes what each seat could see as the line was written. Play leaves it unset.
+        self.log_hook = None
+
+
+class Game:
+    """Immutable rules of one game. Every state of that game refers to one of these; what
+    play works out of them is kept in its `cache`."""
 
     def __init__(self, data: dict):
         if data.get("format") != SUPPORTED_FORMAT:
@@ -107,13 +128,7 @@ class Game:
         self.options = data["game"].get("options") or {}
         self.proto_of = {iid: pid for iid, pid, _z, _u in self.instances}
         self.kind_of = {iid: self.protos[pid]["kind"] for iid, pid, _z, _u in self.instances}
-        self.profile = None  # a runtime.profile.Profile while the game's lines are clocked
-        self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
-        self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
-        self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
-        self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
-        self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
-        self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
+        self.cache = Cache()
         self.attrs_of = {iid: self.protos[pid]["attrs"] for iid, pid, _z, _u in self.instances}
         self.of_kind = {}
         for iid, kind in self.kind_of.items():
@@ -148,7 +163,7 @@ class Game:
         self.others_zone_names = {z for z, d in self.zones.items() if d["visibility"] == "others"}
         # zones some seats alone see, whoever holds them: zone name -> those seats
         self.seats_zone_names = {z: frozenset(d["visibility"]) for z, d in self.zones.items() if type(d["visibility"]) is list}
-        # facts everyone knows about a thing while the thing itself is hidden (secrets.facts)
+        # facts everyone knows about a thing while the thing itself is hidden (visibility.facts)
         self.public_counters = {c for c, d in self.counters.items() if d.get("public")}
         self.public_marks = frozenset(data["game"].get("public_marks") or ())
         # public counters that say what a hidden thing is or is not: counter -> (attribute, "is"/"not")
@@ -164,7 +179,7 @@ class Game:
     def within(self, a, r) -> list:
         """The locations other than `a` at most `r` from it, in table order; worked out once
         for each place and distance (callers must not change the list)."""
-        cache = self.__dict__.setdefault("_within", {})
+        cache = self.cache.within
         if (a, r) not in cache:
             if len(cache) >= KNOWN_LIMIT:
                 cache.clear()
@@ -177,7 +192,7 @@ class Game:
 
         The map never changes during a game, so each source is worked out once.
         """
-        cache = self.__dict__.setdefault("_distances", {})
+        cache = self.cache.distances
         if a in cache:
             return cache[a]
         if len(cache) >= KNOWN_LIMIT:
@@ -200,13 +215,13 @@ class Game:
         return dist
 
     def __getstate__(self):
-        """A game sent to another process goes without its code: written there on first use."""
-        return dict(self.__dict__, code=None)
+        """A game sent to another process goes without its cache: worked out there on use."""
+        return dict(self.__dict__, cache=Cache())
 
     def forget_code(self) -> None:
         """Drop the game's generated code, so that it is written anew on its next use (as a
         profile or a coverage recording has it, with its counters around each line)."""
-        self.code = None
+        self.cache.code = None
 
     @classmethod
     def load(cls, path: str) -> "Game":

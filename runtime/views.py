@@ -8,12 +8,12 @@ naming hidden things (written unnamed), and the saved task (it holds the full st
 Hidden things appear only as counts and handles, never by id; a hidden thing that
 carries public facts (`public` counters, the game's `public_marks`) is listed under its
 zone's `facts` by its handle ("card 2 of Player 3's Hand": red, 5). The rules of what is
-hidden are in runtime/secrets.py.
+hidden are in runtime/visibility.py.
 """
 from __future__ import annotations
 
 from .flow import decision
-from .secrets import can_see, counter_visible, facts, handle_of, log_for, seat_options
+from .visibility import can_see, counter_visible, facts, handle_of, log_for, seat_options
 from .state import copy_small
 
 __all__ = ["can_see", "view"]

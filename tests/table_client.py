@@ -7,7 +7,7 @@ import os
 
 from starlette.testclient import TestClient
 
-from rulepress.runtime.leakscan import scan_state
+from rulepress.leakscan import scan_state
 from rulepress.runtime.tables import Game
 from rulepress.table.app import create_app
 
@@ -80,7 +80,7 @@ def room_of_two(client: TestClient, name="Ann", other="Bob"):
 
 
 def leak_in(game, st, frames: dict):
-    """runtime/leakscan over the frames each seat (None: a spectator) was last sent: the
+    """rulepress/leakscan over the frames each seat (None: a spectator) was last sent: the
     view, its options, labels, seats and log, everything of the frame."""
     def as_view(_game, _st, seat):
         f = frames[seat]

@@ -3,7 +3,7 @@ and copies what it changes. Played on, it must play exactly the game a full copy
 leave its world (and a waiting task's snapshot, which replays share too) as it was."""
 import pytest
 
-from rulepress.runtime import flow, secrets
+from rulepress.runtime import flow, visibility
 from rulepress.runtime.agents import RandomAgent
 from rulepress.runtime.flow import Choices, apply, branch, choices, new_game
 from rulepress.runtime.state import clone
@@ -30,7 +30,7 @@ def _play(game, st, agent, decisions):
 
 
 def _worlds(game, seed, every, limit=400):
-    """Worlds as a bot deals them (`secrets.sample`, lean) at every `every`-th decision of a
+    """Worlds as a bot deals them (`visibility.sample`, lean) at every `every`-th decision of a
     random game: some wait in the middle of an effect, some at a turn's choice."""
     st = new_game(game, min(max(2, game.players_min), game.players_max), seed)
     agent = RandomAgent(seed)
@@ -40,7 +40,7 @@ def _worlds(game, seed, every, limit=400):
         if n % every == 0:
             d = st["pending"]
             seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
-            yield secrets.sample(game, st, seat, {"rng": n}, lean=True)
+            yield visibility.sample(game, st, seat, {"rng": n}, lean=True)
         _play(game, st, agent, 1)
 
 

@@ -85,5 +85,5 @@ def test_a_game_that_has_played_pickles_without_its_code_and_plays_the_same_else
     game = game_from("tests/games/duel")
     first = outcome(game, 0)
     copy = pickle.loads(pickle.dumps(game))
-    assert game.code is not None and copy.code is None
+    assert game.cache.code is not None and copy.cache.code is None
     assert outcome(copy, 0) == first

@@ -92,10 +92,10 @@ def test_a_grouping_kept_by_the_game_follows_a_change_in_a_new_interpreter():
     loop = parse_expr("[c for c in every character where c.side == p]", lambda l, c: Pos("t", l, c))
     st = new_game(game, 2, "one-read")
     mine = Interp(game, st).ev(loop, {"p": "p1"})
-    assert mine and ("character", "side") in game.groupings
-    kept = game.groupings[("character", "side")]
+    assert mine and ("character", "side") in game.cache.groupings
+    kept = game.cache.groupings[("character", "side")]
     assert Interp(game, st).ev(loop, {"p": "p1"}) == mine
-    assert game.groupings[("character", "side")] is kept  # found again, not made again
+    assert game.cache.groupings[("character", "side")] is kept  # found again, not made again
     it = Interp(game, st)
     it.set_counter(mine[0], "side", "p2", "test")
     assert it.ev(loop, {"p": "p1"}) == mine[1:]
@@ -137,7 +137,7 @@ def test_every_kind_reads_only_the_removed_things_of_its_kind():
     other = next(k for k in game.of_kind if k != "character")
     st = new_game(game, 2, "every-kind")
     first = Interp(game, st).ev(loop, {"p": "p1"})
-    kept = game.groupings[("character", "side")]
+    kept = game.cache.groupings[("character", "side")]
     assert kept.reads[("removed", "character")] == ()
     it = Interp(game, st)
     it.move(game.of_kind[other][0], "removed", "up")

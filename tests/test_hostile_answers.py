@@ -4,7 +4,7 @@ A seat at the online table (or at the terminal) may send any text as its choice:
 a card it was never offered (`?p2.hand#1`, `?deal_deck#1`), a hidden card's own id, a kind,
 a place, a guess. Each is refused in the same words whatever it points at, turn actions,
 in-game questions and secret picks alike; the refusal is scanned for every id, kind and
-name of a thing hidden from that seat (runtime/leakscan.said_in), in every content game and
+name of a thing hidden from that seat (rulepress/leakscan.said_in), in every content game and
 every example.
 """
 from __future__ import annotations
@@ -18,11 +18,11 @@ import pytest
 from starlette.testclient import TestClient
 from table_client import app_on, close_all, hello, room_of_two
 
-from rulepress.runtime import leakscan
+from rulepress import leakscan
 from rulepress.runtime.agents import RandomAgent, step
 from rulepress.runtime.answers import REFUSED, accept, told
 from rulepress.runtime.flow import IllegalChoice, apply, branch, new_game
-from rulepress.runtime.secrets import handle_of, hidden_from, resolve
+from rulepress.runtime.visibility import handle_of, hidden_from, resolve
 from rulepress.table.rooms import Tables
 from rulepress.table.store import Store
 from tests.conftest import ROOT, game_from

@@ -217,7 +217,7 @@ def test_a_game_played_to_its_end_is_logged_and_replays(capsys, monkeypatch, tmp
 
 
 def test_a_log_that_cannot_be_written_after_the_game_is_printed_instead(duel, tmp_path, capsys):
-    from rulepress.runtime.terminal import play
+    from rulepress.terminal import play
     gone = tmp_path / "gone"
     gone.mkdir()
     log = gone / "game.json"
@@ -543,7 +543,7 @@ def test_a_log_file_that_is_a_link_is_a_usage_error_before_the_game(capsys, monk
 
 def test_a_link_planted_at_the_log_during_the_game_is_not_written_through(duel, tmp_path, capsys):
     from rulepress.compiler.writing import put_chosen
-    from rulepress.runtime.terminal import play
+    from rulepress.terminal import play
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     log = tmp_path / "game.log.json"

@@ -3,7 +3,7 @@
 Content's text (an action's, a card's, a counter's, a place's name, a prompt, a log line)
 may hold control and bidi characters: an escape sequence that sets the terminal's title,
 clears it or recolours it, a NUL, a right-to-left override, a line separator. Each is
-printed as an escape (runtime/text.printable, as `validate` does for diagnostics) and the
+printed as an escape (compiler/diagnostics.printable, as `validate` does for diagnostics) and the
 name still reads. A fault of the content while playing ends in one line that says where
 and what, never "internal error", never a traceback.
 """
@@ -16,8 +16,8 @@ import shutil
 import pytest
 from rich.console import Console
 
-from rulepress.runtime.terminal import play
-from rulepress.runtime.text import printable
+from rulepress.terminal import play
+from rulepress.compiler.diagnostics import printable
 from tests.conftest import ROOT, game_from, rulepress
 
 HOSTILE = {

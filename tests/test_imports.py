@@ -54,3 +54,23 @@ def test_the_finder_finds_a_cycle():
 
 def test_the_compiler_has_no_import_cycle():
     assert cycle(imports(os.path.join(ROOT, "compiler"))) is None
+
+
+def test_the_runtime_imports_neither_the_compiler_nor_what_shows_a_game():
+    """The runtime hands data; the compiler, the command line and the terminal's colours
+    (rich) sit above it (docs/design.md, "Package layout")."""
+    folder = os.path.join(ROOT, "runtime")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                found = [("." * node.level) + (node.module or "")]
+            else:
+                continue
+            for mod in found:
+                assert not mod.startswith(("rich", "click", "rulepress", "..", "compiler")), (name, mod)

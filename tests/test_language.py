@@ -103,7 +103,7 @@ def test_a_turn_with_no_legal_action_ends_by_itself_without_offering_a_pass(tmp_
 
 
 def test_a_text_with_values_names_them_in_the_log_and_hides_what_a_seat_may_not_see(duel):
-    from rulepress.runtime.secrets import log_for
+    from rulepress.runtime.visibility import log_for
     st = new_game(duel, 2, 1, first="p1")
     interrupt(duel, st, _ir('log "{player} is out of the round with {count(player.hand)} cards, {{braces}}"\n'
                             'log "{top(blades)} lies on top"'), {"player": "p1"})

@@ -60,7 +60,7 @@ def test_the_command_shows_the_lines_that_take_the_time():
 
 
 def test_a_line_is_shown_as_written(capsys):
-    from rulepress.runtime.profile import render
+    from rulepress.report import profile as render
     profile = {"lines": [{"at": "cards.yaml:100:7", "what": "return", "share": 0.5, "runs_per_game": 3,
                           "text": "return [c for c in p.hand where c.cost > 0]"}], "in_lines": 0.5}
     render(profile, 1)

@@ -275,9 +275,9 @@ def test_playing_the_same_game_again_compiles_nothing_new(duel):
     """Blocks are compiled once and kept with the game: an action without a cost must not
     bring a new empty block to compile (and keep) at every turn."""
     _play(duel, 4)
-    compiled = len(duel.code.blocks), len(duel.code.exprs), len(duel.code.lines)
+    compiled = len(duel.cache.code.blocks), len(duel.cache.code.exprs), len(duel.cache.code.lines)
     _play(duel, 4)
-    assert (len(duel.code.blocks), len(duel.code.exprs), len(duel.code.lines)) == compiled
+    assert (len(duel.cache.code.blocks), len(duel.cache.code.exprs), len(duel.cache.code.lines)) == compiled
 
 
 @pytest.mark.parametrize("folder", ["content/android", "content/study-in-emerald"])
@@ -452,7 +452,8 @@ def test_simulation_counts_each_seats_scores_in_bins_shared_by_all_seats(duel):
 def _kept_sizes(game) -> dict:
     """How many entries each table the runtime keeps with a game holds."""
     sizes = {k: len(v) for k, v in vars(game).items() if isinstance(v, (dict, list, set))}
-    sizes.update({f"code.{k}": len(v) for k, v in vars(game.code).items() if isinstance(v, (dict, list))})
+    sizes.update({f"cache.{k}": len(v) for k, v in vars(game.cache).items() if isinstance(v, (dict, list, set))})
+    sizes.update({f"code.{k}": len(v) for k, v in vars(game.cache.code).items() if isinstance(v, (dict, list))})
     return sizes
 
 
@@ -482,9 +483,9 @@ def test_code_kept_for_ir_made_afresh_stays_within_its_bound(duel, monkeypatch):
     P = "t:1:1"
     st = new_game(duel, 2, 1)
     Interp(duel, st).call_block([], {})
-    own = len(duel.code.blocks) + len(duel.code.exprs), len(duel.code.lines)
+    own = len(duel.cache.code.blocks) + len(duel.cache.code.exprs), len(duel.cache.code.lines)
     for i in range(200):
         Interp(duel, st).call_block([["log", P, ["str", P, f"line {i}"]]], {"player": "p1"})
-        assert len(duel.code.blocks) + len(duel.code.exprs) <= own[0] + 20 and len(duel.code.lines) <= own[1] + 20
-        assert len(duel.code.nodes) == len(duel.code.blocks) + len(duel.code.exprs)
+        assert len(duel.cache.code.blocks) + len(duel.cache.code.exprs) <= own[0] + 20 and len(duel.cache.code.lines) <= own[1] + 20
+        assert len(duel.cache.code.nodes) == len(duel.cache.code.blocks) + len(duel.cache.code.exprs)
     assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran

@@ -1,4 +1,4 @@
-"""A bot's samples (`secrets.sample`) of a state waiting in the middle of an effect.
+"""A bot's samples (`visibility.sample`) of a state waiting in the middle of an effect.
 
 The waiting effect replays from its snapshot, whose generator is the real game's as the
 effect began (the rolls it made before the decision must come out the same again). Were
@@ -8,7 +8,7 @@ the effect has not changed with the state: a deal renames each of them once.
 """
 import pytest
 
-from rulepress.runtime import secrets
+from rulepress.runtime import visibility
 from rulepress.runtime.agents import RandomAgent
 from rulepress.runtime.flow import _snapshot, apply, choices, new_game
 from rulepress.runtime.state import clone
@@ -30,7 +30,7 @@ def test_a_sample_answered_mid_effect_rolls_no_dice_of_the_real_game(name):
         if d is None:
             break
         if d["kind"] not in ("action", "secret") and st["task"] is not None:
-            world = secrets.sample(game, st, d["who"], {"rng": n}, lean=True)
+            world = visibility.sample(game, st, d["who"], {"rng": n}, lean=True)
             real = clone(st)  # (a copy: it replays the effect too, with the real generator)
             choice = d["options"][0]["id"]
             apply(game, real, choice, d["who"])
@@ -52,7 +52,7 @@ def test_a_thing_the_waiting_effect_shares_with_its_snapshot_is_dealt_once():
     game = game_from("content/android")
     st = new_game(game, 2, "deal")
     seat, other = st["players"]
-    hidden = sorted(secrets.hidden_from(game, st, seat) - set(st["players"]))
+    hidden = sorted(visibility.hidden_from(game, st, seat) - set(st["players"]))
     named = next(x for x in hidden if game.kind_of.get(x) == game.kind_of.get(hidden[0]))
     holder = next(x for x in hidden if x != named)
     ref = next(c for c, t in game.counters.items() if t["type"] == "ref" and not t["hidden"])
@@ -61,7 +61,7 @@ def test_a_thing_the_waiting_effect_shares_with_its_snapshot_is_dealt_once():
     place = (st["things"][named]["zone"], st["zones"][st["things"][named]["zone"]].index(named))
     renamed = 0
     for n in range(20):
-        world = secrets.sample(game, st, seat, {"rng": n})
+        world = visibility.sample(game, st, seat, {"rng": n})
         for part in (world, world["task"]["snap"]):
             new = next(x for x, e in part["things"].items() if e["counters"].get(ref) is not None and x in hidden)
             now = part["things"][new]["counters"][ref]

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from rulepress.runtime import secrets
+from rulepress.runtime import visibility
 from rulepress.runtime.agents import Seen, make, play_out
 from rulepress.runtime.flow import choices, new_game
 from rulepress.runtime.search import Evaluation, MctsAgent, parse_budget
@@ -157,14 +157,14 @@ def test_the_choice_is_the_same_when_what_the_seat_cannot_see_is_dealt_otherwise
     st = _positions(game, 3, steps)
     seat = _decider(st)
     # the same game as the seat sees it: the hidden things dealt again, the dice's generator another
-    other = secrets.sample(game, st, seat, {"rng": 12345})
+    other = visibility.sample(game, st, seat, {"rng": 12345})
     other["log"], other["history"] = st["log"], st["history"]  # (what the seat read of them is the same)
     assert view(game, other, seat) == view(game, st, seat)
     hidden = [k for k in st["zones"] if st["zones"][k] != other["zones"].get(k)]
     assert hidden and other["rng"] != st["rng"]  # the test can tell: the deal and the dice differ
     picks = []
     for world in (st, other):
-        opts = secrets.seat_options(game, world, seat, choices(game, world, seat))
+        opts = visibility.seat_options(game, world, seat, choices(game, world, seat))
         picks.append(MctsAgent("same", "12").choose(game, Seen(game, world, seat), seat, opts))
     assert picks[0] == picks[1]
 
@@ -192,7 +192,7 @@ def test_what_a_seat_is_handed_shares_nothing_with_the_real_state():
             stack.extend(v.values() if isinstance(v, dict) else v)
     agent = MctsAgent(1, "8")
     before = json.dumps(st, sort_keys=True, default=str)
-    opts = secrets.seat_options(game, st, seat, choices(game, st, seat))
+    opts = visibility.seat_options(game, st, seat, choices(game, st, seat))
     agent.choose(game, seen, seat, opts)
     assert json.dumps(st, sort_keys=True, default=str) == before  # the search left the real game as it was
     assert not any(id(x) in real for x in agent.__dict__.values())  # and keeps nothing of it
@@ -290,7 +290,7 @@ def test_simulate_and_play_take_an_mcts_seat(duel):
     from rich.console import Console
 
     from rulepress.cli import main
-    from rulepress.runtime.terminal import play
+    from rulepress.terminal import play
     duel_dir = os.path.join(ROOT, "tests/games/duel")
     runs = [CliRunner().invoke(main, ["simulate", duel_dir, "-n", "3", "--agent", "p1=mcts:5,random", "--json"])
             for _ in range(2)]

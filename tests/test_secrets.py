@@ -1,4 +1,4 @@
-"""Secrets never leave their seat: options, counters, log lines, bots (runtime/secrets.py),
+"""Secrets never leave their seat: options, counters, log lines, bots (runtime/visibility.py),
 and the canary scan designers run on their games (`rulepress secrets`)."""
 import json
 import os
@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-from rulepress.runtime import secrets
+from rulepress.runtime import visibility
 from rulepress.runtime.agents import GreedyAgent, RandomAgent, Seen, play_out, step
 from rulepress.runtime.flow import apply, decision, new_game
-from rulepress.runtime.leakscan import scan
-from rulepress.runtime.secrets import can_see
+from rulepress.leakscan import scan
+from rulepress.runtime.visibility import can_see
 from rulepress.runtime.views import view
 from tests.conftest import ROOT, compiled, content_games, game_from
 
@@ -93,7 +93,7 @@ def test_a_card_of_one_copy_offered_as_its_kind_is_that_kind_not_where_it_lies(b
     seat = st["pending"]["who"]
     assert "princess" in st["things"] and not can_see(game, st, "princess", seat)
     apply(game, st, action, seat)
-    offered = secrets.seat_options(game, st, seat, st["pending"]["options"])
+    offered = visibility.seat_options(game, st, seat, st["pending"]["options"])
     assert [o["id"] for o in offered] == kinds
     assert offered[kinds.index("princess")]["label"]["en"] == "Princess"
     assert [o["id"] for o in view(game, st, seat)["decision"]["options"]] == kinds
@@ -106,8 +106,8 @@ def test_a_choice_among_hidden_cards_still_offers_handles_where_a_card_has_one_c
     st = new_game(game, 2, "kinds")
     seat = st["pending"]["who"]
     hidden = sorted(st["zones"]["pile"])
-    offered = secrets.seat_options(game, st, seat, [{"id": x, "label": {"en": x}} for x in hidden])
-    assert all(o["id"].startswith(secrets.HANDLE) for o in offered) and "princess" in hidden
+    offered = visibility.seat_options(game, st, seat, [{"id": x, "label": {"en": x}} for x in hidden])
+    assert all(o["id"].startswith(visibility.HANDLE) for o in offered) and "princess" in hidden
 
 
 @pytest.mark.parametrize("name", ["love-letter", "coup"])
@@ -169,16 +169,16 @@ def test_a_choice_among_hidden_cards_offers_handles_that_map_back_only_on_the_se
     for eid in hand:
         assert eid not in text and game.name(eid) not in text and game.proto_of[eid] not in text
     assert [o["label"]["en"] for o in offered] == [f"card {i} of Player {other[1:]}'s Hand" for i in (1, 2)]
-    assert [secrets.resolve(st, o["id"]) for o in offered] == hand
+    assert [visibility.resolve(st, o["id"]) for o in offered] == hand
     taken = hand[1]
-    apply(game, st, secrets.resolve(st, offered[1]["id"]), me)
+    apply(game, st, visibility.resolve(st, offered[1]["id"]), me)
     assert st["things"][taken]["zone"] == f"{me}.hand"
 
 
 def test_a_handle_that_names_no_place_is_not_a_choice(bait):
     st = new_game(bait["leak-options"], 2, 1)
     for bad in ("?nowhere#1", "?p1.hand#0", "?p1.hand#99", "?p1.hand#x", "?"):
-        assert secrets.resolve(st, bad) == bad
+        assert visibility.resolve(st, bad) == bad
 
 
 def test_a_choice_among_things_the_chooser_may_see_shows_them(bait):
@@ -186,7 +186,7 @@ def test_a_choice_among_things_the_chooser_may_see_shows_them(bait):
     st = new_game(game, 2, 1)
     me = st["pending"]["who"]
     opts = [{"id": e, "label": {"en": game.name(e)}} for e in st["zones"][f"{me}.hand"]]
-    assert secrets.seat_options(game, st, me, opts) == opts
+    assert visibility.seat_options(game, st, me, opts) == opts
 
 
 # ---- counters and log lines ------------------------------------------------------
@@ -260,10 +260,10 @@ def test_a_sample_keeps_what_the_seat_sees_and_deals_the_rest_again(bait):
     game = bait["leak-options"]
     st = new_game(game, 3, 1)
     me = st["players"][0]
-    dealer = {"rng": secrets.rng.seed_state("t")}
+    dealer = {"rng": visibility.rng.seed_state("t")}
     moved = 0
     for _ in range(20):
-        world = secrets.sample(game, st, me, dealer)
+        world = visibility.sample(game, st, me, dealer)
         assert world["zones"][f"{me}.hand"] == st["zones"][f"{me}.hand"]
         assert sorted(world["things"]) == sorted(st["things"])
         assert view(game, world, me) == view(game, st, me)
@@ -295,7 +295,7 @@ class _StateGreedy(GreedyAgent):
                 return False
 
             def sample(self, _rng):
-                return secrets.marshal.loads(secrets.marshal.dumps(real))
+                return visibility.marshal.loads(visibility.marshal.dumps(real))
         return super().choose(game, Peek(), seat, options)
 
 
@@ -327,7 +327,7 @@ def test_step_and_play_out_apply_the_thing_a_handle_stands_for(bait):
         if st["pending"] is None:
             break
         step(game, st, agents)
-    assert all(not c.startswith(secrets.HANDLE) for _w, c in st["history"])
+    assert all(not c.startswith(visibility.HANDLE) for _w, c in st["history"])
 
 
 # ---- decisions that do not reveal, and the checker's warnings -------------------------
@@ -368,7 +368,7 @@ def test_the_checker_warns_when_a_public_log_line_names_a_drawn_card_but_not_a_p
 def test_a_bots_sample_does_not_carry_other_players_hidden_counters(duel):
     st = new_game(duel, 2, 1, first="p1")
     assert st["things"]["p2"]["counters"]["loyalty"] == 2  # set in setup to the seat number
-    world = secrets.sample(duel, st, "p1", {"rng": secrets.rng.seed_state("t")})
+    world = visibility.sample(duel, st, "p1", {"rng": visibility.rng.seed_state("t")})
     assert world["things"]["p2"]["counters"]["loyalty"] == duel.counters["loyalty"]["initial"]
     assert world["things"]["p1"]["counters"]["loyalty"] == st["things"]["p1"]["counters"]["loyalty"]  # its own it knows
 
@@ -380,11 +380,11 @@ def test_two_states_a_seat_cannot_tell_apart_give_it_the_same_samples(bait):
     st = new_game(game, 3, 2)
     me = st["players"][0]
     # the same game to p1, dealt otherwise (the first of a few deals that moves p2's hand)
-    other = next(o for o in (secrets.sample(game, st, me, {"rng": r}) for r in range(20))
+    other = next(o for o in (visibility.sample(game, st, me, {"rng": r}) for r in range(20))
                  if o["zones"]["p2.hand"] != st["zones"]["p2.hand"])
     other["log"], other["history"] = st["log"], st["history"]
     assert view(game, other, me) == view(game, st, me)
     assert other["rng"] != st["rng"]
     for k in range(5):
-        assert secrets.sample(game, st, me, {"rng": k}) == secrets.sample(game, other, me, {"rng": k})
-    assert secrets.sample(game, st, me, {"rng": 1})["rng"] not in (st["rng"], secrets.sample(game, st, me, {"rng": 2})["rng"])
+        assert visibility.sample(game, st, me, {"rng": k}) == visibility.sample(game, other, me, {"rng": k})
+    assert visibility.sample(game, st, me, {"rng": 1})["rng"] not in (st["rng"], visibility.sample(game, st, me, {"rng": 2})["rng"])

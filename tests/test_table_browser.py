@@ -26,9 +26,9 @@ import urllib.request
 
 import pytest
 
-from rulepress.runtime import leakscan
+from rulepress import leakscan
 from rulepress.runtime.flow import apply, new_game
-from rulepress.runtime.secrets import hidden_from
+from rulepress.runtime.visibility import hidden_from
 from rulepress.runtime.tables import Game
 from rulepress.runtime.views import view
 
@@ -180,7 +180,7 @@ def as_sent(value):
 def scan_frames(db: str, code: str, pages: dict) -> tuple[list[str], int]:
     """Every `table` frame each page received, against the state the server held when it
     sent it: the frame's view is exactly runtime/views.view for its seat, its raw text names
-    no thing hidden from that seat, and runtime/leakscan finds no hidden name, prototype or
+    no thing hidden from that seat, and rulepress/leakscan finds no hidden name, prototype or
     counter in it. `pages`: seat (None: spectator) -> Page. Returns (problems, states checked)."""
     game, states = game_states(db, code)
     views = [{seat: as_sent(view(game, st, seat)) for seat in pages} for st in states]

@@ -4,7 +4,7 @@ import io
 import pytest
 from rich.console import Console
 
-from rulepress.runtime.terminal import _collapsed, labels, play
+from rulepress.terminal import _collapsed, labels, play
 from tests.conftest import game_from
 
 
@@ -13,10 +13,10 @@ def pick():
     return game_from("tests/games/secret-pick")
 
 
-def _play(game, bots, answers, seed=4, players=2):
+def _play(game, bots, answers, seed=4, players=2, lang="en"):
     out = io.StringIO()
     feed = iter(answers)
-    st = play(game, players, seed, bots, "en", None, input_fn=lambda _p: next(feed, "q"),
+    st = play(game, players, seed, bots, lang, None, input_fn=lambda _p: next(feed, "q"),
               con=Console(file=out, width=160, color_system=None))
     return st, out.getvalue()
 
@@ -47,6 +47,15 @@ def test_hot_seat_play_hands_over_with_a_pass_screen(pick):
     assert text.count("pass to Player") == 2
 
 
+def test_in_russian_the_table_speaks_russian_and_the_games_log_stays_as_it_was_written(pick):
+    _st, text = _play(pick, "p2", ["1"], 2, lang="ru")
+    assert "раунд 1 · первый игрок: Игрок 2" in text and "Игрок 1 (вы):" in text and "Игрок 2 (бот)" in text
+    assert "конец игры" in text and "first player" not in text and "(bot)" not in text
+    _st, english = _play(pick, "p2", ["1"], 2)
+    logged = [ln for ln in english.splitlines() if ln.startswith("· ")]
+    assert logged and all(ln in text.splitlines() for ln in logged)  # the state's log, English in both
+
+
 def test_a_random_seed_by_default_is_printed_so_the_game_can_be_replayed(pick):
     _st, text = _play(pick, "p1,p2", [], seed=None)
     seed = text.split()[1]
@@ -64,7 +73,7 @@ def test_two_options_never_share_a_label_and_identical_things_are_counted():
 
 def test_the_table_shows_the_last_dice_rolled(pick):
     from rulepress.runtime.flow import new_game
-    from rulepress.runtime.terminal import table_lines
+    from rulepress.terminal import table_lines
     st = new_game(pick, 2, 1)
     st["rolled"] = [3, 6, 2]
     assert "dice: 6 2  (roll 3)" in table_lines(pick, st, "p1", "en")

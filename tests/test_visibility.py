@@ -14,7 +14,7 @@ from rulepress.cli import main
 from rulepress.compiler.validation import validate_game
 from rulepress.runtime.flow import new_game
 from rulepress.runtime.interpreter import Interp
-from rulepress.runtime.secrets import can_see, sample
+from rulepress.runtime.visibility import can_see, sample
 from rulepress.runtime.views import view
 from rulepress.compiler.dsl import parse
 from tests.conftest import ROOT, game_from
@@ -85,14 +85,14 @@ def test_a_searched_bot_plays_the_card_a_clue_told_it_is_safe_and_a_blind_one_gu
     """p1 holds a card told to be a 1 (safe: no lantern is lit) and one told not to be a 1.
     The bot that deals its worlds by what it was told lights the 1 every time; the same bot
     dealing blind does it about half the time. (20 seeds: 20 of 20 against 10 of 20.)"""
-    from rulepress.runtime import secrets
+    from rulepress.runtime import visibility
     from rulepress.runtime.agents import ask
     from rulepress.runtime.flow import apply, choices
     from rulepress.runtime.search import MctsAgent
-    real = secrets.sample
+    real = visibility.sample
 
     def lit(told, seeds):
-        monkeypatch.setattr(secrets, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
+        monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
         got = 0
         for s in seeds:
             st = new_game(lanterns, 2, s)
@@ -222,7 +222,7 @@ def test_a_card_name_said_as_a_card_everyone_saw_goes_back_to_a_hand_is_no_news(
     """Banquet logs "{p} uses Chopsticks to take {x} too" as the Chopsticks that lay on the
     table go back into a hand, while other Chopsticks lie hidden in hands: everyone saw a
     Chopsticks at the last decision. A name said of a card nobody saw is still a leak."""
-    from rulepress.runtime.leakscan import scan
+    from rulepress.leakscan import scan
     leak, scanned = scan(game_from("docs/examples/banquet"), n=3, seed=0, players=2)
     assert leak is None and scanned > 20, leak and leak.text()
     leak, _ = scan(game_from("tests/games/leak-said"), n=6, seed=0, players=2)
@@ -249,7 +249,7 @@ def test_rulepress_view_prints_what_a_seat_is_sent_after_some_choices_of_a_log(l
 
 
 def test_the_terminal_shows_a_player_what_is_known_of_their_hidden_cards(lanterns):
-    from rulepress.runtime.terminal import table_lines
+    from rulepress.terminal import table_lines
     st = new_game(lanterns, 2, 0)
     card = st["zones"]["p1.hand"][1]
     run(lanterns, st, f'set "{card}".told_value to 2\nmark "{card}" as clued')

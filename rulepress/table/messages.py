@@ -1,8 +1,8 @@
 """The table's WebSocket messages: what a client may send, and what each socket is sent.
 
 Every `table` message is made on the server for the one seat it goes to: the seat's view
-(runtime/views.view), its options (already cut down by runtime/secrets.seat_options) and
-its log lines (runtime/secrets.log_for). A spectator gets the public view (seat None).
+(runtime/views.view), its options (already cut down by runtime/visibility.seat_options) and
+its log lines (runtime/visibility.log_for). A spectator gets the public view (seat None).
 Nothing is filtered in the browser: what a seat may not see never leaves the server.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import NamedTuple
 
-from ..runtime.secrets import log_for
+from ..runtime.visibility import log_for
 from ..runtime.state import zone_name
 from ..runtime.views import view
 from .limits import MESSAGE_BYTES, Refused

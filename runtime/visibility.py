@@ -1,4 +1,4 @@
-"""Secrets: what one seat may know, and how everything it is handed is cut down to that.
+"""Visibility: what one seat may know, and how everything it is handed is cut down to that.
 
 A seat may see a thing when it lies in a public place face up, in a zone whose
 `visibility` names that seat (`owner`: its player's own; `others`: every player's but its
@@ -26,6 +26,7 @@ import marshal
 
 from . import rng
 from .state import zone_name, zone_owner
+from .words import handle_label, place_label
 
 HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
 
@@ -95,28 +96,12 @@ def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
 
 # ---- options: hidden things offered as handles ----------------------------------
 
-def place_label(game, key: str) -> dict:
-    name = zone_name(key)
-    table = game.zones.get(name) or game.decks.get(name) or game.pools.get(name) or {}
-    lab = table.get("name") or {}
-    en, ru = lab.get("en") or name, lab.get("ru") or lab.get("en") or name
-    owner = zone_owner(key)
-    if owner and owner[1:].isdigit():
-        return {"en": f"Player {owner[1:]}'s {en}", "ru": f"{ru} игрока {owner[1:]}"}
-    return {"en": en, "ru": ru}
-
-
-_KIND_RU = {"card": "карта", "token": "жетон", "piece": "фигура"}
-
-
 def handle_of(game, st, eid: str) -> dict:
     """A hidden thing as an option: its place and its position there, nothing of what it is."""
     key = st["things"][eid]["zone"]
     i = st["zones"][key].index(eid)
     kind = game.kind_of.get(eid, "thing")
-    place = place_label(game, key)
-    return {"id": f"{HANDLE}{key}#{i + 1}",
-            "label": {"en": f"{kind} {i + 1} of {place['en']}", "ru": f"{_KIND_RU.get(kind, kind)} {i + 1}: {place['ru']}"}}
+    return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place_label(game, key))}
 
 
 def seat_options(game, st, seat, options):

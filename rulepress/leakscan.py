@@ -21,12 +21,12 @@ import json
 import re
 from typing import NamedTuple
 
-from .agents import RandomAgent, step
-from .answers import accept
-from .flow import IllegalChoice, choices, new_game
-from .interpreter import GameFault
-from .secrets import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
-from .views import view
+from .runtime.agents import RandomAgent, step
+from .runtime.answers import accept
+from .runtime.flow import IllegalChoice, choices, new_game
+from .runtime.interpreter import GameFault
+from .runtime.visibility import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
+from .runtime.views import view
 
 MAX_DECISIONS = 3000  # per game scanned: a game that goes on longer is scanned that far
 
@@ -361,11 +361,11 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
     players = players or game.players_min
     static = _static_names(game)
     witness = Witness(game)
-    game.log_hook = witness
+    game.cache.log_hook = witness
     try:
         return _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers)
     finally:
-        game.log_hook = None
+        game.cache.log_hook = None
 
 
 def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers):

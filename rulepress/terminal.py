@@ -15,19 +15,20 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
-from .agents import Seen, make
-from .answers import accept, told
-from .faults import GameFault
-from .flow import IllegalChoice, apply, choices, new_game
-from .replay import make_log
-from .secrets import can_see, handle_of, log_lines, place_label, seat_options
-from .text import printable
-from .views import view
+from .compiler.diagnostics import printable
+from .runtime.agents import Seen, make
+from .runtime.answers import accept, told
+from .runtime.faults import GameFault
+from .runtime.flow import IllegalChoice, apply, choices, new_game
+from .runtime.replay import make_log
+from .runtime.visibility import can_see, handle_of, log_lines, seat_options
+from .runtime.views import view
+from .runtime.words import WORDS, place_label
 
 
 def printed(text) -> str:
     """Content's text as the terminal prints it: markup escaped, control and bidi
-    characters written as escapes (runtime/text.printable)."""
+    characters written as escapes (compiler/diagnostics.printable)."""
     return escape(printable(str(text)))
 
 
@@ -58,8 +59,30 @@ def labels(options, lang) -> list:
     return out
 
 
+# The terminal's own words in each language it plays in (the game's log lines are the
+# state's, written once in English: runtime/words.py).
+SAY = {
+    "en": {"round": "round {n} · first player {player}", "you": " (you)", "game": "game", "hidden": "{n} hidden",
+           "dice": "dice: {dice}  (roll {n})", "as_before": "({n} lines as before; s shows them)", "bot": "{player} (bot)",
+           "secret": "{who} has made a secret choice", "chooses": "{who} chooses {what}", "chosen": "{who} has chosen",
+           "seed": "seed {seed} (rulepress play {game} --seed {seed} plays this game again)", "over": "game over",
+           "wins": "wins", "no_winner": "no winner", "pass_to": "pass to {player}", "enter": "{player}: press Enter ",
+           "action": "Your action", "choose": "Choose", "number": "type the number of a choice (s shows the table, q quits)"},
+    "ru": {"round": "раунд {n} · первый игрок: {player}", "you": " (вы)", "game": "игра", "hidden": "{n} (скрыто)",
+           "dice": "кубики: {dice}  (бросок {n})", "as_before": "(без изменений строк: {n}; s покажет их)", "bot": "{player} (бот)",
+           "secret": "{who}: тайный выбор сделан", "chooses": "{who} выбирает: {what}", "chosen": "{who}: выбор сделан",
+           "seed": "сид {seed} (rulepress play {game} --seed {seed} сыграет эту партию снова)", "over": "конец игры",
+           "wins": "победа", "no_winner": "победителя нет", "pass_to": "ход за: {player}", "enter": "{player}: нажмите Enter ",
+           "action": "Ваше действие", "choose": "Выберите", "number": "введите номер варианта (s — стол, q — выход)"},
+}
+
+
+def _say(lang, key, **params) -> str:
+    return SAY[lang][key].format(**params)
+
+
 def _pname(p, lang):
-    return (f"Игрок {p[1:]}" if lang == "ru" else f"Player {p[1:]}") if p and p[1:].isdigit() else str(p)
+    return WORDS["player"][lang].format(n=p[1:]) if p and p[1:].isdigit() else str(p)
 
 
 def _collapsed(names) -> str:
@@ -71,25 +94,25 @@ def _collapsed(names) -> str:
 def table_lines(game, st, seat, lang) -> list:
     """The table as `seat` sees it, one line per player, counter line and zone."""
     v = view(game, st, seat)
-    lines = [f"round {v['round']} · first player {_pname(v['first_player'], lang)}"]
+    lines = [_say(lang, "round", n=v["round"], player=_pname(v["first_player"], lang))]
     for p, d in v["players"].items():
         cs = ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in d["counters"].items())
         marks = f" [{', '.join(d['marks'])}]" if d["marks"] else ""
-        lines.append(f"{_pname(p, lang)}{' (you)' if p == seat else ''}: {cs}{marks}")
+        lines.append(f"{_pname(p, lang)}{_say(lang, 'you') if p == seat else ''}: {cs}{marks}")
     if v["counters"]:
-        lines.append("game: " + ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in v["counters"].items()))
+        lines.append(_say(lang, "game") + ": " + ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in v["counters"].items()))
     for key, z in v["zones"].items():
         if key == "players" or (not z["things"] and not z["hidden"]):
             continue
         names = _collapsed(game.name(e, lang) for e in z["things"])
-        hidden = f"{' + ' if names else ''}{z['hidden']} hidden" if z["hidden"] else ""
+        hidden = f"{' + ' if names else ''}{_say(lang, 'hidden', n=z['hidden'])}" if z["hidden"] else ""
         lines.append(f"{_zone_label(game, key, lang)}: {names}{hidden}")
         for f in z.get("facts", ()):  # what is known of a hidden thing: "card 2 of Player 1's Hand: Told value 1"
             said = [f"{_counter_name(game, k, lang)} {val}" for k, val in (f.get("counters") or {}).items()] + list(f.get("marks") or ())
             lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {', '.join(said)}")
     rolled = st.get("rolled")
     if rolled:
-        lines.append("dice: " + " ".join(str(x) for x in rolled[1:]) + f"  (roll {rolled[0]})")
+        lines.append(_say(lang, "dice", dice=" ".join(str(x) for x in rolled[1:]), n=rolled[0]))
     return lines
 
 
@@ -118,7 +141,7 @@ class Table:
         for ln in changed:
             self.con.print(printed(ln))
         if before and len(changed) < len(lines):
-            self.con.print(f"[dim]({len(lines) - len(changed)} lines as before; s shows them)[/dim]")
+            self.con.print(f"[dim]{_say(self.lang, 'as_before', n=len(lines) - len(changed))}[/dim]")
         self.shown[seat] = lines
         read = self.logged.get(seat, 0)
         log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
@@ -130,16 +153,16 @@ class Table:
 
 def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
     """What the people at the table may know of a bot's choice."""
-    who = f"{_pname(seat, lang)} (bot)"
+    who = _say(lang, "bot", player=_pname(seat, lang))
     if kind == "secret":
-        return f"{who} has made a secret choice"
+        return _say(lang, "secret", who=who)
     if choice in st["things"] and choice not in st["players"] and not can_see(game, st, choice, watcher):
-        return f"{who} chooses {_label(handle_of(game, st, choice), lang)}"
+        return _say(lang, "chooses", who=who, what=_label(handle_of(game, st, choice), lang))
     opts = seat_options(game, st, watcher, choices(game, st, seat))
     for o, text in zip(opts, labels(opts, lang)):
         if o["id"] == choice:
-            return f"{who} chooses {text}"
-    return f"{who} has chosen"
+            return _say(lang, "chooses", who=who, what=text)
+    return _say(lang, "chosen", who=who)
 
 
 def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, write=None):
@@ -149,7 +172,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
     con = con or Console()
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
-    con.print(f"seed {printed(seed)} (rulepress play {printed(game.id)} --seed {printed(seed)} plays this game again)")
+    con.print(_say(lang, "seed", seed=printed(seed), game=printed(game.id)))
     st, watcher = None, None
     try:
         st = new_game(game, players, seed)
@@ -160,13 +183,13 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
             return st
     except GameFault as exc:  # the game cannot go on: said as the seat watching may read it, for the command to print
         raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
-    con.rule("game over")
+    con.rule(_say(lang, "over"))
     for entry in view(game, st, watcher)["log"][-3:]:
         con.print(f"[dim]· {printed(entry['text'])}[/dim]")
     for p in st["players"]:
-        con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + ("  [bold]wins[/bold]" if p in st["winners"] else ""))
+        con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + (f"  [bold]{_say(lang, 'wins')}[/bold]" if p in st["winners"] else ""))
     if not st["winners"]:
-        con.print("no winner")
+        con.print(_say(lang, "no_winner"))
     if log_path:
         log = json.dumps(make_log(game, st, players, seed), indent=1)
         try:
@@ -205,9 +228,9 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
         else:
             if len(people) > 1 and seat != last:
                 con.clear()
-                con.rule(f"pass to {_pname(seat, lang)}")
+                con.rule(_say(lang, "pass_to", player=_pname(seat, lang)))
                 try:
-                    input_fn(f"{_pname(seat, lang)}: press Enter ")
+                    input_fn(_say(lang, "enter", player=_pname(seat, lang)))
                 except EOFError:
                     return False
                 con.clear()
@@ -215,8 +238,7 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
             table.look(seat)
             offered = seat_options(game, st, seat, opts)
             asked = d.get("prompt") or {}
-            fallback = {"en": ("Your action", "Choose"), "ru": ("Ваше действие", "Выберите")}[lang]
-            prompt = asked.get(lang) or asked.get("en") or fallback[0 if d["kind"] == "action" else 1]
+            prompt = asked.get(lang) or asked.get("en") or _say(lang, "action" if d["kind"] == "action" else "choose")
             con.print(f"[bold]{_pname(seat, lang)}: {printed(prompt)}[/bold]")
             for i, text in enumerate(labels(offered, lang), 1):
                 con.print(f"  {i}. {printed(text)}")
@@ -232,7 +254,7 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
             # (only ASCII digits read as a number: `²` is a digit to isdigit(), not to int())
             number = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else 0
             if not 1 <= number <= len(offered):
-                con.print("[red]type the number of a choice (s shows the table, q quits)[/red]")
+                con.print(f"[red]{_say(lang, 'number')}[/red]")
                 continue
             try:
                 choice = accept(game, st, seat, offered[number - 1]["id"])
