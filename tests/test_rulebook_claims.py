@@ -167,3 +167,12 @@ def test_every_scenario_marked_as_an_example_is_in_every_book_as_an_example_box(
 @pytest.mark.parametrize("folder, seed_examples", [("content/night-city", 7), ("content/study-in-emerald", 3)])
 def test_the_seeds_worked_examples_are_in_the_books(folder, seed_examples):
     assert len(examples(os.path.join(ROOT, folder))) >= seed_examples
+
+
+@pytest.mark.parametrize("folder, seed_examples", [("content/arkham-horror", 26), ("content/android", 11)])
+def test_every_numbered_worked_example_of_the_seed_is_an_example_box(folder, seed_examples):
+    """Games whose seed numbers its worked examples keep them in scenarios named exNN_…: each
+    number is marked as an example at least once (a variant, exNNb, may stand for it)."""
+    marked = {re.match(r"ex(\d+)", ex["file"]).group(1) for ex in examples(os.path.join(ROOT, folder))
+              if re.match(r"ex\d+", ex["file"])}
+    assert sorted(int(n) for n in marked) == list(range(1, seed_examples + 1))
