@@ -309,8 +309,96 @@ class Book:
             steps.append((self.phase_name(ph), note))
         drawn = {"map": diagrams.map_svg(self.L["picture_map"], places, tuple(roads)),
                  "turn": diagrams.turn_svg(self._say("picture_turn"), tuple(steps), self._say("picture_next"),
-                                           self.L["picture_end"])}
+                                           self.L["picture_end"], self._round_notes())}
         return {k: Markup(v) if v else None for k, v in drawn.items()}  # (Graphviz escapes the names it draws)
+
+    def _short(self, text, limit=90) -> str:
+        """A rule's text cut to its first sentence, to stand in a picture."""
+        first = re.split(r"(?<=[.!?;])\s", text.strip(), maxsplit=1)[0].rstrip(".;")
+        if len(first) > limit:
+            first = first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return first
+
+    def _told(self, ir):
+        """The words of an effect that only does one procedure the designer put into words."""
+        procs = self.t.get("procedures") or {}
+        if isinstance(ir, list) and len(ir) == 1 and isinstance(ir[0], list) and ir[0][:1] == ["do"]:
+            call = ir[0][2]
+            if isinstance(call, list) and call[:1] == ["call"] and call[2] in procs:
+                return self.tx(procs[call[2]].get("text"))
+        return ""
+
+    def _round_notes(self) -> tuple:
+        """What the picture of a round shows besides its steps: the triggers (at the start or
+        end of a round or of a player's turn, and those of any moment) and the actions players
+        are offered at moments of a turn (a window's actions), each in the rule's own words."""
+        t, notes = self.t, []
+        phases = (t.get("flow") or {}).get("phases") or []
+        turns = [i for i, ph in enumerate(phases) if ph.get("mode") == "turns"]
+        order = {e: i for i, e in enumerate(BUILTIN_EVENTS)}  # (a turn's start before its end)
+        for event, trs in sorted((t.get("triggers") or {}).items(), key=lambda et: order.get(et[0], len(order))):
+            for tr in trs:
+                if event in ("round_start", "round_end") and _round_of(tr.get("when")) is not None:
+                    continue  # (a day of the calendar: its own table)
+                said = self.tx(tr.get("text")) or self._told(tr.get("effect"))
+                title = (self._say(event) if event in BUILTIN_EVENTS else
+                         self.L["counter_event"].format(c=self.name(event[8:])) if event.startswith("counter_")
+                         and event[8:] in (t.get("counters") or {}) else
+                         self.L["custom_event"].format(e=quoted(self.names.term(event, self.lang), self.lang)))
+                note = f"{title}: {self._short(said, 120)}" if said else title
+                if event == "round_start":
+                    notes.append(("start", note))
+                elif event == "round_end":
+                    notes.append(("end", note))
+                elif event in ("turn_start", "turn_end") and turns:
+                    notes += [(i, note) for i in turns]
+                else:
+                    notes.append(("any", note))
+        offered: dict = {}  # (windows offered by the same rule are one note)
+        for window, (holder, acts) in self._windows().items():
+            offered.setdefault(holder, []).extend(acts)
+        for holder, acts in offered.items():
+            names = ", ".join(self.name(a) for a in acts)
+            note = f"{self._short(holder, 150)} ({names})" if holder else self.L["picture_window"].format(actions=names)
+            notes += [(i, note) for i in turns] if turns else [("any", note)]
+        seen, out = set(), []
+        for n in notes:  # (a rule said twice in one place is drawn once)
+            if n not in seen:
+                seen.add(n)
+                out.append(n)
+        return tuple(out)
+
+    def _windows(self) -> dict:
+        """Each window whose actions an effect offers: (the words of the procedure that offers
+        them, or "", [its actions]), in the order the actions are declared."""
+        t = self.t
+        acts = {}
+        for aid, a in (t.get("actions") or {}).items():
+            if a.get("window"):
+                acts.setdefault(a["window"], []).append(aid)
+        if not acts:
+            return {}
+        found: dict = {}
+
+        def walk(n, holder):
+            if isinstance(n, list):
+                if n[:1] == ["offer"] and len(n) > 2 and n[2] in acts:
+                    found.setdefault(n[2], holder)
+                elif n[:1] == ["call"] and len(n) > 3 and n[2] == "usable" and n[3] and n[3][0][:1] == ["str"] \
+                        and n[3][0][2] in acts:
+                    found.setdefault(n[3][0][2], holder)
+                for x in n:
+                    if isinstance(x, (list, dict)):
+                        walk(x, holder)
+            elif isinstance(n, dict):
+                for x in n.values():
+                    walk(x, holder)
+
+        for p in (t.get("procedures") or {}).values():
+            walk(p.get("effect"), self.tx(p.get("text")))
+        for key in ("actions", "triggers", "flow"):
+            walk(t.get(key), "")
+        return {w: (found[w] if found[w] else "", acts[w]) for w in acts if w in found}
 
     def components(self):
         t, L = self.t, self.L
