@@ -635,9 +635,22 @@ class Book:
         s = self.t.get("scoring") or {}
         L = self.L
         tie = s.get("tie", "share")
+        # (a formula on the rules' bookkeeping is no sentence a player reads where the text says it)
+        score = None if s.get("text") and self._bookkeeping(s.get("score")) else self.cond(s.get("score"))
         return {"text": self.tx(s.get("text")), "effect": self.unless_said(s.get("text"), "scoring.effect", s.get("effect")),
-                "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
+                "score": score, "tiebreak": self.cond(s.get("tiebreak")),
                 "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
+
+    def _bookkeeping(self, ir) -> bool:
+        """Whether an expression reads a counter the game marks internal."""
+        counters = self.t.get("counters") or {}
+        if isinstance(ir, list):
+            if ir[:1] == ["name"] and len(ir) > 2 and (counters.get(ir[2]) or {}).get("internal"):
+                return True
+            if ir[:1] == ["attr"] and len(ir) > 3 and (counters.get(ir[3]) or {}).get("internal"):
+                return True
+            return any(self._bookkeeping(x) for x in ir if isinstance(x, list))
+        return False
 
     def index(self):
         """Every name a reader looks up, A to Z: cards, locations, actions, counters, zones and
@@ -694,11 +707,17 @@ class Book:
             if not self.tx(p.get("text")):  # (steps with no words of the designer's are no rule a player reads)
                 self.untold.add(pid)
                 continue
-            procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
+            name, text = self.names.procedure_name(pid, self.lang), self.tx(p.get("text"))
+            after = text[len(name):].lstrip(" ")
+            rest = after.lstrip(" :;—.").strip()
+            if text.lower().startswith(name.lower()) and after[:1] in (":", ";", "—", ".") and rest:
+                text = rest[:1].upper() + rest[1:]  # (a name cut from its text heads the rest of it, once)
+            procs.append({"id": pid, "name": name[:1].upper() + name[1:], "text": text,
                           "params": "",  # parameters are names inside the effect, not words for a player
                           "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
                                                      params=p.get("params"))})
         counters.sort(key=_by_name)
+        procs.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
