@@ -696,9 +696,14 @@ class Renderer:
             # («Закрыта до конца игры…», not «выполните процедуру «…»»), with what it is done to
             # before them unless that is the acting player
             told = text_of(self.names.procedures[call[2]].get("text"), self.lang)
-            whom = [a for a in call[3] or [] if not self._is_you(a)]
-            if told and all(a[:1] == ["name"] and a[2] not in self.locals and self.names.kind_of(a[2]) for a in whom):
-                if whom:  # (a value worked out is no part of the words: said as the call below)
+            args = call[3] or []
+            if told and not any(a[:1] == ["num"] for a in args):  # (a number it is given is said in the call below)
+                # what it is done to is named before its words: a thing of the game, a word; the
+                # acting player, a name given before (the words speak of it) and a value worked
+                # out (the words say what it is) are not
+                whom = [a for a in args if a[:1] == ["str"] or (a[:1] == ["name"] and a[2] not in self.locals
+                                                                and a[2] != "player" and self.names.kind_of(a[2]))]
+                if whom:
                     return ", ".join(str(self._e(a).c("n")) for a in whom) + ": " + told[:1].lower() + told[1:]
                 return told
             return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))

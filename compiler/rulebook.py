@@ -452,10 +452,15 @@ class Book:
             if p.get("section") == "pieces" and zone != "supply":
                 placed.setdefault((pid, zone), 0)
                 placed[(pid, zone)] += 1
-        by_place = {}
+        by_place, kinds = {}, {}
         for (pid, zone), n in placed.items():
             by_place.setdefault(zone, []).append(self.name(pid) + (f" ×{n}" if n > 1 else ""))
+            kinds.setdefault(zone, set()).add(((t.get("protos") or {}).get(pid) or {}).get("kind"))
         for zone, names in by_place.items():
+            if len(names) > 12 and len(kinds[zone]) == 1 and None not in kinds[zone]:
+                # (a board of many like pieces — cells of a grid — is their kind and number, not a list)
+                kind = self.names.attr_name(next(iter(kinds[zone])), self.lang)
+                names = [f"{kind} ×{sum(n for (_p, z), n in placed.items() if z == zone)}"]
             steps.append(L["placed_at"].format(name=", ".join(names), place=self.name(zone)))
         if t.get("counters"):
             steps.append(L["setup_counters"])

@@ -37,6 +37,10 @@ BANNED = [
      "a deck per location said to be each player's"),
     (r"Закрыть врата боем|Close the gate with Fight", "a choice's button as a component"),
     (r"Переместите верхняя|в Свободные ордеру|из вашего Возля", "a name left in the nominative"),
+    (r"[Вв]ыполните процедуру «|\b[Rr]esolve “", "a procedure named where its words are due"),
+    (r"[Оо]бъявите: «[A-Za-z]|[Оо]бъявите: «[^»]* / ", "a line of the table's log, in English, as a rule"),
+    (r"[Нн]еверно, что показатель «|[Ii]t is not so that “", "a flag negated as pseudo-code"),
+    (r"\b(?:starting_agents|first_edition_track_scoring)\b|\bдвижок\b|\bthe engine\b", "an option's id or the engine"),
 ]
 
 
