@@ -838,7 +838,7 @@ class HtmlPieces:
         name = name if type(name) is str and not _HTML_SPECIAL(name) else h(name)
         text = f"<p>{self.icon(c['text'])}</p>" if c["text"] else ""
         return (f'<div class="card-entry" id="card-{cid}">\n'
-                f'<span class="copies">×{count if type(count) is int else h(count)} · {cid}</span>\n'
+                f'<span class="copies">×{count if type(count) is int else h(count)}</span>\n'
                 f'<h4>{name}</h4>\n'
                 f'{self._attrs(c["attrs"])}\n'
                 f'{text}{self._cond(c["if"], self.L["only_if"])}\n'
