@@ -703,9 +703,13 @@ class Renderer:
                 # out (the words say what it is) are not
                 whom = [a for a in args if a[:1] == ["str"] or (a[:1] == ["name"] and a[2] not in self.locals
                                                                 and a[2] != "player" and self.names.kind_of(a[2]))]
-                if whom:
-                    return ", ".join(str(self._e(a).c("n")) for a in whom) + ": " + told[:1].lower() + told[1:]
-                return told
+                if not whom:
+                    return told
+                said = ", ".join(str(self._e(a).c("n")) for a in whom)
+                head = self.names.procedure_name(call[2], self.lang)
+                if all(a[:1] == ["str"] for a in whom) and told.startswith(head + ":"):
+                    return f"{head} {said}{told[len(head):]}"  # «Фраза или событие «ранение»: если …»
+                return said + ": " + told[:1].lower() + told[1:]
             return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
         return self.W.sentence("work_out", x=self._e(call))
 

@@ -222,7 +222,9 @@ class Book:
             elif isinstance(v, str):  # (a value's own word in terms first: `public` the type, not the counter)
                 v = (self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)) if v else self.L["none"]
             out.append((self.names.attr_name(k, self.lang), str(v)))
-        return out
+        # (the tables keep attributes in the order of their ids, which is no order in words: A to Z
+        # by the reader's names, as a reference lists them)
+        return sorted(out, key=lambda kv: (kv[0].lower().replace("ё", "е"), kv[1]))
 
     def _times(self, n, what):
         """«two actions», «once», «3 раза»: a count said the way a rulebook says it (what: time, action)."""
