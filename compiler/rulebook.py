@@ -486,7 +486,9 @@ class Book:
             notes = [L["mode_" + ph.get("mode", "once")]]
             if ph.get("mode") == "turns":
                 notes += self._turn_of_actions(ph)
-            if ph.get("if"):
+            if ph.get("if") and _round_of(ph["if"]) is not None:  # (a phase of one round: that round)
+                notes.append(self._say("phase_round", n=_round_of(ph["if"])))
+            elif ph.get("if"):
                 notes.append(L["phase_if"].format(c=self.cond(ph["if"])))
             if ph.get("until"):
                 notes.append(L["until"].format(c=self.cond(ph["until"])))
