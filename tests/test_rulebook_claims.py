@@ -41,6 +41,7 @@ BANNED = [
     (r"[Оо]бъявите: «[A-Za-z]|[Оо]бъявите: «[^»]* / ", "a line of the table's log, in English, as a rule"),
     (r"[Нн]еверно, что показатель «|[Ii]t is not so that “", "a flag negated as pseudo-code"),
     (r"\b(?:starting_agents|first_edition_track_scoring)\b|\bдвижок\b|\bthe engine\b", "an option's id or the engine"),
+    (r"показател[а-я]* ужаса|боев[а-я]+ показател|\bСтарц[а-я]*|\bСтарец\b", "a term that is not the seed's (рейтинг ужаса, старейшина)"),
     (r'id="card-([a-z0-9_]+)">\n<span class="copies">×\d+ · \1<', "a card's id beside its copies"),
 ]
 
