@@ -710,7 +710,9 @@ class Book:
             })
         zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
                   "visibility": self._sight(d.get("visibility", "public"))} for z, d in (t.get("zones") or {}).items()]
-        marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
+        marks = sorted({(n[:1].upper() + n[1:]) for n in (self.names.attr_name(m, self.lang)  # (a list of words A to Z)
+                        for m in (self._marks if self._marks is not None else _marks(t)))},
+                       key=lambda n: n.lower().replace("ё", "е"))
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
             if not self.tx(p.get("text")):  # (steps with no words of the designer's are no rule a player reads)
