@@ -416,10 +416,11 @@ class Book:
             elif owner != "game":  # one deck for each location (or other kind): its cards are shared out among them
                 label += f" ({L['per_kind'].format(each=self._renderer().each_of(owner))})"
             out.append({"label": label, "items": cards})
-        loose = [(self.name(cid), p["count"]) for cid, p in protos.items()
-                 if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
-        if loose:
-            out.append({"label": f"{L['cards_loose']}: {sum(c for _, c in loose)}", "items": loose})
+        for label, pids in self._loose():
+            loose = [(self.name(cid), protos[cid]["count"]) for cid in pids]
+            n = sum(c for _, c in loose)
+            out.append({"label": self.W.say("deck_of", name=L["cards_loose"] if label is None else label, n=n),
+                        "items": loose})
         for pid, d in (t.get("pools") or {}).items():
             toks = [(self.name(tid), p["count"]) for tid, p in protos.items() if p.get("pool") == pid]
             n = d.get("total", sum(c for _, c in toks))
@@ -438,6 +439,24 @@ class Book:
         for label in out:
             text = re.sub(r" +", " ", label["label"]).replace(" :", ":").strip()
             label["label"] = text[:1].upper() + text[1:]  # (a kind's term is a word in a sentence: «ключевая точка»)
+        return out
+
+    def _loose(self):
+        """The cards in no deck, as [(the words of their kind, or None, [ids])]: by kind where the
+        kind has words of the game's (Twilight cards, Story cards are dealt out by the setup, not
+        kept in a deck), the rest together under "cards without a deck" (None)."""
+        protos = self.t.get("protos") or {}
+        pids = [cid for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
+        if not pids:
+            return []
+        kinds: dict = {}
+        for cid in pids:  # (a kind with no words of the game's, or the plain `card`, says nothing of them)
+            k = protos[cid].get("kind")
+            kinds.setdefault(k if k and k != "card" and self.names.has_term(k) else None, []).append(cid)
+        out = []
+        for k, ids in kinds.items():
+            word = self.names.term(k, self.lang) if k else None
+            out.append((word[:1].upper() + word[1:] if word else None, ids))
         return out
 
     def setup(self):
@@ -625,11 +644,14 @@ class Book:
         t = self.t
         protos = t.get("protos") or {}
         groups = []
-        for did in list(t.get("decks") or {}) + [None]:
+        for did in t.get("decks") or {}:
             items = [self._thing(cid, p, "cards") for cid, p in protos.items()
                      if p.get("section") == "cards" and p.get("deck") == did and not _label_only(p)]
             if items:
-                groups.append({"deck": self.name(did) if did else self.L["cards_loose"], "cards": sorted(items, key=_by_name)})
+                groups.append({"deck": self.name(did), "cards": sorted(items, key=_by_name)})
+        for label, pids in self._loose():
+            items = [self._thing(cid, protos[cid], "cards") for cid in pids]
+            groups.append({"deck": self.L["cards_loose"] if label is None else label, "cards": sorted(items, key=_by_name)})
         for pid in t.get("pools") or {}:
             items = [self._thing(tid, p, "tokens") for tid, p in protos.items() if p.get("pool") == pid]
             if items:
