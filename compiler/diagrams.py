@@ -124,7 +124,9 @@ def turn_svg(title: str, steps: tuple, back: str, end: str, notes: tuple = ()) -
         g.edge(last, "end", style="dotted")
     anytime = [t for a, t in notes if a == "any"]
     if anytime:  # (beside the round, tied to no step: it can happen in any of them)
-        g.node("any", _note(anytime), shape="note", style="filled",
-               fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
-        g.edge(first, "any", style="invis")
+        with g.subgraph(name="anytime") as row:
+            row.attr(rank="same")
+            row.node(first)
+            row.node("any", _note(anytime, 64), shape="note", style="filled",
+                     fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
     return _svg(g)

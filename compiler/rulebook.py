@@ -356,6 +356,14 @@ class Book:
                     notes += [(i, note) for i in turns]
                 else:
                     notes.append(("any", note))
+        for cid, c in (t.get("counters") or {}).items():  # a track that fires a rule at a value
+            if c.get("internal"):
+                continue
+            for at, ir in c.get("thresholds") or []:
+                lines = self._renderer("counters").lines(ir) if ir else []
+                if len(lines) == 1:  # (one sentence: a rule a note can hold)
+                    notes.append(("any", self.L["picture_threshold"].format(
+                        c=self.name(cid), at=at, what=self._short(lines[0][1], 90))))
         offered: dict = {}  # (windows offered by the same rule are one note)
         for window, (holder, acts) in self._windows().items():
             offered.setdefault(holder, []).extend(acts)

@@ -64,6 +64,8 @@ def test_the_round_shows_its_triggers_and_the_actions_offered_in_a_turn(folder):
         for event, trs in t.get("triggers", {}).items():
             if event in ("turn_start", "turn_end", "enter") and trs:
                 assert book._say(event) in drawn, (lang, event)
+        if folder.endswith("arkham-horror"):  # a track that fires a rule at a value is a trigger too
+            assert f"{book.name('doom')} " in drawn and f"{book.name('terror')} " in drawn, lang
         offered = book._windows()
         for a, w in windows.items():
             if w in offered:
