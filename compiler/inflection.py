@@ -119,8 +119,8 @@ _PREDICATE = frozenset(("VERB", "PRTS", "ADJS"))
 
 @functools.lru_cache(maxsize=1024)
 def negated_clause(name: str) -> str | None:
-    """A name that is a clause («Древний пробудился», «Последняя проверка пройдена») with «не»
-    before its predicate («Древний не пробудился»), or None where the name has no verb or
+    """A name that is a clause («Дверь открыта», «Последняя проверка пройдена») with «не»
+    before its predicate («Дверь не открыта»), or None where the name has no verb or
     short form to negate (it is a noun: «Закрыто» is both, and is left alone)."""
     words = name.split(" ")
     if len(words) < 2 or any(w.lower() in ("и", "или", "либо") for w in words):

@@ -693,7 +693,7 @@ class Renderer:
     def _do(self, call):
         if call[0] == "call" and call[2] in self.names.procedures:
             # a procedure the designer put into words reads as those words where it is done
-            # («Закрыта до конца игры…», not «выполните процедуру «…»»), with what it is done to
+            # («Закрыта до конца партии…», not «выполните процедуру «…»»), with what it is done to
             # before them unless that is the acting player
             told = text_of(self.names.procedures[call[2]].get("text"), self.lang)
             args = call[3] or []
@@ -708,7 +708,7 @@ class Renderer:
                 said = ", ".join(str(self._e(a).c("n")) for a in whom)
                 head = self.names.procedure_name(call[2], self.lang)
                 if all(a[:1] == ["str"] for a in whom) and told.startswith(head + ":"):
-                    return f"{head} {said}{told[len(head):]}"  # «Фраза или событие «ранение»: если …»
+                    return f"{head} {said}{told[len(head):]}"  # «Знак «щит»: если …»
                 return said + ": " + told[:1].lower() + told[1:]
             return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
         return self.W.sentence("work_out", x=self._e(call))
@@ -1021,7 +1021,7 @@ class Renderer:
 
     def _flag(self, e, negated=False):
         """A flag of the game's whose name is a clause reads as that clause, or as its
-        negation: «Древний не пробудился», "the Ancient One is not awake"; else None."""
+        negation: «Дверь не открыта», "the door is not open"; else None."""
         if not (isinstance(e, list) and e[:1] == ["name"] and e[2] not in self.locals):
             return None
         c = self.names.counters.get(e[2]) or {}
