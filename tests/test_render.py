@@ -232,3 +232,21 @@ def test_a_line_for_the_log_is_no_rule_but_a_line_for_one_player_is(tables, lang
     r = Renderer(tables, lang)
     assert r.text(parse('log "the duel begins"', _where)) == ""
     assert "the duel begins" in r.text(parse('log "the duel begins" to player', _where))
+
+
+@pytest.mark.parametrize("name, negated", [("Дверь открыта", "Дверь не открыта"),
+                                           ("Последняя проверка пройдена", "Последняя проверка не пройдена"),
+                                           ("Закрыто", None), ("Обойдён или побеждён", None), ("Подготовка", None)])
+def test_a_russian_clause_is_negated_before_its_predicate(name, negated):
+    from rulepress.compiler.inflection import negated_clause
+    assert negated_clause(name) == negated
+
+
+def test_a_flag_of_the_game_named_by_a_clause_reads_as_it_and_its_negation():
+    t = {"counters": {"open": {"of": "game", "type": "flag", "initial": False,
+                               "name": {"en": "The door is open", "ru": "Дверь открыта"}}}}
+    assert Renderer(t, "en").condition(parse_expr("not open", _where)) == "The door is not open"
+    assert Renderer(t, "ru").condition(parse_expr("not open", _where)) == "Дверь не открыта"
+    assert Renderer(t, "ru").condition(parse_expr("open", _where)) == "Дверь открыта"
+    lines = Renderer(t, "ru").lines(parse("if not open:\n  end game", _where))
+    assert lines[0] == (0, "Если Дверь не открыта:")
