@@ -113,7 +113,10 @@ def turn_svg(title: str, steps: tuple, back: str, end: str, notes: tuple = ()) -
                          fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
             g.edge(f"s{i}", f"n{i}", style="dashed", color="#8a7a5a", arrowhead="none")
     g.node("end", _label(end), shape="box", style="filled", fillcolor="#e8e1d3", fontsize="9")
-    g.edge(last, first, label=_label(back), constraint="false", style="dashed")
+    if len(steps) == 1:  # (a round of one step loops on its left: the notes stand on its right)
+        g.edge(last, first, label=_label(back), style="dashed", tailport="sw", headport="nw")
+    else:
+        g.edge(last, first, label=_label(back), constraint="false", style="dashed")
     after = [t for a, t in notes if a == "end"]
     if after:
         g.node("after", _note(after), shape="note", style="filled",
