@@ -490,7 +490,12 @@ class Book:
                 # (a board of many like pieces — cells of a grid — is their kind and number, not a list)
                 kind = self.names.attr_name(next(iter(kinds[zone])), self.lang)
                 names = [f"{kind} ×{sum(n for (_p, z), n in placed.items() if z == zone)}"]
-            steps.append(L["placed_at"].format(name=", ".join(names), place=self.name(zone)))
+            place = self.name(zone)
+            if zone in (t.get("zones") or {}):  # (a zone holds things: "in the box", not "at The box")
+                place = re.sub(r"^(The|A|An) ", lambda m: m.group(1).lower() + " ", place)
+                steps.append(L["placed_in"].format(name=", ".join(names), place=place))
+            else:
+                steps.append(L["placed_at"].format(name=", ".join(names), place=place))
         if t.get("counters"):
             steps.append(L["setup_counters"])
         flow = t.get("flow") or {}
