@@ -69,10 +69,23 @@ def map_svg(title: str, places: tuple, roads: tuple) -> str | None:
     return _svg(g)
 
 
+def _note(texts, width: int = 36) -> str:
+    """Rules as a note's label: each a bullet, wrapped to lines a box can hold (Graphviz does
+    not wrap), left-aligned (`\\l` ends a line flush left)."""
+    import textwrap
+    lines = []
+    for text in texts:
+        wrapped = textwrap.wrap(str(text), width, break_long_words=False, break_on_hyphens=False) or [str(text)]
+        lines += ["• " + wrapped[0]] + ["   " + w for w in wrapped[1:]]
+    return "".join(_label(line) + "\\l" for line in lines)
+
+
 @functools.lru_cache(maxsize=64)
-def turn_svg(title: str, steps: tuple, back: str, end: str) -> str | None:
+def turn_svg(title: str, steps: tuple, back: str, end: str, notes: tuple = ()) -> str | None:
     """A round as a chain of steps ((name, note), ...) that goes round again (`back`) until the
-    game ends (`end`)."""
+    game ends (`end`). `notes` are what happens besides the steps: triggers and reactions,
+    ((anchor, text), ...), drawn as notes beside the step they belong to (anchor: its index),
+    before the first step ("start"), after the last ("end") or beside the whole round ("any")."""
     if not steps or not available():
         return None
     import graphviz
@@ -81,12 +94,42 @@ def turn_svg(title: str, steps: tuple, back: str, end: str) -> str | None:
     g.attr("node", shape="box", style="rounded,filled", fillcolor="#f4f1ea", color="#555555",
            fontname=FONT, fontsize="10", margin="0.12,0.06")
     g.attr("edge", color="#555555", fontname=FONT, fontsize="9")
+    first, last = "s0", f"s{len(steps) - 1}"
+    before = [t for a, t in notes if a == "start"]
+    if before:  # (what opens the round stands before its first step)
+        g.node("start", _note(before), shape="note", style="filled",
+               fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
+        g.edge("start", first, style="dashed", color="#8a7a5a")
     for i, (name, note) in enumerate(steps):
         g.node(f"s{i}", _label(f"{name}\n{note}" if note else name))
         if i:
             g.edge(f"s{i - 1}", f"s{i}")
+        beside = [t for a, t in notes if a == i]
+        if beside:
+            with g.subgraph(name=f"beside{i}") as row:
+                row.attr(rank="same")
+                row.node(f"s{i}")
+                row.node(f"n{i}", _note(beside), shape="note", style="filled",
+                         fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
+            g.edge(f"s{i}", f"n{i}", style="dashed", color="#8a7a5a", arrowhead="none")
     g.node("end", _label(end), shape="box", style="filled", fillcolor="#e8e1d3", fontsize="9")
-    last = f"s{len(steps) - 1}"
-    g.edge(last, "s0", label=_label(back), constraint="false", style="dashed")
-    g.edge(last, "end", style="dotted")
+    if len(steps) == 1:  # (a round of one step loops on its left: the notes stand on its right)
+        g.edge(last, first, label=_label(back), style="dashed", tailport="sw", headport="nw")
+    else:
+        g.edge(last, first, label=_label(back), constraint="false", style="dashed")
+    after = [t for a, t in notes if a == "end"]
+    if after:
+        g.node("after", _note(after), shape="note", style="filled",
+               fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
+        g.edge(last, "after", style="dashed", color="#8a7a5a")
+        g.edge("after", "end", style="dotted")
+    else:
+        g.edge(last, "end", style="dotted")
+    anytime = [t for a, t in notes if a == "any"]
+    if anytime:  # (beside the round, tied to no step: it can happen in any of them)
+        with g.subgraph(name="anytime") as row:
+            row.attr(rank="same")
+            row.node(first)
+            row.node("any", _note(anytime, 64), shape="note", style="filled",
+                     fillcolor="#ffffff", color="#8a7a5a", fontsize="9")
     return _svg(g)

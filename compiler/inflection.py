@@ -112,3 +112,25 @@ def given(forms: dict):
     """Forms given by hand (`name: {ru: {nom: …, gen: …}}`) as six, the nominative for any left out."""
     nom = forms.get("nom") or ""
     return tuple(forms.get(k) or nom for k in GIVEN)
+
+
+_PREDICATE = frozenset(("VERB", "PRTS", "ADJS"))
+
+
+@functools.lru_cache(maxsize=1024)
+def negated_clause(name: str) -> str | None:
+    """A name that is a clause («Дверь открыта», «Последняя проверка пройдена») with «не»
+    before its predicate («Дверь не открыта»), or None where the name has no verb or
+    short form to negate (it is a noun: «Закрыто» is both, and is left alone)."""
+    words = name.split(" ")
+    if len(words) < 2 or any(w.lower() in ("и", "или", "либо") for w in words):
+        return None  # (a lone word could as well be a noun or an adverb; «A или B» is two clauses)
+    for i, w in enumerate(words):
+        if not _CYRILLIC(w):
+            continue
+        parses = _morph().parse(w.lower())
+        if parses and parses[0].tag.POS in _PREDICATE:
+            if i and words[i - 1].lower() == "не":
+                return None
+            return " ".join(words[:i] + ["не"] + words[i:])
+    return None

@@ -412,7 +412,7 @@ class Renderer:
         return str(self._e(e))
 
     def condition(self, e) -> str:
-        return _cap(self.expr(e))
+        return _cap(str(self._cond(e)))
 
     # -- statements ---------------------------------------------------------------
     def _block(self, stmts, depth, out):
@@ -506,7 +506,10 @@ class Renderer:
         elif op == "stop":
             L(S("stop"))
         elif op == "log":
-            L(S("log", x=E(s[2])))
+            # a line for the table's log tells what the rules around it do: no rule of its own.
+            # A line only one player reads (`log X to P`) tells them something: that is said.
+            if len(s) > 3 and s[3] is not None:
+                L(S("log", x=E(s[2])))
         elif op == "emit":
             ev = quoted(self.names.term(s[2], self.lang), self.lang)
             args = "; ".join(S("emit_value", name=k, value=E(v)) for k, v in (s[3] or {}).items())
@@ -530,7 +533,7 @@ class Renderer:
             L(S("swap", x=E(s[2]), y=E(s[3])))
         elif op == "if":
             for i, (cond, body) in enumerate(s[2]):
-                L(S("if" if i == 0 else "else_if", c=self._e(cond)), True)
+                L(S("if" if i == 0 else "else_if", c=self._cond(cond)), True)
                 self._block(body, depth + 1, out)
             if s[3]:
                 L(S("else"), True)
@@ -689,6 +692,24 @@ class Renderer:
 
     def _do(self, call):
         if call[0] == "call" and call[2] in self.names.procedures:
+            # a procedure the designer put into words reads as those words where it is done
+            # («Закрыта до конца партии…», not «выполните процедуру «…»»), with what it is done to
+            # before them unless that is the acting player
+            told = text_of(self.names.procedures[call[2]].get("text"), self.lang)
+            args = call[3] or []
+            if told and not any(a[:1] == ["num"] for a in args):  # (a number it is given is said in the call below)
+                # what it is done to is named before its words: a thing of the game, a word; the
+                # acting player, a name given before (the words speak of it) and a value worked
+                # out (the words say what it is) are not
+                whom = [a for a in args if a[:1] == ["str"] or (a[:1] == ["name"] and a[2] not in self.locals
+                                                                and a[2] != "player" and self.names.kind_of(a[2]))]
+                if not whom:
+                    return told
+                said = ", ".join(str(self._e(a).c("n")) for a in whom)
+                head = self.names.procedure_name(call[2], self.lang)
+                if all(a[:1] == ["str"] for a in whom) and told.startswith(head + ":"):
+                    return f"{head} {said}{told[len(head):]}"  # «Знак «щит»: если …»
+                return said + ": " + told[:1].lower() + told[1:]
             return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
         return self.W.sentence("work_out", x=self._e(call))
 
@@ -991,13 +1012,42 @@ class Renderer:
         return f"({s})" if wrap else s
 
     def _x_and(self, e):
-        return _fixed(self.W.sentence("and", a=self._e(e[2]), b=self._e(e[3])))
+        return _fixed(self.W.sentence("and", a=self._cond(e[2]), b=self._cond(e[3])))
 
     def _x_or(self, e):
-        return _fixed(self.W.sentence("or", a=self._e(e[2]), b=self._e(e[3])))
+        return _fixed(self.W.sentence("or", a=self._cond(e[2]), b=self._cond(e[3])))
+
+    _EN_NEGATE = re.compile(r"\b(is|are|was|were|has|have|can|does)\b")
+
+    def _flag(self, e, negated=False):
+        """A flag of the game's whose name is a clause reads as that clause, or as its
+        negation: «Дверь не открыта», "the door is not open"; else None."""
+        if not (isinstance(e, list) and e[:1] == ["name"] and e[2] not in self.locals):
+            return None
+        c = self.names.counters.get(e[2]) or {}
+        if c.get("type") != "flag" or c.get("of", "player") != "game":
+            return None
+        name = self.names.name(e[2], self.lang)
+        if self.ru:
+            neg = inflection.negated_clause(name)
+        elif self.lang == "en" and self._EN_NEGATE.search(name):
+            name = re.sub(r"^(The|A|An) ", lambda m: m.group(1).lower() + " ", name)
+            neg = self._EN_NEGATE.sub(lambda m: m.group(1) + " not", name, count=1)
+        else:
+            neg = None
+        if neg is None:
+            return None
+        return _fixed(neg if negated else name)
+
+    def _cond(self, e):
+        """A condition's words: a flag that is a clause as that clause."""
+        return self._flag(e) or self._e(e)
 
     def _x_not(self, e):
         inner = e[2]
+        said = self._flag(inner, negated=True)
+        if said is not None:
+            return said
         if inner[0] == "in":
             return self._membership(inner, negated=True)
         if inner[0] == "has":

@@ -222,7 +222,9 @@ class Book:
             elif isinstance(v, str):  # (a value's own word in terms first: `public` the type, not the counter)
                 v = (self.names.term(v, self.lang) if self.names.has_term(v) else self.name(v)) if v else self.L["none"]
             out.append((self.names.attr_name(k, self.lang), str(v)))
-        return out
+        # (the tables keep attributes in the order of their ids, which is no order in words: A to Z
+        # by the reader's names, as a reference lists them)
+        return sorted(out, key=lambda kv: (kv[0].lower().replace("ё", "е"), kv[1]))
 
     def _times(self, n, what):
         """«two actions», «once», «3 раза»: a count said the way a rulebook says it (what: time, action)."""
@@ -309,8 +311,104 @@ class Book:
             steps.append((self.phase_name(ph), note))
         drawn = {"map": diagrams.map_svg(self.L["picture_map"], places, tuple(roads)),
                  "turn": diagrams.turn_svg(self._say("picture_turn"), tuple(steps), self._say("picture_next"),
-                                           self.L["picture_end"])}
+                                           self.L["picture_end"], self._round_notes())}
         return {k: Markup(v) if v else None for k, v in drawn.items()}  # (Graphviz escapes the names it draws)
+
+    def _short(self, text, limit=90) -> str:
+        """A rule's text cut to its first sentence, to stand in a picture."""
+        first = re.split(r"(?<=[.!?;])\s", text.strip(), maxsplit=1)[0].rstrip(".;")
+        if len(first) > limit:
+            first = first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return first
+
+    def _told(self, ir):
+        """The words of an effect that only does one procedure the designer put into words."""
+        procs = self.t.get("procedures") or {}
+        if isinstance(ir, list) and len(ir) == 1 and isinstance(ir[0], list) and ir[0][:1] == ["do"]:
+            call = ir[0][2]
+            if isinstance(call, list) and call[:1] == ["call"] and call[2] in procs:
+                return self.tx(procs[call[2]].get("text"))
+        return ""
+
+    def _round_notes(self) -> tuple:
+        """What the picture of a round shows besides its steps: the triggers (at the start or
+        end of a round or of a player's turn, and those of any moment) and the actions players
+        are offered at moments of a turn (a window's actions), each in the rule's own words."""
+        t, notes = self.t, []
+        phases = (t.get("flow") or {}).get("phases") or []
+        turns = [i for i, ph in enumerate(phases) if ph.get("mode") == "turns"]
+        order = {e: i for i, e in enumerate(BUILTIN_EVENTS)}  # (a turn's start before its end)
+        for event, trs in sorted((t.get("triggers") or {}).items(), key=lambda et: order.get(et[0], len(order))):
+            for tr in trs:
+                if event in ("round_start", "round_end") and _round_of(tr.get("when")) is not None:
+                    continue  # (a day of the calendar: its own table)
+                said = self.tx(tr.get("text")) or self._told(tr.get("effect"))
+                title = (self._say(event) if event in BUILTIN_EVENTS else
+                         self.L["counter_event"].format(c=self.name(event[8:])) if event.startswith("counter_")
+                         and event[8:] in (t.get("counters") or {}) else
+                         self.L["custom_event"].format(e=quoted(self.names.term(event, self.lang), self.lang)))
+                note = f"{title}: {self._short(said, 120)}" if said else title
+                if event == "round_start":
+                    notes.append(("start", note))
+                elif event == "round_end":
+                    notes.append(("end", note))
+                elif event in ("turn_start", "turn_end") and turns:
+                    notes += [(i, note) for i in turns]
+                else:
+                    notes.append(("any", note))
+        for cid, c in (t.get("counters") or {}).items():  # a track that fires a rule at a value
+            if c.get("internal"):
+                continue
+            for at, ir in c.get("thresholds") or []:
+                lines = self._renderer("counters").lines(ir) if ir else []
+                if len(lines) == 1:  # (one sentence: a rule a note can hold)
+                    notes.append(("any", self.L["picture_threshold"].format(
+                        c=self.name(cid), at=at, what=self._short(lines[0][1], 90))))
+        offered: dict = {}  # (windows offered by the same rule are one note)
+        for window, (holder, acts) in self._windows().items():
+            offered.setdefault(holder, []).extend(acts)
+        for holder, acts in offered.items():
+            names = ", ".join(self.name(a) for a in acts)
+            note = f"{self._short(holder, 150)} ({names})" if holder else self.L["picture_window"].format(actions=names)
+            notes += [(i, note) for i in turns] if turns else [("any", note)]
+        seen, out = set(), []
+        for n in notes:  # (a rule said twice in one place is drawn once)
+            if n not in seen:
+                seen.add(n)
+                out.append(n)
+        return tuple(out)
+
+    def _windows(self) -> dict:
+        """Each window whose actions an effect offers: (the words of the procedure that offers
+        them, or "", [its actions]), in the order the actions are declared."""
+        t = self.t
+        acts = {}
+        for aid, a in (t.get("actions") or {}).items():
+            if a.get("window"):
+                acts.setdefault(a["window"], []).append(aid)
+        if not acts:
+            return {}
+        found: dict = {}
+
+        def walk(n, holder):
+            if isinstance(n, list):
+                if n[:1] == ["offer"] and len(n) > 2 and n[2] in acts:
+                    found.setdefault(n[2], holder)
+                elif n[:1] == ["call"] and len(n) > 3 and n[2] == "usable" and n[3] and n[3][0][:1] == ["str"] \
+                        and n[3][0][2] in acts:
+                    found.setdefault(n[3][0][2], holder)
+                for x in n:
+                    if isinstance(x, (list, dict)):
+                        walk(x, holder)
+            elif isinstance(n, dict):
+                for x in n.values():
+                    walk(x, holder)
+
+        for p in (t.get("procedures") or {}).values():
+            walk(p.get("effect"), self.tx(p.get("text")))
+        for key in ("actions", "triggers", "flow"):
+            walk(t.get(key), "")
+        return {w: (found[w] if found[w] else "", acts[w]) for w in acts if w in found}
 
     def components(self):
         t, L = self.t, self.L
@@ -326,10 +424,11 @@ class Book:
             elif owner != "game":  # one deck for each location (or other kind): its cards are shared out among them
                 label += f" ({L['per_kind'].format(each=self._renderer().each_of(owner))})"
             out.append({"label": label, "items": cards})
-        loose = [(self.name(cid), p["count"]) for cid, p in protos.items()
-                 if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
-        if loose:
-            out.append({"label": f"{L['cards_loose']}: {sum(c for _, c in loose)}", "items": loose})
+        for label, pids in self._loose():
+            loose = [(self.name(cid), protos[cid]["count"]) for cid in pids]
+            n = sum(c for _, c in loose)
+            out.append({"label": self.W.say("deck_of", name=L["cards_loose"] if label is None else label, n=n),
+                        "items": loose})
         for pid, d in (t.get("pools") or {}).items():
             toks = [(self.name(tid), p["count"]) for tid, p in protos.items() if p.get("pool") == pid]
             n = d.get("total", sum(c for _, c in toks))
@@ -350,6 +449,24 @@ class Book:
             label["label"] = text[:1].upper() + text[1:]  # (a kind's term is a word in a sentence: «ключевая точка»)
         return out
 
+    def _loose(self):
+        """The cards in no deck, as [(the words of their kind, or None, [ids])]: by kind where the
+        kind has words of the game's (Twilight cards, Story cards are dealt out by the setup, not
+        kept in a deck), the rest together under "cards without a deck" (None)."""
+        protos = self.t.get("protos") or {}
+        pids = [cid for cid, p in protos.items() if p.get("section") == "cards" and not p.get("deck") and not _label_only(p)]
+        if not pids:
+            return []
+        kinds: dict = {}
+        for cid in pids:  # (a kind with no words of the game's, or the plain `card`, says nothing of them)
+            k = protos[cid].get("kind")
+            kinds.setdefault(k if k and k != "card" and self.names.has_term(k) else None, []).append(cid)
+        out = []
+        for k, ids in kinds.items():
+            word = self.names.term(k, self.lang) if k else None
+            out.append((word[:1].upper() + word[1:] if word else None, ids))
+        return out
+
     def setup(self):
         t, L = self.t, self.L
         steps = []
@@ -364,11 +481,21 @@ class Book:
             if p.get("section") == "pieces" and zone != "supply":
                 placed.setdefault((pid, zone), 0)
                 placed[(pid, zone)] += 1
-        by_place = {}
+        by_place, kinds = {}, {}
         for (pid, zone), n in placed.items():
             by_place.setdefault(zone, []).append(self.name(pid) + (f" ×{n}" if n > 1 else ""))
+            kinds.setdefault(zone, set()).add(((t.get("protos") or {}).get(pid) or {}).get("kind"))
         for zone, names in by_place.items():
-            steps.append(L["placed_at"].format(name=", ".join(names), place=self.name(zone)))
+            if len(names) > 12 and len(kinds[zone]) == 1 and None not in kinds[zone]:
+                # (a board of many like pieces — cells of a grid — is their kind and number, not a list)
+                kind = self.names.attr_name(next(iter(kinds[zone])), self.lang)
+                names = [f"{kind} ×{sum(n for (_p, z), n in placed.items() if z == zone)}"]
+            place = self.name(zone)
+            if zone in (t.get("zones") or {}):  # (a zone holds things: "in the box", not "at The box")
+                place = re.sub(r"^(The|A|An) ", lambda m: m.group(1).lower() + " ", place)
+                steps.append(L["placed_in"].format(name=", ".join(names), place=place))
+            else:
+                steps.append(L["placed_at"].format(name=", ".join(names), place=place))
         if t.get("counters"):
             steps.append(L["setup_counters"])
         flow = t.get("flow") or {}
@@ -391,7 +518,9 @@ class Book:
             notes = [L["mode_" + ph.get("mode", "once")]]
             if ph.get("mode") == "turns":
                 notes += self._turn_of_actions(ph)
-            if ph.get("if"):
+            if ph.get("if") and _round_of(ph["if"]) is not None:  # (a phase of one round: that round)
+                notes.append(self._say("phase_round", n=_round_of(ph["if"])))
+            elif ph.get("if"):
                 notes.append(L["phase_if"].format(c=self.cond(ph["if"])))
             if ph.get("until"):
                 notes.append(L["until"].format(c=self.cond(ph["until"])))
@@ -531,11 +660,14 @@ class Book:
         t = self.t
         protos = t.get("protos") or {}
         groups = []
-        for did in list(t.get("decks") or {}) + [None]:
+        for did in t.get("decks") or {}:
             items = [self._thing(cid, p, "cards") for cid, p in protos.items()
                      if p.get("section") == "cards" and p.get("deck") == did and not _label_only(p)]
             if items:
-                groups.append({"deck": self.name(did) if did else self.L["cards_loose"], "cards": sorted(items, key=_by_name)})
+                groups.append({"deck": self.name(did), "cards": sorted(items, key=_by_name)})
+        for label, pids in self._loose():
+            items = [self._thing(cid, protos[cid], "cards") for cid in pids]
+            groups.append({"deck": self.L["cards_loose"] if label is None else label, "cards": sorted(items, key=_by_name)})
         for pid in t.get("pools") or {}:
             items = [self._thing(tid, p, "tokens") for tid, p in protos.items() if p.get("pool") == pid]
             if items:
@@ -550,9 +682,22 @@ class Book:
         s = self.t.get("scoring") or {}
         L = self.L
         tie = s.get("tie", "share")
+        # (a formula on the rules' bookkeeping is no sentence a player reads where the text says it)
+        score = None if s.get("text") and self._bookkeeping(s.get("score")) else self.cond(s.get("score"))
         return {"text": self.tx(s.get("text")), "effect": self.unless_said(s.get("text"), "scoring.effect", s.get("effect")),
-                "score": self.cond(s.get("score")), "tiebreak": self.cond(s.get("tiebreak")),
+                "score": score, "tiebreak": self.cond(s.get("tiebreak")),
                 "tie": L["tie_share"] if tie == "share" else L["tie_no_winner"]}
+
+    def _bookkeeping(self, ir) -> bool:
+        """Whether an expression reads a counter the game marks internal."""
+        counters = self.t.get("counters") or {}
+        if isinstance(ir, list):
+            if ir[:1] == ["name"] and len(ir) > 2 and (counters.get(ir[2]) or {}).get("internal"):
+                return True
+            if ir[:1] == ["attr"] and len(ir) > 3 and (counters.get(ir[3]) or {}).get("internal"):
+                return True
+            return any(self._bookkeeping(x) for x in ir if isinstance(x, list))
+        return False
 
     def index(self):
         """Every name a reader looks up, A to Z: cards, locations, actions, counters, zones and
@@ -603,17 +748,25 @@ class Book:
             })
         zones = [{"id": z, "name": self.name(z), "of": self._of(d.get("of", "game")),
                   "visibility": self._sight(d.get("visibility", "public"))} for z, d in (t.get("zones") or {}).items()]
-        marks = [self.names.attr_name(m, self.lang) for m in (self._marks if self._marks is not None else _marks(t))]
+        marks = sorted({(n[:1].upper() + n[1:]) for n in (self.names.attr_name(m, self.lang)  # (a list of words A to Z)
+                        for m in (self._marks if self._marks is not None else _marks(t)))},
+                       key=lambda n: n.lower().replace("ё", "е"))
         procs = []
         for pid, p in (t.get("procedures") or {}).items():
             if not self.tx(p.get("text")):  # (steps with no words of the designer's are no rule a player reads)
                 self.untold.add(pid)
                 continue
-            procs.append({"id": pid, "name": self.names.procedure_name(pid, self.lang), "text": self.tx(p.get("text")),
+            name, text = self.names.procedure_name(pid, self.lang), self.tx(p.get("text"))
+            after = text[len(name):].lstrip(" ")
+            rest = after.lstrip(" :;—.").strip()
+            if text.lower().startswith(name.lower()) and after[:1] in (":", ";", "—", ".") and rest:
+                text = rest[:1].upper() + rest[1:]  # (a name cut from its text heads the rest of it, once)
+            procs.append({"id": pid, "name": name[:1].upper() + name[1:], "text": text,
                           "params": "",  # parameters are names inside the effect, not words for a player
                           "effect": self.unless_said(p.get("text"), f"procedures.{pid}.effect", p.get("effect"),
                                                      params=p.get("params"))})
         counters.sort(key=_by_name)
+        procs.sort(key=_by_name)
         zones.sort(key=_by_name)
         return {"counters": counters, "zones": zones, "marks": marks, "procedures": procs}
 
@@ -729,7 +882,7 @@ class HtmlPieces:
         name = name if type(name) is str and not _HTML_SPECIAL(name) else h(name)
         text = f"<p>{self.icon(c['text'])}</p>" if c["text"] else ""
         return (f'<div class="card-entry" id="card-{cid}">\n'
-                f'<span class="copies">×{count if type(count) is int else h(count)} · {cid}</span>\n'
+                f'<span class="copies">×{count if type(count) is int else h(count)}</span>\n'
                 f'<h4>{name}</h4>\n'
                 f'{self._attrs(c["attrs"])}\n'
                 f'{text}{self._cond(c["if"], self.L["only_if"])}\n'

@@ -49,3 +49,25 @@ def test_the_pictures_are_the_same_for_the_same_tables_and_carry_no_version():
     diagrams.map_svg.cache_clear()
     assert diagrams.map_svg(*args) == first
     assert "<!--" not in first and "<?xml" not in first and "Gate \\N" in first
+
+
+@pytest.mark.parametrize("folder", ["content/night-city", "content/android", "content/arkham-horror",
+                                    "content/study-in-emerald"])
+def test_the_round_shows_its_triggers_and_the_actions_offered_in_a_turn(folder):
+    t = tables_of(folder)
+    windows = {a: d["window"] for a, d in t["actions"].items() if d.get("window")}
+    for lang in ("en", "ru"):
+        book = Book(t, lang)
+        svg = book.pictures()["turn"]
+        drawn = " ".join(" ".join(html.unescape(x).split())
+                         for x in re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+        for event, trs in t.get("triggers", {}).items():
+            if event in ("turn_start", "turn_end", "enter") and trs:
+                assert book._say(event) in drawn, (lang, event)
+        if folder.endswith("arkham-horror"):  # a track that fires a rule at a value is a trigger too
+            assert f"{book.name('doom')} " in drawn and f"{book.name('terror')} " in drawn, lang
+        offered = book._windows()
+        for a, w in windows.items():
+            if w in offered:
+                assert book.name(a) in drawn, (lang, a)
+    assert not windows or book._windows(), "a game with windows offers them somewhere"

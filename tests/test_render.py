@@ -37,7 +37,7 @@ STATEMENTS = {
     "endgame": "end game",
     "endturn": "end turn",
     "stop": "for each p in players:\n  stop",
-    "log": 'log "the duel begins"',
+    "log": 'log "the duel begins" to player',
     "emit": "emit alarm with who = player, loud = true",
     "perform": "perform dig by next_player(player)",
     "return": "return player.vp + 1",
@@ -169,6 +169,14 @@ def test_a_procedure_is_called_by_its_short_name(tables):
     assert effect_text(parse("helper(player, 2)", _where), tables, "en") == "Resolve “Helper” (you, 2)."
 
 
+def test_a_procedure_done_to_you_or_to_named_things_reads_as_its_text(tables):
+    """«Закрыта до конца игры…», not «Выполните процедуру «Закрыта до конца игры» (…)»."""
+    t = dict(tables, procedures=dict(tables["procedures"], shut={"params": ["p"], "effect": [],
+                                                                  "text": {"en": "Closed for good.", "ru": "Закрыто навсегда."}}))
+    assert effect_text(parse("shut(player)", _where), t, "en") == "Closed for good."
+    assert effect_text(parse("shut(player)", _where), t, "ru") == "Закрыто навсегда."
+
+
 @pytest.mark.parametrize("name, genitive", [
     ("Время", "Времени"), ("Рассудок", "Рассудка"), ("Улика", "Улики"), ("Позиция", "Позиции"),
     ("Здоровье", "Здоровья"), ("Влияние", "Влияния"), ("Золото", "Золота"), ("Победные очки", "Победных очков"),
@@ -215,3 +223,30 @@ def test_effects_of_the_tutorial_read_well():
                                                 (0, "Gain Position equal to the total of the result.")]
     assert Renderer(race, "ru").lines(roll) == [(0, "Пусть результат равен броску 2 кубиков."),
                                                 (0, "Получите ед. Позиции — сумма результата.")]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_line_for_the_log_is_no_rule_but_a_line_for_one_player_is(tables, lang):
+    """`log "…"` writes the table's log, which the rules around it already say; said in a book
+    it was an untranslated sentence of the engine's («Объявите: «Arkham is overrun…»»)."""
+    r = Renderer(tables, lang)
+    assert r.text(parse('log "the duel begins"', _where)) == ""
+    assert "the duel begins" in r.text(parse('log "the duel begins" to player', _where))
+
+
+@pytest.mark.parametrize("name, negated", [("Дверь открыта", "Дверь не открыта"),
+                                           ("Последняя проверка пройдена", "Последняя проверка не пройдена"),
+                                           ("Закрыто", None), ("Обойдён или побеждён", None), ("Подготовка", None)])
+def test_a_russian_clause_is_negated_before_its_predicate(name, negated):
+    from rulepress.compiler.inflection import negated_clause
+    assert negated_clause(name) == negated
+
+
+def test_a_flag_of_the_game_named_by_a_clause_reads_as_it_and_its_negation():
+    t = {"counters": {"open": {"of": "game", "type": "flag", "initial": False,
+                               "name": {"en": "The door is open", "ru": "Дверь открыта"}}}}
+    assert Renderer(t, "en").condition(parse_expr("not open", _where)) == "The door is not open"
+    assert Renderer(t, "ru").condition(parse_expr("not open", _where)) == "Дверь не открыта"
+    assert Renderer(t, "ru").condition(parse_expr("open", _where)) == "Дверь открыта"
+    lines = Renderer(t, "ru").lines(parse("if not open:\n  end game", _where))
+    assert lines[0] == (0, "Если Дверь не открыта:")

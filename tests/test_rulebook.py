@@ -201,7 +201,7 @@ _MACROS_HTML = """{% macro counted(items) %}{% for name, n in items %}{{ name }}
 {%- endmacro %}
 {% macro card(c, L) %}
 <div class="card-entry" id="card-{{ c.id }}">
-<span class="copies">×{{ c.count }} · {{ c.id }}</span>
+<span class="copies">×{{ c.count }}</span>
 <h4>{{ c.name }}</h4>
 {{ attrs(c.attrs) }}
 {% if c.text %}<p>{{ icon(c.text) }}</p>{% endif %}

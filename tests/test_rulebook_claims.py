@@ -37,6 +37,12 @@ BANNED = [
      "a deck per location said to be each player's"),
     (r"Закрыть врата боем|Close the gate with Fight", "a choice's button as a component"),
     (r"Переместите верхняя|в Свободные ордеру|из вашего Возля", "a name left in the nominative"),
+    (r"[Вв]ыполните процедуру «|\b[Rr]esolve “", "a procedure named where its words are due"),
+    (r"[Оо]бъявите: «[A-Za-z]|[Оо]бъявите: «[^»]* / ", "a line of the table's log, in English, as a rule"),
+    (r"[Нн]еверно, что показатель «|[Ii]t is not so that “", "a flag negated as pseudo-code"),
+    (r"\b(?:starting_agents|first_edition_track_scoring)\b|\bдвижок\b|\bthe engine\b", "an option's id or the engine"),
+    (r"показател[а-я]* ужаса|боев[а-я]+ показател|\bСтарц[а-я]*|\bСтарец\b", "a term that is not the seed's (рейтинг ужаса, старейшина)"),
+    (r'id="card-([a-z0-9_]+)">\n<span class="copies">×\d+ · \1<', "a card's id beside its copies"),
 ]
 
 
@@ -167,3 +173,12 @@ def test_every_scenario_marked_as_an_example_is_in_every_book_as_an_example_box(
 @pytest.mark.parametrize("folder, seed_examples", [("content/night-city", 7), ("content/study-in-emerald", 3)])
 def test_the_seeds_worked_examples_are_in_the_books(folder, seed_examples):
     assert len(examples(os.path.join(ROOT, folder))) >= seed_examples
+
+
+@pytest.mark.parametrize("folder, seed_examples", [("content/arkham-horror", 26), ("content/android", 11)])
+def test_every_numbered_worked_example_of_the_seed_is_an_example_box(folder, seed_examples):
+    """Games whose seed numbers its worked examples keep them in scenarios named exNN_…: each
+    number is marked as an example at least once (a variant, exNNb, may stand for it)."""
+    marked = {re.match(r"ex(\d+)", ex["file"]).group(1) for ex in examples(os.path.join(ROOT, folder))
+              if re.match(r"ex\d+", ex["file"])}
+    assert sorted(int(n) for n in marked) == list(range(1, seed_examples + 1))
