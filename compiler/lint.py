@@ -13,9 +13,10 @@ from __future__ import annotations
 from .content import RowBlock
 from .diagnostics import Pos, Report, did_you_mean
 from .names import BUILTIN_ATTRS, BUILTIN_NAMES, FUNCTIONS
+from ..runtime import ir
 
 _BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
-_VALUES_ONLY = frozenset(FUNCTIONS) - {"roll", "random"}  # functions that change nothing (these two draw dice)
+_VALUES_ONLY = frozenset(f for f, d in ir.FUNCTIONS.items() if not d.writes)  # functions that change nothing
 _SECTION_WORD = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token", "actions": "action",
                  "procedures": "procedure", "triggers": "trigger", "pools": "pool", "decks": "deck", "zones": "zone"}
 _THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}

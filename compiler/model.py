@@ -8,6 +8,7 @@ from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .lint import lint
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
+from ..runtime import ir
 from ..runtime.analysis import ir_nodes as _walk
 
 from .source import PList, PMap, PStr
@@ -194,12 +195,8 @@ def _value_type(v) -> str:
     return "text"
 
 
-_FN_TYPES = {"count": "number", "sum": "number", "max": "number", "min": "number", "abs": "number",
-             "floor": "number", "ceil": "number", "clamp": "number", "distance": "number",
-             "any": "bool", "all": "bool", "adjacent": "bool", "roll": "list", "neighbours": "list",
-             "within": "list", "sorted": "list", "distinct": "list", "faces": "list", "usable": "list"}
-_BUILTIN_ATTR_TYPES = {"id": "text", "type": "text", "kind": "text", "name": "text", "zone": "zone",
-                       "contents": "zone", "location": "thing", "owner": "thing", "face_up": "bool", "seat": "number"}
+_FN_TYPES = {name: f.gives for name, f in ir.FUNCTIONS.items() if f.gives != "unknown"}
+_BUILTIN_ATTR_TYPES = {name: a.gives for name, a in ir.THING_ATTRIBUTES.items()}
 _NOT_A_NUMBER = {"text", "zone", "thing"}
 _NOT_A_COLLECTION = {"number", "bool", "text", "none"}
 _NOT_A_PLACE = {"number", "bool", "text", "list", "none"}

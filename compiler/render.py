@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..runtime.ir import EXPRESSIONS
+from ..runtime import ir
+from ..runtime.ir import EXPRESSIONS, FUNCTIONS
 from . import inflection
 from .wording import catalogue, languages
 
@@ -772,7 +773,7 @@ class Renderer:
     def _draws(self, node) -> bool:
         """Whether a value is drawn by chance or worked out by a procedure: said once, not repeated."""
         if isinstance(node, list):
-            if node[:1] == ["call"] and len(node) > 2 and (node[2] in ("random", "roll") or node[2] in self.names.procedures):
+            if node[:1] == ["call"] and len(node) > 2 and (node[2] in ir.DRAWING or node[2] in self.names.procedures):
                 return True
             return any(self._draws(x) for x in node if isinstance(x, list))
         return False
@@ -1055,9 +1056,7 @@ class Renderer:
             return Ph(None, [f"{b.c(k)} для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}" for k in CASES])
         return _fixed(f"{b} for each {noun.en}{src[0]}{w}")
 
-    _FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "floor", "ceil", "clamp", "random", "distance",
-                        "adjacent", "neighbours", "within", "top", "first", "last", "next_player", "previous_player",
-                        "usable", "sorted", "distinct", "option", "faces"))  # built-in: their words are in the catalogue
+    _FUNCTIONS = frozenset(FUNCTIONS)  # built-in: their words are in the catalogue
     _RU_FN_HEADS = {
         "число": ("число", "числа", "числу", "число", "числом", "числе"),
         "сумма": ("сумма", "суммы", "сумме", "сумму", "суммой", "сумме"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .ir import EXPRESSIONS
+from .ir import DRAWING, EXPRESSIONS, STATEMENTS
 
 
 def ir_nodes(block):
@@ -33,8 +33,8 @@ def ir_nodes(block):
 # Statements that change nothing a later expression can read: a procedure made only of these
 # (and of calls to other such procedures) gives the same value for the same arguments in the
 # same state.
-_PURE_STATEMENTS = {"let", "if", "for", "repeat", "while", "return", "do", "stop", "fail"}
-_IMPURE_FUNCTIONS = {"random", "roll"}  # they draw from the game's generator
+_PURE_STATEMENTS = frozenset(op for op, d in STATEMENTS.items() if set(d.writes) <= {"names"} and not (d.decides or d.runs))
+_IMPURE_FUNCTIONS = DRAWING  # they draw from the game's generator
 
 
 class _Scan(NamedTuple):
