@@ -199,37 +199,48 @@ def at(op: str, field: str) -> int:
     return 2 + OPERATIONS[op].fields.index(field)
 
 
+def _holds(op: Op) -> tuple:
+    """(index, type) of the fields of an operation that hold nodes, for the walks below."""
+    return tuple((2 + i, t.rstrip("?")) for i, t in enumerate(op.types)
+                 if t.rstrip("?") in ("expr", "exprs", "block", "branches", "given", "parts", "said"))
+
+
+_HOLDS = {name: _holds(op) for name, op in OPERATIONS.items()}
+
+
 def blocks(node) -> list:
     """The blocks of statements a statement holds (an `if`'s branches' too), in order; absent ones left out."""
-    op = OPERATIONS[node[0]]
     out = []
-    for t, v in zip(op.types, node[2:]):
+    for i, t in _HOLDS[node[0]]:
+        v = node[i]
         if v is None:
             continue
         if t == "branches":
             out.extend(body for _cond, body in v)
-        elif t.rstrip("?") == "block":
+        elif t == "block":
             out.append(v)
     return out
 
 
 def children(node) -> list:
     """The nodes a node holds directly, expressions and statements, in the order of its fields."""
-    op = OPERATIONS[node[0]]
     out = []
-    for t, v in zip(op.types, node[2:]):
+    for i, t in _HOLDS[node[0]]:
+        v = node[i]
         if v is None:
             continue
-        t = t.rstrip("?")
-        if t == "expr" or (t == "said" and type(v) is list):
+        if t == "expr":
             out.append(v)
-        elif t in ("exprs", "block"):
+        elif t == "exprs" or t == "block":
             out.extend(v)
+        elif t == "said":
+            if type(v) is list:
+                out.append(v)
         elif t == "parts":
             out.extend(x for x in v if type(x) is list)
         elif t == "given":
             out.extend(v.values())
-        elif t == "branches":
+        else:  # branches
             for cond, body in v:
                 out.append(cond)
                 out.extend(body)
