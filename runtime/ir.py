@@ -47,7 +47,8 @@ PARTS = {
     "random": "the game's random generator",
     "answers": "the players' decisions",
     "rules": "the game's tables: attributes, the map, options",
-    "effects": "other effects it runs (triggers, actions, procedures): what they read and write",
+    "effects": "other effects it runs (procedures, triggers, actions, a counter's thresholds and `on_change`): "
+               "what they read and write",
 }
 
 
@@ -61,7 +62,9 @@ class Op(NamedTuple):
     reads: tuple  # what of a game it reads itself (keys of PARTS), besides what its fields read
     writes: tuple  # what of a game it changes itself
     decides: bool  # whether it asks players a decision itself
-    runs: bool  # whether it runs other effects (which may decide and change anything)
+    runs: bool  # whether it may run other effects (which may decide and change anything): a procedure, an
+    # event's triggers, an action; a counter's thresholds and `on_change` where it changes a counter; the
+    # `enter` triggers where it puts a thing at a location
     sentence: str | None  # its sentence in the message catalogues (compiler/messages), if it has one
     node: type  # reads a node by its fields' names: see view()
 
@@ -88,22 +91,22 @@ _STATEMENTS = (
     _statement("let", "name:name value:expr", "binds a name for the rest of the block",
                writes=("names",), sentence="let"),
     _statement("set", "target:expr value:expr", "sets a counter (or a name bound by `let`)",
-               writes=("names", "counters", "turn"), sentence="set"),
+               writes=("names", "counters", "turn"), runs=True, sentence="set"),
     _statement("gain", "amount:expr counter:id target:expr?", "adds to a counter",
-               reads=("counters",), writes=("counters",), sentence="gain"),
+               reads=("counters",), writes=("counters",), runs=True, sentence="gain"),
     _statement("lose", "amount:expr counter:id target:expr?", "takes from a counter",
-               reads=("counters",), writes=("counters",), sentence="lose"),
+               reads=("counters",), writes=("counters",), runs=True, sentence="lose"),
     _statement("pay", "amount:expr counter:id target:expr?", "takes from a counter, or fails where it has too little",
-               reads=("counters",), writes=("counters",), sentence="pay"),
+               reads=("counters",), writes=("counters",), runs=True, sentence="pay"),
     _statement("move", "thing:expr destination:expr face:word?", "puts things in a zone or place",
-               reads=("places",), writes=("places", "faces"), sentence="move"),
+               reads=("places",), writes=("places", "faces"), runs=True, sentence="move"),
     _statement("draw", "amount:expr? source:expr destination:expr? face:word? name:name?",
                "moves the top things of a pile (a pool's at random)",
-               reads=("places",), writes=("places", "faces", "random", "names")),
+               reads=("places",), writes=("places", "faces", "random", "names"), runs=True),
     _statement("discard", "thing:expr under:flag", "puts things on their deck's discard pile (or under the deck)",
                reads=("places", "rules"), writes=("places", "faces"), sentence="discard"),
     _statement("shuffle", "pile:expr into:expr?", "shuffles a pile, after moving another into it",
-               reads=("places",), writes=("places", "random"), sentence="shuffle"),
+               reads=("places",), writes=("places", "random"), runs=True, sentence="shuffle"),
     _statement("reveal", "thing:expr", "turns things face up", writes=("faces",), sentence="reveal"),
     _statement("show", "thing:expr players:expr", "lets some players see things until they move",
                writes=("sight",), sentence="show"),
@@ -112,7 +115,7 @@ _STATEMENTS = (
     _statement("conceal", "thing:expr", "turns things face down", writes=("faces",), sentence="conceal"),
     _statement("remove", "thing:expr", "takes things out of the game", writes=("places",), sentence="remove"),
     _statement("putback", "thing:expr", "returns things to their pool, deck or starting zone",
-               reads=("rules",), writes=("places", "faces"), sentence="putback"),
+               reads=("rules",), writes=("places", "faces"), runs=True, sentence="putback"),
     _statement("mark", "thing:expr mark:id until:word?",
                "marks things, for ever, until the turn, round or game ends or until the marking player's next turn",
                reads=("turn",), writes=("marks",), sentence="mark"),
@@ -130,7 +133,7 @@ _STATEMENTS = (
     _statement("return", "value:expr", "ends a procedure with a value", sentence="return"),
     _statement("do", "call:expr", "works an expression out for what its calls do", sentence="resolve"),
     _statement("swap", "first:expr second:expr", "exchanges the places of two things",
-               reads=("places",), writes=("places",), sentence="swap"),
+               reads=("places",), writes=("places",), runs=True, sentence="swap"),
     _statement("offer", "window:id players:expr? given:given name:name?",
                "asks players one after another (by default the others, from the next seat) to react "
                "with an action of a window; the first who does, does it, and no one after is asked",
@@ -418,7 +421,9 @@ def document() -> str:
         "fields are `null`.", "",
         "Each operation is declared once in `runtime/ir.py`: its fields with their types, what it",
         "reads and writes of a game itself (besides what its fields read), whether it asks players",
-        "a decision. The checker, lint, rulebook renderer, analysis and runtime read that table.", "",
+        "a decision itself or may through other effects it runs (a procedure, an event's triggers,",
+        "an action, a counter's thresholds and `on_change`, the `enter` triggers of a location). The",
+        "checker, lint, rulebook renderer, analysis and runtime read that table.", "",
         "Field types (`?`: or `null`):", "",
     ]
     out += [f"- `{t}`: {v}" for t, v in TYPES.items()]

@@ -145,3 +145,22 @@ def test_every_statement_is_written_inline_or_has_a_handler():
     missing = {op for op in ir.STATEMENTS if op not in pysource._INLINE and not hasattr(Interp, "s_" + op)}
     assert not missing
     assert pysource._INLINE <= ir.STATEMENTS.keys()
+
+
+def test_a_statement_whose_handler_runs_other_effects_says_so():
+    """A handler that changes a counter (its thresholds and `on_change` run), moves a thing
+    (a location's `enter` triggers run), fires an event or runs a block of the game's may
+    decide through them: its record says `runs` (or `decides`), which resumable code relies on."""
+    import inspect
+
+    from rulepress.runtime.interpreter import Interp
+    running = ("self.set_counter(", "self.move(", "self.fire(", "self.call_block(", "self.perform(")
+    never_to_a_location = {"discard", "remove"}  # the supply, a deck, its discard pile, `removed`
+    for op, d in ir.STATEMENTS.items():
+        if op in never_to_a_location:
+            assert not d.runs, op
+            continue
+        handler = getattr(Interp, "s_" + op, None)
+        if handler is not None and any(r in inspect.getsource(handler) for r in running):
+            assert d.runs or d.decides, op
+    assert ir.STATEMENTS["move"].runs  # (written inline by the code generator: `it.move`)
