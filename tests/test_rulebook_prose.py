@@ -126,7 +126,7 @@ def test_a_name_changed_later_is_a_tally():
 def test_two_cards_in_one_sentence_are_that_card_and_the_other_card():
     inner = ["gen", P, "count", ["name", P, "d"], "d", ["name", P, "hand"],
              ["op", P, "==", ["attr", P, ["name", P, "d"], "type"], ["attr", P, ["name", P, "c"], "type"]]]
-    stmt = ["for", P, "c", ["name", P, "hand"], None, [["log", P, inner]]]
+    stmt = ["for", P, "c", ["name", P, "hand"], None, [["log", P, inner, None]]]
     lines = Renderer({"zones": {"hand": {"name": {"en": "Hand"}}}}, "en").lines([stmt])
     assert lines[0] == (0, "For each card in Hand:")
     assert "the other card" in lines[1][1] and "that card" in lines[1][1]
