@@ -4,8 +4,9 @@ A node is a JSON list `[op, position, field...]`: the operation's name, where it
 ("file:line:col") and its fields in the order given here. The compiler's parser makes the
 nodes; its checker, lint and rulebook renderer walk them, the analysis works out what they
 change, and the runtime runs them. Each looks its operations up here, so an operation added
-to one is missing from none unseen (tests/test_ir.py), and each reads a node by its fields'
-names (`view(node).amount`), never by a bare index.
+to one is missing from none unseen (tests/test_ir.py). The compiler's passes and the analysis
+read a node by its fields' names (`view(node).amount`, `node[at("choose", "body")]`), not by
+a bare index.
 
 The built-in functions and attributes of the effect language are defined here too, once:
 the checker, the lint, the renderer, the editor's hints and the runtime take them from these
