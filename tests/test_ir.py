@@ -75,6 +75,13 @@ def test_the_checker_and_the_editor_take_the_functions_and_attributes_from_the_i
     assert render.Renderer._FUNCTIONS == set(ir.FUNCTIONS)
 
 
+def test_the_editor_says_what_a_statement_and_a_function_do_from_the_table():
+    from rulepress.hints import builtin_doc
+    assert "adds to a counter; takes amount, counter, target" in builtin_doc("gain")
+    assert "(function, 1 to 2 arguments): dice rolled" in builtin_doc("roll")
+    assert "(attribute of every thing): whether it is face up" in builtin_doc("face_up")
+
+
 def test_the_renderer_has_words_for_every_function_and_attribute_in_every_language():
     from rulepress.compiler import render
     from rulepress.compiler.wording import catalogue
