@@ -20,7 +20,7 @@ def builtin_doc(word: str) -> str | None:
     if word in FUNCTIONS:
         lo, hi, what = FUNCTIONS[word]
         args = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}): {what}"
+        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}: {ir.FUNCTIONS[word].takes}): {what}"
     if word in BUILTIN_ATTRS:
         return f"`x.{word}` (attribute of every thing): {BUILTIN_ATTRS[word]}"
     if word in EVENTS:

@@ -289,6 +289,7 @@ class Function(NamedTuple):
     least: int  # arguments at least
     most: int  # arguments at most
     gives: str  # the kind of value it gives ("number", "bool", "list"; "unknown" where it depends)
+    takes: str  # its arguments, in the words of the editor's hints
     aggregate: bool  # takes `x.a for x in xs where ...` as its one argument
     collection: bool  # its first argument is a collection it reads the items of
     reads: tuple  # what of a game it reads (keys of PARTS) besides its arguments
@@ -296,37 +297,37 @@ class Function(NamedTuple):
     does: str  # what it gives, in the words of the editor's hints
 
 
-def _fn(least, most, gives, does, aggregate=False, collection=False, reads=(), writes=()) -> Function:
-    return Function(least, most, gives, aggregate, collection, reads, writes, does)
+def _fn(least, most, gives, does, takes, aggregate=False, collection=False, reads=(), writes=()) -> Function:
+    return Function(least, most, gives, takes, aggregate, collection, reads, writes, does)
 
 
 FUNCTIONS = {
-    "count": _fn(1, 1, "number", "how many", aggregate=True, collection=True),
-    "sum": _fn(1, 1, "number", "the total of", aggregate=True, collection=True),
-    "max": _fn(1, 9, "number", "the largest of", aggregate=True, collection=True),
-    "min": _fn(1, 9, "number", "the smallest of", aggregate=True, collection=True),
-    "any": _fn(1, 1, "bool", "whether any of", aggregate=True, collection=True),
-    "all": _fn(1, 1, "bool", "whether all of", aggregate=True, collection=True),
-    "abs": _fn(1, 1, "number", "the absolute value of"),
-    "floor": _fn(1, 1, "number", "rounded down"),
-    "ceil": _fn(1, 1, "number", "rounded up"),
-    "clamp": _fn(3, 3, "number", "limited to a range"),
-    "roll": _fn(1, 2, "list", "dice rolled: the faces", reads=("random",), writes=("random",)),
-    "random": _fn(1, 1, "unknown", "one picked at random from", collection=True, reads=("random",), writes=("random",)),
-    "distance": _fn(2, 2, "number", "the map distance between", reads=("rules", "places")),
-    "adjacent": _fn(2, 2, "bool", "whether two places are adjacent", reads=("rules", "places")),
-    "neighbours": _fn(1, 1, "list", "the places adjacent to", reads=("rules", "places")),
-    "within": _fn(2, 2, "list", "the places within a distance of", reads=("rules", "places")),
-    "top": _fn(1, 1, "unknown", "the top card of", reads=("places",)),
-    "first": _fn(1, 1, "unknown", "the first of", collection=True),
-    "last": _fn(1, 1, "unknown", "the last of", collection=True),
-    "next_player": _fn(1, 1, "unknown", "the player to the left of", reads=("turn",)),
-    "previous_player": _fn(1, 1, "unknown", "the player to the right of", reads=("turn",)),
-    "usable": _fn(2, 2, "list", "the reactions of a window a player can use", reads=("effects",)),
-    "sorted": _fn(1, 2, "list", "sorted", aggregate=True, collection=True),
-    "distinct": _fn(1, 1, "list", "without repeats", aggregate=True, collection=True),
-    "option": _fn(1, 1, "unknown", "the value of a game option", reads=("rules",)),
-    "faces": _fn(1, 1, "list", "the dice faces of a roll"),
+    "count": _fn(1, 1, "number", "how many", "a list or zone", aggregate=True, collection=True),
+    "sum": _fn(1, 1, "number", "the total of", "a list of numbers", aggregate=True, collection=True),
+    "max": _fn(1, 9, "number", "the largest of", "a list, or numbers", aggregate=True, collection=True),
+    "min": _fn(1, 9, "number", "the smallest of", "a list, or numbers", aggregate=True, collection=True),
+    "any": _fn(1, 1, "bool", "whether any of", "a list", aggregate=True, collection=True),
+    "all": _fn(1, 1, "bool", "whether all of", "a list", aggregate=True, collection=True),
+    "abs": _fn(1, 1, "number", "the absolute value of", "a number"),
+    "floor": _fn(1, 1, "number", "rounded down", "a number"),
+    "ceil": _fn(1, 1, "number", "rounded up", "a number"),
+    "clamp": _fn(3, 3, "number", "limited to a range", "a number, the least, the most"),
+    "roll": _fn(1, 2, "list", "dice rolled: the faces", "how many dice, their sides (6 unless said)", reads=("random",), writes=("random",)),
+    "random": _fn(1, 1, "unknown", "one picked at random from", "a list or zone", collection=True, reads=("random",), writes=("random",)),
+    "distance": _fn(2, 2, "number", "the map distance between", "two places", reads=("rules", "places")),
+    "adjacent": _fn(2, 2, "bool", "whether two places are adjacent", "two places", reads=("rules", "places")),
+    "neighbours": _fn(1, 1, "list", "the places adjacent to", "a place", reads=("rules", "places")),
+    "within": _fn(2, 2, "list", "the places within a distance of", "a place, a distance", reads=("rules", "places")),
+    "top": _fn(1, 1, "unknown", "the top card of", "a pile", reads=("places",)),
+    "first": _fn(1, 1, "unknown", "the first of", "a list or zone", collection=True),
+    "last": _fn(1, 1, "unknown", "the last of", "a list or zone", collection=True),
+    "next_player": _fn(1, 1, "unknown", "the player to the left of", "a player", reads=("turn",)),
+    "previous_player": _fn(1, 1, "unknown", "the player to the right of", "a player", reads=("turn",)),
+    "usable": _fn(2, 2, "list", "the reactions of a window a player can use", "a window's name, a player", reads=("effects",)),
+    "sorted": _fn(1, 2, "list", "sorted", "a list, the attribute to order by", aggregate=True, collection=True),
+    "distinct": _fn(1, 1, "list", "without repeats", "a list", aggregate=True, collection=True),
+    "option": _fn(1, 1, "unknown", "the value of a game option", "an option's name", reads=("rules",)),
+    "faces": _fn(1, 1, "list", "the dice faces of a roll", "a roll"),
 }
 AGGREGATES = frozenset(f for f, d in FUNCTIONS.items() if d.aggregate)
 OVER_COLLECTIONS = frozenset(f for f, d in FUNCTIONS.items() if d.collection)
@@ -433,11 +434,11 @@ def document() -> str:
     out += ["", "### Statements", ""] + _op_rows(STATEMENTS)
     out += ["", "### Expressions", ""] + _op_rows(EXPRESSIONS)
     out += ["", "## Built-in functions", "", "`call` and `gen` name one of these or a procedure of the content.", "",
-            "| function | arguments | gives | what it gives | `x for x in` | reads | writes |",
-            "|---|---|---|---|---|---|---|"]
+            "| function | arguments | takes | gives | what it gives | `x for x in` | reads | writes |",
+            "|---|---|---|---|---|---|---|---|"]
     for name, f in FUNCTIONS.items():
         args = str(f.least) if f.least == f.most else f"{f.least}–{f.most}"
-        out.append(f"| `{name}` | {args} | {f.gives} | {_cell(f.does)} | {'yes' if f.aggregate else ''} "
+        out.append(f"| `{name}` | {args} | {_cell(f.takes)} | {f.gives} | {_cell(f.does)} | {'yes' if f.aggregate else ''} "
                    f"| {', '.join(f.reads)} | {', '.join(f.writes)} |")
     out += ["", "## Built-in attributes", "", "`x.a` reads a counter or zone of `x` named `a` first, then these.", "",
             "| attribute | of | gives | what it is |", "|---|---|---|---|"]

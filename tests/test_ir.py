@@ -78,7 +78,7 @@ def test_the_checker_and_the_editor_take_the_functions_and_attributes_from_the_i
 def test_the_editor_says_what_a_statement_and_a_function_do_from_the_table():
     from rulepress.hints import builtin_doc
     assert "adds to a counter; takes amount, counter, target" in builtin_doc("gain")
-    assert "(function, 1 to 2 arguments): dice rolled" in builtin_doc("roll")
+    assert "(function, 1 to 2 arguments: how many dice, their sides (6 unless said)): dice rolled" in builtin_doc("roll")
     assert "(attribute of every thing): whether it is face up" in builtin_doc("face_up")
 
 
