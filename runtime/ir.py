@@ -193,6 +193,17 @@ def view(node):
     return OPERATIONS[node[0]].node._make(node)
 
 
+_FIELD_SETS = {name: frozenset(op.fields) for name, op in OPERATIONS.items()}
+
+
+def make(op: str, pos: str, **given) -> list:
+    """A node of an operation from its fields by name, laid out as the table says (the parser
+    makes every node so: a field missing or unknown is an error, not a node of another shape)."""
+    if given.keys() != _FIELD_SETS[op]:
+        raise TypeError(f"`{op}` has the fields {', '.join(OPERATIONS[op].fields) or 'none'}, given {', '.join(given)}")
+    return [op, pos, *[given[f] for f in OPERATIONS[op].fields]]
+
+
 def fields(node) -> dict:
     """A node's fields by name (for reading a node where speed does not matter)."""
     return dict(zip(OPERATIONS[node[0]].fields, node[2:]))
