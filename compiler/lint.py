@@ -17,6 +17,7 @@ from ..runtime import ir
 from ..runtime.ir import view
 
 _NAME = ir.at("name", "name")
+_VALUE = ir.at("str", "value")
 
 _BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
 _VALUES_ONLY = frozenset(f for f, d in ir.FUNCTIONS.items() if not d.writes)  # functions that change nothing
@@ -433,7 +434,7 @@ def _strings(node):
     while stack:
         x = stack.pop()
         if type(x) is list and x:
-            if x[0] == "str" and len(x) == 3 and isinstance(x[2], str):
+            if x[0] == "str" and len(x) == 3 and isinstance(x[_VALUE], str):
                 yield x
             else:
                 stack.extend(y for y in x if type(y) in (list, dict))
