@@ -28,6 +28,7 @@ from typing import NamedTuple
 from markupsafe import Markup
 
 from .content import UsageError
+from ..runtime import ir
 from .pictures import Pictures
 from .render import Names, Renderer, text_of
 from .icons import icon_html, icon_parts
@@ -216,6 +217,9 @@ class FaceWarning(NamedTuple):
     message: str
 
 
+_ATTRIBUTE = ir.at("attr", "attribute")
+
+
 def read_attrs(tables: dict) -> frozenset:
     """Every attribute name some rule reads (`x.name` anywhere in the tables' effects)."""
     found, stack = set(), [tables.get(k) for k in tables if k not in ("protos", "game")]
@@ -223,8 +227,8 @@ def read_attrs(tables: dict) -> frozenset:
     while stack:
         x = stack.pop()
         if isinstance(x, list):
-            if len(x) == 4 and x[0] == "attr" and isinstance(x[3], str):
-                found.add(x[3])
+            if len(x) == 4 and x[0] == "attr" and isinstance(x[_ATTRIBUTE], str):
+                found.add(x[_ATTRIBUTE])
             stack += [y for y in x if isinstance(y, (list, dict))]
         elif isinstance(x, dict):
             stack += [y for y in x.values() if isinstance(y, (list, dict))]

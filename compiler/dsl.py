@@ -15,6 +15,7 @@ import marshal
 import re
 
 from .diagnostics import Pos
+from ..runtime import ir as _ir
 
 MAX_TEXT = 20_000  # one effect text; longer is surely a mistake
 MAX_NEST = 40      # parenthesis/indentation depth the parser will accept
@@ -252,6 +253,9 @@ _RUN = re.compile(r"[0-9]+")
 _WORDLIKE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 
 
+_VALUE = _ir.at("num", "value")  # a number node's value
+
+
 def _by_shape(src: str) -> list | None:
     """The IR of a piece from a known piece of the same shape; None where there is none."""
     known = _SHAPES.get(_DIGIT.sub("0", src)) if _DIGIT.search(src) else None
@@ -277,9 +281,9 @@ def _by_shape(src: str) -> list | None:
             continue
         if len(node) == 3 and node[0] == "num" and node[1] in changed:
             old, new = changed[node[1]]
-            if type(node[2]) is not int or node[2] != old:
+            if type(node[_VALUE]) is not int or node[_VALUE] != old:
                 return None
-            node[2] = new
+            node[_VALUE] = new
             done.add(node[1])
             continue
         stack.extend(x for x in node if type(x) is list or type(x) is dict)

@@ -24,6 +24,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.indenter import Indenter
 
 from .diagnostics import did_you_mean
+from ..runtime.ir import make, view
 
 
 class SyntaxProblem(Exception):
@@ -225,87 +226,90 @@ class _IR(Transformer):
     def start(self, c): return list(c)
     def block(self, c): return list(c)
 
-    # statements: c[0] is the keyword
-    def let(self, c): return ["let", self._at(c[0]), c[1].value, c[2]]
-    def set(self, c): return ["set", self._at(c[0]), c[1], c[2]]
+    # statements: c[0] is the keyword; each node laid out by the IR table (runtime/ir.py)
+    def let(self, c): return make("let", self._at(c[0]), name=c[1].value, value=c[2])
+    def set(self, c): return make("set", self._at(c[0]), target=c[1], value=c[2])
     def target(self, c):
         t = c[0]
-        return t if type(t) is list else ["name", self._at(t), t.value]
-    def gain(self, c): return ["gain", self._at(c[0]), c[1], c[2].value, c[3]]
-    def lose(self, c): return ["lose", self._at(c[0]), c[1], c[2].value, c[3]]
-    def pay(self, c): return ["pay", self._at(c[0]), c[1], c[2].value, c[3]]
-    def move(self, c): return ["move", self._at(c[0]), c[1], c[2], _face(c[3])]
-    def draw(self, c): return ["draw", self._at(c[0]), c[1], c[2], c[3], _face(c[4]), c[5].value if c[5] else None]
-    def discard(self, c): return ["discard", self._at(c[0]), c[1], bool(c[2])]
-    def shuffle(self, c): return ["shuffle", self._at(c[0]), c[1], c[2]]
-    def reveal(self, c): return ["reveal", self._at(c[0]), c[1]]
-    def show(self, c): return ["show", self._at(c[0]), c[1], c[2]]
-    def hide(self, c): return ["hide", self._at(c[0]), c[1], c[2]]
-    def conceal(self, c): return ["conceal", self._at(c[0]), c[1]]
-    def remove(self, c): return ["remove", self._at(c[0]), c[1]]
-    def putback(self, c): return ["putback", self._at(c[0]), c[1]]
-    def mark(self, c): return ["mark", self._at(c[0]), c[1], c[2].value, _until(c[3])]
-    def unmark(self, c): return ["unmark", self._at(c[0]), c[1], c[2].value]
-    def fail(self, c): return ["fail", self._at(c[0]), self._said(c[1]) if c[1] else None]
-    def endgame(self, c): return ["endgame", self._at(c[0])]
-    def endturn(self, c): return ["endturn", self._at(c[0])]
-    def stop(self, c): return ["stop", self._at(c[0])]
-    def log(self, c): return ["log", self._at(c[0]), c[1], c[2]]
-    def emit(self, c): return ["emit", self._at(c[0]), c[1].value, c[2] or {}]
+        return t if type(t) is list else make("name", self._at(t), name=t.value)
+    def gain(self, c): return make("gain", self._at(c[0]), amount=c[1], counter=c[2].value, target=c[3])
+    def lose(self, c): return make("lose", self._at(c[0]), amount=c[1], counter=c[2].value, target=c[3])
+    def pay(self, c): return make("pay", self._at(c[0]), amount=c[1], counter=c[2].value, target=c[3])
+    def move(self, c): return make("move", self._at(c[0]), thing=c[1], destination=c[2], face=_face(c[3]))
+    def draw(self, c): return make("draw", self._at(c[0]), amount=c[1], source=c[2], destination=c[3], face=_face(c[4]),
+                                   name=c[5].value if c[5] else None)
+    def discard(self, c): return make("discard", self._at(c[0]), thing=c[1], under=bool(c[2]))
+    def shuffle(self, c): return make("shuffle", self._at(c[0]), pile=c[1], into=c[2])
+    def reveal(self, c): return make("reveal", self._at(c[0]), thing=c[1])
+    def show(self, c): return make("show", self._at(c[0]), thing=c[1], players=c[2])
+    def hide(self, c): return make("hide", self._at(c[0]), thing=c[1], players=c[2])
+    def conceal(self, c): return make("conceal", self._at(c[0]), thing=c[1])
+    def remove(self, c): return make("remove", self._at(c[0]), thing=c[1])
+    def putback(self, c): return make("putback", self._at(c[0]), thing=c[1])
+    def mark(self, c): return make("mark", self._at(c[0]), thing=c[1], mark=c[2].value, until=_until(c[3]))
+    def unmark(self, c): return make("unmark", self._at(c[0]), thing=c[1], mark=c[2].value)
+    def fail(self, c): return make("fail", self._at(c[0]), reason=self._said(c[1]) if c[1] else None)
+    def endgame(self, c): return make("endgame", self._at(c[0]))
+    def endturn(self, c): return make("endturn", self._at(c[0]))
+    def stop(self, c): return make("stop", self._at(c[0]))
+    def log(self, c): return make("log", self._at(c[0]), message=c[1], to=c[2])
+    def emit(self, c): return make("emit", self._at(c[0]), event=c[1].value, given=c[2] or {})
     def args(self, c): return {k: v for k, v in c}
     def kwarg(self, c): return (c[0].value, c[1])
-    def perform(self, c): return ["perform", self._at(c[0]), c[1], c[2]]
-    def returnv(self, c): return ["return", self._at(c[0]), c[1]]
-    def callstmt(self, c): return ["do", c[0][1], c[0]]
-    def swap(self, c): return ["swap", self._at(c[0]), c[1], c[2]]
-    def offer(self, c): return ["offer", self._at(c[0]), c[1].value, c[2], c[3] or {}, c[4].value if c[4] else None]
+    def perform(self, c): return make("perform", self._at(c[0]), thing=c[1], by=c[2])
+    def returnv(self, c): return make("return", self._at(c[0]), value=c[1])
+    def callstmt(self, c): return make("do", c[0][1], call=c[0])
+    def swap(self, c): return make("swap", self._at(c[0]), first=c[1], second=c[2])
+    def offer(self, c): return make("offer", self._at(c[0]), window=c[1].value, players=c[2], given=c[3] or {},
+                                    name=c[4].value if c[4] else None)
 
     def ifs(self, c):
         _, cond, body, elifs, orelse = c
-        return ["if", self._at(c[0]), [[cond, body]] + elifs, orelse]
+        return make("if", self._at(c[0]), branches=[[cond, body]] + elifs, otherwise=orelse)
     def elifs(self, c): return list(c)
     def elif_(self, c): return [c[0], c[1]]
-    def foreach(self, c): return ["for", self._at(c[0]), c[1].value, c[2], c[3], c[4]]
-    def repeat(self, c): return ["repeat", self._at(c[0]), c[1], c[2]]
-    def whiles(self, c): return ["while", self._at(c[0]), c[1], c[2]]
+    def foreach(self, c): return make("for", self._at(c[0]), name=c[1].value, collection=c[2], where=c[3], body=c[4])
+    def repeat(self, c): return make("repeat", self._at(c[0]), times=c[1], body=c[2])
+    def whiles(self, c): return make("while", self._at(c[0]), condition=c[1], body=c[2])
     def choose(self, c):
         _, upto, n, var, src, where, by, ornone, prompt, body, other = c
-        return ["choose", self._at(c[0]), n if upto else None, var.value, src, where, by, bool(ornone),
-                self._said(prompt) if prompt else None, body, other]
+        return make("choose", self._at(c[0]), up_to=n if upto else None, name=var.value, options=src, where=where, by=by,
+                    or_none=bool(ornone), prompt=self._said(prompt) if prompt else None, body=body, otherwise=other)
     def may(self, c):
         _, by, prompt, body, other = c
-        return ["may", self._at(c[0]), by, self._said(prompt) if prompt else None, body, other]
+        return make("may", self._at(c[0]), by=by, prompt=self._said(prompt) if prompt else None, body=body, otherwise=other)
     def secret(self, c):
         _, pvar, players, var, src, where, ornone, prompt, body = c
         # `or none`: every player is asked, and may answer nothing (the only answer of one who has no other)
-        return ["secret", self._at(c[0]), pvar.value, players, var.value, src, where, body, bool(ornone),
-                self._said(prompt) if prompt else None]
+        return make("secret", self._at(c[0]), chooser=pvar.value, choosers=players, name=var.value, options=src,
+                    where=where, body=body, or_none=bool(ornone), prompt=self._said(prompt) if prompt else None)
 
     # expressions
-    def condexpr(self, c): return ["cond", self._from(c[0]), c[1], c[0], c[2]]
-    def or_(self, c): return ["or", self._from(c[0]), c[0], c[1]]
-    def and_(self, c): return ["and", self._from(c[0]), c[0], c[1]]
-    def not_(self, c): return ["not", self._at(c[0]), c[1]]
-    def cmp(self, c): return ["op", self._from(c[0]), c[1].value, c[0], c[2]]
-    def arith(self, c): return ["op", self._from(c[0]), c[1].value, c[0], c[2]]
-    def in_(self, c): return ["in", self._from(c[0]), c[0], c[1]]
+    def condexpr(self, c): return make("cond", self._from(c[0]), test=c[1], then=c[0], otherwise=c[2])
+    def or_(self, c): return make("or", self._from(c[0]), left=c[0], right=c[1])
+    def and_(self, c): return make("and", self._from(c[0]), left=c[0], right=c[1])
+    def not_(self, c): return make("not", self._at(c[0]), operand=c[1])
+    def cmp(self, c): return make("op", self._from(c[0]), operator=c[1].value, left=c[0], right=c[2])
+    def arith(self, c): return make("op", self._from(c[0]), operator=c[1].value, left=c[0], right=c[2])
+    def in_(self, c): return make("in", self._from(c[0]), item=c[0], collection=c[1])
     def notin(self, c):
         p = self._from(c[0])
-        return ["not", p, ["in", p, c[0], c[1]]]
-    def has(self, c): return ["has", self._from(c[0]), c[0], c[1].value]
+        return make("not", p, operand=make("in", p, item=c[0], collection=c[1]))
+    def has(self, c): return make("has", self._from(c[0]), thing=c[0], mark=c[1].value)
     def hasno(self, c):
         p = self._from(c[0])
-        return ["not", p, ["has", p, c[0], c[1].value]]
-    def neg(self, c): return ["neg", self._at(c[0]), c[1]]
-    def index(self, c): return ["index", self._from(c[0]), c[0], c[1]]
-    def expr_attr(self, c): return ["attr", self._from(c[0]), c[0], c[1].value]
+        return make("not", p, operand=make("has", p, thing=c[0], mark=c[1].value))
+    def neg(self, c): return make("neg", self._at(c[0]), operand=c[1])
+    def index(self, c): return make("index", self._from(c[0]), of=c[0], index=c[1])
+    def expr_attr(self, c): return make("attr", self._from(c[0]), of=c[0], attribute=c[1].value)
     def call(self, c):
         name, args = c[0].value, c[1]
-        if args and args[0] == "gen":
-            return ["gen", self._at(c[0]), name, *args[1:]]
-        return ["call", self._at(c[0]), name, args or []]
+        if args and args[0] == "gen":  # (the aggregate's loop, from `gen` below)
+            _gen, body, var, src, where = args
+            return make("gen", self._at(c[0]), function=name, body=body, name=var, source=src, where=where)
+        return make("call", self._at(c[0]), function=name, args=args or [])
     def callargs(self, c): return list(c)
-    def gen(self, c): return ["gen", c[0], c[1].value, c[2], c[3]]
+    def gen(self, c): return ["gen", c[0], c[1].value, c[2], c[3]]  # (no node: the loop of a call, above)
     def number(self, c):
         tok = c[0]
         s = tok.value
@@ -313,10 +317,10 @@ class _IR(Transformer):
         if len(s) > 12 and (len(s.split(".")[0].lstrip("0")) > 13 or abs(float(s) if "." in s else int(s)) > 10 ** 12):
             shown = s if len(s) <= 20 else s[:20] + "…"
             raise SyntaxProblem(tok.line, tok.column, "D008", f"number {shown} is too large (limit 10^12)")
-        return ["num", self._at(tok), float(s) if "." in s else int(s)]
+        return make("num", self._at(tok), value=float(s) if "." in s else int(s))
     def string(self, c):
         tok = c[0]
-        return self._text(tok) if "{" in tok.value or "}" in tok.value else ["str", self._at(tok), _unq(tok)]
+        return self._text(tok) if "{" in tok.value or "}" in tok.value else make("str", self._at(tok), value=_unq(tok))
 
     def _said(self, tok):
         """A prompt or a reason: the text itself, or a text node where it carries values."""
@@ -352,7 +356,7 @@ class _IR(Transformer):
             i = end + 1
         if plain:
             parts.append("".join(plain))
-        return ["text", self._at(tok), parts]
+        return make("text", self._at(tok), parts=parts)
 
     def _inner(self, text, line, col):
         """The expression between braces, standing where it is written in the text."""
@@ -363,14 +367,14 @@ class _IR(Transformer):
             raise SyntaxProblem(line, col + max(0, c - 8), "D001", f"in `{{{text}}}`: {msg}") from None
         outer = self.place
         node = _IR(lambda _l, c: outer(line, col + c - 8)).transform(tree)[0]
-        return node[2]
-    def name(self, c): return ["name", self._at(c[0]), c[0].value]
-    def true(self, c): return ["num", self._at(c[0]), True]
-    def false(self, c): return ["num", self._at(c[0]), False]
-    def none(self, c): return ["none", self._at(c[0])]
-    def every(self, c): return ["every", self._at(c[0]), c[1].value]
-    def listlit(self, c): return ["list", self._at(c[0]), [x for x in c[1:] if x is not None]]
-    def listcomp(self, c): return ["comp", self._at(c[0]), c[1], c[2].value, c[3], c[4]]
+        return view(node).value  # (the `return` statement's)
+    def name(self, c): return make("name", self._at(c[0]), name=c[0].value)
+    def true(self, c): return make("num", self._at(c[0]), value=True)
+    def false(self, c): return make("num", self._at(c[0]), value=False)
+    def none(self, c): return make("none", self._at(c[0]))
+    def every(self, c): return make("every", self._at(c[0]), kind=c[1].value)
+    def listlit(self, c): return make("list", self._at(c[0]), items=[x for x in c[1:] if x is not None])
+    def listcomp(self, c): return make("comp", self._at(c[0]), body=c[1], name=c[2].value, source=c[3], where=c[4])
 
     def atom(self, c):
         """`( expr )`: the expression itself; a node that begins with it stands at the `(`."""

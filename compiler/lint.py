@@ -13,14 +13,20 @@ from __future__ import annotations
 from .content import RowBlock
 from .diagnostics import Pos, Report, did_you_mean
 from .names import BUILTIN_ATTRS, BUILTIN_NAMES, FUNCTIONS
+from ..runtime import ir
+from ..runtime.ir import view
+
+_NAME = ir.at("name", "name")
+_VALUE = ir.at("str", "value")
 
 _BUILTIN_ATTR_NAMES = frozenset(BUILTIN_ATTRS)
-_VALUES_ONLY = frozenset(FUNCTIONS) - {"roll", "random"}  # functions that change nothing (these two draw dice)
+_VALUES_ONLY = frozenset(f for f, d in ir.FUNCTIONS.items() if not d.writes)  # functions that change nothing
 _SECTION_WORD = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token", "actions": "action",
                  "procedures": "procedure", "triggers": "trigger", "pools": "pool", "decks": "deck", "zones": "zone"}
 _THINGS = {"cards": "card", "pieces": "piece", "locations": "location", "tokens": "token"}
-_GIVES_NAME = {"let": 2, "for": 2, "choose": 3, "comp": 3, "gen": 4}  # op -> the slot of the name it gives
-_BINDERS = {"for": (2, 3), "comp": (3, 4), "gen": (4, 5), "choose": (3, 4)}  # op -> (name, collection) slots
+_GIVES_NAME = {op: ir.at(op, "name") for op in ("let", "for", "choose", "comp", "gen")}  # op -> where the name it gives is
+_BINDERS = {op: (ir.at(op, "name"), ir.at(op, coll))  # op -> where the name it gives and what it runs over are
+            for op, coll in (("for", "collection"), ("comp", "source"), ("gen", "source"), ("choose", "options"))}
 
 
 def _may_matter(text: str, options=()) -> bool:
@@ -212,18 +218,19 @@ class _Walker:
             self.say(s, "error", "D031", "`return` outside a procedure: only a procedure gives back a value; "
                                          "to end this effect early, put the rest under `if`")
         elif op == "mark":
-            self._mark(s, _SET, s[3])
-        elif op == "emit" and s[2] not in self.listened:
-            self.say(s, "warning", "W014", f"no trigger has `on: {s[2]}`, so `emit {s[2]}` does nothing"
-                                           f"{did_you_mean(s[2], self.listened)}")
-        elif op == "do" and s[2][0] == "call" and s[2][2] in _VALUES_ONLY and s[2][2] not in self.m.by_section["procedures"]:
-            self.say(s, "error", "D034", f"`{s[2][2]}(...)` gives a value and does nothing else, so as a statement it is "
-                                         f"thrown away: use it (`let x = {s[2][2]}(...)`, `if ...`) or remove it")
+            self._mark(s, _SET, view(s).mark)
+        elif op == "emit" and (event := view(s).event) not in self.listened:
+            self.say(s, "warning", "W014", f"no trigger has `on: {event}`, so `emit {event}` does nothing"
+                                           f"{did_you_mean(event, self.listened)}")
+        elif op == "do" and (call := view(s).call)[0] == "call" and (f := view(call).function) in _VALUES_ONLY \
+                and f not in self.m.by_section["procedures"]:
+            self.say(s, "error", "D034", f"`{f}(...)` gives a value and does nothing else, so as a statement it is "
+                                         f"thrown away: use it (`let x = {f}(...)`, `if ...`) or remove it")
         if op in _GIVES_NAME:
             self._local(s, s[_GIVES_NAME[op]])
         if op in _BINDERS:
             kinds = self._bind(s, kinds)
-        for x in s[2:]:
+        for x in ir.children(s):
             self._any(x, kinds)
 
     def _local(self, node, name):
@@ -252,8 +259,8 @@ class _Walker:
     def _bind(self, node, kinds):
         name_at, coll_at = _BINDERS[node[0]]
         coll = node[coll_at]
-        if type(coll) is list and coll and coll[0] == "every" and coll[2] != "player":
-            return {**kinds, node[name_at]: coll[2]}
+        if type(coll) is list and coll and coll[0] == "every" and (kind := view(coll).kind) != "player":
+            return {**kinds, node[name_at]: kind}
         if node[name_at] in kinds:
             return {k: v for k, v in kinds.items() if k != node[name_at]}
         return kinds
@@ -261,20 +268,20 @@ class _Walker:
     def expr(self, e, kinds):
         op = e[0]
         if op == "has":
-            self._mark(e, _TESTED, e[3])
-        elif op == "name" and e[2] in self.options:
-            self._mark(e, _READ, e[2])
-        elif op == "op" and e[2] in ("==", "!="):
+            self._mark(e, _TESTED, view(e).mark)
+        elif op == "name" and e[_NAME] in self.options:
+            self._mark(e, _READ, e[_NAME])
+        elif op == "op" and view(e).operator in ("==", "!="):
             self._comparison(e, kinds)
-        elif op == "call" and e[2] == "option":
-            self._option(e)
-        elif op == "call" and e[2] == "usable" and e[3] and e[3][0][0] == "str":
-            self._window(e[3][0])
+        elif op == "call" and (call := view(e)).function == "option":
+            self._option(call.args)
+        elif op == "call" and call.function == "usable" and call.args and call.args[0][0] == "str":
+            self._window(call.args[0])
         if op in _GIVES_NAME:
             self._local(e, e[_GIVES_NAME[op]])
         if op in _BINDERS:
             kinds = self._bind(e, kinds)
-        for x in e[2:]:
+        for x in ir.children(e):
             self._any(x, kinds)
 
     def _mark(self, node, use, name):
@@ -282,35 +289,37 @@ class _Walker:
         if self.met is not None:
             self.met.add(use + name)
 
-    def _option(self, e):
-        if len(e[3]) != 1:
+    def _option(self, args):
+        if len(args) != 1:
             return
-        arg = e[3][0]
-        if arg[0] == "name" and arg[2] in self.options:
-            self.say(arg, "error", "D030", f"option `{arg[2]}` is named without quotes: `{arg[2]}` alone is the option's "
+        arg = args[0]
+        if arg[0] == "name" and (name := view(arg).name) in self.options:
+            self.say(arg, "error", "D030", f"option `{name}` is named without quotes: `{name}` alone is the option's "
                                            f"value, and option(...) of that value names no option; write "
-                                           f"option(\"{arg[2]}\") or just `{arg[2]}`")
-        elif arg[0] == "str" and arg[2] in self.options:
-            self._mark(arg, _READ, arg[2])
+                                           f"option(\"{name}\") or just `{name}`")
+        elif arg[0] == "str" and (text := view(arg).value) in self.options:
+            self._mark(arg, _READ, text)
         elif arg[0] == "str":
             known = ", ".join(sorted(self.options)) or "none"
-            self.say(arg, "error", "D030", f"option \"{arg[2]}\" names no option of the game (game: options: {known})"
-                                           f"{did_you_mean(arg[2], self.options)}")
+            self.say(arg, "error", "D030", f"option \"{text}\" names no option of the game (game: options: {known})"
+                                           f"{did_you_mean(text, self.options)}")
 
     def _window(self, arg):
         """`usable("window", p)`: the window must be one some action is taken in."""
         windows = {a.get("window") for a in self.m.by_section["actions"].values() if isinstance(a.get("window"), str)}
-        if arg[2] not in windows:
-            self.say(arg, "error", "D030", f"window \"{arg[2]}\" names no window: no action has `window: {arg[2]}`"
-                                           f"{did_you_mean(arg[2], windows)}")
+        window = view(arg).value
+        if window not in windows:
+            self.say(arg, "error", "D030", f"window \"{window}\" names no window: no action has `window: {window}`"
+                                           f"{did_you_mean(window, windows)}")
 
     def _comparison(self, e, kinds):
-        a, b = e[3], e[4]
+        n = view(e)
+        a, b = n.left, n.right
         if a[0] == "str":
             a, b = b, a
-        if a[0] != "attr" or b[0] != "str" or a[2][0] != "name":
+        if a[0] != "attr" or b[0] != "str" or (a := view(a)).of[0] != "name":
             return
-        attr, value, var = a[3], b[2], a[2][2]
+        attr, value, var = a.attribute, view(b).value, view(a.of).name
         m, values = self.m, self.values
         if attr in m.counters_of or attr in m.zones_of or attr in values.any_value or attr in _UNJUDGED:
             return  # values only play gives them
@@ -324,20 +333,18 @@ class _Walker:
         if not kind and attr == "type" and value[:1] == "p" and value[1:].isdigit():
             return  # a player's type is its seat id
         whose = f"no {kind}" if kind else "no thing"
-        what = "the comparison never holds" if e[2] == "==" else "the comparison always holds"
+        what = "the comparison never holds" if n.operator == "==" else "the comparison always holds"
         hint = f" (`x.{attr}` is the built-in: {BUILTIN_ATTRS[attr]})" if attr in BUILTIN_ATTRS else ""
         if value in values.hidden.get(attr, ()):  # the Mythos mistake: say what was meant
             after = f"; the attribute `{attr}: {value}` that things have is never read (W010): rename it and compare that"
         else:
             after = did_you_mean(value, sorted(str(v) for k in among for v in values.of.get((k, attr), ())))
-        self.say(e, "warning", "W013", f"`{var}.{attr} {e[2]} \"{value}\"`: {whose} has `{attr}` \"{value}\"{hint}, so "
+        self.say(e, "warning", "W013", f"`{var}.{attr} {n.operator} \"{value}\"`: {whose} has `{attr}` \"{value}\"{hint}, so "
                                        f"{what}{after}")
 
 
 _UNJUDGED = {"name", "zone", "location", "owner", "face_up", "contents", "seat"}  # built-ins play decides
-_STATEMENTS = {"let", "set", "gain", "lose", "pay", "move", "draw", "discard", "shuffle", "reveal", "show", "hide",
-               "conceal", "remove", "putback", "mark", "unmark", "fail", "endgame", "endturn", "stop", "log",
-               "emit", "perform", "return", "do", "swap", "offer", "if", "for", "repeat", "while", "choose", "may", "secret"}
+_STATEMENTS = ir.STATEMENTS
 
 
 _FLOW_MARKS = {"out"}  # marks the flow itself reads: a player marked `out` takes no turn
@@ -415,7 +422,7 @@ def lint_scenario_text(m, report, ir, statements, marks: set, copies: set) -> No
             walker.say(node, "error", "D033", f"mark `{key[1:]}` is tested but neither the game nor the scenario sets it"
                                               f"{did_you_mean(key[1:], marks)}")
     for node in _strings(ir):
-        text = node[2]
+        text = view(node).value
         if "#" in text and text not in copies and text.split("#")[0] in m.ids:
             base = text.split("#")[0]
             walker.say(node, "error", "D032", f"no copy `{text}`: the copies of `{base}` are "
@@ -427,7 +434,7 @@ def _strings(node):
     while stack:
         x = stack.pop()
         if type(x) is list and x:
-            if x[0] == "str" and len(x) == 3 and isinstance(x[2], str):
+            if x[0] == "str" and len(x) == 3 and isinstance(x[_VALUE], str):
                 yield x
             else:
                 stack.extend(y for y in x if type(y) in (list, dict))

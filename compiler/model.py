@@ -8,6 +8,8 @@ from .dsl import DslError, parse, parse_expr
 from .icons import check_icons
 from .lint import lint
 from .names import AGGREGATES, BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS
+from ..runtime import ir
+from ..runtime.ir import view
 from ..runtime.analysis import ir_nodes as _walk
 
 from .source import PList, PMap, PStr
@@ -194,12 +196,9 @@ def _value_type(v) -> str:
     return "text"
 
 
-_FN_TYPES = {"count": "number", "sum": "number", "max": "number", "min": "number", "abs": "number",
-             "floor": "number", "ceil": "number", "clamp": "number", "distance": "number",
-             "any": "bool", "all": "bool", "adjacent": "bool", "roll": "list", "neighbours": "list",
-             "within": "list", "sorted": "list", "distinct": "list", "faces": "list", "usable": "list"}
-_BUILTIN_ATTR_TYPES = {"id": "text", "type": "text", "kind": "text", "name": "text", "zone": "zone",
-                       "contents": "zone", "location": "thing", "owner": "thing", "face_up": "bool", "seat": "number"}
+_FN_TYPES = {name: f.gives for name, f in ir.FUNCTIONS.items() if f.gives != "unknown"}
+_BUILTIN_ATTR_TYPES = {name: a.gives for name, a in ir.THING_ATTRIBUTES.items()}
+_NAME = ir.at("name", "name")
 _NOT_A_NUMBER = {"text", "zone", "thing"}
 _NOT_A_COLLECTION = {"number", "bool", "text", "none"}
 _NOT_A_PLACE = {"number", "bool", "text", "list", "none"}
@@ -416,15 +415,18 @@ def facts(ir, is_expr: bool) -> tuple:
     for n in _walk([ir] if is_expr else ir):
         op = n[0]
         if op in ("name", "every", "call", "gen"):
-            names.add(n[2])
+            v = view(n)
+            names.add(v.name if op == "name" else v.kind if op == "every" else v.function)
             if op in ("call", "gen"):
-                calls.add(n[2])
+                calls.add(v.function)
         elif op in ("gain", "lose", "pay"):
-            names.add(n[3])
+            names.add(view(n).counter)
         elif op == "emit":
-            emits.setdefault(n[2], set()).update(n[3])
+            v = view(n)
+            emits.setdefault(v.event, set()).update(v.given)
         elif op == "offer":  # a window's actions see the names an offer gives, as triggers an event's
-            emits.setdefault(_WINDOW + n[2], set()).update(n[4])
+            v = view(n)
+            emits.setdefault(_WINDOW + v.window, set()).update(v.given)
     return names, calls, emits
 
 
@@ -613,222 +615,226 @@ class _Checker:
 
     def stmt(self, s, scope):
         op = s[0]
+        n = view(s)
         E = lambda e: self.expr(e, scope)
         if op == "let":
-            E(s[3]); scope.add(s[2])
+            E(n.value); scope.add(n.name)
         elif op == "set":
-            t = s[2]
-            if t[0] == "name" and t[2] not in scope and t[2] not in self.m.counters_of and t[2] != "first_player":
-                self.err(t, "D010", f"cannot set `{t[2]}`: not a counter or a name given by `let`{did_you_mean(t[2], list(scope) + list(self.m.counters_of))}")
+            t = n.target
+            if t[0] == "name" and (name := view(t).name) not in scope and name not in self.m.counters_of \
+                    and name != "first_player":
+                self.err(t, "D010", f"cannot set `{name}`: not a counter or a name given by `let`{did_you_mean(name, list(scope) + list(self.m.counters_of))}")
             elif t[0] == "attr":
                 E(t)
-            E(s[3])
+            E(n.value)
         elif op in ("gain", "lose", "pay"):
-            E(s[2])
-            self.want(s[2], scope, _NOT_A_NUMBER | {"list"}, f"`{op}` needs an amount (a number)")
-            c = s[3]
+            E(n.amount)
+            self.want(n.amount, scope, _NOT_A_NUMBER | {"list"}, f"`{op}` needs an amount (a number)")
+            c = n.counter
             if c not in self.m.counters_of:
                 self.err(s, "D011", f"unknown counter `{c}`{did_you_mean(c, self.m.counters_of)}")
-            elif s[4] is None and self.m.counters_of[c] not in ("game", "player"):
+            elif n.target is None and self.m.counters_of[c] not in ("game", "player"):
                 self.err(s, "D012", f"say whose `{c}`: `{op} ... {c} {'to' if op == 'gain' else 'from'} X`")
-            if s[4] is not None:
-                E(s[4])
+            if n.target is not None:
+                E(n.target)
         elif op == "move":
-            E(s[2]); E(s[3])
-            self.want(s[3], scope, _NOT_A_PLACE, "`move ... to` needs a place (a location, zone or thing)")
+            E(n.thing); E(n.destination)
+            self.want(n.destination, scope, _NOT_A_PLACE, "`move ... to` needs a place (a location, zone or thing)")
         elif op == "draw":
-            if s[2] is not None:
-                E(s[2])
-            E(s[3])
-            if s[4] is not None:
-                E(s[4])
-            if s[6]:
-                scope.add(s[6])
+            if n.amount is not None:
+                E(n.amount)
+            E(n.source)
+            if n.destination is not None:
+                E(n.destination)
+            if n.name:
+                scope.add(n.name)
         elif op == "fail":
-            if type(s[2]) is list:  # a reason with values
-                E(s[2])
+            if type(n.reason) is list:  # a reason with values
+                E(n.reason)
         elif op in ("discard", "reveal", "conceal", "remove", "putback", "log", "return", "do"):
-            if s[2] is not None:
-                E(s[2])
-            if op == "log" and len(s) > 3 and s[3] is not None:  # `log X to P`: a line only P reads
-                E(s[3])
+            for x in ir.children(s):  # a thing, a message (and whom a log line is for), a value or a call
+                E(x)
         elif op == "shuffle":
-            E(s[2])
-            if s[3] is not None:
-                E(s[3])
+            E(n.pile)
+            if n.into is not None:
+                E(n.into)
         elif op in ("mark", "unmark"):
-            E(s[2])
+            E(n.thing)
         elif op == "emit":
-            for v in s[3].values():
+            for v in n.given.values():
                 E(v)
         elif op == "perform":
-            E(s[2])
-            if s[3] is not None:
-                E(s[3])
+            E(n.thing)
+            if n.by is not None:
+                E(n.by)
         elif op == "offer":
             windows = {a.get("window") for a in self.m.by_section["actions"].values() if hasattr(a, "get")} - {None}
-            if s[2] not in windows:
-                self.err(s, "D035", f"no action has `window: {s[2]}`, so `offer {s[2]}` asks nobody"
-                                    f"{did_you_mean(s[2], sorted(w for w in windows if isinstance(w, str)))}")
-            if s[3] is not None:
-                E(s[3])
-            for v in s[4].values():
+            if n.window not in windows:
+                self.err(s, "D035", f"no action has `window: {n.window}`, so `offer {n.window}` asks nobody"
+                                    f"{did_you_mean(n.window, sorted(w for w in windows if isinstance(w, str)))}")
+            if n.players is not None:
+                E(n.players)
+            for v in n.given.values():
                 E(v)
-            if s[5]:
-                scope.add(s[5])
-        elif op in ("swap", "show", "hide"):
-            E(s[2]); E(s[3])
+            if n.name:
+                scope.add(n.name)
+        elif op == "swap":
+            E(n.first); E(n.second)
+        elif op in ("show", "hide"):
+            E(n.thing); E(n.players)
         elif op == "if":
-            for cond, body in s[2]:
+            for cond, body in n.branches:
                 E(cond); self.block(body, scope)
-            if s[3]:
-                self.block(s[3], scope)
+            if n.otherwise:
+                self.block(n.otherwise, scope)
         elif op == "for":
-            E(s[3])
-            self.want(s[3], scope, _NOT_A_COLLECTION, "`for each` needs a list or a zone")
-            inner = scope | {s[2]}
-            if s[4] is not None:
-                self.expr(s[4], inner)
-            self.block(s[5], inner)
+            E(n.collection)
+            self.want(n.collection, scope, _NOT_A_COLLECTION, "`for each` needs a list or a zone")
+            inner = scope | {n.name}
+            if n.where is not None:
+                self.expr(n.where, inner)
+            self.block(n.body, inner)
         elif op == "repeat":
-            E(s[2]); self.block(s[3], scope)
+            E(n.times); self.block(n.body, scope)
         elif op == "while":
-            E(s[2]); self.block(s[3], scope)
+            E(n.condition); self.block(n.body, scope)
         elif op == "choose":
-            if s[2] is not None:
-                E(s[2])
-            E(s[4])
-            self.want(s[4], scope, _NOT_A_COLLECTION, "`choose ... from` needs a list or a zone")
-            inner = scope | {s[3]}
-            if s[5] is not None:
-                self.expr(s[5], inner)
-            if s[6] is not None:
-                E(s[6])
-            if type(s[8]) is list:  # a prompt with values
-                E(s[8])
-            self.block(s[9], inner)
-            if s[10]:
-                self.block(s[10], scope)
+            if n.up_to is not None:
+                E(n.up_to)
+            E(n.options)
+            self.want(n.options, scope, _NOT_A_COLLECTION, "`choose ... from` needs a list or a zone")
+            inner = scope | {n.name}
+            if n.where is not None:
+                self.expr(n.where, inner)
+            if n.by is not None:
+                E(n.by)
+            if type(n.prompt) is list:  # a prompt with values
+                E(n.prompt)
+            self.block(n.body, inner)
+            if n.otherwise:
+                self.block(n.otherwise, scope)
         elif op == "may":
-            if s[2] is not None:
-                E(s[2])
-            if type(s[3]) is list:  # a prompt with values
-                E(s[3])
-            self.block(s[4], scope)
-            if s[5]:
-                self.block(s[5], scope)
+            if n.by is not None:
+                E(n.by)
+            if type(n.prompt) is list:  # a prompt with values
+                E(n.prompt)
+            self.block(n.body, scope)
+            if n.otherwise:
+                self.block(n.otherwise, scope)
         elif op == "secret":
-            E(s[3])
-            inner = scope | {s[2]}
-            self.expr(s[5], inner)
-            if s[6] is not None:
-                self.expr(s[6], inner | {s[4]})
-            if len(s) > 9 and isinstance(s[9], list):
-                self.expr(s[9], scope)
-            self.block(s[7], scope | {s[4]})
-            scope.add(s[4])
+            E(n.choosers)
+            inner = scope | {n.chooser}
+            self.expr(n.options, inner)
+            if n.where is not None:
+                self.expr(n.where, inner | {n.name})
+            if isinstance(n.prompt, list):
+                self.expr(n.prompt, scope)
+            self.block(n.body, scope | {n.name})
+            scope.add(n.name)
 
     def expr(self, e, scope=None):
         scope = self.top if scope is None else scope
         op = e[0]
         if op == "name":
-            n = e[2]
-            if "#" in n:
-                self.copy(e, n)
-            elif n not in scope and n not in self.m.checker_known():
-                self.err(e, "D013", f"unknown name `{n}`{did_you_mean(n, self.known(scope))}")
-        elif op == "attr":
-            self.expr(e[2], scope)
-            if e[3] not in self.m.attrs:
-                self.err(e, "D014", f"unknown attribute or counter `{e[3]}`{did_you_mean(e[3], self.m.attrs)}")
+            name = e[_NAME]  # (the commonest node of all: read without a view)
+            if "#" in name:
+                self.copy(e, name)
+            elif name not in scope and name not in self.m.checker_known():
+                self.err(e, "D013", f"unknown name `{name}`{did_you_mean(name, self.known(scope))}")
+            return
+        n = view(e)
+        if op == "attr":
+            self.expr(n.of, scope)
+            if n.attribute not in self.m.attrs:
+                self.err(e, "D014", f"unknown attribute or counter `{n.attribute}`{did_you_mean(n.attribute, self.m.attrs)}")
         elif op == "every":
-            if e[2] not in self.m.kinds:
-                self.err(e, "D015", f"unknown kind `{e[2]}`{did_you_mean(e[2], self.m.kinds)}")
+            if n.kind not in self.m.kinds:
+                self.err(e, "D015", f"unknown kind `{n.kind}`{did_you_mean(n.kind, self.m.kinds)}")
         elif op == "call":
-            self._call(e, e[2], len(e[3]))
-            for a in e[3]:
+            self._call(e, n.function, len(n.args))
+            for a in n.args:
                 self.expr(a, scope)
         elif op == "gen":
-            self._call(e, e[2], 1, aggregate=True)
-            self.expr(e[5], scope)
-            inner = scope | {e[4]}
-            self.expr(e[3], inner)
-            if e[6] is not None:
-                self.expr(e[6], inner)
+            self._call(e, n.function, 1, aggregate=True)
+            self.expr(n.source, scope)
+            inner = scope | {n.name}
+            self.expr(n.body, inner)
+            if n.where is not None:
+                self.expr(n.where, inner)
         elif op == "comp":
-            self.expr(e[4], scope)
-            inner = scope | {e[3]}
-            self.expr(e[2], inner)
-            if e[5] is not None:
-                self.expr(e[5], inner)
+            self.expr(n.source, scope)
+            inner = scope | {n.name}
+            self.expr(n.body, inner)
+            if n.where is not None:
+                self.expr(n.where, inner)
         elif op == "list":
-            for x in e[2]:
+            for x in n.items:
                 self.expr(x, scope)
         elif op == "text":
-            for x in e[2]:
+            for x in n.parts:
                 if type(x) is list:
                     self.expr(x, scope)
-        elif op in ("op",):
-            self.expr(e[3], scope); self.expr(e[4], scope)
-            if e[2] == "+" and "text" in (self.typ(e[3], scope), self.typ(e[4], scope)):
+        elif op == "op":
+            self.expr(n.left, scope); self.expr(n.right, scope)
+            if n.operator == "+" and "text" in (self.typ(n.left, scope), self.typ(n.right, scope)):
                 self.err(e, "D018", "`+` works on numbers, but this is text: put values in a text "
                                     "with braces, `\"{player} draws {n} cards\"`")
-            elif e[2] not in ("==", "!="):
-                for side in (e[3], e[4]):
-                    self.want(side, scope, _NOT_A_NUMBER, f"`{e[2]}` works on numbers")
-        elif op in ("and", "or", "in", "index"):
-            self.expr(e[2], scope); self.expr(e[3], scope)
-        elif op in ("not", "neg", "has"):
-            self.expr(e[2], scope)
+            elif n.operator not in ("==", "!="):
+                for side in (n.left, n.right):
+                    self.want(side, scope, _NOT_A_NUMBER, f"`{n.operator}` works on numbers")
+        elif op in ("and", "or", "in", "index", "not", "neg", "has"):
+            for x in ir.children(e):
+                self.expr(x, scope)
         elif op == "cond":
-            self.expr(e[2], scope); self.expr(e[3], scope); self.expr(e[4], scope)
+            self.expr(n.test, scope); self.expr(n.then, scope); self.expr(n.otherwise, scope)
 
     def typ(self, e, scope) -> str:
         """What kind of value an expression gives, or "unknown"; only sure answers count."""
         op, m = e[0], self.m
+        n = view(e)
         if op == "num":
-            return "bool" if isinstance(e[2], bool) else "number"
+            return "bool" if isinstance(n.value, bool) else "number"
         if op == "str" or op == "text":
             return "text"
         if op == "none":
             return "none"
         if op == "name":
-            n = e[2]
-            if n in scope:
+            name = n.name
+            if name in scope:
                 return "unknown"
-            if n in ("players", "others"):
+            if name in ("players", "others"):
                 return "list"
-            if n in ("round", "player_count"):
+            if name in ("round", "player_count"):
                 return "number"
-            if n in ("player", "first_player"):
+            if name in ("player", "first_player"):
                 return "thing"
-            if n in m.counters_of and m.counters_of[n] == "game":
-                return "number" if m.by_section["counters"][n].get("type", "number") == "number" else "unknown"
-            if n in m.zones_of or n in ("supply", "removed"):
+            if name in m.counters_of and m.counters_of[name] == "game":
+                return "number" if m.by_section["counters"][name].get("type", "number") == "number" else "unknown"
+            if name in m.zones_of or name in ("supply", "removed"):
                 return "zone"
-            if n in m.ids:
-                return "thing" if m.ids[n][0] != "actions" else "text"
+            if name in m.ids:
+                return "thing" if m.ids[name][0] != "actions" else "text"
             return "unknown"
         if op == "attr":
-            n = e[3]
+            a = n.attribute
             kinds = set()
-            if n in m.counters_of and m.counters_of[n] != "game":
-                kinds.add("number" if m.by_section["counters"][n].get("type", "number") == "number" else "unknown")
-            if n in m.zones_of and m.zones_of[n] != "game":
+            if a in m.counters_of and m.counters_of[a] != "game":
+                kinds.add("number" if m.by_section["counters"][a].get("type", "number") == "number" else "unknown")
+            if a in m.zones_of and m.zones_of[a] != "game":
                 kinds.add("zone")
-            if n in _BUILTIN_ATTR_TYPES:
-                kinds.add(_BUILTIN_ATTR_TYPES[n])
-            kinds |= m.attr_types.get(n, set())
+            if a in _BUILTIN_ATTR_TYPES:
+                kinds.add(_BUILTIN_ATTR_TYPES[a])
+            kinds |= m.attr_types.get(a, set())
             return kinds.pop() if len(kinds) == 1 else "unknown"
         if op in ("call", "gen"):
-            return _FN_TYPES.get(e[2], "unknown") if e[2] not in m.by_section["procedures"] else "unknown"
+            return _FN_TYPES.get(n.function, "unknown") if n.function not in m.by_section["procedures"] else "unknown"
         if op in ("list", "comp", "every"):
             return "list"
         if op == "op":
-            if e[2] in ("==", "!=", "<", "<=", ">", ">="):
+            if n.operator in ("==", "!=", "<", "<=", ">", ">="):
                 return "bool"
-            if e[2] == "+":  # two lists join: `["red", "blue"] + [1, 2, 3]`
-                sides = {self.typ(e[3], scope), self.typ(e[4], scope)}
+            if n.operator == "+":  # two lists join: `["red", "blue"] + [1, 2, 3]`
+                sides = {self.typ(n.left, scope), self.typ(n.right, scope)}
                 if "list" in sides:
                     return "list" if sides <= {"list", "unknown"} else "unknown"
             return "number"

@@ -3,7 +3,7 @@
 The checker accepts nothing outside these tables and the content's own declarations;
 the runtime implements exactly these (a test holds the two together).
 """
-from ..runtime.ir import STATEMENTS
+from ..runtime import ir
 
 # Names every effect can use. Each says what it means in the rulebook's words.
 BUILTIN_NAMES = {
@@ -17,44 +17,13 @@ BUILTIN_NAMES = {
     "removed": "things removed from the game",
 }
 
-# Functions: name -> (min args, max args, description). Aggregates also take `x for x in xs where ...`.
-FUNCTIONS = {
-    "count": (1, 1, "how many"),
-    "sum": (1, 1, "the total of"),
-    "max": (1, 9, "the largest of"),
-    "min": (1, 9, "the smallest of"),
-    "any": (1, 1, "whether any of"),
-    "all": (1, 1, "whether all of"),
-    "abs": (1, 1, "the absolute value of"),
-    "floor": (1, 1, "rounded down"),
-    "ceil": (1, 1, "rounded up"),
-    "clamp": (3, 3, "limited to a range"),
-    "roll": (1, 2, "dice rolled: the faces"),
-    "random": (1, 1, "one picked at random from"),
-    "distance": (2, 2, "the map distance between"),
-    "adjacent": (2, 2, "whether two places are adjacent"),
-    "neighbours": (1, 1, "the places adjacent to"),
-    "within": (2, 2, "the places within a distance of"),
-    "top": (1, 1, "the top card of"),
-    "first": (1, 1, "the first of"),
-    "last": (1, 1, "the last of"),
-    "next_player": (1, 1, "the player to the left of"),
-    "previous_player": (1, 1, "the player to the right of"),
-    "usable": (2, 2, "the reactions of a window a player can use"),
-    "sorted": (1, 2, "sorted"),
-    "distinct": (1, 1, "without repeats"),
-    "option": (1, 1, "the value of a game option"),
-    "faces": (1, 1, "the dice faces of a roll"),
-}
-AGGREGATES = {"count", "sum", "max", "min", "any", "all", "sorted", "distinct"}
+# Functions: name -> (min args, max args, description); aggregates also take `x for x in xs where ...`.
+# Both are the runtime's tables (runtime/ir.py), said the way the checker and the editor read them.
+FUNCTIONS = {name: (f.least, f.most, f.does) for name, f in ir.FUNCTIONS.items()}
+AGGREGATES = ir.AGGREGATES
 
 # Attributes every entity (and player) has, whatever its kind.
-BUILTIN_ATTRS = {
-    "id": "its id", "type": "the card or piece it is a copy of", "kind": "its kind",
-    "name": "its name", "zone": "where it is", "location": "the location it is at",
-    "owner": "the player it belongs to", "face_up": "whether it is face up",
-    "contents": "what is on it", "seat": "a player's seat number",
-}
+BUILTIN_ATTRS = {name: a.does for name, a in ir.THING_ATTRIBUTES.items()}
 
 # Events the runtime emits, and the names they bind for triggers.
 EVENTS = {
@@ -70,4 +39,4 @@ EVENTS = {
 }
 
 # Statement verbs and the parameters each declares (IR slots after op and pos): the IR's own table.
-VERBS = {op: spec.fields for op, spec in STATEMENTS.items()}
+VERBS = {op: spec.fields for op, spec in ir.STATEMENTS.items()}

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..runtime.ir import EXPRESSIONS
+from ..runtime import ir
+from ..runtime.ir import EXPRESSIONS, FUNCTIONS, view
 from . import inflection
 from .wording import catalogue, languages
 
@@ -335,25 +336,26 @@ def _article(word: str) -> str:
     return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
-_BLOCKS = {"if": (), "for": (5,), "repeat": (3,), "while": (3,), "choose": (9, 10), "may": (4, 5), "secret": (7,)}
+_NAME = ir.at("name", "name")
+_FUNCTION = ir.at("call", "function")
+
+
+def _name_of(node):
+    """The name a `name` node reads, or None for any other value."""
+    return node[_NAME] if type(node) is list and node and node[0] == "name" else None
 
 
 def _sets(block, found: set) -> set:
     """Every name a `set` statement gives a new value anywhere in an effect (statements
     hold statements only in their blocks: nothing else is walked)."""
     for s in block or ():
-        op = s[0]
-        if op == "set":
-            if type(s[2]) is list and s[2][0] == "name":
-                found.add(s[2][2])
-        elif op in _BLOCKS:
-            if op == "if":
-                for _cond, body in s[2]:
-                    _sets(body, found)
-                _sets(s[3], found)
-            else:
-                for k in _BLOCKS[op]:
-                    _sets(s[k], found)
+        if s[0] == "set":
+            name = _name_of(view(s).target)
+            if name is not None:
+                found.add(name)
+        else:
+            for body in ir.blocks(s):
+                _sets(body, found)
     return found
 
 
@@ -433,164 +435,155 @@ class Renderer:
 
     def _who(self, e):
         """None for the acting player (imperative), else the phrase of another player."""
-        if e is None or (e[0] == "name" and e[2] == "player"):
+        if e is None or _name_of(e) == "player":
             return None
         return self._e(e)
 
     def _stmt(self, s, depth, out):
         op = s[0]
+        n = view(s) if op in ir.STATEMENTS else None
         ru, E, S = self.ru, self._e, self.W.sentence
         L = lambda text, opens=False: self._line(out, depth, text, opens)
         if op == "let":
-            v = E(s[3])
-            found = self._found_noun(s[3])
-            if s[2] not in self.reassigned and found is None and not self._draws(s[3]):
-                self.locals.add(s[2])
-                self.nouns[s[2]] = v  # a value that never changes is said where it is used
-                if s[3][:1] == ["num"]:
-                    self.numbers[s[2]] = s[3]
+            v = E(n.value)
+            found = self._found_noun(n.value)
+            if n.name not in self.reassigned and found is None and not self._draws(n.value):
+                self.locals.add(n.name)
+                self.nouns[n.name] = v  # a value that never changes is said where it is used
+                if n.value[:1] == ["num"]:
+                    self.numbers[n.name] = n.value
                 return
-            if found is None or s[2] in self.reassigned and found is not _NOUNS["player"]:
-                found = _NOUNS["tally" if s[2] in self.reassigned else "result"]
-            ref = self._bind(s[2], found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
+            if found is None or n.name in self.reassigned and found is not _NOUNS["player"]:
+                found = _NOUNS["tally" if n.name in self.reassigned else "result"]
+            ref = self._bind(n.name, found, the=found in (_NOUNS["tally"], _NOUNS["result"]))
             # (a value without its cases cannot follow «равен»: «результат — 3»)
             L(S("let_tally" if found is _NOUNS["tally"] else "let_uncased" if len(set(v.f)) == 1 else "let",
                 ref=ref, value=v))
         elif op == "set":
-            t = s[2]
-            target = self._counter_ref(t[2], None) if t[0] == "name" and t[2] in self.names.counters else E(t)
-            v = E(s[3])
+            t = n.target
+            target = self._counter_ref(_name_of(t), None) if _name_of(t) in self.names.counters else E(t)
+            v = E(n.value)
             uncased = len(set(v.f)) == 1 and len(set(target.f)) > 1  # a value without its cases: «теперь X — Y»
             L(S("set_uncased" if uncased else "set", target=target, value=v))
         elif op in ("gain", "lose", "pay"):
-            L(self._gain(op, s[2], s[3], s[4]))
+            L(self._gain(op, n.amount, n.counter, n.target))
         elif op == "move":
-            face = self._face(s[4])
-            if self._is_you(s[2]):  # the acting player moves: «move to the Bank», «переместитесь в Банк»
-                L(S("move_self", to=E(s[3]), face=face))
+            face = self._face(n.face)
+            if self._is_you(n.thing):  # the acting player moves: «move to the Bank», «переместитесь в Банк»
+                L(S("move_self", to=E(n.destination), face=face))
             else:
-                L(S("move", x=E(s[2]), to=E(s[3]), face=face))
+                L(S("move", x=E(n.thing), to=E(n.destination), face=face))
         elif op == "draw":
             L(self._draw(s))
         elif op == "discard":
-            L(S("discard_bottom" if s[3] else "discard", x=E(s[2])))
+            L(S("discard_bottom" if n.under else "discard", x=E(n.thing)))
         elif op == "shuffle":
-            if s[3] is not None:
-                L(S("shuffle_into", x=E(s[2]), into=E(s[3])))
+            if n.into is not None:
+                L(S("shuffle_into", x=E(n.pile), into=E(n.into)))
             else:
-                L(S("shuffle", x=E(s[2])))
-        elif op == "reveal":
-            L(S("reveal", x=E(s[2])))
+                L(S("shuffle", x=E(n.pile)))
+        elif op in ("reveal", "conceal", "remove", "putback"):
+            L(S(ir.STATEMENTS[op].sentence, x=E(n.thing)))
         elif op == "show":
-            L(S("show", x=E(s[2]), whom=E(s[3])))
+            L(S("show", x=E(n.thing), whom=E(n.players)))
         elif op == "hide":
-            L(S("hide", x=E(s[2]), whom=E(s[3])))
-        elif op == "conceal":
-            L(S("conceal", x=E(s[2])))
-        elif op == "remove":
-            L(S("remove", x=E(s[2])))
-        elif op == "putback":
-            L(S("putback", x=E(s[2])))
+            L(S("hide", x=E(n.thing), whom=E(n.players)))
         elif op == "mark":
-            until = S("until_" + s[4]) if s[4] in _UNTIL else ""
-            L(S("mark", x=E(s[2]), mark=self._mark(s[3]), until=until))
+            until = S("until_" + n.until) if n.until in _UNTIL else ""
+            L(S("mark", x=E(n.thing), mark=self._mark(n.mark), until=until))
         elif op == "unmark":
-            L(S("unmark", x=E(s[2]), mark=self._mark(s[3])))
+            L(S("unmark", x=E(n.thing), mark=self._mark(n.mark)))
         elif op == "fail":
-            why = f": {self._said(s[2])}" if s[2] else ""
+            why = f": {self._said(n.reason)}" if n.reason else ""
             L(S("fail", why=why))
-        elif op == "endgame":
-            L(S("endgame"))
-        elif op == "endturn":
-            L(S("endturn"))
-        elif op == "stop":
-            L(S("stop"))
+        elif op in ("endgame", "endturn", "stop"):
+            L(S(ir.STATEMENTS[op].sentence))
         elif op == "log":
             # a line for the table's log tells what the rules around it do: no rule of its own.
             # A line only one player reads (`log X to P`) tells them something: that is said.
-            if len(s) > 3 and s[3] is not None:
-                L(S("log", x=E(s[2])))
+            if n.to is not None:
+                L(S("log", x=E(n.message)))
         elif op == "emit":
-            ev = quoted(self.names.term(s[2], self.lang), self.lang)
-            args = "; ".join(S("emit_value", name=k, value=E(v)) for k, v in (s[3] or {}).items())
+            ev = quoted(self.names.term(n.event, self.lang), self.lang)
+            args = "; ".join(S("emit_value", name=k, value=E(v)) for k, v in (n.given or {}).items())
             args = f" ({args})" if args else ""
             L(S("emit", event=ev, args=args))
         elif op == "perform":
-            L(self._perform(s[2], s[3]))
+            L(self._perform(n.thing, n.by))
         elif op == "offer":
-            who = E(s[3]) if s[3] is not None else None
+            who = E(n.players) if n.players is not None else None
             actions = self.names.t.get("actions") or {}
-            acts = [a for a, d in actions.items() if d.get("window") == s[2]]
+            acts = [a for a, d in actions.items() if d.get("window") == n.window]
             w = S("either").join(quoted(text_of(actions[a].get("name"), self.lang, a), self.lang)
-                                 for a in acts) or quoted(humanize(s[2]), self.lang)
+                                 for a in acts) or quoted(humanize(n.window), self.lang)
             whom = S("offer_to", who=who) if who else S("offer_to_others")
             L(S("offer", whom=whom, actions=w))
         elif op == "return":
-            L(S("return", x=E(s[2])))
+            L(S("return", x=E(n.value)))
         elif op == "do":
-            L(self._do(s[2]))
+            L(self._do(n.call))
         elif op == "swap":
-            L(S("swap", x=E(s[2]), y=E(s[3])))
+            L(S("swap", x=E(n.first), y=E(n.second)))
         elif op == "if":
-            for i, (cond, body) in enumerate(s[2]):
+            for i, (cond, body) in enumerate(n.branches):
                 L(S("if" if i == 0 else "else_if", c=self._cond(cond)), True)
                 self._block(body, depth + 1, out)
-            if s[3]:
+            if n.otherwise:
                 L(S("else"), True)
-                self._block(s[3], depth + 1, out)
+                self._block(n.otherwise, depth + 1, out)
         elif op == "for":
-            src = self._source(s[3])
-            noun = self._noun_of(s[3])
+            src = self._source(n.collection)
+            noun = self._noun_of(n.collection)
             mark = len(self._live)
-            self._bind(s[2], noun)
-            where = self._where(s[4])
+            self._bind(n.name, noun)
+            where = self._where(n.where)
             if ru:
                 L(f"для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{where}", True)
             else:
                 L(f"for each {noun.en}{src[0]}{where}", True)
-            self._block(s[5], depth + 1, out)
+            self._block(n.body, depth + 1, out)
             del self._live[mark:]
         elif op == "repeat":
-            count = s[2][2] if s[2][0] == "num" else None
+            count = view(n.times).value if n.times[0] == "num" else None
             if type(count) is float and count.is_integer():
                 count = int(count)
-            L(S("repeat", n=E(s[2]), times=self.W.counted("repeat_time", count)), True)
-            self._block(s[3], depth + 1, out)
+            L(S("repeat", n=E(n.times), times=self.W.counted("repeat_time", count)), True)
+            self._block(n.body, depth + 1, out)
         elif op == "while":
-            L(S("while", c=E(s[2])), True)
-            self._block(s[3], depth + 1, out)
+            L(S("while", c=E(n.condition)), True)
+            self._block(n.body, depth + 1, out)
         elif op == "choose":
             mark = len(self._live)
             L(self._choose(s), True)
-            self._block(s[9], depth + 1, out)
+            self._block(n.body, depth + 1, out)
             del self._live[mark:]
-            if s[10]:
+            if n.otherwise:
                 L(S("if_none_chosen"), True)
-                self._block(s[10], depth + 1, out)
+                self._block(n.otherwise, depth + 1, out)
         elif op == "may":
-            who = self._who(s[2])
-            prompt = f" ({quoted(self._said(s[3]), self.lang)})" if s[3] else ""
+            who = self._who(n.by)
+            prompt = f" ({quoted(self._said(n.prompt), self.lang)})" if n.prompt else ""
             if ru:
                 L((f"{who.c('n')} может по желанию" if who else "по желанию") + prompt, True)
             else:
                 L((f"{who} may" if who else "you may") + prompt, True)
-            self._block(s[4], depth + 1, out)
-            if s[5]:
+            self._block(n.body, depth + 1, out)
+            if n.otherwise:
                 L(S("if_not"), True)
-                self._block(s[5], depth + 1, out)
+                self._block(n.otherwise, depth + 1, out)
         elif op == "secret":
-            who_src, what_src = self._source(s[3]), self._source(s[5])
-            who_n, what_n = self._noun_of(s[3]), self._noun_of(s[5])
-            self._bind(s[2], who_n)
-            self._bind(s[4], what_n)
-            where = self._where(s[6])
+            who_src, what_src = self._source(n.choosers), self._source(n.options)
+            who_n, what_n = self._noun_of(n.choosers), self._noun_of(n.options)
+            self._bind(n.chooser, who_n)
+            self._bind(n.name, what_n)
+            where = self._where(n.where)
             if ru:
                 L(f"каждый {who_n.ru[0]}{who_src[1]} тайно выбирает {what_n.ru[3]}{what_src[1]}{where}; "
                   f"выбор открывается одновременно", True)
             else:
                 L(f"each {who_n.en}{who_src[0]} secretly chooses {_article(what_n.en)}{what_src[0]}{where}; "
                   f"the choices are revealed together", True)
-            self._block(s[7], depth + 1, out)
+            self._block(n.body, depth + 1, out)
         else:
             self.problems.append(f"no words for statement `{op}`")
             L(humanize(op))
@@ -611,7 +604,7 @@ class Renderer:
     def _counter_ref(self, counter, owner) -> Ph:
         """A counter of an owner (None: the game's, or the acting player's)."""
         c = self.names.phrase(counter, self.lang)
-        if owner is None or (owner[0] == "name" and owner[2] == "player"):
+        if owner is None or _name_of(owner) == "player":
             if self.names.counters.get(counter, {}).get("of", "player") == "game" and owner is None:
                 return c
             if self.ru:
@@ -626,23 +619,25 @@ class Renderer:
         who = self._who(target)
         c = self.names.phrase(counter, self.lang)
         amount = self._number(amount)
-        literal = amount[0] == "num" and not isinstance(amount[2], bool)
+        literal = amount[0] == "num" and not isinstance(view(amount).value, bool)
         key = op + ("" if literal else "_value") + ("_by" if who else "")
-        return self.W.sentence(key, who=who or "", counter=c, n=amount[2] if literal else "",
+        return self.W.sentence(key, who=who or "", counter=c, n=view(amount).value if literal else "",
                                value="" if literal else self._e(amount))
 
     def _number(self, node):
         """A name given a plain number, as that number (`let n = 2` ... `gain n`: «gain 2»)."""
-        if node and node[0] == "name" and node[2] in self.numbers and node[2] in self.locals:
-            return self.numbers[node[2]]
+        name = _name_of(node)
+        if name in self.numbers and name in self.locals:
+            return self.numbers[name]
         return node
 
     def _draw(self, s):
         ru, E = self.ru, self._e
-        amount, source, dest, face, as_ = s[2], s[3], s[4], s[5], s[6]
+        d = view(s)
+        amount, source, dest, face, as_ = d.amount, d.source, d.destination, d.face, d.name
         amount = self._number(amount) if amount is not None else None
-        pool = source[0] == "name" and self.names.kind_of(source[2]) == "pool"
-        n = amount[2] if amount is not None and amount[0] == "num" else (1 if amount is None else None)
+        pool = (name := _name_of(source)) is not None and self.names.kind_of(name) == "pool"
+        n = view(amount).value if amount is not None and amount[0] == "num" else (1 if amount is None else None)
         if ru:
             unit = ru_count(n, "жетон", "жетона", "жетонов") if pool else ru_count(n, "карту", "карты", "карт")
             count = f"{n} {unit}" if n is not None else f"{unit} — {E(amount).c('n')},"
@@ -671,8 +666,9 @@ class Renderer:
     def _perform(self, thing, by):
         ru = self.ru
         who = self._who(by)
-        if thing[0] == "name" and thing[2] not in self.locals and self.names.kind_of(thing[2]) == "action":
-            what = self.names.phrase(thing[2], self.lang)
+        name = _name_of(thing)
+        if name is not None and name not in self.locals and self.names.kind_of(name) == "action":
+            what = self.names.phrase(name, self.lang)
             obj = what.c("a") if ru else f"the action {quoted(str(what), 'en')}"
         else:
             x = self._e(thing)
@@ -691,31 +687,32 @@ class Renderer:
         return f" ({inner})"
 
     def _do(self, call):
-        if call[0] == "call" and call[2] in self.names.procedures:
+        if call[0] == "call" and (c := view(call)).function in self.names.procedures:
             # a procedure the designer put into words reads as those words where it is done
             # («Закрыта до конца партии…», not «выполните процедуру «…»»), with what it is done to
             # before them unless that is the acting player
-            told = text_of(self.names.procedures[call[2]].get("text"), self.lang)
-            args = call[3] or []
+            told = text_of(self.names.procedures[c.function].get("text"), self.lang)
+            args = c.args or []
             if told and not any(a[:1] == ["num"] for a in args):  # (a number it is given is said in the call below)
                 # what it is done to is named before its words: a thing of the game, a word; the
                 # acting player, a name given before (the words speak of it) and a value worked
                 # out (the words say what it is) are not
-                whom = [a for a in args if a[:1] == ["str"] or (a[:1] == ["name"] and a[2] not in self.locals
-                                                                and a[2] != "player" and self.names.kind_of(a[2]))]
+                whom = [a for a in args if a[:1] == ["str"] or (a[:1] == ["name"] and view(a).name not in self.locals
+                                                                and view(a).name != "player" and self.names.kind_of(view(a).name))]
                 if not whom:
                     return told
                 said = ", ".join(str(self._e(a).c("n")) for a in whom)
-                head = self.names.procedure_name(call[2], self.lang)
+                head = self.names.procedure_name(c.function, self.lang)
                 if all(a[:1] == ["str"] for a in whom) and told.startswith(head + ":"):
                     return f"{head} {said}{told[len(head):]}"  # «Знак «щит»: если …»
                 return said + ": " + told[:1].lower() + told[1:]
-            return self.W.sentence("resolve", procedure=self._proc_name(call[2]), args=self._args(call[3]))
+            return self.W.sentence(ir.STATEMENTS["do"].sentence, procedure=self._proc_name(c.function), args=self._args(c.args))
         return self.W.sentence("work_out", x=self._e(call))
 
     def _choose(self, s):
         ru, E = self.ru, self._e
-        up_to, var, options, where, by, or_none, prompt = s[2], s[3], s[4], s[5], s[6], s[7], s[8]
+        c = view(s)
+        up_to, var, options, where, by, or_none, prompt = c.up_to, c.name, c.options, c.where, c.by, c.or_none, c.prompt
         who = self._who(by)
         prompt_t = f" ({quoted(self._said(prompt), self.lang)})" if prompt else ""
         noun = self._noun_of(options)
@@ -747,8 +744,9 @@ class Renderer:
         if not isinstance(coll, list) or not coll:
             return _NOUNS["thing"]
         op = coll[0]
+        c = view(coll) if op in EXPRESSIONS else None
         if op == "name":
-            n = coll[2]
+            n = c.name
             if n in ("players", "others") and n not in self.locals:
                 return _NOUNS["player"]
             kind = self.names.kind_of(n)
@@ -758,18 +756,18 @@ class Renderer:
                 return _NOUNS["token"]
             return _NOUNS["thing"]
         if op == "every":
-            return self._kind_noun(coll[2])
+            return self._kind_noun(c.kind)
         if op == "attr":
-            a = coll[3]
+            a = c.attribute
             if a in self.names.zones or a in self.names.decks or a in self.names.discards:
                 return _NOUNS["card"]
             if a in self.names.pools:
                 return _NOUNS["token"]
             return _NOUNS["thing"]
-        if op == "comp" and len(coll) > 4 and coll[2][:1] == ["name"] and coll[2][2] == coll[3]:
-            return self._noun_of(coll[4])
-        if op == "call" and coll[2] in ("sorted", "distinct", "neighbours", "within") and coll[3]:
-            return _NOUNS["location"] if coll[2] in ("neighbours", "within") else self._noun_of(coll[3][0])
+        if op == "comp" and _name_of(c.body) == c.name:
+            return self._noun_of(c.source)
+        if op == "call" and c.function in ("sorted", "distinct", "neighbours", "within") and c.args:
+            return _NOUNS["location"] if c.function in ("neighbours", "within") else self._noun_of(c.args[0])
         return _NOUNS["thing"]
 
     def each_of(self, kind) -> str:
@@ -793,7 +791,7 @@ class Renderer:
     def _draws(self, node) -> bool:
         """Whether a value is drawn by chance or worked out by a procedure: said once, not repeated."""
         if isinstance(node, list):
-            if node[:1] == ["call"] and len(node) > 2 and (node[2] in ("random", "roll") or node[2] in self.names.procedures):
+            if node[:1] == ["call"] and len(node) > 2 and (node[_FUNCTION] in ir.DRAWING or node[_FUNCTION] in self.names.procedures):
                 return True
             return any(self._draws(x) for x in node if isinstance(x, list))
         return False
@@ -801,11 +799,12 @@ class Renderer:
     def _found_noun(self, value):
         """The noun of a value that is one thing found among others (`first(...)`, the next player)."""
         if isinstance(value, list) and value[:1] == ["call"] and len(value) > 3:
-            if value[2] in ("next_player", "previous_player"):
+            c = view(value)
+            if c.function in ("next_player", "previous_player"):
                 return _NOUNS["player"]
-            if value[2] in ("first", "last", "random", "top") and value[3]:
-                return self._noun_of(value[3][0]) if value[2] != "top" else _NOUNS["card"]
-        if isinstance(value, list) and value[:1] == ["name"] and value[2] == "first_player":
+            if c.function in ("first", "last", "random", "top") and c.args:
+                return self._noun_of(c.args[0]) if c.function != "top" else _NOUNS["card"]
+        if _name_of(value) == "first_player":
             return _NOUNS["player"]
         return None
 
@@ -848,7 +847,7 @@ class Renderer:
     def _source(self, coll) -> tuple[str, str]:
         """Where a loop or a choice takes its things from, as a tail (en, ru): nothing for
         all players or every thing of a kind, else « in your Hand» / « из вашей руки»."""
-        if isinstance(coll, list) and coll[:1] == ["name"] and coll[2] == "players" and "players" not in self.locals:
+        if _name_of(coll) == "players" and "players" not in self.locals:
             return "", ""
         if isinstance(coll, list) and coll[:1] == ["every"]:
             return " in play", " в игре"
@@ -874,7 +873,7 @@ class Renderer:
             return _fixed(humanize(op))
 
     def _x_num(self, e):
-        v = e[2]
+        v = view(e).value
         if isinstance(v, bool):
             return _fixed(self.W.labels["yes" if v else "no"])
         if isinstance(v, float) and v.is_integer():
@@ -882,7 +881,7 @@ class Renderer:
         return _fixed(str(v).replace(".", self.W.language["decimal"]))
 
     def _x_str(self, e):
-        v = e[2]
+        v = view(e).value
         if isinstance(v, str) and _WORD_ID(v):  # a value that names something: its name in words
             v = self.names.term(v, self.lang) if self.names.has_term(v) else self.names.name(v, self.lang)
         return _fixed(quoted(v, self.lang))
@@ -896,7 +895,7 @@ class Renderer:
         if type(text) is str:
             words = text
         else:
-            words = "".join(p if type(p) is str else f"[{self._e(p)}]" for p in text[2])
+            words = "".join(p if type(p) is str else f"[{self._e(p)}]" for p in view(text).parts)
         en, sep, ru = words.partition(" / ")
         return (ru if self.ru else en).strip() if sep else words
 
@@ -909,7 +908,7 @@ class Renderer:
         return Ph(None, w) if type(w) is list else _fixed(w)
 
     def _x_name(self, e):
-        n = e[2]
+        n = view(e).name
         if n in self.locals:
             return self.nouns.get(n) or _fixed(humanize(n))
         if n == "this":
@@ -936,9 +935,10 @@ class Renderer:
         return _fixed(n)
 
     def _x_attr(self, e):
-        x, a = e[2], e[3]
+        n = view(e)
+        x, a = n.of, n.attribute
         ru = self.ru
-        is_player = x[0] == "name" and x[2] == "player" and "player" not in self.locals
+        is_player = _name_of(x) == "player" and "player" not in self.locals
         if a in self.names.counters:
             return self._counter_ref(a, x)
         if a in self.names.zones or a in self.names.decks or a in self.names.discards or a in self.names.pools:
@@ -973,14 +973,14 @@ class Renderer:
         return _fixed(f"your {name}" if is_player else f"the {name} of {o}")
 
     def _x_every(self, e):
-        k = self.names.term(e[2], self.lang)
+        k = self.names.term(view(e).kind, self.lang)
         if self.ru:
             return Ph(None, [f"{w} «{k}» в игре" for w in ("все объекты вида", "всех объектов вида", "всем объектам вида",
                                                           "все объекты вида", "всеми объектами вида", "всех объектах вида")])
         return _fixed(f"every {k} in play")
 
     def _x_list(self, e):
-        items = [self._e(x) for x in e[2]]
+        items = [self._e(x) for x in view(e).items]
         if not items:
             return self._word("nothing")
         if self.ru:
@@ -988,14 +988,15 @@ class Renderer:
         return _fixed("(" + ", ".join(str(i) for i in items) + ")")
 
     def _x_op(self, e):
-        sym, a, b = e[2], self._e(e[3]), self._e(e[4])
-        if sym in ("==", "!=") and "none" in (e[3][0], e[4][0]):
-            x = b if e[3][0] == "none" else a
+        _, _, sym, left, right = view(e)
+        a, b = self._e(left), self._e(right)
+        if sym in ("==", "!=") and "none" in (left[0], right[0]):
+            x = b if left[0] == "none" else a
             if self.ru:
                 return _fixed(f"{x.c('n')} {'отсутствует' if sym == '==' else 'имеется'}")
             xs = str(x)[4:] if str(x).startswith("the ") else str(x)
             return _fixed(f"there is no {xs}" if sym == "==" else f"there is {'a ' if xs != str(x) else ''}{xs}")
-        if sym in ("==", "!=") and self._is_you(e[3]):
+        if sym in ("==", "!=") and self._is_you(left):
             return _fixed(self.W.sentence("you_are_not" if sym == "!=" else "you_are", x=b))
         if sym in _CMP_EN:
             return _fixed(self.W.sentence(_CMP_EN[sym], a=a, b=b))
@@ -1003,31 +1004,33 @@ class Renderer:
         if self.ru and sym == "%":
             word = "mod"
         # the first term carries the case, as the head of a phrase does: «из 0 и счётчика − 1»
-        right = self._paren(e[4], b)
-        return Ph(None, [f"{self._paren(e[3], a, k)} {word} {right}" for k in CASES])
+        said_right = self._paren(right, b)
+        return Ph(None, [f"{self._paren(left, a, k)} {word} {said_right}" for k in CASES])
 
     def _paren(self, node, ph, case="n"):
         s = ph.c(case)
-        wrap = node[0] in ("cond", "and", "or") or (node[0] == "op" and node[2] not in _CMP_EN)
+        wrap = node[0] in ("cond", "and", "or") or (node[0] == "op" and view(node).operator not in _CMP_EN)
         return f"({s})" if wrap else s
 
     def _x_and(self, e):
-        return _fixed(self.W.sentence("and", a=self._cond(e[2]), b=self._cond(e[3])))
+        n = view(e)
+        return _fixed(self.W.sentence(ir.EXPRESSIONS["and"].sentence, a=self._cond(n.left), b=self._cond(n.right)))
 
     def _x_or(self, e):
-        return _fixed(self.W.sentence("or", a=self._cond(e[2]), b=self._cond(e[3])))
+        n = view(e)
+        return _fixed(self.W.sentence(ir.EXPRESSIONS["or"].sentence, a=self._cond(n.left), b=self._cond(n.right)))
 
     _EN_NEGATE = re.compile(r"\b(is|are|was|were|has|have|can|does)\b")
 
     def _flag(self, e, negated=False):
         """A flag of the game's whose name is a clause reads as that clause, or as its
         negation: «Дверь не открыта», "the door is not open"; else None."""
-        if not (isinstance(e, list) and e[:1] == ["name"] and e[2] not in self.locals):
+        if not (isinstance(e, list) and e[:1] == ["name"] and view(e).name not in self.locals):
             return None
-        c = self.names.counters.get(e[2]) or {}
+        c = self.names.counters.get(view(e).name) or {}
         if c.get("type") != "flag" or c.get("of", "player") != "game":
             return None
-        name = self.names.name(e[2], self.lang)
+        name = self.names.name(view(e).name, self.lang)
         if self.ru:
             neg = inflection.negated_clause(name)
         elif self.lang == "en" and self._EN_NEGATE.search(name):
@@ -1044,7 +1047,7 @@ class Renderer:
         return self._flag(e) or self._e(e)
 
     def _x_not(self, e):
-        inner = e[2]
+        inner = view(e).operand
         said = self._flag(inner, negated=True)
         if said is not None:
             return said
@@ -1052,10 +1055,11 @@ class Renderer:
             return self._membership(inner, negated=True)
         if inner[0] == "has":
             return self._has(inner, negated=True)
-        return _fixed(self.W.sentence("not", x=self._e(inner)))
+        return _fixed(self.W.sentence(ir.EXPRESSIONS["not"].sentence, x=self._e(inner)))
 
     def _x_neg(self, e):
-        return _fixed(f"−{self._paren(e[2], self._e(e[2]))}")
+        x = view(e).operand
+        return _fixed(f"−{self._paren(x, self._e(x))}")
 
     def _x_in(self, e):
         return self._membership(e)
@@ -1064,40 +1068,44 @@ class Renderer:
         return self._has(e)
 
     def _is_you(self, node):
-        return node[0] == "name" and node[2] == "player" and "player" not in self.locals
+        return _name_of(node) == "player" and "player" not in self.locals
 
     def _membership(self, e, negated=False):
         """`x in ZONE` is where it lies; `x in LIST` is being one of them."""
-        key = ("not_" if negated else "") + ("in_place" if self._count_of(e[3]) else "among")
-        if self._is_you(e[2]):  # «you are in», «вы находитесь в»
-            return _fixed(self.W.sentence("you_" + key, place=self._e(e[3])))
-        return _fixed(self.W.sentence(key, x=self._e(e[2]), place=self._e(e[3])))
+        n = view(e)
+        key = ("not_" if negated else "") + ("in_place" if self._count_of(n.collection) else "among")
+        if self._is_you(n.item):  # «you are in», «вы находитесь в»
+            return _fixed(self.W.sentence("you_" + key, place=self._e(n.collection)))
+        return _fixed(self.W.sentence(key, x=self._e(n.item), place=self._e(n.collection)))
 
     def _has(self, e, negated=False):
         key = "has_no_mark" if negated else "has_mark"
-        if self._is_you(e[2]):
-            return _fixed(self.W.sentence("you_" + key.replace("has", "have"), mark=self._mark(e[3])))
-        return _fixed(self.W.sentence(key, x=self._e(e[2]), mark=self._mark(e[3])))
+        n = view(e)
+        if self._is_you(n.thing):
+            return _fixed(self.W.sentence("you_" + key.replace("has", "have"), mark=self._mark(n.mark)))
+        return _fixed(self.W.sentence(key, x=self._e(n.thing), mark=self._mark(n.mark)))
 
     def _x_index(self, e):
-        x, i = self._e(e[2]), self._e(e[3])
-        if e[3][0] == "num" and isinstance(e[3][2], int):
-            return _fixed(self.W.sentence("item", n=e[3][2] + 1, x=x))
+        n = view(e)
+        x, i = self._e(n.of), self._e(n.index)
+        if n.index[0] == "num" and isinstance(at := view(n.index).value, int):
+            return _fixed(self.W.sentence("item", n=at + 1, x=x))
         return x.then(" " + ("для " + i.c("g"))) if self.ru else _fixed(f"the {x} of {i}")
 
     def _x_cond(self, e):
-        c, a, b = self._e(e[2]), self._e(e[3]), self._e(e[4])
+        n = view(e)
+        c, a, b = self._e(n.test), self._e(n.then), self._e(n.otherwise)
         return Ph(None, [self.W.sentence("choice", a=a.c(k), c=c, b=b.c(k)) for k in CASES])
 
     def _x_comp(self, e):
-        body, var, coll, where = e[2], e[3], e[4], e[5]
+        _, _, body, var, coll, where = view(e)
         noun, src = self._noun_of(coll), self._source(coll)
         mark = len(self._live)
         self._bind(var, noun)
         w = self._where(where)
         b = self._e(body)
         del self._live[mark:]
-        if body[0] == "name" and body[2] == var:
+        if _name_of(body) == var:
             if self.ru:
                 return Ph(None, [f"{t} {noun.ru_pl_g}{src[1]}{w}" for t in ("те из", "тех из", "тем из", "те из", "теми из", "тех из")])
             return _fixed(f"the {noun.en_pl}{src[0]}{w}")
@@ -1105,9 +1113,7 @@ class Renderer:
             return Ph(None, [f"{b.c(k)} для {_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}" for k in CASES])
         return _fixed(f"{b} for each {noun.en}{src[0]}{w}")
 
-    _FUNCTIONS = frozenset(("count", "sum", "max", "min", "any", "all", "abs", "floor", "ceil", "clamp", "random", "distance",
-                        "adjacent", "neighbours", "within", "top", "first", "last", "next_player", "previous_player",
-                        "usable", "sorted", "distinct", "option", "faces"))  # built-in: their words are in the catalogue
+    _FUNCTIONS = frozenset(FUNCTIONS)  # built-in: their words are in the catalogue
     _RU_FN_HEADS = {
         "число": ("число", "числа", "числу", "число", "числом", "числе"),
         "сумма": ("сумма", "суммы", "сумме", "сумму", "суммой", "сумме"),
@@ -1116,26 +1122,26 @@ class Renderer:
     }
     def _count_of(self, arg):
         """`count(zone)` reads as the number of things in it."""
-        if arg[0] == "attr" and (arg[3] in self.names.zones or arg[3] in self.names.decks or arg[3] in self.names.pools
-                                 or arg[3] in self.names.discards or arg[3] == "contents"):
+        if arg[0] == "attr" and ((a := view(arg).attribute) in self.names.zones or a in self.names.decks
+                                 or a in self.names.pools or a in self.names.discards or a == "contents"):
             return True
-        return arg[0] == "name" and self.names.kind_of(arg[2]) in ("zone", "deck", "pool", "discard")
+        return arg[0] == "name" and self.names.kind_of(view(arg).name) in ("zone", "deck", "pool", "discard")
 
     def _x_call(self, e):
-        name, args = e[2], e[3]
+        _, _, name, args = view(e)
         if name in self.names.procedures and name not in self._FUNCTIONS:
             p = self._proc_name(name)
             return (_ru("результат").then(f" процедуры {p}{self._args(args)}") if self.ru
                     else _fixed(f"the result of {p}{self._args(args)}"))
         # a sum or a difference given to a function keeps its brackets: «модуль (A − B) − модуль (A − C)»
-        ph = [Ph(None, [f"({f})" for f in p.f], p.gender) if a[0] == "op" and a[2] in _ARITH else p
+        ph = [Ph(None, [f"({f})" for f in p.f], p.gender) if a[0] == "op" and view(a).operator in _ARITH else p
               for a, p in zip(args, map(self._e, args))]
         if name == "count" and args and self._count_of(args[0]):
             x = ph[0]
             return (Ph(None, self._RU_FN_HEADS["число"]).then(f" предметов в {x.c('p')}") if self.ru
                     else _fixed(f"the number of things in {x}"))
         if name == "roll":
-            n = args[0][2] if args and args[0][0] == "num" else None
+            n = view(args[0]).value if args and args[0][0] == "num" else None
             sides = ph[1].c("n") if len(ph) > 1 else None
             if self.ru:
                 dice = ru_count(n, "кубика", "кубиков", "кубиков")
@@ -1151,7 +1157,7 @@ class Renderer:
             joined = ", ".join(str(p) for p in ph[:-1]) + " and " + str(ph[-1])
             return _fixed(f"the {'larger' if name == 'max' else 'smaller'} of {joined}")
         if name == "option" and args and args[0][0] == "str":
-            ph[0] = _fixed(quoted(self.names.term(args[0][2], self.lang), self.lang))
+            ph[0] = _fixed(quoted(self.names.term(view(args[0]).value, self.lang), self.lang))
         if name == "sorted" and len(ph) > 1:
             return _fixed(self.W.sentence("sorted_by", x=ph[0], by=ph[1]))
         return self._fn(name, ph)
@@ -1166,13 +1172,13 @@ class Renderer:
         return _fixed(self.W.put(words, values))
 
     def _x_gen(self, e):
-        name, body, var, coll, where = e[2], e[3], e[4], e[5], e[6]
+        _, _, name, body, var, coll, where = view(e)
         noun, src = self._noun_of(coll), self._source(coll)
         mark = len(self._live)
         self._bind(var, noun)
         b, w = self._e(body), self._where(where)
         del self._live[mark:]
-        itself = body[0] == "name" and body[2] == var
+        itself = _name_of(body) == var
         if self.ru:
             each = f"{_RU_EACH_G[noun.gender]} {noun.ru[1]}{src[1]}{w}"
             if name == "any":

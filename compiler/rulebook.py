@@ -26,6 +26,8 @@ from .memory import capped_memory
 from .pictures import Pictures
 from .source import NotReadable, leads_outside, read_bytes
 from .render import LANGS, Names, Renderer, humanize, quoted, text_of
+from ..runtime import ir
+from ..runtime.ir import view
 from .said import Said
 from .wording import catalogue
 
@@ -95,12 +97,15 @@ def _md_context(v):
 
 def _round_of(cond):
     """`round == N` (either way round) -> N, for the calendar; otherwise None."""
-    if isinstance(cond, list) and cond and cond[0] == "op" and cond[2] == "==":
-        a, b = cond[3], cond[4]
-        for x, y in ((a, b), (b, a)):
-            if x[0] == "name" and x[2] == "round" and y[0] == "num" and isinstance(y[2], int) and not isinstance(y[2], bool):
-                return y[2]
+    if isinstance(cond, list) and cond and cond[0] == "op" and (c := view(cond)).operator == "==":
+        for x, y in ((c.left, c.right), (c.right, c.left)):
+            if x[0] == "name" and view(x).name == "round" and y[0] == "num" and type(n := view(y).value) is int:
+                return n
     return None
+
+
+_MARK = ir.at("mark", "mark")
+assert _MARK == ir.at("unmark", "mark") == ir.at("has", "mark")
 
 
 def _marks(tables):
@@ -112,8 +117,9 @@ def _marks(tables):
     def walk(n):
         # IR nodes are lists [op, pos, *args]; tables around them are dicts
         if type(n) is lst or isinstance(n, lst):
-            if n and n[0] in ("mark", "unmark", "has") and len(n) > 3 and isinstance(n[3], str) and isinstance(n[1], str):
-                add(n[3])
+            if n and n[0] in ("mark", "unmark", "has") and len(n) > 3 and isinstance(n[1], str) \
+                    and isinstance(mark := n[_MARK], str):
+                add(mark)
             for x in n:
                 if type(x) is lst or type(x) is dct or isinstance(x, (lst, dct)):
                     walk(x)
@@ -567,9 +573,9 @@ class Book:
         cp = ph.get("can_pass")
         if cp is None:
             out.append(L["pass_free"])
-        elif isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and not cp[2]:
+        elif isinstance(cp, list) and cp[:1] == ["num"] and not view(cp).value:
             out.append(L["pass_never"])
-        elif not (isinstance(cp, list) and cp[:1] in (["num"], ["bool"]) and cp[2]):
+        elif not (isinstance(cp, list) and cp[:1] == ["num"] and view(cp).value):
             out.append(L["pass_if"].format(c=self.cond(cp)))
         else:
             out.append(L["pass_free"])

@@ -17,6 +17,7 @@ Counting a hidden zone is public (views show how many), so `count(player.hand)` 
 from __future__ import annotations
 
 from .diagnostics import Pos
+from ..runtime.ir import view
 
 _COUNTS = {"count", "size"}  # a hidden zone's size is on show
 _DECIDE = {"choose", "may"}
@@ -40,25 +41,30 @@ class _Secrecy:
             return False
         op = e[0]
         if op == "name":
-            return True if e[2] in H else ("zone" if e[2] in self.zones else False)
+            name = view(e).name
+            return True if name in H else ("zone" if name in self.zones else False)
         if op == "attr":
-            if e[3] in self.zones:
+            n = view(e)
+            if n.attribute in self.zones:
                 return "zone"
-            return self.hid(e[2], H) is True  # a hidden thing's attribute; a zone's other zones are places
+            return self.hid(n.of, H) is True  # a hidden thing's attribute; a zone's other zones are places
         if op == "call":
-            args = [self.hid(a, H) for a in e[3]]
-            if e[2] in _COUNTS and all(a in ("zone", False) for a in args):
+            n = view(e)
+            args = [self.hid(a, H) for a in n.args]
+            if n.function in _COUNTS and all(a in ("zone", False) for a in args):
                 return False
             return any(args)
         if op in ("comp", "gen"):
-            var, src, body, cond = (e[3], e[4], e[2], e[5]) if op == "comp" else (e[4], e[5], e[3], e[6])
+            n = view(e)
+            var, src, body, cond = n.name, n.source, n.body, n.where
             if not self.hid(src, H):
                 return any(self.hid(x, H) is True for x in (body, cond) if x is not None)
-            if cond is None and op == "gen" and e[2] in _COUNTS:
+            if cond is None and op == "gen" and n.function in _COUNTS:
                 return False  # how many: on show
-            if cond is None and body[0] == "name" and body[2] == var:
+            if cond is None and body[0] == "name" and view(body).name == var:
                 return "zone"  # the things themselves, unfiltered: as hidden as their place
             return True
+        # (every field, as it stands in the node)
         return any(self.hid(x, H) is True or (op in ("in", "index") and self.hid(x, H)) for x in e[2:] if isinstance(x, list))
 
     def block(self, stmts, H, under_secret=False):
@@ -68,50 +74,51 @@ class _Secrecy:
 
     def stmt(self, s, H, under):
         op = s[0]
+        n = view(s)
         if op in _DECIDE and under:
             self.warn(s, "W017", "whether this decision is asked depends on a hidden value: every seat sees "
                                  "who is deciding; ask every player alike (see docs/dsl.md)")
         if op == "let":
-            if self.hid(s[3], H):
-                H.add(s[2])
+            if self.hid(n.value, H):
+                H.add(n.name)
         elif op == "draw":
-            dest_hidden = s[4] is None or self.hid(s[4], H) == "zone" or s[5] == "down"
-            if s[6] and dest_hidden:
-                H.add(s[6])
+            dest_hidden = n.destination is None or self.hid(n.destination, H) == "zone" or n.face == "down"
+            if n.name and dest_hidden:
+                H.add(n.name)
         elif op in ("move", "reveal"):  # a thing put face up where all see it is no longer a secret
-            x = s[2]
-            if x[0] == "index" and x[2][0] == "name":
-                x = x[2]  # `move c[p] to p.table face up`: each secret pick laid open (one for each p)
-            if x[0] == "name" and x[2] in H and (op == "reveal" or (s[4] == "up" and not self.hid(s[3], H))):
-                H.discard(x[2])
+            x = n.thing
+            if x[0] == "index" and view(x).of[0] == "name":
+                x = view(x).of  # `move c[p] to p.table face up`: each secret pick laid open (one for each p)
+            if x[0] == "name" and (name := view(x).name) in H and (op == "reveal" or (n.face == "up" and not self.hid(n.destination, H))):
+                H.discard(name)
         elif op == "log":
-            if (len(s) <= 3 or s[3] is None) and self.hid(s[2], H):
+            if n.to is None and self.hid(n.message, H):
                 self.warn(s, "W016", "this public log line names or reads a hidden thing: others read it with the "
                                      "thing unnamed; say it to its owner alone with `log ... to P`")
         elif op == "if":
-            for cond, body in s[2]:
+            for cond, body in n.branches:
                 self.block(body, H, under or bool(self.hid(cond, H)))
-            if s[3]:
-                self.block(s[3], H, under or any(self.hid(c, H) for c, _b in s[2]))
+            if n.otherwise:
+                self.block(n.otherwise, H, under or any(self.hid(c, H) for c, _b in n.branches))
         elif op == "for":
-            inner = H | {s[2]} if self.hid(s[3], H) else H
-            self.block(s[5], inner, under or (s[4] is not None and bool(self.hid(s[4], inner))))
+            inner = H | {n.name} if self.hid(n.collection, H) else H
+            self.block(n.body, inner, under or (n.where is not None and bool(self.hid(n.where, inner))))
         elif op in ("repeat", "while"):
-            self.block(s[3], H, under or (op == "while" and bool(self.hid(s[2], H))))
+            self.block(n.body, H, under or (op == "while" and bool(self.hid(n.condition, H))))
         elif op == "choose":
-            src = self.hid(s[4], H)
-            inner = H | {s[3]} if src else H
+            src = self.hid(n.options, H)
+            inner = H | {n.name} if src else H
             # a choice among hidden things filtered by `where` is asked however many fit (the
             # runtime asks it with one option, or with "none" alone), so its shape tells nothing
-            self.block(s[9], inner, under)
-            if s[10]:
-                self.block(s[10], H, under or bool(src and s[5] is not None))
+            self.block(n.body, inner, under)
+            if n.otherwise:
+                self.block(n.otherwise, H, under or bool(src and n.where is not None))
         elif op == "may":
-            self.block(s[4], H, under)
-            if s[5]:
-                self.block(s[5], H, under)
+            self.block(n.body, H, under)
+            if n.otherwise:
+                self.block(n.otherwise, H, under)
         elif op == "secret":
-            self.block(s[7], H | {s[4]} if self.hid(s[5], H | {s[2]}) else H, under)
+            self.block(n.body, H | {n.name} if self.hid(n.options, H | {n.chooser}) else H, under)
 
 
 def check(m, report, parsed) -> None:
@@ -131,5 +138,5 @@ def check(m, report, parsed) -> None:
         if not is_expr and isinstance(ir, list):
             try:
                 sec.block(ir, set())
-            except (IndexError, TypeError):  # a statement of a shape this pass does not know: no finding
+            except (IndexError, KeyError, TypeError):  # a statement of a shape this pass does not know: no finding
                 continue

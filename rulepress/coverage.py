@@ -23,6 +23,7 @@ from .compiler.content import UsageError
 from .compiler.diagnostics import printable
 from .compiler.pipeline import compile_game
 from .compiler.source import NotReadable, read_bytes
+from .runtime import ir
 from .runtime.coverage import attach, conditions, play, statements
 from .runtime.simulate import seat_agents
 from .runtime.tables import Game
@@ -211,21 +212,22 @@ def _branches(data, stmts, runs, truth, rec) -> list[dict]:
                         "ways": [{"label": label, "count": count} for label, count in ways]})
 
     for s in stmts:
+        n = ir.view(s) if s[0] in ("if", "may", "choose") else None
         if s[0] == "if":
-            arms = s[2]
+            arms = n.branches
             ways = [(f"arm {k + 1} (line {where(c[1]).line if where(c[1]) else '?'}) taken",
                      truth.get(c[1], (0, 0))[1]) for k, (c, _b) in enumerate(arms)]
             last = truth.get(arms[-1][0][1], (0, 0))[0] if arms else 0
-            ways.append(("else taken" if s[3] else "no arm taken", last))
+            ways.append(("else taken" if n.otherwise else "no arm taken", last))
             point(s[1], "if", "if", ways)
         elif s[0] == "may":
             chosen = rec.decided.get(s[1], Counter())
-            yes = max(chosen.get("yes", 0), runs.get(s[4][0][1], 0) if s[4] else 0)
-            no = max(chosen.get("no", 0), runs.get(s[5][0][1], 0) if s[5] else 0)
+            yes = max(chosen.get("yes", 0), runs.get(n.body[0][1], 0) if n.body else 0)
+            no = max(chosen.get("no", 0), runs.get(n.otherwise[0][1], 0) if n.otherwise else 0)
             point(s[1], "may", "may", [("yes chosen", yes), ("no chosen", no)])
-        elif s[0] == "choose" and (s[7] or s[10]):  # one that may end without a choice
+        elif s[0] == "choose" and (n.or_none or n.otherwise):  # one that may end without a choice
             chosen = rec.decided.get(s[1], Counter())
-            body, other = s[9], s[10]
+            body, other = n.body, n.otherwise
             some = max(sum(n for o, n in chosen.items() if o != "none"), runs.get(body[0][1], 0) if body else 0)
             ways = [("an option chosen", some)]
             ways.append(("otherwise taken", runs.get(other[0][1], 0)) if other else ("none chosen", chosen.get("none", 0)))

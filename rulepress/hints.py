@@ -6,6 +6,7 @@ import re
 
 from .compiler.content import section_schemas
 from .compiler.names import BUILTIN_ATTRS, BUILTIN_NAMES, EVENTS, FUNCTIONS, VERBS
+from .runtime import ir
 from .symbols import Decl
 
 _BLOCK_WORDS = {"else", "otherwise"}  # lines of an effect that read like YAML keys
@@ -19,14 +20,14 @@ def builtin_doc(word: str) -> str | None:
     if word in FUNCTIONS:
         lo, hi, what = FUNCTIONS[word]
         args = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}): {what}"
+        return f"`{word}(…)` (function, {args} argument{'s' if hi > 1 else ''}: {ir.FUNCTIONS[word].takes}): {what}"
     if word in BUILTIN_ATTRS:
         return f"`x.{word}` (attribute of every thing): {BUILTIN_ATTRS[word]}"
     if word in EVENTS:
         names = ", ".join(EVENTS[word]) or "no names"
         return f"`{word}` (event; a trigger `on: {word}` is given {names})"
     if word in VERBS:
-        return f"`{word}` (statement): takes {', '.join(VERBS[word]) or 'nothing'}; see docs/dsl.md"
+        return f"`{word}` (statement): {ir.STATEMENTS[word].does}; takes {', '.join(VERBS[word]) or 'nothing'}; see docs/dsl.md"
     return None
 
 

@@ -29,6 +29,7 @@ from .compiler.pipeline import compile_game
 from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
+from .runtime import ir
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
 from .runtime.interpreter import Fail, GameFault, GameOver, Interp
 from .runtime.visibility import HANDLE
@@ -382,10 +383,11 @@ def _expect(game, st, text, node, key, when=""):
     if not ok:
         detail = ""
         if e[0] in ("op", "in", "and", "or"):
-            left, right = (e[3], e[4]) if e[0] == "op" else (e[2], e[3])
+            left, right = ir.children(e)  # (an `in`'s item and collection)
             detail = f": left side is {_show(it.ev(left, env))}, right side is {_show(it.ev(right, env))}"
-        elif e[0] == "not" and e[2][0] == "in":
-            detail = f": {_show(it.ev(e[2][2], env))} is in {_show(it.ev(e[2][3], env))}"
+        elif e[0] == "not" and (inner := ir.view(e).operand)[0] == "in":
+            item, collection = ir.children(inner)
+            detail = f": {_show(it.ev(item, env))} is in {_show(it.ev(collection, env))}"
         raise ScenarioFailure(f"{where}: {when}expected `{text}`{detail}")
 
 

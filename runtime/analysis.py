@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .ir import EXPRESSIONS
+from . import ir
+from .ir import DRAWING, EXPRESSIONS, FUNCTIONS, STATEMENTS, view
 
 
 def ir_nodes(block):
@@ -33,8 +34,9 @@ def ir_nodes(block):
 # Statements that change nothing a later expression can read: a procedure made only of these
 # (and of calls to other such procedures) gives the same value for the same arguments in the
 # same state.
-_PURE_STATEMENTS = {"let", "if", "for", "repeat", "while", "return", "do", "stop", "fail"}
-_IMPURE_FUNCTIONS = {"random", "roll"}  # they draw from the game's generator
+_PURE_STATEMENTS = frozenset(op for op, d in STATEMENTS.items() if set(d.writes) <= {"names"} and not (d.decides or d.runs))
+_IMPURE_FUNCTIONS = DRAWING  # they draw from the game's generator
+_READS_EFFECTS = frozenset(f for f, d in FUNCTIONS.items() if "effects" in d.reads)  # `usable`: a window's conditions
 
 
 class _Scan(NamedTuple):
@@ -51,15 +53,16 @@ def _scan(game, roots) -> _Scan:
         for n in ir_nodes(root):
             op = n[0]
             if op == "call" or op == "gen":
-                if n[2] in procs:
-                    callees.add(n[2])
-                elif op == "call" and n[2] in _IMPURE_FUNCTIONS:
+                f = n[_FUNCTION]  # (`function` stands at the same place in both)
+                if f in procs:
+                    callees.add(f)
+                elif op == "call" and f in _IMPURE_FUNCTIONS:
                     changes = True
-                elif op == "call" and n[2] == "usable":
+                elif op == "call" and f in _READS_EFFECTS:
                     usable = True
             elif op == "set":
-                t = n[2]
-                if not (t[0] == "name" and t[2] not in game.counters and t[2] != "first_player"):
+                t = view(n).target  # a name `let` gave changes nothing outside the effect
+                if not (t[0] == "name" and (name := view(t).name) not in game.counters and name != "first_player"):
                     changes = True
             elif op not in _EXPRESSIONS and op not in _PURE_STATEMENTS:
                 changes = True
@@ -81,7 +84,7 @@ def condition_roots(act):
     roots = [act["if"]] if "if" in act else []
     for s in act.get("cost") or ():
         if s[0] == "pay":
-            roots.extend(x for x in (s[2], s[4]) if x is not None)
+            roots.extend(ir.children(s))  # its amount and whose counter
     return roots
 
 
@@ -109,3 +112,5 @@ def changes_nothing(game, e) -> bool:
 
 
 _EXPRESSIONS = EXPRESSIONS.keys()
+_FUNCTION = ir.at("call", "function")
+assert _FUNCTION == ir.at("gen", "function")

@@ -106,9 +106,9 @@ def conditions(data):
         out.append((data["flow"]["round_until"], "end of a round"))
     for s in statements(data):
         if s[0] == "if":
-            out.extend((cond, "arm of an if") for cond, _body in s[2])
+            out.extend((cond, "arm of an if") for cond, _body in ir.view(s).branches)
         elif s[0] == "while":
-            out.append((s[2], "condition of a while"))
+            out.append((ir.view(s).condition, "condition of a while"))
     return [(e[1], e, what) for e, what in out if isinstance(e, list) and len(e) > 1 and isinstance(e[1], str)]
 
 

@@ -12,6 +12,7 @@ import math
 
 from . import continuation, pysource, rng, visibility
 from .numbers import LIMIT, beyond
+from .ir import OVER_COLLECTIONS
 from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
 from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, Fail, GameFault, GameOver, LoopStop, Suspend
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
@@ -368,7 +369,7 @@ class Interp:
 
     def function(self, name, args, pos, aggregate=False):
         st = self.st
-        if name in ("count", "sum", "max", "min", "any", "all", "sorted", "distinct", "first", "last", "random") and not aggregate:
+        if name in OVER_COLLECTIONS and not aggregate:
             if name in ("max", "min") and len(args) > 1:
                 vals = [num(a) for a in args]
             else:

@@ -37,8 +37,9 @@ EXTRA_LIMIT = 20_000  # functions kept for IR made afresh by a caller (an interr
 DEEP = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itself?)"
 LONG = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
 ENDLESS = f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?"
-_RETURNING = {"choose", "may", "secret"}  # handlers that run a block, so may hand a `return` up
+_RETURNING = {op for op, d in ir.STATEMENTS.items() if d.decides and "block" in d.types}  # handlers that run a block, so may hand a `return` up
 _INLINE = {"let", "do", "return", "if", "for", "while", "repeat", "move"}
+_DECIDED = {op: (ir.at(op, "name"), ir.at(op, "where")) for op in ("choose", "secret")}  # the options' name and `where`
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH = {"+": "plus", "-": "minus", "*": "times", "/": "divided"}
 
@@ -547,7 +548,7 @@ class _Writer:
     def fields(self, s):
         """The expressions and blocks a handler works out from a statement: written too."""
         todo = list(s[2:])
-        decided = {"choose": (3, 5), "secret": (4, 6)}.get(s[0])
+        decided = _DECIDED.get(s[0])
         if decided is not None and _is_node(s[decided[1]], ir.EXPRESSIONS):  # the options' `where`
             self.c.filter_vars[id(s[decided[1]])] = s[decided[0]]
             self.want("w", s[decided[1]])

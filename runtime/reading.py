@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .faults import STEP_BUDGET, GameFault
+from .ir import ATTRIBUTES
 from .numbers import LIMIT, LIST_LIMIT, beyond
 from .state import Zone
 
@@ -20,8 +21,8 @@ class Absent:
 
 ABSENT = Absent()
 
-# Attributes every thing in play has (a counter or a zone of that name is read first).
-BUILTIN_ATTRS = {"id", "type", "kind", "name", "zone", "location", "owner", "face_up", "contents", "seat", "count"}
+# The built-in attributes (a counter or a zone of that name is read first): the IR's table.
+BUILTIN_ATTRS = frozenset(ATTRIBUTES)
 
 
 def num(v):

@@ -39,7 +39,7 @@ def checked(data) -> dict:
         raise TablesError("changed since it was built (its content hash does not match): rebuild with `rulepress build`")
     _shape(data)
     for node in ir_nodes(data):
-        op = ir.STATEMENTS.get(node[0]) or ir.EXPRESSIONS.get(node[0])
+        op = ir.OPERATIONS.get(node[0])
         if op is None or len(node) - 2 != len(op.fields):
             raise TablesError(f"an effect at {node[1]} is `{node[0]}` with {len(node) - 2} fields, which no build makes")
     return data

@@ -25,6 +25,7 @@ from __future__ import annotations
 import marshal
 
 from . import rng
+from .ir import at
 from .state import zone_name, zone_owner
 from .words import handle_label, place_label
 
@@ -160,12 +161,17 @@ def named(st, v) -> list:
     return []
 
 
+_PARTS = at("text", "parts")  # (a list's items stand there too)
+_ATTRIBUTE = at("attr", "attribute")
+assert _PARTS == at("list", "items")
+
+
 def named_types(game, v, ir=None) -> list:
     """The kinds of card a logged value names as kinds (`claims the {role}`, role = `duke`):
     words of the rules, not any one card. A kind read off a thing (`{c.type}`) is news of
     that thing, not a word of the rules: left out where the line's own parts show it."""
     if isinstance(v, (list, tuple)):
-        parts = ir[2] if type(ir) is list and len(ir) > 2 and ir[0] in ("text", "list") else None
+        parts = ir[_PARTS] if type(ir) is list and len(ir) > 2 and ir[0] in ("text", "list") else None
         if parts is not None and len(parts) == len(v):
             return [x for item, part in zip(v, parts) if not _reads_kind(part) for x in named_types(game, item, part)]
         return [x for item in v for x in named_types(game, item)]
@@ -175,7 +181,7 @@ def named_types(game, v, ir=None) -> list:
 
 
 def _reads_kind(part) -> bool:
-    return type(part) is list and part[:1] == ["attr"] and part[3] == "type"
+    return type(part) is list and part[:1] == ["attr"] and part[_ATTRIBUTE] == "type"
 
 
 def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types=()) -> dict:
