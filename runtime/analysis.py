@@ -109,3 +109,80 @@ def changes_nothing(game, e) -> bool:
 
 
 _EXPRESSIONS = EXPRESSIONS.keys()
+
+
+# ---- which effects may stop for a decision ----------------------------------
+
+ASKING = frozenset({"choose", "may", "secret", "offer"})  # statements that ask a player
+MOVING = frozenset({"move", "draw", "discard", "shuffle", "remove", "putback", "swap"})  # may fire `enter`
+COUNTING = frozenset({"set", "gain", "lose", "pay"})  # may run a counter's thresholds and on_change
+
+
+class Deciding:
+    """What of a game's IR may stop for a decision, worked out once per game (kept with its
+    code): the procedures, events, counters and blocks whose running may ask a player. The
+    code generator writes these as generators (`answer = yield decision`) and the rest as plain
+    functions. It errs only towards deciding: what it calls deciding and never asks costs a
+    generator, nothing more."""
+
+    def __init__(self, game):
+        self.g = game
+        self.procs, self.events, self.counters = set(), set(), set()
+        self.perform = self.enter = False
+        self._memo = {}  # id(statement or block) -> whether it may decide, once the sets are settled
+        for _ in range(len(game.procedures) + len(game.triggers) + len(game.counters) + 3):  # a fixpoint: each pass adds one at least
+            if not self._grow():
+                break
+        self._memo = {}
+
+    def _grow(self) -> bool:
+        g, before = self.g, (len(self.procs), len(self.events), len(self.counters), self.perform)
+        self._memo = {}
+        self.procs |= {pid for pid, p in g.procedures.items() if self.block(p["effect"])}
+        self.events |= {e for e, ts in g.triggers.items() if any(self.block(t["effect"]) for t in ts)}
+        self.enter = "enter" in self.events
+        for c, d in g.counters.items():
+            if self.block(d.get("on_change")) or any(self.block(eff) for _at, eff in d.get("thresholds", ())):
+                self.counters.add(c)
+        if not self.perform:
+            acts = [b for a in g.actions.values() for b in (a.get("cost"), a.get("effect"))]
+            cards = [b for p in g.protos.values() for b in (p.get("effect"), *(p.get("activation") or {}).values())]
+            self.perform = "action" in self.events or any(self.block(b) for b in acts + cards if type(b) is list)
+        return before != (len(self.procs), len(self.events), len(self.counters), self.perform)
+
+    def block(self, block) -> bool:
+        """Whether running this block (or statement, or expression) may ask a player."""
+        if type(block) is not list or not block:
+            return False
+        key = id(block)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = any(self._node(n) for n in ir_nodes(block))
+        return hit
+
+    statement = block
+
+    def _node(self, n) -> bool:
+        op = n[0]
+        if op in ASKING:
+            return True
+        if op == "call" or op == "gen":
+            return n[2] in self.procs
+        if op == "perform":
+            return self.perform
+        if op == "emit":
+            return n[2] in self.events
+        if op in MOVING:
+            return self.enter
+        if op in COUNTING:
+            return self.counter_of(n) in self.counters
+        return False
+
+    def counter_of(self, s):
+        """The counter a set, gain, lose or pay statement writes (None: a name bound by `let`)."""
+        if s[0] != "set":
+            return s[3]
+        t = s[2]
+        if t[0] == "name":
+            return t[2] if t[2] in self.g.counters else None
+        return t[3] if type(t[3]) is str else None

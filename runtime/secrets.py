@@ -25,7 +25,7 @@ from __future__ import annotations
 import marshal
 
 from . import rng
-from .state import zone_name, zone_owner
+from .state import plain, zone_name, zone_owner
 
 HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
 
@@ -280,10 +280,10 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
             dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
-        copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
+        copy = marshal.loads(marshal.dumps(plain({k: v for k, v in st.items() if k not in _PAST})))
         copy["log"], copy["history"] = [], []
     else:
-        copy = marshal.loads(marshal.dumps(st))
+        copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
     _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")
