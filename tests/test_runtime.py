@@ -492,3 +492,31 @@ def test_code_kept_for_ir_made_afresh_stays_within_its_bound(duel, monkeypatch):
         assert len(duel.code.blocks) + len(duel.code.exprs) <= own[0] + 20 and len(duel.code.lines) <= own[1] + 20
         assert len(duel.code.nodes) == len(duel.code.blocks) + len(duel.code.exprs)
     assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran
+
+
+def test_decisions_asked_where_an_effect_cannot_pause_are_answered_and_replay_alike(tmp_path):
+    """A procedure that asks, called inside a list expression (a comprehension cannot pause
+    its effect), and a counter's threshold that asks: each is asked, answered, and plays to
+    the very state a saved and loaded game reaches (the replay path)."""
+    game = _duel_variant(
+        tmp_path, "      draw 1 from blades\n",
+        "      draw 1 from blades\n      let yes = [x for x in [ask_gold(p) for p in players] where x]\n"
+        "      gain count(yes) vp\n      gain 1 tension\n"
+        "procedures:\n  - id: ask_gold\n    params: [p]\n    text: {en: \"Whether p takes a gold\", ru: \"Берёт ли p золото\"}\n"
+        "    effect: |\n      may by p \"Take a gold?\":\n        gain 1 gold to p\n        return true\n      return false\n")
+    game.counters["tension"]["thresholds"][0][1].insert(0, ["may", "t.yaml:1:1", ["name", "t.yaml:1:5", "first_player"], "Celebrate?", [], []])
+    from rulepress.runtime import pysource
+    game.forget_code()
+    assert "ask_gold" in pysource.code(game).deciding.procs and "tension" in pysource.code(game).deciding.counters
+    live, saved = new_game(game, 2, 5, first="p1"), new_game(game, 2, 5, first="p1")
+    asked = set()
+    agents_a = {p: RandomAgent(p) for p in live["players"]}
+    agents_b = {p: RandomAgent(p) for p in saved["players"]}
+    while live["pending"] is not None:
+        if live["pending"]["kind"] == "may":
+            asked.add(live["pending"]["prompt"]["en"])
+        saved = json.loads(json.dumps(saved))
+        for st, agents in ((live, agents_a), (saved, agents_b)):
+            step(game, st, agents)
+        assert state_hash(live) == state_hash(saved)
+    assert asked >= {"Take a gold?", "Celebrate?"}
