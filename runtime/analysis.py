@@ -127,28 +127,53 @@ class Deciding:
 
     def __init__(self, game):
         self.g = game
-        self.procs, self.events, self.counters = set(), set(), set()
-        self.perform = self.enter = False
-        self._memo = {}  # id(statement or block) -> whether it may decide, once the sets are settled
-        for _ in range(len(game.procedures) + len(game.triggers) + len(game.counters) + 3):  # a fixpoint: each pass adds one at least
-            if not self._grow():
-                break
-        self._memo = {}
-
-    def _grow(self) -> bool:
-        g, before = self.g, (len(self.procs), len(self.events), len(self.counters), self.perform)
-        self._memo = {}
-        self.procs |= {pid for pid, p in g.procedures.items() if self.block(p["effect"])}
-        self.events |= {e for e, ts in g.triggers.items() if any(self.block(t["effect"]) for t in ts)}
+        self._memo = {}  # id(statement or block) -> whether it may decide
+        # Each root read once for what it may reach (procedures called, events emitted,
+        # counters written, `perform`, moves), then those links followed until nothing is added.
+        roots = {("p", pid): [p["effect"]] for pid, p in game.procedures.items()}
+        roots.update({("e", e): [t["effect"] for t in ts] for e, ts in game.triggers.items()})
+        roots.update({("c", c): [d.get("on_change"), *[eff for _at, eff in d.get("thresholds", ())]]
+                      for c, d in game.counters.items() if "on_change" in d or d.get("thresholds")})
+        roots[("perform",)] = [b for a in game.actions.values() for b in (a.get("cost"), a.get("effect"))] + \
+            [b for p in game.protos.values() for b in (p.get("effect"), *(p.get("activation") or {}).values())]
+        links = {key: self._links(blocks) for key, blocks in roots.items()}
+        links[("perform",)].add(("e", "action"))
+        deciding = {key for key, reach in links.items() if True in reach}
+        grew = True
+        while grew:  # bounded: each pass adds a root, or ends
+            grew = False
+            for key, reach in links.items():
+                if key not in deciding and not reach.isdisjoint(deciding):
+                    deciding.add(key)
+                    grew = True
+        self.procs = {k[1] for k in deciding if k[0] == "p"}
+        self.events = {k[1] for k in deciding if k[0] == "e"}
+        self.counters = {k[1] for k in deciding if k[0] == "c"}
+        self.perform = ("perform",) in deciding
         self.enter = "enter" in self.events
-        for c, d in g.counters.items():
-            if self.block(d.get("on_change")) or any(self.block(eff) for _at, eff in d.get("thresholds", ())):
-                self.counters.add(c)
-        if not self.perform:
-            acts = [b for a in g.actions.values() for b in (a.get("cost"), a.get("effect"))]
-            cards = [b for p in g.protos.values() for b in (p.get("effect"), *(p.get("activation") or {}).values())]
-            self.perform = "action" in self.events or any(self.block(b) for b in acts + cards if type(b) is list)
-        return before != (len(self.procs), len(self.events), len(self.counters), self.perform)
+
+    def _links(self, blocks) -> set:
+        """What running these blocks may reach: True where they ask, and the keys of the
+        procedures, events, counters and `perform` they may run."""
+        out = set()
+        for b in blocks:
+            if type(b) is not list:
+                continue
+            for n in ir_nodes(b):
+                op = n[0]
+                if op in ASKING:
+                    out.add(True)
+                elif (op == "call" or op == "gen") and type(n[2]) is str:
+                    out.add(("p", n[2]))
+                elif op == "perform":
+                    out.add(("perform",))
+                elif op == "emit" and type(n[2]) is str:
+                    out.add(("e", n[2]))
+                elif op in MOVING:
+                    out.add(("e", "enter"))
+                elif op in COUNTING:
+                    out.add(("c", self.counter_of(n)))
+        return out
 
     def block(self, block) -> bool:
         """Whether running this block (or statement, or expression) may ask a player."""
@@ -167,11 +192,11 @@ class Deciding:
         if op in ASKING:
             return True
         if op == "call" or op == "gen":
-            return n[2] in self.procs
+            return type(n[2]) is str and n[2] in self.procs
         if op == "perform":
             return self.perform
         if op == "emit":
-            return n[2] in self.events
+            return type(n[2]) is str and n[2] in self.events
         if op in MOVING:
             return self.enter
         if op in COUNTING:
