@@ -114,3 +114,105 @@ def changes_nothing(game, e) -> bool:
 _EXPRESSIONS = EXPRESSIONS.keys()
 _FUNCTION = ir.at("call", "function")
 assert _FUNCTION == ir.at("gen", "function")
+
+
+# ---- which effects may stop for a decision ----------------------------------
+
+ASKING = frozenset({"choose", "may", "secret", "offer"})  # statements that ask a player
+MOVING = frozenset({"move", "draw", "discard", "shuffle", "remove", "putback", "swap"})  # may fire `enter`
+COUNTING = frozenset({"set", "gain", "lose", "pay"})  # may run a counter's thresholds and on_change
+
+
+class Deciding:
+    """What of a game's IR may stop for a decision, worked out once per game (kept with its
+    code): the procedures, events, counters and blocks whose running may ask a player. The
+    code generator writes these as generators (`answer = yield decision`) and the rest as plain
+    functions. It errs only towards deciding: what it calls deciding and never asks costs a
+    generator, nothing more."""
+
+    def __init__(self, game):
+        self.g = game
+        self._memo = {}  # id(statement or block) -> whether it may decide
+        # Each root read once for what it may reach (procedures called, events emitted,
+        # counters written, `perform`, moves), then those links followed until nothing is added.
+        roots = {("p", pid): [p["effect"]] for pid, p in game.procedures.items()}
+        roots.update({("e", e): [t["effect"] for t in ts] for e, ts in game.triggers.items()})
+        roots.update({("c", c): [d.get("on_change"), *[eff for _at, eff in d.get("thresholds", ())]]
+                      for c, d in game.counters.items() if "on_change" in d or d.get("thresholds")})
+        roots[("perform",)] = [b for a in game.actions.values() for b in (a.get("cost"), a.get("effect"))] + \
+            [b for p in game.protos.values() for b in (p.get("effect"), *(p.get("activation") or {}).values())]
+        links = {key: self._links(blocks) for key, blocks in roots.items()}
+        links[("perform",)].add(("e", "action"))
+        deciding = {key for key, reach in links.items() if True in reach}
+        grew = True
+        while grew:  # bounded: each pass adds a root, or ends
+            grew = False
+            for key, reach in links.items():
+                if key not in deciding and not reach.isdisjoint(deciding):
+                    deciding.add(key)
+                    grew = True
+        self.procs = {k[1] for k in deciding if k[0] == "p"}
+        self.events = {k[1] for k in deciding if k[0] == "e"}
+        self.counters = {k[1] for k in deciding if k[0] == "c"}
+        self.perform = ("perform",) in deciding
+        self.enter = "enter" in self.events
+
+    def _links(self, blocks) -> set:
+        """What running these blocks may reach: True where they ask, and the keys of the
+        procedures, events, counters and `perform` they may run."""
+        out = set()
+        for b in blocks:
+            if type(b) is not list:
+                continue
+            for n in ir_nodes(b):
+                op = n[0]
+                if op in ASKING:
+                    out.add(True)
+                elif (op == "call" or op == "gen") and type(n[2]) is str:
+                    out.add(("p", n[2]))
+                elif op == "perform":
+                    out.add(("perform",))
+                elif op == "emit" and type(n[2]) is str:
+                    out.add(("e", n[2]))
+                elif op in MOVING:
+                    out.add(("e", "enter"))
+                elif op in COUNTING:
+                    out.add(("c", self.counter_of(n)))
+        return out
+
+    def block(self, block) -> bool:
+        """Whether running this block (or statement, or expression) may ask a player."""
+        if type(block) is not list or not block:
+            return False
+        key = id(block)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = any(self._node(n) for n in ir_nodes(block))
+        return hit
+
+    statement = block
+
+    def _node(self, n) -> bool:
+        op = n[0]
+        if op in ASKING:
+            return True
+        if op == "call" or op == "gen":
+            return type(n[2]) is str and n[2] in self.procs
+        if op == "perform":
+            return self.perform
+        if op == "emit":
+            return type(n[2]) is str and n[2] in self.events
+        if op in MOVING:
+            return self.enter
+        if op in COUNTING:
+            return self.counter_of(n) in self.counters
+        return False
+
+    def counter_of(self, s):
+        """The counter a set, gain, lose or pay statement writes (None: a name bound by `let`)."""
+        if s[0] != "set":
+            return s[3]
+        t = s[2]
+        if t[0] == "name":
+            return t[2] if t[2] in self.g.counters else None
+        return t[3] if type(t[3]) is str else None

@@ -11,7 +11,8 @@ EVALUATION_ERRORS = (TypeError, ValueError, KeyError, ZeroDivisionError, Attribu
 
 
 class Suspend(Exception):
-    """The effect needs a decision; it runs again from its start once that is answered."""
+    """A decision met where the effect cannot pause (a plain function, see pysource): the task
+    runs again from its start once that is answered."""
 
     def __init__(self, decision):
         self.decision = decision

@@ -5,6 +5,14 @@
         d = decision(game, st)          # who decides, and the legal choices
         apply(game, st, d["options"][0]["id"])
     st["scores"], st["winners"]
+
+An effect runs as a task: `st["task"]` holds its spec, the answers given so far and a snapshot
+of the state as it began (plain data, saved and copied with the state). The effect itself is
+a generator (Interp's `y`-methods and the generated functions that may decide): at a
+decision it yields it, and the task keeps the paused generator in memory (`Task.live`, never
+copied or saved), so the answer goes on where the effect stopped. A state that has no live
+generator (a copy, a `branch`, a saved and loaded state, a bot's dealt world) takes the one
+other path: the snapshot is restored and the effect replayed with the answers (`_resume`).
 """
 from __future__ import annotations
 
@@ -14,11 +22,11 @@ import marshal
 import operator
 from collections.abc import Sequence
 
-from . import continuation, rng
+from . import rng
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp
-from .state import FLAT, copy_small, new_state
+from .state import FLAT, Task, copy_small, new_state
 from .words import both, label_of, player_name, say
 
 
@@ -161,12 +169,14 @@ _PAST = ("history", "log")
 
 def settle(st) -> None:
     """Give every waiting task a snapshot of its own, before the state is changed by anything
-    other than that task (an interruption, a scenario's setup), and have it forget what it
-    worked out from the state while it waits in memory."""
+    other than that task (an interruption, a scenario's setup), and have its live effect
+    forget what it worked out from the state."""
     tasks = [st.get("task")] + [b.get("task") for b in st.get("interrupted") or ()]
     for task in tasks:
         if task is not None:
-            continuation.changing(task)
+            live = getattr(task, "live", None)
+            if live is not None:
+                live[1].changed()
             if isinstance(task.get("snap"), dict):
                 task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
@@ -190,8 +200,7 @@ def untouched(st):
 def rerun(game, st, spec) -> None:
     """Drop the waiting decision of an effect `untouched` found, run the effect again from
     its start on the state as it is now, and go on to the next decision."""
-    continuation.drop(st["task"])
-    st["pending"] = st["task"] = None
+    st["pending"] = st["task"] = None  # (its live effect, if any, goes with it)
     if _run(game, st, spec):
         advance(game, st)
 
@@ -225,7 +234,14 @@ def _run(game, st, spec):
 
 
 def _resume(game, st, task, fresh=False):
-    live = None if fresh else continuation.take(task)
+    """Run a task on to its next decision or its end: its live effect where it has one that
+    waits for the answer just given, else the effect from its start (from the snapshot, with
+    the answers so far: the one replay path, for a state that was copied, saved or loaded)."""
+    live = None if fresh else getattr(task, "live", None)
+    if live is not None:
+        task.live = None
+        if live[1].ai != len(task["answers"]) - 1:  # answered more than once since (never, but for a caller's own)
+            live = None
     if live is None:
         it = Interp(game, st, task["answers"])
         if not fresh:
@@ -235,13 +251,15 @@ def _resume(game, st, task, fresh=False):
             it.rejoin = st["rng"]
             _restore(st, task["snap"])
         it.share(task["snap"])
-        glet = it.glet = continuation.start(lambda: _exec(game, it, task["spec"]))
+        effect = _exec(game, it, task["spec"])
     else:
-        glet, it = live
+        effect, it = live
     try:
-        out = glet.switch()
-    except Suspend as s:  # a decision asked by an interpreter not running live
-        out = continuation.Waiting(s.decision)
+        d = effect.send(None)
+    except StopIteration:
+        d = None
+    except Suspend as s:  # a decision reached where nothing could pause: replayed once answered
+        d, effect = s.decision, None
     except Fail:
         dice = st["rng"] if it.rejoin is None else it.rejoin  # (a replay may fail before the decision)
         _restore(st, task["snap"])
@@ -250,13 +268,13 @@ def _resume(game, st, task, fresh=False):
         raise
     if it.rejoin is not None:  # a replay that ended short of its decision: only a dealt world's can
         st["rng"], it.rejoin = it.rejoin, None
-    if type(out) is continuation.Waiting:
+    if d is not None:
         # The state stays as it is at the decision, so the chooser sees what the effect
-        # has done so far (cards just drawn, for instance). The effect waits live in memory;
-        # a saved copy of the state replays it from the snapshot with the answers.
-        if not glet.dead:
-            continuation.keep(task, glet, it)
-        d = out.decision
+        # has done so far (cards just drawn, for instance). The effect waits live, with the
+        # task; a copy of the state has none and replays it from the snapshot with the answers.
+        if type(task) is not Task:
+            task = Task(task)
+        task.live = (effect, it) if effect is not None else None
         if d["kind"] == "secret":
             d["collected"] = {}
         st["task"] = task
@@ -270,8 +288,9 @@ def _resume(game, st, task, fresh=False):
 
 
 def _exec(game, it, spec):
+    """The task's effect, as a generator: it yields each decision it waits for."""
     try:
-        _exec_spec(game, it, spec)
+        yield from _exec_spec(game, it, spec)
     except GameOver:
         pass
 
@@ -284,15 +303,15 @@ def _exec_spec(game, it, spec):
         f["acts"] = f.get("acts", 0) + 1
         f.setdefault("used", {})[aid] = f.get("used", {}).get(aid, 0) + 1
         it.st["active"] = p
-        it.perform(aid, p, "action")
+        yield from it.yperform(aid, p, "action")
     elif kind == "effect":
         _, ir, env = spec
-        it.call_block(ir, dict(env))
+        yield from it.ycall_block(ir, dict(env))
     elif kind == "event":
         _, name, env = spec
-        it.fire(name, dict(env), env.get("player"))
+        yield from it.yfire(name, dict(env), env.get("player"))
     elif kind == "scoring":
-        it.call_block(game.scoring.get("effect", NO_EFFECT), {"player": it.st["first"]})
+        yield from it.ycall_block(game.scoring.get("effect", NO_EFFECT), {"player": it.st["first"]})
 
 
 def _take_action(game, st, p, aid):

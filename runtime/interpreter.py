@@ -1,16 +1,23 @@
 """Runs effect IR against a state. Never runs Python from content; every loop is budgeted.
 
-An effect that needs a decision raises `Suspend`. The flow then restores the snapshot
-taken when the effect began and, once the decision is answered, runs the effect again
-from the start with the answers so far: randomness lives in the state, so the replay
-is exact, and a state waiting for a decision is plain data that saves and loads.
+An effect that may need a decision runs as a generator (the `y`-methods here, and the
+generated functions runtime/analysis.Deciding marks): a decision is `answer = yield
+decision`, and whatever may decide below is `yield from`. The flow drives the generator and
+keeps it with the waiting task, so an answer goes on where the effect stopped. A state
+that has no live generator (a copy, a saved and loaded state, a bot's world) replays the
+effect from the snapshot taken when it began, with the answers so far (`answers`):
+randomness lives in the state, so the replay is exact, and a waiting state is plain data.
+A decision reached where no generator runs (a plain function the analysis did not mark)
+raises `Suspend`, and the flow takes that same replay path.
 """
 from __future__ import annotations
 
 import marshal
 import math
 
-from . import continuation, pysource, rng, visibility
+from types import GeneratorType
+
+from . import pysource, rng, visibility
 from .numbers import LIMIT, beyond
 from .ir import OVER_COLLECTIONS
 from .reading import ABSENT, Grouping, arguments, group_by, num, holder as _holder, removed_of_kind
@@ -59,7 +66,6 @@ def option_id(v) -> str:
 class Interp:
     # Where an interpreter starts; many are made (one per condition the flow checks), so the
     # plain starting values are the class's and each sets only what is its own.
-    glet = None  # the greenlet this interpreter runs in, when the flow runs it live
     ai = 0  # answers used so far
     steps = 0
     depth = 0
@@ -102,7 +108,8 @@ class Interp:
         c = self.g.cache.code
         f = c.blocks.get(id(block)) if c is not None else None
         try:
-            return (f or pysource.block(self.g, block))(self, env)
+            r = (f or pysource.block(self.g, block))(self, env)
+            return self.done(r) if type(r) is GeneratorType else r
         except EVALUATION_ERRORS as exc:
             fault = self.in_statement(exc) or pysource.fault(self.g, exc)
             if fault is None:
@@ -111,6 +118,33 @@ class Interp:
         except GameFault as exc:
             raise self.placed(exc) from None
 
+    def yrun(self, block, env):
+        """`run`, as a generator: the block may stop for a decision."""
+        c = self.g.cache.code
+        f = c.blocks.get(id(block)) if c is not None else None
+        try:
+            r = (f or pysource.block(self.g, block))(self, env)
+            if type(r) is GeneratorType:
+                r = yield from r
+            return r
+        except EVALUATION_ERRORS as exc:
+            fault = self.in_statement(exc) or pysource.fault(self.g, exc)
+            if fault is None:
+                raise
+            raise fault from None
+        except GameFault as exc:
+            raise self.placed(exc) from None
+
+    def done(self, gen):
+        """A generator of an effect, run where nothing can pause (a plain function called it):
+        to its end, or, at a decision not answered yet, `Suspend` (the flow replays the task)."""
+        try:
+            d = gen.send(None)
+        except StopIteration as end:
+            return end.value
+        gen.close()
+        raise Suspend(d)
+
     def in_statement(self, exc):
         """The GameFault an error raised by a statement's own handler (`s_gain` handed a card
         to count) stands for: at that statement, the innermost one it passed through. None
@@ -118,7 +152,7 @@ class Interp:
         tb, at = exc.__traceback__, None
         while tb is not None:
             f = tb.tb_frame
-            if f.f_code.co_name.startswith("s_") and f.f_locals.get("self") is self:
+            if f.f_code.co_name.startswith(("s_", "y_")) and f.f_locals.get("self") is self:
                 s = f.f_locals.get("s")
                 if type(s) is list and len(s) > 1 and type(s[1]) is str:
                     at = s[1]
@@ -135,6 +169,20 @@ class Interp:
         self.depth += 1
         try:
             r = self.run(block, env)
+        finally:
+            self.depth -= 1
+        return r[0] if r is not None else None
+
+    def ycall_block(self, block, env):
+        """`call_block`, as a generator."""
+        if self.depth >= DEPTH_LIMIT:
+            raise GameFault(block[0][1] if block else "?", pysource.DEEP)
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise GameFault(block[0][1] if block else "?", pysource.LONG)
+        self.depth += 1
+        try:
+            r = yield from self.yrun(block, env)
         finally:
             self.depth -= 1
         return r[0] if r is not None else None
@@ -318,7 +366,8 @@ class Interp:
 
     def call_procedure(self, name, args, env):
         """A procedure of the content, called from IR outside the game's own module."""
-        return pysource.procedure(self.g, name)(self, arguments(env, self.g.procedures[name]["params"], args))
+        r = pysource.procedure(self.g, name)(self, arguments(env, self.g.procedures[name]["params"], args))
+        return self.done(r) if type(r) is GeneratorType else r
 
     def changed(self, *touched):
         """The state changed: groupings made from before may no longer hold.
@@ -520,6 +569,17 @@ class Interp:
         return ent["counters"].get(c, self.g.counters[c]["initial"])
 
     def set_counter(self, owner, c, value, pos):
+        for eff, env in self.write_counter(owner, c, value, pos):
+            self.call_block(eff, env)
+
+    def yset_counter(self, owner, c, value, pos):
+        """`set_counter`, as a generator: its thresholds and on_change may decide."""
+        for eff, env in self.write_counter(owner, c, value, pos):
+            yield from self.ycall_block(eff, env)
+
+    def write_counter(self, owner, c, value, pos):
+        """Writes a counter; the effects this runs ((block, names) of its thresholds passed and
+        its on_change), made one at a time, each after those before it ran."""
         d = self.g.counters.get(c)
         if d is None:
             raise GameFault(pos, f"unknown counter `{c}`")
@@ -542,17 +602,20 @@ class Interp:
         else:
             self.own(owner)["counters"][c] = value
             self.changed(("counter", owner, c))
-        if old == value:
-            return
+        if old == value or ("thresholds" not in d and "on_change" not in d):
+            return ()
+        return self._hooks(d, c, owner, old, value)
+
+    def _hooks(self, d, c, owner, old, value):
         env = {"this": c, "owner": owner, "old": old, "new": value}
         if owner in self.st["players"]:
             env["player"] = owner
         if d["type"] == "number":
             for at, eff in d.get("thresholds", ()):
                 if num(old) < at <= value:
-                    self.call_block(eff, dict(env))
+                    yield eff, dict(env)
         if "on_change" in d:
-            self.call_block(d["on_change"], dict(env))
+            yield d["on_change"], dict(env)
 
     def counter_target(self, s, env):
         if s[4] is not None:
@@ -561,6 +624,17 @@ class Interp:
 
     # ---- statements ----
     def s_set(self, s, env):
+        w = self.set_target(s, env)
+        if w is not None:
+            self.set_counter(*w, s[1])
+
+    def y_set(self, s, env):
+        w = self.set_target(s, env)
+        if w is not None:
+            yield from self.yset_counter(*w, s[1])
+
+    def set_target(self, s, env):
+        """(owner, counter, value) a `set` writes; None where it set a name or the first player."""
         t, v = s[2], self.ev(s[3], env)
         if t[0] == "name":
             n = t[2]
@@ -570,30 +644,47 @@ class Interp:
                 self.st["first"] = v
                 self.changed(_FIRST)
             elif self.g.counters[n]["of"] == "game":
-                self.set_counter(None, n, v, s[1])
+                return None, n, v
             else:
-                self.set_counter(env.get("player"), n, v, s[1])
-            return
+                return env.get("player"), n, v
+            return None
         owner = self.ev(t[2], env)
         if t[3] not in self.g.counters:
             raise GameFault(s[1], f"`{t[3]}` is not a counter, so it cannot be set")
-        self.set_counter(owner, t[3], v, s[1])
+        return owner, t[3], v
 
     def s_gain(self, s, env):
-        owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) + num(self.ev(s[2], env)), s[1])
+        self.set_counter(*self.added(s, env, 1), s[1])
 
     def s_lose(self, s, env):
-        owner = self.counter_target(s, env)
-        self.set_counter(owner, s[3], num(self.get_counter(owner, s[3], s[1])) - num(self.ev(s[2], env)), s[1])
+        self.set_counter(*self.added(s, env, -1), s[1])
 
     def s_pay(self, s, env):
+        self.set_counter(*self.paid(s, env), s[1])
+
+    def y_gain(self, s, env):
+        yield from self.yset_counter(*self.added(s, env, 1), s[1])
+
+    def y_lose(self, s, env):
+        yield from self.yset_counter(*self.added(s, env, -1), s[1])
+
+    def y_pay(self, s, env):
+        yield from self.yset_counter(*self.paid(s, env), s[1])
+
+    def added(self, s, env, sign):
+        """(owner, counter, value) a `gain` (sign 1) or `lose` (-1) writes."""
+        owner = self.counter_target(s, env)
+        have = num(self.get_counter(owner, s[3], s[1]))
+        n = num(self.ev(s[2], env))
+        return owner, s[3], have + n if sign > 0 else have - n
+
+    def paid(self, s, env):
         owner = self.counter_target(s, env)
         amount = num(self.ev(s[2], env))
         have = num(self.get_counter(owner, s[3], s[1]))
         if have < amount:
             raise Fail(f"not enough {s[3]}: {have} of {amount}")
-        self.set_counter(owner, s[3], have - amount, s[1])
+        return owner, s[3], have - amount
 
     def dest_key(self, d, pos):
         if isinstance(d, Zone):
@@ -603,6 +694,18 @@ class Interp:
         raise GameFault(pos, f"`{d}` is not a place things can be put")
 
     def move(self, eid, key, face=None, top=False):
+        old = self.place(eid, key, face, top)
+        if key in self.g.locations and old != key and "enter" in self.g.triggers:
+            self.fire("enter", {"piece": eid, "location": key, "origin": old})
+
+    def ymove(self, eid, key, face=None, top=False):
+        """`move`, as a generator: the `enter` triggers it fires may decide."""
+        old = self.place(eid, key, face, top)
+        if key in self.g.locations and old != key and "enter" in self.g.triggers:
+            yield from self.yfire("enter", {"piece": eid, "location": key, "origin": old})
+
+    def place(self, eid, key, face, top):
+        """Puts a thing in a zone; where it was."""
         st = self.st
         if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
@@ -621,8 +724,7 @@ class Interp:
         if face is not None:
             st["things"][eid]["up"] = face == "up"
             self.changed(("field", eid, "up"))
-        if key in self.g.locations and old != key and "enter" in self.g.triggers:
-            self.fire("enter", {"piece": eid, "location": key, "origin": old})
+        return old
 
     def things(self, v):
         # one thing named by its id is that thing, not what lies on it (`move card to pile`)
@@ -850,6 +952,9 @@ class Interp:
     def s_emit(self, s, env):
         self.fire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
 
+    def y_emit(self, s, env):
+        yield from self.yfire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
+
     def fire(self, event, bindings, player=None):
         for t in self.g.triggers.get(event, ()):
             env = dict(bindings)
@@ -860,7 +965,20 @@ class Interp:
                 continue
             self.call_block(t["effect"], env)
 
+    def yfire(self, event, bindings, player=None):
+        for t in self.g.triggers.get(event, ()):
+            env = dict(bindings)
+            if "player" not in env and player is not None:
+                env["player"] = player
+            env.setdefault("player", self.st.get("active") or self.st["first"])
+            if "when" in t and not self.ev(t["when"], env):
+                continue
+            yield from self.ycall_block(t["effect"], env)
+
     def s_offer(self, s, env):
+        return self.done(self.y_offer(s, env))
+
+    def y_offer(self, s, env):
         """A reaction out of turn: the players asked in order, each choosing one of the
         window's actions they may take or none; the first to take one does it (priority),
         with `actor` (the player whose effect offers) and the `with` names bound."""
@@ -879,10 +997,10 @@ class Interp:
             reactions = self.usable(window, p, given)
             if not reactions:
                 continue
-            a = self.pick(p, reactions, None, s[1], True, env)
+            a = yield from self.ypick(p, reactions, None, s[1], True, env)
             if a is not None:
                 taken = p
-                self.perform(a, p, s[1], given)
+                yield from self.yperform(a, p, s[1], given)
                 break
         if as_:
             env[as_] = taken
@@ -892,25 +1010,33 @@ class Interp:
         p = self.ev(s[3], env) if s[3] is not None else env.get("player")
         self.perform(x, p, s[1])
 
+    def y_perform(self, s, env):
+        x = self.ev(s[2], env)
+        p = self.ev(s[3], env) if s[3] is not None else env.get("player")
+        yield from self.yperform(x, p, s[1])
+
     def perform(self, x, p, pos, given=None):
+        return self.done(self.yperform(x, p, pos, given))
+
+    def yperform(self, x, p, pos, given=None):
         g = self.g
         if isinstance(x, str) and x in g.actions:
             act = g.actions[x]
             env = dict(given, player=p, this=x) if given else {"player": p, "this": x}  # who reacts is `player`
-            self.call_block(act.get("cost", NO_EFFECT), env)
-            self.call_block(act.get("effect", NO_EFFECT), env)
+            yield from self.ycall_block(act.get("cost", NO_EFFECT), env)
+            yield from self.ycall_block(act.get("effect", NO_EFFECT), env)
             if "action" in g.triggers:
-                self.fire("action", {"player": p, "action": x})
+                yield from self.yfire("action", {"player": p, "action": x})
             return
         proto = g.protos.get(g.proto_of.get(x, x)) if isinstance(x, str) else None
         if proto is None:
             raise GameFault(pos, f"`{x}` is not something that can be performed")
         env = {"player": p, "this": x, "card": x, "piece": x, "here": x}
         if "activation" in proto:
-            self.call_block(proto["activation"].get("cost", NO_EFFECT), env)
-            self.call_block(proto["activation"].get("effect", NO_EFFECT), env)
+            yield from self.ycall_block(proto["activation"].get("cost", NO_EFFECT), env)
+            yield from self.ycall_block(proto["activation"].get("effect", NO_EFFECT), env)
         elif "effect" in proto:
-            self.call_block(proto["effect"], env)
+            yield from self.ycall_block(proto["effect"], env)
 
     def s_swap(self, s, env):
         a, b = self.ev(s[2], env), self.ev(s[3], env)
@@ -924,19 +1050,15 @@ class Interp:
 
     # ---- decisions ----
     def answer(self, decision):
-        if self.ai < len(self.answers):
-            a = self.answers[self.ai]
-            self.ai += 1
-            if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
-                self.st["rng"], self.rejoin = self.rejoin, None
-            return a
-        if self.glet is not None:  # running live: pause here until answered
-            # nothing but this effect changes the state meanwhile, or flow.settle tells it so
-            continuation.wait(self, decision)
-            a = self.answers[self.ai]
-            self.ai += 1
-            return a
-        raise Suspend(decision)
+        """The answer to a decision: the next of the answers, or, once they are all used, the
+        one the flow sends when it resumes the effect (`yield` hands the decision up to it)."""
+        if self.ai >= len(self.answers):
+            yield decision
+        a = self.answers[self.ai]
+        self.ai += 1
+        if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
+            self.st["rng"], self.rejoin = self.rejoin, None
+        return a
 
     def options(self, src, var, where, env):
         """The things of src (named var) for which where holds."""
@@ -967,7 +1089,7 @@ class Interp:
         return any(type(x) is str and x in things and not visibility.can_see(self.g, self.st, x, p)
                    for x in self.items(among) for p in others)
 
-    def pick(self, who, opts, prompt, pos, optional, env=None, kinds=False, always=False):
+    def ypick(self, who, opts, prompt, pos, optional, env=None, kinds=False, always=False):
         values = list(opts) + ([None] if optional else [])
         if len(values) == 1 and not optional and not always:
             return values[0]
@@ -975,10 +1097,19 @@ class Interp:
         if kinds:  # a card of one copy among them is its kind, not the card where it lies
             d = dict(d, kinds=True)
         ids = [o["id"] for o in d["options"]]
-        a = self.answer(d)
+        a = yield from self.answer(d)
         return values[ids.index(a)] if a in ids else values[0]
 
     def s_choose(self, s, env):
+        return self.done(self.y_choose(s, env))
+
+    def s_may(self, s, env):
+        return self.done(self.y_may(s, env))
+
+    def s_secret(self, s, env):
+        return self.done(self.y_secret(s, env))
+
+    def y_choose(self, s, env):
         upto, var, src, where, by, optional, prompt, body, other = s[2:11]
         who = self.ev(by, env) if by is not None else env.get("player")
         among = self.ev(src, env)
@@ -988,41 +1119,41 @@ class Interp:
         always = len(opts) < 2 and where is not None and self.secret_from_others(among, who)
         if not opts and not always:
             if other:
-                return self.run(other, env)
+                return (yield from self.yrun(other, env))
             return
         kinds = names_kinds(self.g, src, env)
         if always and not opts:
-            self.pick(who, [], prompt, s[1], True, env, kinds)
+            yield from self.ypick(who, [], prompt, s[1], True, env, kinds)
             env[var] = [] if upto is not None else None
-            return self.run(other, env) if other else None
+            return (yield from self.yrun(other, env)) if other else None
         if upto is not None:
             n = int(num(self.ev(upto, env)))
             chosen = []
             while len(chosen) < n and opts:
-                v = self.pick(who, opts, prompt, s[1], True, env, kinds)
+                v = (yield from self.ypick(who, opts, prompt, s[1], True, env, kinds))
                 if v is None:
                     break
                 chosen.append(v)
                 opts = [o for o in opts if o != v]
             env[var] = chosen
         else:
-            v = self.pick(who, opts, prompt, s[1], optional, env, kinds, always)
+            v = (yield from self.ypick(who, opts, prompt, s[1], optional, env, kinds, always))
             env[var] = v
             if v is None:
                 if other:
-                    return self.run(other, env)
+                    return (yield from self.yrun(other, env))
                 return
-        return self.run(body, env)
+        return (yield from self.yrun(body, env))
 
-    def s_may(self, s, env):
+    def y_may(self, s, env):
         who = self.ev(s[2], env) if s[2] is not None else env.get("player")
-        a = self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
+        a = yield from self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
         if a == "yes":
-            return self.run(s[4], env)
+            return (yield from self.yrun(s[4], env))
         elif s[5]:
-            return self.run(s[5], env)
+            return (yield from self.yrun(s[5], env))
 
-    def s_secret(self, s, env):
+    def y_secret(self, s, env):
         pvar, players, var, src, where, body = s[2:8]
         choosers = [p for p in self.items(self.ev(players, env))]
         per = {}
@@ -1039,13 +1170,13 @@ class Interp:
         if prompt is not None:  # (one prompt for all: a text with values reads the effect's names, not the chooser's)
             prompt = prompt_text(self.said(prompt, env)) if type(prompt) is list else self.g.cache.prompts.setdefault(prompt, prompt_text(prompt))
         if ask:
-            a = self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
-                             "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
+            a = yield from self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
+                                        "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
         env[var] = result
-        return self.run(body, env)
+        return (yield from self.yrun(body, env))
 
 
 def names_kinds(game, src, env) -> bool:

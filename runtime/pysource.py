@@ -2,6 +2,12 @@
 once, as Jinja2 compiles a template.
 
 Procedures become functions, expressions inline Python expressions, loops Python loops.
+What may stop for a decision (analysis.Deciding) is written as a generator: a statement that
+may ask is `yield from it.y_<op>(...)` (the interpreter's generator handlers, which end in
+`answer = yield decision`), a call of a procedure or block that may ask is `yield from`, and
+the rest stays plain. Where a plain function meets a decision all the same (a deciding
+procedure called inside a loop of an expression, or by a handler working an expression
+out), `it.done` runs it and a decision not answered yet makes the flow replay the task.
 Content never becomes code: the module is made of `ast` nodes, never of source text, so a
 text or number of the content can only be an `ast.Constant` (or a value handed to the module),
 and every name the code makes comes from one allocator (`_Names`) whose names are `_`, a kind,
@@ -27,7 +33,7 @@ import sys
 from typing import NamedTuple
 
 from . import ir, reading
-from .analysis import changes_nothing
+from .analysis import COUNTING, Deciding, changes_nothing
 from .faults import DEPTH_LIMIT, STEP_BUDGET, GameFault, LoopStop
 from .state import Zone
 from .text import Said, Text
@@ -38,6 +44,7 @@ DEEP = f"effects nest more than {DEPTH_LIMIT} deep (a trigger that triggers itse
 LONG = f"this effect ran more than {STEP_BUDGET} steps; is there an endless loop?"
 ENDLESS = f"this loop ran more than {STEP_BUDGET} steps; does its condition ever become false?"
 _RETURNING = {op for op, d in ir.STATEMENTS.items() if d.decides and "block" in d.types}  # handlers that run a block, so may hand a `return` up
+_YIELDING = {"choose", "may", "secret", "offer", "perform", "emit"} | COUNTING  # handlers with a generator (Interp.y_<op>)
 _INLINE = {"let", "do", "return", "if", "for", "while", "repeat", "move"}
 _DECIDED = {op: (ir.at(op, "name"), ir.at(op, "where")) for op in ("choose", "secret")}  # the options' name and `where`
 _COMPARE = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
@@ -59,6 +66,7 @@ class Code:
         self.filter_vars = {}  # id(a decision's `where`) -> the name its things have
         self.extra_made = []  # (kind, key, node) of those, and ("file", name, None) of their modules
         self.modules = 0  # modules compiled so far, each its own file name in `lines`
+        self.deciding = None  # analysis.Deciding: what may stop for a decision, worked out once
 
 
 def code(game) -> Code:
@@ -66,6 +74,7 @@ def code(game) -> Code:
     c = game.cache.code
     if c is None:
         c = game.cache.code = Code()
+        c.deciding = Deciding(game)
         prof = game.cache.profile
         if prof is None:
             _load(game, c, _roots(game), whole=True)
@@ -367,6 +376,8 @@ class _Writer:
         self.prof = game.cache.profile
         self.roots = getattr(self.prof, "roots", {}) if self.prof is not None else {}
         self.at_root, self.nesting = None, 0  # the expression being written, and how deep in it
+        self.dec = c.deciding if c.deciding is not None else Deciding(game)
+        self.yielding = False  # whether the expression being written may `yield from` (a generator's own line)
 
     # ---- names, constants, lines ----
     def want(self, kind, node) -> str:
@@ -406,13 +417,16 @@ class _Writer:
     def drain(self):
         while self.todo:
             kind, node, name = self.todo.pop()
+            self.yielding = False
             try:
                 if kind == "e":
                     f = self.expr_function(node, name)
                 elif kind == "b":
-                    f = _def(name, ("it", "env"), self.statements(node, 1, "tuple", 0))
+                    gen = self.dec.block(node)
+                    f = _def(name, ("it", "env"), self.generator(gen) + self.statements(node, 1, "tuple", 0, gen))
                 elif kind == "s":  # a statement clocked on its own, while a profile runs
-                    f = _def(name, ("it", "env"), self.statement(node, 1, "tuple", 0))
+                    gen = self.dec.statement(node)
+                    f = _def(name, ("it", "env"), self.generator(gen) + self.statement(node, 1, "tuple", 0, gen))
                 elif kind == "w":
                     f = self.filter_function(node, name)
                 else:
@@ -423,6 +437,11 @@ class _Writer:
                                                               self.lit(f"cannot run this: {exc}")))])
             self.funcs.append((_what(kind, node), self.at(f)))
             self.made.append((kind, node if kind == "p" else None, node if kind != "p" else None, name))
+
+    def generator(self, gen) -> list:
+        """The first line of a function that may stop for a decision: `if False: yield`, which
+        makes it a generator even where the decisions it may reach are all in calls."""
+        return [self.at(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))] if gen else []
 
     def module(self):
         """The module (ast.Module) and its line table."""
@@ -452,19 +471,22 @@ class _Writer:
         body = proc["effect"]
         pos = self.lit(body[0][1] if body else "?")
         depth = ast.Attribute(_n("it"), "depth", _STORE)
+        gen = pid in self.dec.procs
         return _def(name, ("it", "env"), [
+            *self.generator(gen),
             self.at(ast.If(_is(ast.Attribute(_n("it"), "depth", _LOAD), _n("DEPTH_LIMIT"), ast.GtE()),
                            [_fault(pos, _n("DEEP"))], [])),
             *[self.at(s) for s in _count_step(pos, "LONG")],
             self.at(ast.AugAssign(depth, ast.Add(), ast.Constant(1))),
-            self.at(ast.Try(self.statements(body, 2, "value", 0), [], [],
+            self.at(ast.Try(self.statements(body, 2, "value", 0, gen), [], [],
                             [self.at(ast.AugAssign(ast.Attribute(_n("it"), "depth", _STORE), ast.Sub(),
                                                    ast.Constant(1)))]))])
 
     # ---- statements ----
-    def statements(self, block, ind, mode, loops) -> list:
+    def statements(self, block, ind, mode, loops, gen=False) -> list:
         """The statements running a block; `mode` says how a `return` hands its value: "tuple"
-        (a block's (value,)) or "value" (a procedure's). `ind`: how deeply they nest."""
+        (a block's (value,)) or "value" (a procedure's). `ind`: how deeply they nest. `gen`:
+        they are lines of a generator, so what may decide is `yield from`."""
         if not block:
             return [self.at(ast.Pass())]
         out = []
@@ -472,19 +494,28 @@ class _Writer:
             if self.prof is not None:  # each statement a function of its own, clocked
                 name = self.want("s", s)
                 self.clocked.setdefault(name, (s[1], s[0]))
-                out.append(self.at(ast.Assign([_to("r")], _call(name, _n("it"), _n("env")))))
+                call = _call(name, _n("it"), _n("env"))
+                if gen and self.dec.statement(s):
+                    call = ast.YieldFrom(call)
+                out.append(self.at(ast.Assign([_to("r")], call)))
                 out.append(self.at(_hand_up(mode)))
             else:
-                out += self.statement(s, ind, mode, loops)
+                out += self.statement(s, ind, mode, loops, gen)
         return out
 
-    def body(self, block, ind, mode, loops) -> list:
+    def body(self, block, ind, mode, loops, gen=False) -> list:
         """A block inside a statement: inline, or where Python would find the lines nested too
         deeply (it allows 20 loops and `try`s in one function), a call of a function of its own."""
         if ind < 10 or not block:
-            return self.statements(block, ind, mode, loops)
+            return self.statements(block, ind, mode, loops, gen)
         name = self.want("b", block)
-        call = _call(name, _n("it"), _n("env")) if name is not None else _it("run", self.const(block, "n"), _n("env"))
+        if gen and self.dec.block(block):
+            call = ast.YieldFrom(_call(name, _n("it"), _n("env")) if name is not None else
+                                 _it("yrun", self.const(block, "n"), _n("env")))
+        else:
+            call = _call(name, _n("it"), _n("env")) if name is not None else _it("run", self.const(block, "n"), _n("env"))
+            if name is not None and self.dec.block(block):  # a generator called where nothing pauses
+                call = _it("done", call)
         return [self.at(ast.Assign([_to("r")], call)), self.at(_hand_up(mode))]
 
     def root(self, e, own=False, truth=False) -> ast.expr:
@@ -494,8 +525,9 @@ class _Writer:
         self.at_root, self.nesting = _at(e), 0
         return self.expr(e, _Scope("env", {}, 0), own, truth)
 
-    def statement(self, s, ind, mode, loops) -> list:
+    def statement(self, s, ind, mode, loops, gen=False) -> list:
         op, at = s[0], self.at
+        self.yielding = gen
         if op == "let":
             target = ast.Subscript(_n("env"), self.lit(s[2]), _STORE)
             return [at(ast.Assign([target], self.root(s[3])), _at(s[3]))]
@@ -507,9 +539,9 @@ class _Writer:
                        _at(s[2]) if s[2] is not None else None)]
         if op == "if":
             # made from the last branch up, so each `elif` is an `if` in the `else` before it
-            branches = [(self.root(cond, truth=True), _at(cond), self.body(body, ind + 1, mode, loops))
+            branches = [(self.root(cond, truth=True), _at(cond), self.body(body, ind + 1, mode, loops, gen))
                         for cond, body in s[2]]
-            orelse = self.body(s[3], ind + 1, mode, loops) if s[3] else []
+            orelse = self.body(s[3], ind + 1, mode, loops, gen) if s[3] else []
             for test, where, body in reversed(branches):
                 orelse = [at(ast.If(test, body, orelse), where)]
             return orelse
@@ -528,7 +560,7 @@ class _Writer:
                 head, where = _call("range", _call("max", ast.Constant(0), times)), _at(s[2])
             else:
                 test, where = self.root(s[2], truth=True), _at(s[2])
-            body = step + self.body(s[-1], ind + 2, mode, loops + 1)
+            body = step + self.body(s[-1], ind + 2, mode, loops + 1, gen)
             loop = ast.While(test, body, []) if op == "while" else ast.For(_to(x), head, body, [], None)
             stop = ast.ExceptHandler(_n("LoopStop"), None, [at(ast.Pass())])
             return [at(ast.Try([at(loop, where)], [at(stop)], [], []))]
@@ -536,14 +568,22 @@ class _Writer:
             dest, thing = self.new("d"), self.new("t")
             return [at(ast.Assign([_to(dest)], _it("dest_key", self.root(s[3]), self.lit(s[1]))), _at(s[3])),
                     at(ast.For(_to(thing), _it("things", self.root(s[2])),
-                               [at(ast.Expr(_it("move", _n(thing), _n(dest), self.lit(s[4]))))], [], None), _at(s[2]))]
+                               [at(ast.Expr(self.moved(_n(thing), _n(dest), self.lit(s[4]), gen)))], [], None), _at(s[2]))]
         if op in ir.STATEMENTS and op.isidentifier():
             self.fields(s)
-            call = _it("s_" + op, self.const(s, "n"), _n("env"))
+            if gen and op in _YIELDING and self.dec.statement(s):
+                call = ast.YieldFrom(_it("y_" + op, self.const(s, "n"), _n("env")))
+            else:
+                call = _it("s_" + op, self.const(s, "n"), _n("env"))
             if op in _RETURNING:
                 return [at(ast.Assign([_to("r")], call)), at(_hand_up(mode))]
             return [at(ast.Expr(call))]
         return [at(ast.Raise(_call("KeyError", self.lit(op)), None))]
+
+    def moved(self, thing, dest, face, gen):
+        if gen and self.dec.enter:  # an `enter` trigger may decide
+            return ast.YieldFrom(_it("ymove", thing, dest, face))
+        return _it("move", thing, dest, face)
 
     def fields(self, s):
         """The expressions and blocks a handler works out from a statement: written too."""
@@ -585,10 +625,11 @@ class _Writer:
         params = ["it", sc.env] + sorted(sc.local.values())
         name = self.new("x")
         outer, self.nesting = self.nesting, 0
+        yielding, self.yielding = self.yielding, False  # a function of its own, and a plain one
         try:
             value = self.expr(e, sc, True, truth)
         finally:
-            self.nesting = outer
+            self.nesting, self.yielding = outer, yielding
         self.funcs.append((None, self.at(_def(name, params, [self.at(ast.Return(value), self.at_root)]))))
         return _call(name, *map(_n, params))
 
@@ -722,7 +763,10 @@ class _Writer:
             if self.whole:
                 params = self.const(self.g.procedures[name]["params"], "params")
                 inner = _call("arguments", _n(sc.env), params, ast.List(args, _LOAD))
-                return _call(self.want("p", name), _n("it"), inner)
+                call = _call(self.want("p", name), _n("it"), inner)
+                if name in self.dec.procs:  # a generator: paused through where this is one, else run out
+                    return ast.YieldFrom(call) if self.yielding else _it("done", call)
+                return call
             return _it("call_procedure", ast.Constant(name), ast.List(args, _LOAD), _n(sc.env))
         if name == "count" and len(args) == 1:
             return _it("size", args[0])
@@ -760,6 +804,13 @@ class _Writer:
     def loop(self, e, sc, shape, body, var, src, where, tested=False):
         """A loop of an expression, as `shape(body, its fors)` makes it (`tested`: only
         whether each value of the body is true counts). Whatever it walks counts as steps."""
+        yielding, self.yielding = self.yielding, False  # (a comprehension's lines cannot pause its function)
+        try:
+            return self.loop_of(e, sc, shape, body, var, src, where, tested)
+        finally:
+            self.yielding = yielding
+
+    def loop_of(self, e, sc, shape, body, var, src, where, tested):
         d, pos = sc.depth, self.lit(e[1])
         x = self.new("v", var if type(var) is str else None)
         if type(var) is str and var not in ("player", "this"):

@@ -13,9 +13,39 @@ class Zone(str):
     __slots__ = ()
 
 
+class Task(dict):
+    """A waiting effect: plain data (`spec`, `answers`, `snap`) that saves, copies and replays
+    as a dict, and, in the process that runs it, `live`: the effect's generator, paused at the
+    decision, with its interpreter (runtime/flow.py). A copy is a plain dict, without it."""
+    __slots__ = ("live",)
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.live = None
+
+    def __reduce__(self):  # copy.deepcopy and pickle: the data alone
+        return dict, (dict(self),)
+
+
 def clone(state: dict) -> dict:
     """A deep copy of plain data; marshal is the fastest exact copier in the standard library."""
-    return marshal.loads(marshal.dumps(state))
+    return marshal.loads(marshal.dumps(plain(state)))
+
+
+def plain(st):
+    """The state as data alone: its waiting tasks without their live effects (marshal copies
+    nothing else)."""
+    if type(st) is not dict:
+        return st
+    task, stack = st.get("task"), st.get("interrupted")
+    if type(task) is not Task and not stack:
+        return st
+    out = dict(st)
+    if type(task) is Task:
+        out["task"] = dict(task)
+    if stack:
+        out["interrupted"] = [dict(b, task=dict(b["task"])) if type(b.get("task")) is Task else b for b in stack]
+    return out
 
 
 FLAT = {str, int, float, bool, type(None)}
@@ -35,6 +65,8 @@ def copy_small(v):
         return [x if type(x) in FLAT else copy_small(x) for x in v]
     if t in FLAT:
         return v
+    if t is Task:
+        return copy_small(dict(v))
     return marshal.loads(marshal.dumps(v))  # anything else as clone() would copy it (or refuse it)
 
 

@@ -26,7 +26,7 @@ import marshal
 
 from . import rng
 from .ir import at
-from .state import zone_name, zone_owner
+from .state import plain, zone_name, zone_owner
 from .words import handle_label, place_label
 
 HANDLE = "?"  # handles start with it; no content id does (ids are names, `#` and digits)
@@ -271,10 +271,10 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
             dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
-        copy = marshal.loads(marshal.dumps({k: v for k, v in st.items() if k not in _PAST}))
+        copy = marshal.loads(marshal.dumps(plain({k: v for k, v in st.items() if k not in _PAST})))
         copy["log"], copy["history"] = [], []
     else:
-        copy = marshal.loads(marshal.dumps(st))
+        copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
     _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")

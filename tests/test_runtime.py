@@ -5,7 +5,7 @@ import pytest
 from conftest import content_games, game_from
 
 from rulepress.runtime.agents import RandomAgent, play_out, step
-from rulepress.runtime.flow import IllegalChoice, apply, decision, new_game, state_hash
+from rulepress.runtime.flow import IllegalChoice, apply, choices, decision, new_game, state_hash
 from rulepress.runtime.interpreter import GameFault
 from rulepress.runtime.replay import ReplayError, make_log, replay
 
@@ -168,24 +168,30 @@ def test_a_waiting_effect_continued_in_memory_ends_as_one_replayed_from_saved_da
     assert live["scores"] == saved["scores"]
 
 
-def test_a_greenlet_runs_the_next_task_once_its_own_has_ended_never_while_it_waits():
-    """Tasks share greenlets: one that waits for a decision keeps its own, one that ended lends
-    it to the next, and one that failed lends nothing."""
-    from types import SimpleNamespace
+@pytest.mark.parametrize("folder", ["docs/examples/coup", "docs/examples/love-letter", "tests/games/secret-pick"])
+def test_a_state_waiting_inside_an_effect_copies_saves_and_plays_on_as_the_live_one(folder):
+    """At every decision, a copy (state.clone, copy.deepcopy, JSON) of a state whose effect
+    waits live is plain data and plays the next choice to the very state the live one
+    reaches; the live one goes on as it would have."""
+    import copy
 
-    from rulepress.runtime import continuation as c
-    it = SimpleNamespace()
-    waiting = it.glet = c.start(lambda: c.wait(it, "which?"))
-    assert waiting.switch().decision == "which?"
-    ended = c.start(lambda: "done")
-    assert ended is not waiting and ended.switch() is None
-    following = c.start(lambda: None)
-    assert following is ended and following.switch() is None
-    failing = c.start(lambda: 1 / 0)
-    with pytest.raises(ZeroDivisionError):
-        failing.switch()
-    assert failing.dead and failing not in c._idle
-    assert waiting.switch() is None  # answered, the waiting task ends too
+    from rulepress.runtime.state import clone
+    game = game_from(folder)
+    for seed in range(3):
+        live = new_game(game, 2, seed)
+        agents = {p: RandomAgent(p) for p in live["players"]}
+        waited = 0
+        while live["pending"] is not None:
+            waited += live["task"] is not None
+            copies = [clone(live), copy.deepcopy(live), json.loads(json.dumps(live))]
+            d = live["pending"]
+            seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
+            pick = agents[seat].choose(game, live, seat, choices(game, live, seat))
+            for st in copies:
+                apply(game, st, pick, seat)
+            apply(game, live, pick, seat)
+            assert all(state_hash(st) == state_hash(live) for st in copies)
+        assert waited
 
 
 def _duel_variant(tmp_path, old, new):
@@ -460,8 +466,7 @@ def _kept_sizes(game) -> dict:
 def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation():
     """Every turn of tests/games/watch starts and ends with a conditional trigger: once the
     rules have all been met, more games add nothing to what the game keeps (its compiled
-    closures, the answers worked out once), nor to the live tasks kept aside."""
-    from rulepress.runtime import continuation
+    closures, the answers worked out once)."""
     game = game_from("tests/games/watch")
     for seed in range(100):
         _play(game, seed, players=4)
@@ -470,7 +475,6 @@ def test_what_the_runtime_keeps_with_a_game_stops_growing_in_a_long_simulation()
     for seed in range(100, 300):
         _play(game, seed, players=4)
     assert _kept_sizes(game) == after_100
-    assert len(continuation._live) <= continuation.LIMIT
 
 
 def test_code_kept_for_ir_made_afresh_stays_within_its_bound(duel, monkeypatch):
@@ -489,3 +493,31 @@ def test_code_kept_for_ir_made_afresh_stays_within_its_bound(duel, monkeypatch):
         assert len(duel.cache.code.blocks) + len(duel.cache.code.exprs) <= own[0] + 20 and len(duel.cache.code.lines) <= own[1] + 20
         assert len(duel.cache.code.nodes) == len(duel.cache.code.blocks) + len(duel.cache.code.exprs)
     assert [x["text"] for x in st["log"][-2:]] == ["line 198", "line 199"]  # every fresh block ran
+
+
+def test_decisions_asked_where_an_effect_cannot_pause_are_answered_and_replay_alike(tmp_path):
+    """A procedure that asks, called inside a list expression (a comprehension cannot pause
+    its effect), and a counter's threshold that asks: each is asked, answered, and plays to
+    the very state a saved and loaded game reaches (the replay path)."""
+    game = _duel_variant(
+        tmp_path, "      draw 1 from blades\n",
+        "      draw 1 from blades\n      let yes = [x for x in [ask_gold(p) for p in players] where x]\n"
+        "      gain count(yes) vp\n      gain 1 tension\n"
+        "procedures:\n  - id: ask_gold\n    params: [p]\n    text: {en: \"Whether p takes a gold\", ru: \"Берёт ли p золото\"}\n"
+        "    effect: |\n      may by p \"Take a gold?\":\n        gain 1 gold to p\n        return true\n      return false\n")
+    game.counters["tension"]["thresholds"][0][1].insert(0, ["may", "t.yaml:1:1", ["name", "t.yaml:1:5", "first_player"], "Celebrate?", [], []])
+    from rulepress.runtime import pysource
+    game.forget_code()
+    assert "ask_gold" in pysource.code(game).deciding.procs and "tension" in pysource.code(game).deciding.counters
+    live, saved = new_game(game, 2, 5, first="p1"), new_game(game, 2, 5, first="p1")
+    asked = set()
+    agents_a = {p: RandomAgent(p) for p in live["players"]}
+    agents_b = {p: RandomAgent(p) for p in saved["players"]}
+    while live["pending"] is not None:
+        if live["pending"]["kind"] == "may":
+            asked.add(live["pending"]["prompt"]["en"])
+        saved = json.loads(json.dumps(saved))
+        for st, agents in ((live, agents_a), (saved, agents_b)):
+            step(game, st, agents)
+        assert state_hash(live) == state_hash(saved)
+    assert asked >= {"Take a gold?", "Celebrate?"}

@@ -13,6 +13,7 @@ from rulepress.runtime.flow import apply, decision, new_game
 from rulepress.leakscan import scan
 from rulepress.runtime.visibility import can_see
 from rulepress.runtime.views import view
+from rulepress.runtime.state import clone
 from tests.conftest import ROOT, compiled, content_games, game_from
 
 
@@ -295,7 +296,7 @@ class _StateGreedy(GreedyAgent):
                 return False
 
             def sample(self, _rng):
-                return visibility.marshal.loads(visibility.marshal.dumps(real))
+                return clone(real)  # the real state, waiting effect and all, as data
         return super().choose(game, Peek(), seat, options)
 
 

@@ -63,8 +63,9 @@ class Room:
 
     async def work(self, fn, *args):
         """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
-        event loop's: a long effect holds up its room alone. Always the same thread, since an
-        effect waiting for a decision stays live in its thread (runtime/continuation.py)."""
+        event loop's: a long effect holds up its room alone. One thread, so the room's game
+        work runs one step at a time (an effect waiting for a decision waits as a generator
+        kept with the state, runtime/flow.py, and goes on from any thread)."""
         if self.worker is None:
             self.worker = ThreadPoolExecutor(1, thread_name_prefix=f"table-{self.code}")
         return await asyncio.get_running_loop().run_in_executor(self.worker, functools.partial(fn, *args))
