@@ -1,10 +1,15 @@
 """The game loop: setup, rounds, phases and turns as data-driven stages, and the narrow API.
 
-    st = new_game(game, players=3, seed=7)
-    while not st["over"]:
-        d = decision(game, st)          # who decides, and the legal choices
-        apply(game, st, d["options"][0]["id"])
-    st["scores"], st["winners"]
+Every caller plays through a `Match` (runtime/match.py); a game to the end, at random:
+
+    m = Match.new(game, players=3, seed=7)
+    while not m.is_over:
+        seat = m.seats_to_move()[0]  # several seats at a secret pick: each picks in turn
+        m.apply(seat, random.choice(m.legal(seat))["id"])
+    m.scores(), m.returns()
+
+What the game waits for is one `Decision` (runtime/decision.py). The functions below are
+the match's insides, kept for the callers that still hand a state around.
 """
 from __future__ import annotations
 
@@ -12,17 +17,12 @@ import hashlib
 import json
 import marshal
 import operator
-from collections.abc import Sequence
-
 from . import continuation, rng
+from .decision import Choices, Decision, IllegalChoice
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp, label_of
 from .state import FLAT, copy_small, new_state
-
-
-class IllegalChoice(Exception):
-    """A choice that is not among the legal ones; the state is unchanged."""
 
 
 def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
@@ -40,11 +40,9 @@ def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
 
 
 def decision(game, st):
-    """The pending decision with its options, or None when the game is over."""
-    d = st["pending"]
-    if d is not None and d["kind"] == "action":
-        d = dict(d, options=Choices(game, st, d).options())
-    return d
+    """The pending decision as plain data with its options, or None when the game is over."""
+    dec = Decision.of(game, st)
+    return None if dec is None else dec.public()
 
 
 def apply(game, st, choice: str, seat: str | None = None, options=None):
@@ -54,37 +52,17 @@ def apply(game, st, choice: str, seat: str | None = None, options=None):
     did. Returns the `Choices` of the turn's decision that follows, where the flow made one
     (what it found out comes along), else None.
     """
-    d = st["pending"]
-    if d is None:
+    dec = Decision.of(game, st, options)
+    if dec is None:
         raise IllegalChoice("the game is over")
-    if d["kind"] == "secret":
-        who = seat or next(p for p in d["who"] if p not in d["collected"])
-        if who not in d["who"] or who in d["collected"]:
-            raise IllegalChoice(f"{who} has no secret choice to make now")
-        if choice not in [o["id"] for o in d["options"][who]]:
-            raise IllegalChoice(f"`{choice}` is not one of {who}'s choices")
-        d["collected"][who] = choice
-        st["history"].append([who, choice])
-        if len(d["collected"]) < len(d["who"]):
-            return
-        answer = dict(d["collected"])
-    else:
-        if seat is not None and seat != d["who"]:
-            raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
-        if d["kind"] == "action":
-            opts = options if type(options) is Choices and options.d is d and options.st is st else Choices(game, st, d)
-            ok = opts.legal(choice)
-        else:
-            opts = d["options"]
-            ok = choice in [o["id"] for o in opts]
-        if not ok:
-            ids = [o["id"] for o in opts]
-            raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
-        st["history"].append([d["who"], choice])
-        answer = choice
+    who = dec.pick(seat, choice)
+    st["history"].append([who, choice])
+    answer = dec.collect(who, choice)
+    if answer is None:  # a secret pick that waits for the others'
+        return None
     st["pending"] = None
-    if d["kind"] == "action":
-        _take_action(game, st, d["who"], choice)
+    if dec.turn:
+        _take_action(game, st, who, choice)
     else:
         task = st["task"]
         task["answers"].append(answer)
@@ -331,77 +309,10 @@ def _action_decision(game, st, p):
     return {"who": p, "kind": "action", "prompt": None, "actions": acts}
 
 
-class Choices(Sequence):
-    """The options of a turn's decision, each worked out when first asked for.
-
-    As a sequence it is the full list of legal options, in the phase's order, pass last.
-    `sample` picks one of them uniformly while checking only as many as it must.
-    """
-
-    def __init__(self, game, st, d):
-        self.game, self.st, self.d = game, st, d
-        self.phase = game.flow["phases"][st["flow"]["ph"]]
-        self.it = Interp(game, st)
-        self.known = {}  # option id -> legal now
-        self._all = None
-
-    def legal(self, choice) -> bool:
-        ok = self.known.get(choice)
-        if ok is None:
-            if choice == "pass":
-                ph, p = self.phase, self.d["who"]
-                ok = "can_pass" not in ph or bool(self.it.ev(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
-                    or not self.any_action()
-            elif choice not in self.d["actions"]:
-                ok = False
-            else:
-                act = self.game.actions[choice]
-                # an action with neither condition nor cost may always be taken
-                ok = ("if" not in act and not act.get("cost")) or bool(self.it.action_allowed(choice, self.d["who"]))
-            self.known[choice] = ok
-        return ok
-
-    def any_action(self) -> bool:
-        """Whether some action may be taken now: one with neither condition nor cost always
-        may, so those are looked for before any condition is worked out."""
-        acts = self.d["actions"]
-        return any(a in self.game.free_actions for a in acts) or any(self.legal(a) for a in acts)
-
-    def sample(self, rng_state) -> str:
-        """A uniform pick among the legal options, by the generator of `rng_state`."""
-        todo = self.d["actions"] + ["pass"]
-        while todo:  # the first legal one of a random order: each legal one as likely as the others
-            c = todo.pop(rng.below(rng_state, len(todo)))
-            if self.legal(c):
-                return c
-        raise IllegalChoice("nothing is legal")  # never: pass is, where no action is
-
-    def options(self) -> list:
-        """All the legal options, as {"id", "label"}."""
-        if self._all is None:
-            names = self.game.actions
-            self._all = [{"id": a, "label": names[a]["name"]} for a in self.d["actions"] if self.legal(a)]
-            if self.legal("pass"):
-                self._all.append({"id": "pass", "label": {"en": "Pass", "ru": "Пас"}})
-        return self._all
-
-    def __len__(self):
-        return len(self.options())
-
-    def __getitem__(self, i):
-        return self.options()[i]
-
-
 def choices(game, st, seat=None):
     """The options of the pending decision for `seat` (by default whoever decides next)."""
-    d = st["pending"]
-    if d is None:
-        return []
-    if d["kind"] == "secret":
-        return d["options"][seat or next(p for p in d["who"] if p not in d["collected"])]
-    if d["kind"] == "action":
-        return Choices(game, st, d)
-    return d["options"]
+    dec = Decision.of(game, st)
+    return [] if dec is None else dec.options_for(seat)
 
 
 def _event(game, st, name, env):
