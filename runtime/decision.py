@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 from . import rng
 from .interpreter import Interp
+from .secrets import seat_options
+from .state import copy_small
 
 
 class IllegalChoice(Exception):
@@ -148,6 +150,11 @@ class Decision:
         """Where in the content the decision is asked (None for a turn's)."""
         return self.raw.get("at")
 
+    @property
+    def worked_out(self):
+        """A turn's `Choices` as far as they were worked out, None before they were asked for."""
+        return self._turn
+
     def asks(self, seat) -> bool:
         """Whether `seat` has a pick to make now."""
         return seat in self.waiting
@@ -168,7 +175,15 @@ class Decision:
             return self._turn
         return d["options"]
 
-    def public(self, seat=None) -> dict:
+    def sample(self, seat, rng_state) -> str:
+        """A uniform pick among `seat`'s legal options, by the generator of `rng_state` (a turn's
+        checks only as many of its options as it must)."""
+        opts = self.options_for(seat)
+        if type(opts) is Choices:
+            return opts.sample(rng_state)
+        return opts[rng.below(rng_state, len(opts))]["id"]
+
+    def public(self) -> dict:
         """The decision as plain data: kind, who, prompt, options (all seats' for a secret
         pick, the legal ones for a turn). What a seat may see of it is views.view's."""
         d = self.raw
@@ -176,10 +191,29 @@ class Decision:
             return dict(d, options=self.options_for().options())
         return d
 
+    def seen_by(self, seat) -> dict:
+        """The decision as `seat` is shown it (views.view): its own options, as offered to it
+        (a hidden thing as a handle); of another seat's, only whose it is."""
+        d = self.raw
+        if d["kind"] == "secret":
+            mine = seat in d["who"] and seat not in d["collected"]
+            out = {"kind": "secret", "waiting_for": self.waiting,
+                   "options": copy_small(seat_options(self.game, self.st, seat, d["options"][seat])) if mine else None}
+            if d.get("prompt") is not None:
+                out["prompt"] = d["prompt"]
+            return out
+        if d["who"] == seat:
+            out = {k: v for k, v in self.public().items() if k not in ("at", "actions")}
+            out["options"] = seat_options(self.game, self.st, seat, out["options"])
+            return copy_small(out)  # a copy: never the state's own lists and texts
+        return {"kind": d["kind"], "who": d["who"]}
+
     def pick(self, seat, choice) -> str:
         """The seat that makes `choice` (`seat`, or by default whoever picks next), once it is
         checked: IllegalChoice where it is not that seat's to make or not legal."""
         d = self.raw
+        if type(choice) is not str or (seat is not None and type(seat) is not str):
+            raise IllegalChoice("a choice and a seat are words (option ids)")
         if d["kind"] == "secret":
             who = seat or self.next_seat()
             if who not in d["who"] or who in d["collected"]:

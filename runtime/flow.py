@@ -1,4 +1,4 @@
-"""The game loop: setup, rounds, phases and turns as data-driven stages, and the narrow API.
+"""The game loop: setup, rounds, phases and turns as named transitions (TRANSITIONS below).
 
 Every caller plays through a `Match` (runtime/match.py); a game to the end, at random:
 
@@ -8,8 +8,10 @@ Every caller plays through a `Match` (runtime/match.py); a game to the end, at r
         m.apply(seat, random.choice(m.legal(seat))["id"])
     m.scores(), m.returns()
 
-What the game waits for is one `Decision` (runtime/decision.py). The functions below are
-the match's insides, kept for the callers that still hand a state around.
+What the game waits for is one `Decision` (runtime/decision.py). `new_game`, `decision`,
+`apply` and `choices` are the match's insides, kept for callers that hand a state around.
+Each step of the flow is a transition that says whether the game moved; the end of the game
+and `round_until` are looked at once after a step that moved it (docs/design.md).
 """
 from __future__ import annotations
 

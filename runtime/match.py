@@ -20,7 +20,7 @@ from .state import clone as deep_copy
 
 
 class Match:
-    __slots__ = ("game", "state", "players", "seed", "options", "first", "_turns")
+    __slots__ = ("game", "state", "players", "seed", "options", "first", "_turns", "_dec")
 
     def __init__(self, game, state, players=None, seed=None, options=None, first=None):
         self.game, self.state = game, state
@@ -28,6 +28,7 @@ class Match:
         self.seed = seed if seed is not None else state.get("seed")
         self.options, self.first = options, first
         self._turns = None  # the Choices of the turn's decision the last choice led to (flow.apply)
+        self._dec = None  # the Decision read from the state's, while it waits
 
     @classmethod
     def new(cls, game, players: int, seed=0, options=None, first=None) -> "Match":
@@ -51,7 +52,13 @@ class Match:
     @property
     def decision(self) -> Decision | None:
         """What the game waits for, None where it is over."""
-        return Decision.of(self.game, self.state, self._turns)
+        d = self.state["pending"]
+        if d is None:
+            return None
+        dec = self._dec
+        if dec is None or dec.raw is not d:
+            dec = self._dec = Decision(self.game, self.state, self._turns)
+        return dec
 
     @property
     def is_over(self) -> bool:
@@ -74,9 +81,14 @@ class Match:
 
     def apply(self, seat, choice: str) -> None:
         """`seat` picks `choice`; IllegalChoice (the state unchanged) where that is not legal."""
-        if self.state["pending"] is None:
+        dec = self.decision
+        if dec is None:
             raise IllegalChoice("the game is over")
-        self._turns = flow.apply(self.game, self.state, choice, seat, self._turns)
+        turns = flow.apply(self.game, self.state, choice, seat, dec.worked_out)
+        # (after a secret pick a turn's options are worked out afresh, as they always were)
+        self._turns = None if dec.simultaneous else turns
+        if self.state["pending"] is not dec.raw:
+            self._dec = None
 
     def clone(self) -> "Match":
         """A copy to play on: the copy and this match go on independently."""

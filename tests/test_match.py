@@ -108,3 +108,14 @@ def test_a_choice_by_a_seat_whose_decision_it_is_not_is_refused_and_changes_noth
     with pytest.raises(IllegalChoice):
         m.apply(seat, "no such choice")
     assert flow.state_hash(m.state) == before and m.legal(other) == []
+
+
+@pytest.mark.parametrize("folder", ["tests/games/duel", "tests/games/secret-pick", "docs/examples/love-letter"])
+@pytest.mark.parametrize("seat, choice", [(None, None), (None, ["pass"]), (["p1"], "pass"), ({}, "x"), (None, 3),
+                                          ("p9", "pass"), ("", "")])
+def test_a_pick_of_no_seat_or_no_word_is_refused_never_a_crash(folder, seat, choice):
+    m = Match.new(game_of(folder), 2, seed=0)
+    before = flow.state_hash(m.state)
+    with pytest.raises(IllegalChoice):
+        m.apply(seat, choice)
+    assert flow.state_hash(m.state) == before
