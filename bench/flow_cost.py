@@ -5,7 +5,8 @@
 Plays N seeded games of every content and example game with random bots (as the
 differential check does), in the rulepress this Python imports, and counts, per decision,
 the interpreters built (`Interp`), the passes of `flow.advance`'s loop (each pass takes
-one step of the flow) and the evaluations of the flow's `end` and `round_until`. The counts are of work, not time: they are the same on any machine.
+one step of the flow), the evaluations of the flow's `end` and `round_until`, and the Python
+function calls of the whole game (cProfile's count, in a run of its own). The counts are of work, not time: they are the same on any machine.
 Run it with another checkout's Python to compare (its tree is given as ROOT, for the games).
 """
 from __future__ import annotations
@@ -14,6 +15,40 @@ import argparse
 import json
 import os
 import sys
+
+
+def calls(root, games) -> dict:
+    """game -> Python function calls a decision (cProfile's count: the same on any machine),
+    the whole game: the flow, the effects, the bots' picks."""
+    import cProfile
+    import pstats
+    from rulepress.compiler.pipeline import compile_game
+    from rulepress.runtime import flow
+    from rulepress.runtime.agents import RandomAgent, play_out
+    from rulepress.runtime.tables import Game
+    out = {}
+    for path in GAMES:
+        text, _g, _rep = compile_game(os.path.join(root, path))
+        game = Game(json.loads(text))
+        flow.new_game(game, game.players_min, "warm")  # the generated module, made once
+        decisions = 0
+        prof = cProfile.Profile()
+        for i in range(games):
+            players = game.players_min + i % (game.players_max - game.players_min + 1)
+            prof.enable()
+            st = flow.new_game(game, players, f"cost:{i}")
+            try:
+                play_out(game, st, {p: RandomAgent(f"cost:{i}:{p}") for p in st["players"]}, max_decisions=20_000)
+            except Exception:
+                pass
+            prof.disable()
+            decisions += len(st["history"])
+        out[path] = pstats.Stats(prof).total_calls / decisions
+    return out
+
+
+GAMES = ("content/android", "content/arkham-horror", "content/night-city", "content/study-in-emerald",
+         "docs/examples/love-letter", "docs/examples/coup")
 
 
 def counts(root, games):
@@ -55,8 +90,7 @@ def counts(root, games):
         return local if frame.f_code is code else None
 
     out = {}
-    for path in ("content/android", "content/arkham-horror", "content/night-city", "content/study-in-emerald",
-                 "docs/examples/love-letter", "docs/examples/coup"):
+    for path in GAMES:
         text, _g, _rep = compile_game(os.path.join(root, path))
         game = Game(json.loads(text))
         built[0] = passes[0] = looked[0] = 0
@@ -83,6 +117,7 @@ if __name__ == "__main__":
     ap.add_argument("root", nargs="?", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--games", type=int, default=20)
     a = ap.parse_args()
-    print(f"{'game':28} {'decisions':>9} {'interps':>8} {'passes':>7} {'end/round_until looked at':>26}  (each a decision)")
+    per_call = calls(a.root, a.games)
+    print(f"{'game':28} {'decisions':>9} {'interps':>8} {'passes':>7} {'end/round_until':>16} {'calls':>7}  (each a decision)")
     for path, (n, i, p, c) in counts(a.root, a.games).items():
-        print(f"{path:28} {n:9d} {i:8.2f} {p:7.2f} {c:26.2f}")
+        print(f"{path:28} {n:9d} {i:8.2f} {p:7.2f} {c:16.2f} {per_call[path]:7.0f}")

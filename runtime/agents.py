@@ -163,7 +163,7 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
     secret pick of several seats is one)."""
     m = Match(game, st)
     n = 0
-    while not m.is_over:
+    while st["pending"] is not None:
         n += 1
         if n > max_decisions:
             raise RuntimeError(f"no end after {max_decisions} decisions")
@@ -171,5 +171,5 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
         for p in dec.waiting:  # (one seat, but at a secret pick)
             if st["pending"] is not dec.raw:
                 break
-            m.apply(p, ask(game, st, agents[p], p, m.legal(p)))
+            m.apply(p, ask(game, st, agents[p], p, dec.options_for(p)))
     return n

@@ -106,7 +106,8 @@ class Decision:
 
     def __init__(self, game, st, turns=None):
         self.game, self.st, self.raw = game, st, st["pending"]
-        self._turn = turns if type(turns) is Choices and turns.d is self.raw and turns.st is st else None
+        self._turn = turns if turns is not None and type(turns) is Choices and turns.d is self.raw and turns.st is st \
+            else None
 
     @property
     def kind(self) -> str:

@@ -57,6 +57,11 @@ def apply(game, st, choice: str, seat: str | None = None, options=None):
     dec = Decision.of(game, st, options)
     if dec is None:
         raise IllegalChoice("the game is over")
+    return decide(game, st, dec, choice, seat)
+
+
+def decide(game, st, dec, choice: str, seat: str | None = None):
+    """apply, of the Decision `dec` that `st` waits for (Match.apply)."""
     who = dec.pick(seat, choice)
     st["history"].append([who, choice])
     answer = dec.collect(who, choice)
@@ -430,23 +435,18 @@ def interrupt(game, st, ir, env) -> None:
 #   PARKED  someone must decide (st["pending"]): the flow stops until the choice is applied
 # The stage is kept in the state, so a saved game goes on where it stopped.
 
-STILL, MOVED, PARKED = None, True, False
-
-
-def _ran(result):
-    """A transition's outcome from what an effect or event did (see _event)."""
-    return STILL if result is None else MOVED if result else PARKED
+STILL, MOVED, PARKED = None, True, False  # what _event returns; _run returns MOVED or PARKED
 
 
 def _game_setup(game, st, f, looks):
     f["stage"] = "game_start"
     fl = game.flow
-    return _ran(_run(game, st, ["effect", fl["setup"], {"player": st["first"]}]) if "setup" in fl else None)
+    return _run(game, st, ["effect", fl["setup"], {"player": st["first"]}]) if "setup" in fl else None
 
 
 def _game_start(game, st, f, looks):
     f["stage"] = "round_start"
-    return _ran(_event(game, st, "game_start", {"player": st["first"]}))
+    return _event(game, st, "game_start", {"player": st["first"]})
 
 
 def _round_start(game, st, f, looks):
@@ -481,7 +481,7 @@ def _phase_start(game, st, f, looks):
     ps, first = st["players"], st["first"]
     i = ps.index(first) if first in ps else 0
     f.update(order=ps[i:] + ps[:i], i=0, passed=[], stage=_PHASE_MODES[ph["mode"]])
-    return _ran(_event(game, st, "phase_start", {"player": st["first"], "phase": ph["id"]}))
+    return _event(game, st, "phase_start", {"player": st["first"], "phase": ph["id"]})
 
 
 _PHASE_MODES = {"once": "phase_once", "each": "phase_each", "turns": "turn_start"}
@@ -492,7 +492,7 @@ def _phase_once(game, st, f, looks):
     f["stage"] = "phase_end"
     if "effect" not in ph:
         return STILL
-    return _ran(_run(game, st, ["effect", ph["effect"], {"player": st["first"], "phase": ph["id"]}]))
+    return _run(game, st, ["effect", ph["effect"], {"player": st["first"], "phase": ph["id"]}])
 
 
 def _phase_each(game, st, f, looks):
@@ -511,7 +511,7 @@ def _phase_each(game, st, f, looks):
     st["active"] = p
     if "effect" not in ph:
         return STILL  # (no condition reads whose turn it is)
-    return _ran(_run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}]))
+    return _run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}])
 
 
 def _turn_start(game, st, f, looks):
@@ -574,7 +574,7 @@ def _turn_act(game, st, f, looks):
 def _turn_end(game, st, f, looks):
     p = f["order"][f["i"]]
     f["stage"] = "turn_over"
-    return _ran(_event(game, st, "turn_end", {"player": p}))
+    return _event(game, st, "turn_end", {"player": p})
 
 
 def _turn_over(game, st, f, looks):
@@ -589,12 +589,12 @@ def _phase_end(game, st, f, looks):
     ph = game.flow["phases"][f["ph"]]
     f["ph"] += 1
     f["stage"] = "round_end" if looks.round_is_over() else "phase_start"
-    return _ran(_event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]}))
+    return _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]})
 
 
 def _round_end(game, st, f, looks):
     f["stage"] = "round_over"
-    return _ran(_event(game, st, "round_end", {"player": st["first"]}))
+    return _event(game, st, "round_end", {"player": st["first"]})
 
 
 def _round_over_step(game, st, f, looks):

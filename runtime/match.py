@@ -81,10 +81,12 @@ class Match:
 
     def apply(self, seat, choice: str) -> None:
         """`seat` picks `choice`; IllegalChoice (the state unchanged) where that is not legal."""
-        dec = self.decision
-        if dec is None:
-            raise IllegalChoice("the game is over")
-        turns = flow.apply(self.game, self.state, choice, seat, dec.worked_out)
+        dec = self._dec
+        if dec is None or dec.raw is not self.state["pending"]:
+            dec = self.decision
+            if dec is None:
+                raise IllegalChoice("the game is over")
+        turns = flow.decide(self.game, self.state, dec, choice, seat)
         # (after a secret pick a turn's options are worked out afresh, as they always were)
         self._turns = None if dec.simultaneous else turns
         if self.state["pending"] is not dec.raw:

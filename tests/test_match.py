@@ -119,3 +119,24 @@ def test_a_pick_of_no_seat_or_no_word_is_refused_never_a_crash(folder, seat, cho
     with pytest.raises(IllegalChoice):
         m.apply(seat, choice)
     assert flow.state_hash(m.state) == before
+
+
+def test_only_the_decision_and_the_flow_that_makes_decisions_tell_their_kinds_apart():
+    """Callers ask a Decision what they need (turn, simultaneous, waiting, options_for):
+    a fifth kind of decision is taught to one place, not to every caller."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    kinds = r'"(action|choose|may|secret)"'
+    test = re.compile(rf'(\[.kind.\]|\bkind\b|get\(.kind.\))\s*(==|!=)\s*{kinds}|{kinds}\s*(==|!=)\s*\w+\[.kind.\]')
+    found = []
+    for folder in ("runtime", "rulepress"):
+        for base, _dirs, files in os.walk(os.path.join(root, folder)):
+            for name in files:
+                path = os.path.join(base, name)
+                if not name.endswith(".py") or path.endswith(("runtime/decision.py", "runtime/flow.py")):
+                    continue
+                with open(path, encoding="utf-8") as fh:
+                    for n, line in enumerate(fh, 1):
+                        if test.search(line):
+                            found.append(f"{os.path.relpath(path, root)}:{n}: {line.strip()}")
+    assert found == []
