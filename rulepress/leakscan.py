@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 from .runtime.agents import RandomAgent, step
 from .runtime.answers import accept
-from .runtime.flow import IllegalChoice, choices, new_game
+from .runtime.decision import Decision, IllegalChoice
+from .runtime.flow import new_game
 from .runtime.interpreter import GameFault
 from .runtime.visibility import HANDLE, can_see, counter_visible, hidden_from, log_lines, offers_kinds, seat_options, zone_sight
 from .runtime.views import view
@@ -110,7 +111,7 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
     and logged on its way to a hand was seen by all."""
     before = {} if before is None else before
     static = _static_names(game) if static is None else static
-    d = st["pending"]
+    dec = Decision.of(game, st)
     for seat in list(st["players"]) + [None]:
         who = seat or "spectator"
         hidden = hidden_from(game, st, seat)
@@ -122,11 +123,9 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
         v = view_fn(game, st, seat)
         payloads = [(f"view({who})", v)]
         kinds = set()  # kinds of card offered as kinds: their ids and names are rule words there
-        if seat is not None and d is not None:
-            asked = d["kind"] != "secret" and d["who"] == seat
-            asked = asked or (d["kind"] == "secret" and seat in d["who"] and seat not in d["collected"])
-            if asked and d["kind"] != "action":
-                options = choices(game, st, seat)
+        if seat is not None and dec is not None:
+            if dec.asks(seat) and not dec.turn:
+                options = dec.options_for(seat)
                 payloads.append((f"options({who})", seat_options(game, st, seat, options)))
                 if offers_kinds(game, st, options):
                     for o in options:
@@ -293,7 +292,7 @@ def scan_answers(game, st, answer, deciding) -> Leak | None:
     that decides now (`deciding`) sends every probe that is not among its options
     (`answer(seat, choice)`: the text it is told, None where the answer was taken)."""
     for seat in deciding:
-        offered = {o["id"] for o in seat_options(game, st, seat, choices(game, st, seat))}
+        offered = {o["id"] for o in seat_options(game, st, seat, Decision.of(game, st).options_for(seat))}
         checked = set()  # replies already read: most are the same line
         for choice in probes(game, st, seat):
             if choice in offered:
@@ -346,12 +345,8 @@ def refusal(game, st, seat, choice):
 
 def deciding(st) -> list:
     """The seats a decision waits on now."""
-    d = st["pending"]
-    if d is None:
-        return []
-    if d["kind"] == "secret":
-        return [p for p in d["who"] if p not in d["collected"]]
-    return [d["who"]]
+    dec = Decision.of(None, st)  # (who waits needs no rules)
+    return [] if dec is None else dec.waiting
 
 
 def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS, answers=False):

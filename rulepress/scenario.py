@@ -30,6 +30,7 @@ from .compiler.scenarios import check_folder, scenario_files
 from .compiler.source import PMap, PStr, load_file
 
 from .runtime import ir
+from .runtime.decision import Decision
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
 from .runtime.interpreter import Fail, GameFault, GameOver, Interp
 from .runtime.visibility import HANDLE
@@ -210,12 +211,12 @@ def run_scenario(game, sc, upto=None):
 def _offered_places(st, keys=None) -> dict:
     """The places the pending decision's options lie in, each with what it holds (`keys`:
     those places, as they hold things now)."""
-    d = st["pending"]
     if keys is not None:
         return {k: list(st["zones"].get(k, ())) for k in keys}
-    if d is None or d["kind"] == "action":
+    dec = Decision.of(None, st)  # (a turn's options, which need the rules, are no things)
+    if dec is None or dec.turn:
         return {}
-    opts = d["options"].values() if isinstance(d["options"], dict) else [d["options"]]
+    opts = [dec.options_for(p) for p in dec.seats]
     things = st["things"]
     out = {}
     for o in (o for os_ in opts for o in os_ or ()):
@@ -271,7 +272,7 @@ def _step(game, st, steps, n):
     ids = [o["id"] for o in opts]
     choice = step if step in ids else _by_label(opts, step)
     if choice is None:
-        who = seat or (d["who"] if isinstance(d["who"], str) else ", ".join(d["who"]))
+        who = seat or ", ".join(Decision.of(game, st).seats)
         raise ScenarioFailure(f"step {n}: `{step}` is not a choice for {who} now; the choices are: {', '.join(ids)}"
                               + (f" (asked at {d.get('at')})" if d.get("at") else ""))
     apply(game, st, choice, seat)
@@ -349,7 +350,7 @@ def _refused(game, st, step, n):
     d, seat = st["pending"], step.get("seat")
     if seat is not None and seat not in st["players"]:
         raise ScenarioFailure(f"step {n}: no seat `{seat}` in a game of {len(st['players'])}: the seats are {', '.join(st['players'])}")
-    who = [str(seat)] if seat is not None else ([d["who"]] if isinstance(d["who"], str) else list(d["who"]))
+    who = [str(seat)] if seat is not None else Decision.of(game, st).seats
     wanted = step["refused"] if isinstance(step["refused"], list) else [step["refused"]]
     for w in who:
         opts = list(choices(game, st, w))

@@ -19,7 +19,8 @@ from .compiler.diagnostics import printable
 from .runtime.agents import Seen, make
 from .runtime.answers import accept, told
 from .runtime.faults import GameFault
-from .runtime.flow import IllegalChoice, apply, choices, new_game
+from .runtime.flow import IllegalChoice, choices, new_game
+from .runtime.match import Match
 from .runtime.replay import make_log
 from .runtime.visibility import can_see, handle_of, log_lines, seat_options
 from .runtime.views import view
@@ -151,10 +152,10 @@ class Table:
         self.logged[seat] = len(self.st["log"])
 
 
-def _bot_move(game, st, seat, choice, kind, watcher, lang) -> str:
-    """What the people at the table may know of a bot's choice."""
+def _bot_move(game, st, seat, choice, secret, watcher, lang) -> str:
+    """What the people at the table may know of a bot's choice (`secret`: one of a secret pick)."""
     who = _say(lang, "bot", player=_pname(seat, lang))
-    if kind == "secret":
+    if secret:
         return _say(lang, "secret", who=who)
     if choice in st["things"] and choice not in st["players"] and not can_see(game, st, choice, watcher):
         return _say(lang, "chooses", who=who, what=_label(handle_of(game, st, choice), lang))
@@ -213,18 +214,15 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
     online table, so a refusal is said in the words that name nothing hidden."""
     table = Table(con, game, st, lang)
     last = None
-    while st["pending"] is not None:
-        d = st["pending"]
-        if d["kind"] == "secret":  # bots pick first: nothing they pick is printed
-            waiting = [p for p in d["who"] if p not in d["collected"]]
-            seat = next((p for p in waiting if p in agents), waiting[0])
-        else:
-            seat = d["who"]
-        opts = choices(game, st, seat)
+    m = Match(game, st)
+    while not m.is_over:
+        dec = m.decision
+        seat = dec.next_seat(prefer=agents)  # at a secret pick bots pick first: nothing they pick is printed
+        opts = m.legal(seat)
         if seat in agents:
             offered = seat_options(game, st, seat, opts)
             choice = accept(game, st, seat, agents[seat].choose(game, Seen(game, st, seat), seat, offered))
-            con.print(f"[cyan]{printed(_bot_move(game, st, seat, choice, d['kind'], watcher, lang))}[/cyan]")
+            con.print(f"[cyan]{printed(_bot_move(game, st, seat, choice, dec.simultaneous, watcher, lang))}[/cyan]")
         else:
             if len(people) > 1 and seat != last:
                 con.clear()
@@ -237,8 +235,8 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
             last = seat
             table.look(seat)
             offered = seat_options(game, st, seat, opts)
-            asked = d.get("prompt") or {}
-            prompt = asked.get(lang) or asked.get("en") or _say(lang, "action" if d["kind"] == "action" else "choose")
+            asked = dec.prompt or {}
+            prompt = asked.get(lang) or asked.get("en") or _say(lang, "action" if dec.turn else "choose")
             con.print(f"[bold]{_pname(seat, lang)}: {printed(prompt)}[/bold]")
             for i, text in enumerate(labels(offered, lang), 1):
                 con.print(f"  {i}. {printed(text)}")
@@ -261,5 +259,5 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
             except IllegalChoice as exc:
                 con.print(f"[red]{printed(exc)}[/red]")
                 continue
-        apply(game, st, choice, seat)
+        m.apply(seat, choice)
     return True

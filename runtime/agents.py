@@ -3,13 +3,15 @@
 An agent is handed only what its seat may know: `seen` (a `Seen`: the seat's view, and
 samples of the state consistent with it) and the options as the seat may know them (a
 hidden thing offered is a handle, runtime/visibility.py). `options` is a sequence of
-{"id", "label"}; for a turn's decision it is a `flow.Choices`, which works each option out
+{"id", "label"}; for a turn's decision it is a `decision.Choices`, which works each option out
 as it is read.
 """
 from __future__ import annotations
 
 from . import rng, visibility
-from .flow import Choices, apply, branch, choices
+from .decision import Choices, Decision
+from .flow import apply, branch
+from .match import Match
 from .reading import num
 from .interpreter import Interp
 from .search import MctsAgent, parse_budget
@@ -29,8 +31,8 @@ class Seen:
 
 
 def _others_hide(game, st, seat) -> bool:
-    d = st["pending"]
-    return d is not None and d["kind"] == "secret" and any(p != seat for p in d["collected"])
+    dec = Decision.of(game, st)
+    return dec is not None and any(p != seat for p in dec.picked)
 
 
 def ask(game, st, agent, seat, options):
@@ -134,30 +136,23 @@ def make(spec: str, seed=0) -> Agent:
 
 def step(game, st, agents: dict) -> None:
     """One choice by whoever decides now; of a secret choice, one seat's pick."""
-    d = st["pending"]
-    if d["kind"] == "secret":
-        p = next(x for x in d["who"] if x not in d["collected"])
-        apply(game, st, ask(game, st, agents[p], p, d["options"][p]), p)
-    else:
-        apply(game, st, ask(game, st, agents[d["who"]], d["who"], choices(game, st)), d["who"])
+    m = Match(game, st)
+    p = m.seats_to_move()[0]
+    m.apply(p, ask(game, st, agents[p], p, m.legal(p)))
 
 
 def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
-    """Let agents (seat -> Agent) play until the end; returns the number of decisions."""
+    """Let agents (seat -> Agent) play until the end; returns the number of decisions (a
+    secret pick of several seats is one)."""
+    m = Match(game, st)
     n = 0
-    opts = None  # a turn's options as the last choice left them (see flow.apply)
     while st["pending"] is not None:
         n += 1
         if n > max_decisions:
             raise RuntimeError(f"no end after {max_decisions} decisions")
-        d = st["pending"]
-        if d["kind"] == "secret":
-            for p in list(d["who"]):
-                if p not in d["collected"] and st["pending"] is d:
-                    apply(game, st, ask(game, st, agents[p], p, d["options"][p]), p)
-            opts = None
-        else:
-            if type(opts) is not Choices or opts.d is not d:
-                opts = choices(game, st)
-            opts = apply(game, st, ask(game, st, agents[d["who"]], d["who"], opts), d["who"], opts)
+        dec = m.decision
+        for p in dec.waiting:  # (one seat, but at a secret pick)
+            if st["pending"] is not dec.raw:
+                break
+            m.apply(p, ask(game, st, agents[p], p, dec.options_for(p)))
     return n

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from .flow import Choices, IllegalChoice, choices
+from .decision import Choices, Decision, IllegalChoice
 from .visibility import hidden_from, resolve, seat_options
 
 REFUSED = "that is not one of your options"
@@ -27,18 +27,14 @@ def accept(game, st, seat, choice) -> str:
     """The choice `seat` means by `choice`: an id among its options as offered to it, a
     handle standing for the thing it names. Refused alike when it is anything else, or
     when the decision is not the seat's."""
-    d = st["pending"]
-    if d is None:
+    dec = Decision.of(game, st)
+    if dec is None:
         raise IllegalChoice("the game is over")
-    if d["kind"] == "secret":
-        mine = seat in d["who"] and seat not in d["collected"]
-    else:
-        mine = seat == d["who"]
-    if not mine:
+    if not dec.asks(seat):
         raise IllegalChoice("it is not your decision")
     if type(choice) is not str or not choice:
         raise IllegalChoice(REFUSED)
-    options = choices(game, st, seat)
+    options = dec.options_for(seat)
     if type(options) is Choices:  # a turn's actions and pass: never secret, never handles
         if not options.legal(choice):
             raise IllegalChoice(REFUSED)

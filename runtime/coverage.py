@@ -16,7 +16,7 @@ from collections import Counter
 
 from . import ir
 from .agents import ask, make
-from .flow import Choices, apply, choices, new_game
+from .match import Match
 
 STATEMENTS = frozenset(ir.STATEMENTS)  # the statement ops of the IR (the others are expressions)
 _DECISIONS_LIMIT = 200_000  # as agents.play_out: a game that asks more never ends
@@ -134,31 +134,25 @@ def play(game, rec: Recording, i, seed, players, seats: dict):
     s = f"{seed}:{i}"
     rec.games += 1
     try:
-        st = new_game(game, players, s)
+        m = Match.new(game, players, s)
+        st = m.state
         agents = {p: make(kind, f"{s}:{p}") for p, kind in seats.items()}
-        n, opts = 0, None
-        while st["pending"] is not None:  # agents.play_out, with notes at each decision
+        n = 0
+        while not m.is_over:  # agents.play_out, with notes at each decision
             n += 1
             if n > _DECISIONS_LIMIT:
                 raise RuntimeError(f"no end after {_DECISIONS_LIMIT} decisions")
             rec.watch(st)
-            d = st["pending"]
-            if d["kind"] == "secret":
-                for p in list(d["who"]):
-                    if p not in d["collected"] and st["pending"] is d:
-                        c = ask(game, st, agents[p], p, d["options"][p])  # (from what the seat may see)
-                        rec.decided.setdefault(d.get("at"), Counter())[c] += 1
-                        apply(game, st, c, p)
-                opts = None
-            else:
-                if type(opts) is not Choices or opts.d is not d:
-                    opts = choices(game, st)
-                c = ask(game, st, agents[d["who"]], d["who"], opts)
-                if d["kind"] != "action":
-                    rec.decided.setdefault(d.get("at"), Counter())[c] += 1
+            dec = m.decision
+            for p in dec.waiting:  # (one seat, but at a secret pick)
+                if st["pending"] is not dec.raw:
+                    break
+                c = ask(game, st, agents[p], p, m.legal(p))  # (from what the seat may see)
+                if not dec.turn:
+                    rec.decided.setdefault(dec.position, Counter())[c] += 1
                 elif c != "pass":
                     rec.taken[c] += 1
-                opts = apply(game, st, c, d["who"], opts)
+                m.apply(p, c)
         rec.watch(st)
     except (GameFault, RuntimeError) as exc:
         rec.errors.append((players, i, str(exc)))

@@ -1,10 +1,17 @@
-"""The game loop: setup, rounds, phases and turns as data-driven stages, and the narrow API.
+"""The game loop: setup, rounds, phases and turns as named transitions (TRANSITIONS below).
 
-    st = new_game(game, players=3, seed=7)
-    while not st["over"]:
-        d = decision(game, st)          # who decides, and the legal choices
-        apply(game, st, d["options"][0]["id"])
-    st["scores"], st["winners"]
+Every caller plays through a `Match` (runtime/match.py); a game to the end, at random:
+
+    m = Match.new(game, players=3, seed=7)
+    while not m.is_over:
+        seat = m.seats_to_move()[0]  # several seats at a secret pick: each picks in turn
+        m.apply(seat, random.choice(m.legal(seat))["id"])
+    m.scores(), m.returns()
+
+What the game waits for is one `Decision` (runtime/decision.py). `new_game`, `decision`,
+`apply` and `choices` are the match's insides, kept for callers that hand a state around.
+Each step of the flow is a transition that says whether the game moved; the end of the game
+and `round_until` are looked at once after a step that moved it (docs/design.md).
 
 An effect runs as a task: `st["task"]` holds its spec, the answers given so far and a snapshot
 of the state as it began (plain data, saved and copied with the state). The effect itself is
@@ -20,18 +27,14 @@ import hashlib
 import json
 import marshal
 import operator
-from collections.abc import Sequence
 
 from . import rng
+from .decision import Choices, Decision, IllegalChoice
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp
 from .state import FLAT, Task, copy_small, new_state
-from .words import both, label_of, player_name, say
-
-
-class IllegalChoice(Exception):
-    """A choice that is not among the legal ones; the state is unchanged."""
+from .words import label_of, player_name, say
 
 
 def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
@@ -49,11 +52,9 @@ def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
 
 
 def decision(game, st):
-    """The pending decision with its options, or None when the game is over."""
-    d = st["pending"]
-    if d is not None and d["kind"] == "action":
-        d = dict(d, options=Choices(game, st, d).options())
-    return d
+    """The pending decision as plain data with its options, or None when the game is over."""
+    dec = Decision.of(game, st)
+    return None if dec is None else dec.public()
 
 
 def apply(game, st, choice: str, seat: str | None = None, options=None):
@@ -63,37 +64,22 @@ def apply(game, st, choice: str, seat: str | None = None, options=None):
     did. Returns the `Choices` of the turn's decision that follows, where the flow made one
     (what it found out comes along), else None.
     """
-    d = st["pending"]
-    if d is None:
+    dec = Decision.of(game, st, options)
+    if dec is None:
         raise IllegalChoice("the game is over")
-    if d["kind"] == "secret":
-        who = seat or next(p for p in d["who"] if p not in d["collected"])
-        if who not in d["who"] or who in d["collected"]:
-            raise IllegalChoice(f"{who} has no secret choice to make now")
-        if choice not in [o["id"] for o in d["options"][who]]:
-            raise IllegalChoice(f"`{choice}` is not one of {who}'s choices")
-        d["collected"][who] = choice
-        st["history"].append([who, choice])
-        if len(d["collected"]) < len(d["who"]):
-            return
-        answer = dict(d["collected"])
-    else:
-        if seat is not None and seat != d["who"]:
-            raise IllegalChoice(f"it is {d['who']}'s decision, not {seat}'s")
-        if d["kind"] == "action":
-            opts = options if type(options) is Choices and options.d is d and options.st is st else Choices(game, st, d)
-            ok = opts.legal(choice)
-        else:
-            opts = d["options"]
-            ok = choice in [o["id"] for o in opts]
-        if not ok:
-            ids = [o["id"] for o in opts]
-            raise IllegalChoice(f"`{choice}` is not a legal choice here; legal: {', '.join(ids)}")
-        st["history"].append([d["who"], choice])
-        answer = choice
+    return decide(game, st, dec, choice, seat)
+
+
+def decide(game, st, dec, choice: str, seat: str | None = None):
+    """apply, of the Decision `dec` that `st` waits for (Match.apply)."""
+    who = dec.pick(seat, choice)
+    st["history"].append([who, choice])
+    answer = dec.collect(who, choice)
+    if answer is None:  # a secret pick that waits for the others'
+        return None
     st["pending"] = None
-    if d["kind"] == "action":
-        _take_action(game, st, d["who"], choice)
+    if dec.turn:
+        _take_action(game, st, who, choice)
     else:
         task = st["task"]
         task["answers"].append(answer)
@@ -347,95 +333,68 @@ def _action_decision(game, st, p):
     return {"who": p, "kind": "action", "prompt": None, "actions": acts}
 
 
-class Choices(Sequence):
-    """The options of a turn's decision, each worked out when first asked for.
-
-    As a sequence it is the full list of legal options, in the phase's order, pass last.
-    `sample` picks one of them uniformly while checking only as many as it must.
-    """
-
-    def __init__(self, game, st, d):
-        self.game, self.st, self.d = game, st, d
-        self.phase = game.flow["phases"][st["flow"]["ph"]]
-        self.it = Interp(game, st)
-        self.known = {}  # option id -> legal now
-        self._all = None
-
-    def legal(self, choice) -> bool:
-        ok = self.known.get(choice)
-        if ok is None:
-            if choice == "pass":
-                ph, p = self.phase, self.d["who"]
-                ok = "can_pass" not in ph or bool(self.it.ev(ph["can_pass"], {"player": p, "phase": ph["id"]})) \
-                    or not self.any_action()
-            elif choice not in self.d["actions"]:
-                ok = False
-            else:
-                act = self.game.actions[choice]
-                # an action with neither condition nor cost may always be taken
-                ok = ("if" not in act and not act.get("cost")) or bool(self.it.action_allowed(choice, self.d["who"]))
-            self.known[choice] = ok
-        return ok
-
-    def any_action(self) -> bool:
-        """Whether some action may be taken now: one with neither condition nor cost always
-        may, so those are looked for before any condition is worked out."""
-        acts = self.d["actions"]
-        return any(a in self.game.free_actions for a in acts) or any(self.legal(a) for a in acts)
-
-    def sample(self, rng_state) -> str:
-        """A uniform pick among the legal options, by the generator of `rng_state`."""
-        todo = self.d["actions"] + ["pass"]
-        while todo:  # the first legal one of a random order: each legal one as likely as the others
-            c = todo.pop(rng.below(rng_state, len(todo)))
-            if self.legal(c):
-                return c
-        raise IllegalChoice("nothing is legal")  # never: pass is, where no action is
-
-    def options(self) -> list:
-        """All the legal options, as {"id", "label"}."""
-        if self._all is None:
-            names = self.game.actions
-            self._all = [{"id": a, "label": names[a]["name"]} for a in self.d["actions"] if self.legal(a)]
-            if self.legal("pass"):
-                self._all.append({"id": "pass", "label": both("pass")})
-        return self._all
-
-    def __len__(self):
-        return len(self.options())
-
-    def __getitem__(self, i):
-        return self.options()[i]
-
-
 def choices(game, st, seat=None):
     """The options of the pending decision for `seat` (by default whoever decides next)."""
-    d = st["pending"]
-    if d is None:
-        return []
-    if d["kind"] == "secret":
-        return d["options"][seat or next(p for p in d["who"] if p not in d["collected"])]
-    if d["kind"] == "action":
-        return Choices(game, st, d)
-    return d["options"]
+    dec = Decision.of(game, st)
+    return [] if dec is None else dec.options_for(seat)
 
 
 def _event(game, st, name, env):
+    """A flow event: False where a trigger of it waits for a decision, True where one ran,
+    None where the game has no trigger of it (nothing happened)."""
     if name in game.triggers:
         return _run(game, st, ["event", name, env])
-    return True
+    return None
+
+
+class _Looks:
+    """The flow's conditions (its end, `round_until`, a phase's `if` and `until`, a turn's
+    options) as the state stands: one interpreter for all of them until the state moves,
+    and `round_until`'s answer kept until then. Each condition starts with the step budget
+    a fresh interpreter has, so sharing one changes no outcome."""
+    __slots__ = ("game", "st", "it", "steps", "round_over", "turn")
+
+    def __init__(self, game, st):
+        self.game, self.st, self.it, self.round_over, self.turn = game, st, None, None, None
+
+    def moved(self):
+        """Something the conditions may read changed (an effect ran, a round began, marks went)."""
+        self.it = self.round_over = None
+
+    def interp(self):
+        it = self.it
+        if it is None:
+            it = self.it = Interp(self.game, self.st)
+            self.steps = it.steps
+        else:
+            it.steps = self.steps
+        return it
+
+    def holds(self, expr, env) -> bool:
+        return bool(self.interp().ev(expr, env))
+
+    def ended(self) -> bool:
+        """Whether the game is over: ended by a statement, or by the flow's `end` holding now."""
+        st = self.st
+        if st["over"]:
+            return True
+        end = self.game.flow.get("end")
+        if end is not None and self.holds(end, {"player": st["first"]}):
+            st["over"] = True
+            st.setdefault("ended", {"by": "end condition", "at": end[1]})
+        return st["over"]
+
+    def round_is_over(self) -> bool:
+        """Whether the flow's `round_until` holds: the round ends at once (after the turn or
+        effect that made it hold) and the next one starts."""
+        if self.round_over is None:
+            until = self.game.flow.get("round_until")
+            self.round_over = until is not None and self.holds(until, {"player": self.st["first"]})
+        return self.round_over
 
 
 def _end_check(game, st):
-    if st["over"]:
-        return True
-    end = game.flow.get("end")
-    if end is not None:
-        it = Interp(game, st)
-        if it.ev(end, {"player": st["first"]}):
-            st["over"] = True
-            st.setdefault("ended", {"by": "end condition", "at": end[1]})
-    return st["over"]
+    return _Looks(game, st).ended()
 
 
 def _out(st, p) -> bool:
@@ -443,20 +402,13 @@ def _out(st, p) -> bool:
     return "out" in st["things"][p]["marks"]
 
 
-def _round_over(game, st) -> bool:
-    """Whether the flow's `round_until` holds: the round ends at once (after the turn or effect
-    that made it hold) and the next one starts."""
-    until = game.flow.get("round_until")
-    return until is not None and bool(Interp(game, st).ev(until, {"player": st["first"]}))
-
-
-def _expire(st, until):
-    """Marks that last `until` the end of the turn or round (or a player's next turn) go. The flow notes while any
-    such mark may be in play (flow.timed, made by Interp.s_mark); without it nothing is
-    walked."""
+def _expire(st, until) -> bool:
+    """Marks that last `until` the end of the turn or round (or a player's next turn) go;
+    whether any went. The flow notes while any such mark may be in play (flow.timed, made by
+    Interp.s_mark); without it nothing is walked."""
     f = st["flow"]
     if "timed" not in f:
-        return
+        return False
     timed = False
     things = st["things"]
     expiring = []
@@ -474,6 +426,7 @@ def _expire(st, until):
                 ent["marks"] = {k: v for k, v in ent["marks"].items() if v != until}
     if not timed:
         del f["timed"]
+    return bool(expiring)
 
 
 _MARKS = operator.itemgetter("marks")
@@ -488,9 +441,205 @@ def interrupt(game, st, ir, env) -> None:
         advance(game, st)
 
 
+# ---- the flow as named transitions --------------------------------------------
+#
+# `st["flow"]["stage"]` names the step the flow takes next; each step below is a transition:
+# it does what its stage means (runs the event's triggers, starts a turn, asks for an
+# action), names the stage that follows, and says what became of the state:
+#   STILL   only the flow's own place moved (which phase, which seat): no condition reads it
+#   MOVED   the game moved (an effect or trigger ran, a round began, marks went): the end of
+#           the game and `round_until` are looked at again, once, before the next step
+#   PARKED  someone must decide (st["pending"]): the flow stops until the choice is applied
+# The stage is kept in the state, so a saved game goes on where it stopped.
+
+STILL, MOVED, PARKED = None, True, False  # what _event returns; _run returns MOVED or PARKED
+
+
+def _game_setup(game, st, f, looks):
+    f["stage"] = "game_start"
+    fl = game.flow
+    return _run(game, st, ["effect", fl["setup"], {"player": st["first"]}]) if "setup" in fl else None
+
+
+def _game_start(game, st, f, looks):
+    f["stage"] = "round_start"
+    return _event(game, st, "game_start", {"player": st["first"]})
+
+
+def _round_start(game, st, f, looks):
+    rounds = game.flow.get("rounds")
+    if rounds and st["round"] >= rounds:
+        st["over"] = True
+        st.setdefault("ended", {"by": "last round", "at": f"flow.rounds = {rounds}"})
+        return STILL  # (an over game is finished before any further step)
+    st["round"] += 1
+    f.update(stage="phase_start", ph=0)
+    f.pop("repeats", None)
+    ran = _event(game, st, "round_start", {"player": st["first"]})
+    return PARKED if ran is False else MOVED  # the round's number moved, whatever ran
+
+
+def _phase_start(game, st, f, looks):
+    fl = game.flow
+    phases = fl["phases"]
+    if f["ph"] >= len(phases):
+        if "round_until" in fl:  # a round that ends by a condition: its phases go round again
+            f["ph"] = 0
+            f["repeats"] = f.get("repeats", 0) + 1
+            if f["repeats"] > 10000:
+                raise GameFault("flow", "the round's phases went round 10000 times without `round_until` holding")
+            return STILL
+        f["stage"] = "round_end"
+        return STILL
+    ph = phases[f["ph"]]
+    if "if" in ph and not looks.holds(ph["if"], {"player": st["first"], "phase": ph["id"]}):
+        f["ph"] += 1
+        return STILL
+    ps, first = st["players"], st["first"]
+    i = ps.index(first) if first in ps else 0
+    f.update(order=ps[i:] + ps[:i], i=0, passed=[], stage=_PHASE_MODES[ph["mode"]])
+    return _event(game, st, "phase_start", {"player": st["first"], "phase": ph["id"]})
+
+
+_PHASE_MODES = {"once": "phase_once", "each": "phase_each", "turns": "turn_start"}
+
+
+def _phase_once(game, st, f, looks):
+    ph = game.flow["phases"][f["ph"]]
+    f["stage"] = "phase_end"
+    if "effect" not in ph:
+        return STILL
+    return _run(game, st, ["effect", ph["effect"], {"player": st["first"], "phase": ph["id"]}])
+
+
+def _phase_each(game, st, f, looks):
+    """Each seat in turn order gets the phase's effect (no decision of actions)."""
+    ph = game.flow["phases"][f["ph"]]
+    if f["i"] >= len(f["order"]):
+        f["stage"] = "phase_end"
+        return STILL
+    if looks.round_is_over():
+        f["stage"] = "round_end"
+        return STILL
+    p = f["order"][f["i"]]
+    f["i"] += 1
+    if _out(st, p):
+        return STILL
+    st["active"] = p
+    if "effect" not in ph:
+        return STILL  # (no condition reads whose turn it is)
+    return _run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}])
+
+
+def _turn_start(game, st, f, looks):
+    """The next seat's turn begins, or the phase ends (a rotating phase goes round the table
+    until every seat has passed)."""
+    ph = game.flow["phases"][f["ph"]]
+    if f["i"] >= len(f["order"]):
+        if ph.get("rotate") and len(set(f["passed"])) < len(f["order"]):
+            f["i"] = 0
+            f["laps"] = f.get("laps", 0) + 1
+            if f["laps"] > 10000:
+                raise GameFault("flow", f"phase `{ph['id']}` went round the table 10000 times")
+            return STILL
+        f["stage"] = "phase_end"
+        f["laps"] = 0
+        return STILL
+    if looks.round_is_over():
+        f["stage"] = "round_end"
+        return STILL
+    p = f["order"][f["i"]]
+    if ph.get("rotate") and p in f["passed"]:
+        f["i"] += 1
+        return STILL
+    if _out(st, p):  # out of the round or the game: no turn (a pass, where passes are counted)
+        if ph.get("rotate"):
+            f["passed"].append(p)
+        f["i"] += 1
+        return STILL
+    st["active"] = p
+    # marks made "until your next turn" (none in most games: nothing walked)
+    expired = "next_turn" in f and _expire(st, "next_turn:" + p)
+    f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
+    ran = _event(game, st, "turn_start", {"player": p})
+    return PARKED if ran is False else MOVED if ran or expired else STILL
+
+
+def _turn_act(game, st, f, looks):
+    """The turn's seat is asked for an action, or its turn is over."""
+    ph = game.flow["phases"][f["ph"]]
+    p = f["order"][f["i"]]
+    limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
+    done = f.get("turn_over") or (limit is not None and f["acts"] >= limit) or _out(st, p)
+    if not done and "until" in ph:
+        done = looks.holds(ph["until"], {"player": p, "phase": ph["id"]})
+    if done:
+        f["stage"] = "turn_end"
+        return STILL
+    d = _action_decision(game, st, p)
+    opts = Choices(game, st, d, looks.interp())
+    if not opts.any_action():  # nothing but "pass" is left: the turn ends by itself
+        if ph.get("rotate"):
+            f["passed"].append(p)
+        f["stage"] = "turn_end"
+        return STILL
+    st["pending"] = d
+    looks.turn = opts  # (handed back to whoever applies the choice: see apply)
+    return PARKED
+
+
+def _turn_end(game, st, f, looks):
+    p = f["order"][f["i"]]
+    f["stage"] = "turn_over"
+    return _event(game, st, "turn_end", {"player": p})
+
+
+def _turn_over(game, st, f, looks):
+    # marks that last until the end of the turn are still there for turn_end triggers
+    expired = _expire(st, "turn")
+    f["i"] += 1
+    f["stage"] = "turn_start"
+    return MOVED if expired else STILL
+
+
+def _phase_end(game, st, f, looks):
+    ph = game.flow["phases"][f["ph"]]
+    f["ph"] += 1
+    f["stage"] = "round_end" if looks.round_is_over() else "phase_start"
+    return _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]})
+
+
+def _round_end(game, st, f, looks):
+    f["stage"] = "round_over"
+    return _event(game, st, "round_end", {"player": st["first"]})
+
+
+def _round_over_step(game, st, f, looks):
+    expired = _expire(st, "round")
+    f["stage"] = "round_start"
+    return MOVED if expired else STILL
+
+
+def _scoring(game, st, f, looks):
+    return PARKED  # (the scoring effect waits for a decision: see _finish)
+
+
+TRANSITIONS = {
+    "init": _game_setup, "game_start": _game_start,
+    "round_start": _round_start, "phase_start": _phase_start,
+    "phase_once": _phase_once, "phase_each": _phase_each,
+    "turn_start": _turn_start, "turn_act": _turn_act, "turn_end": _turn_end, "turn_over": _turn_over,
+    "phase_end": _phase_end, "round_end": _round_end, "round_over": _round_over_step,
+    "scoring": _scoring,
+}
+
+
 def advance(game, st):
-    """Step the flow until someone must decide or the game ends; returns the Choices of a
-    turn's decision it made (see apply)."""
+    """Take the flow's steps until someone must decide or the game ends; returns the Choices
+    of a turn's decision it made (see apply).
+
+    The end of the game is looked at as the flow is entered (a choice was just applied) and
+    after each step that moved the game, never after one that only moved the flow's place."""
     if st.get("interrupted") and st["pending"] is None and st["task"] is None:
         back = st["interrupted"].pop()
         if not st["interrupted"]:
@@ -498,149 +647,28 @@ def advance(game, st):
         if not _end_check(game, st):
             st["pending"], st["task"] = back["pending"], back["task"]
             return
-    fl = game.flow
-    phases = fl["phases"]
+    looks = _Looks(game, st)
+    due = True  # the state as the flow finds it is yet to be looked at
     guard = 0
     while st["pending"] is None and st["scores"] is None:
         guard += 1
         if guard > 1_000_000:
             raise GameFault("flow", "the flow made no progress")
-        f = st["flow"]
-        if st["over"] or (f["stage"] not in ("init",) and _end_check(game, st)):
+        f = st["flow"]  # (a failed effect puts back the flow as it was: another dict)
+        if due and f["stage"] != "init":  # (not before the game's setup)
+            due = False
+            if looks.ended():
+                _finish(game, st)
+                return
+        elif st["over"]:
             _finish(game, st)
             return
-        stage = f["stage"]
-        if stage == "init":
-            f["stage"] = "game_start"
-            if "setup" in fl and not _run(game, st, ["effect", fl["setup"], {"player": st["first"]}]):
-                return
-        elif stage == "game_start":
-            f["stage"] = "round_start"
-            if not _event(game, st, "game_start", {"player": st["first"]}):
-                return
-        elif stage == "round_start":
-            rounds = fl.get("rounds")
-            if rounds and st["round"] >= rounds:
-                st["over"] = True
-                st.setdefault("ended", {"by": "last round", "at": f"flow.rounds = {rounds}"})
-                continue
-            st["round"] += 1
-            f.update(stage="phase_start", ph=0)
-            f.pop("repeats", None)
-            if not _event(game, st, "round_start", {"player": st["first"]}):
-                return
-        elif stage == "phase_start":
-            if f["ph"] >= len(phases):
-                if "round_until" in fl:  # a round that ends by a condition: its phases go round again
-                    f["ph"] = 0
-                    f["repeats"] = f.get("repeats", 0) + 1
-                    if f["repeats"] > 10000:
-                        raise GameFault("flow", "the round's phases went round 10000 times without `round_until` holding")
-                    continue
-                f["stage"] = "round_end"
-                continue
-            ph = phases[f["ph"]]
-            if "if" in ph and not Interp(game, st).ev(ph["if"], {"player": st["first"], "phase": ph["id"]}):
-                f["ph"] += 1
-                continue
-            order = Interp(game, st).order()
-            f.update(order=order, i=0, passed=[], stage={"once": "phase_once", "each": "phase_each", "turns": "turn_start"}[ph["mode"]])
-            if not _event(game, st, "phase_start", {"player": st["first"], "phase": ph["id"]}):
-                return
-        elif stage == "phase_once":
-            ph = phases[f["ph"]]
-            f["stage"] = "phase_end"
-            if "effect" in ph and not _run(game, st, ["effect", ph["effect"], {"player": st["first"], "phase": ph["id"]}]):
-                return
-        elif stage == "phase_each":
-            ph = phases[f["ph"]]
-            if f["i"] >= len(f["order"]):
-                f["stage"] = "phase_end"
-                continue
-            if _round_over(game, st):
-                f["stage"] = "round_end"
-                continue
-            p = f["order"][f["i"]]
-            f["i"] += 1
-            if _out(st, p):
-                continue
-            st["active"] = p
-            if "effect" in ph and not _run(game, st, ["effect", ph["effect"], {"player": p, "phase": ph["id"]}]):
-                return
-        elif stage == "turn_start":
-            ph = phases[f["ph"]]
-            if f["i"] >= len(f["order"]):
-                if ph.get("rotate") and len(set(f["passed"])) < len(f["order"]):
-                    f["i"] = 0
-                    f["laps"] = f.get("laps", 0) + 1
-                    if f["laps"] > 10000:
-                        raise GameFault("flow", f"phase `{ph['id']}` went round the table 10000 times")
-                    continue
-                f["stage"] = "phase_end"
-                f["laps"] = 0
-                continue
-            if _round_over(game, st):
-                f["stage"] = "round_end"
-                continue
-            p = f["order"][f["i"]]
-            if ph.get("rotate") and p in f["passed"]:
-                f["i"] += 1
-                continue
-            if _out(st, p):  # out of the round or the game: no turn (a pass, where passes are counted)
-                if ph.get("rotate"):
-                    f["passed"].append(p)
-                f["i"] += 1
-                continue
-            st["active"] = p
-            if "next_turn" in f:  # marks made "until your next turn" (none in most games: nothing walked)
-                _expire(st, "next_turn:" + p)
-            f.update(stage="turn_act", acts=0, used={}, failed=[], turn_over=False)
-            if not _event(game, st, "turn_start", {"player": p}):
-                return
-        elif stage == "turn_act":
-            ph = phases[f["ph"]]
-            p = f["order"][f["i"]]
-            limit = ph.get("max_actions", 1 if ph.get("rotate") else None)
-            done = f.get("turn_over") or (limit is not None and f["acts"] >= limit) or _out(st, p)
-            if not done and "until" in ph:
-                done = bool(Interp(game, st).ev(ph["until"], {"player": p, "phase": ph["id"]}))
-            if done:
-                f["stage"] = "turn_end"
-                continue
-            d = _action_decision(game, st, p)
-            opts = Choices(game, st, d)
-            if not opts.any_action():  # nothing but "pass" is left: the turn ends by itself
-                if ph.get("rotate"):
-                    f["passed"].append(p)
-                f["stage"] = "turn_end"
-                continue
-            st["pending"] = d
-            return opts
-        elif stage == "turn_end":
-            p = f["order"][f["i"]]
-            f["stage"] = "turn_over"
-            if not _event(game, st, "turn_end", {"player": p}):
-                return
-        elif stage == "turn_over":
-            # marks that last until the end of the turn are still there for turn_end triggers
-            _expire(st, "turn")
-            f["i"] += 1
-            f["stage"] = "turn_start"
-        elif stage == "phase_end":
-            ph = phases[f["ph"]]
-            f["ph"] += 1
-            f["stage"] = "round_end" if _round_over(game, st) else "phase_start"
-            if not _event(game, st, "phase_end", {"player": st["first"], "phase": ph["id"]}):
-                return
-        elif stage == "round_end":
-            f["stage"] = "round_over"
-            if not _event(game, st, "round_end", {"player": st["first"]}):
-                return
-        elif stage == "round_over":
-            _expire(st, "round")
-            f["stage"] = "round_start"
-        elif stage == "scoring":
-            return
+        out = TRANSITIONS[f["stage"]](game, st, f, looks)
+        if out is PARKED:
+            return looks.turn
+        if out is MOVED:
+            looks.moved()
+            due = True
 
 
 def _finish(game, st):

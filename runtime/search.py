@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from . import rng, visibility
 from .reading import num
-from .flow import Choices, apply, branch, choices
+from .decision import Choices, Decision
+from .flow import apply, branch
 from .interpreter import Interp
 
 MAX_PLAYOUTS = 100_000
@@ -211,14 +212,11 @@ class MctsAgent:
 
     @staticmethod
     def _decision(game, s, seat, opts):
-        """(who decides, their options) in world `s`; `seat` forces whose secret pick it is."""
-        d = s["pending"]
-        if d["kind"] == "secret":
-            who = seat if seat in d["who"] and seat not in d["collected"] else next(p for p in d["who"] if p not in d["collected"])
-            return who, d["options"][who]
-        if d["kind"] == "action":
-            return d["who"], opts if type(opts) is Choices and opts.d is d else choices(game, s)
-        return d["who"], d["options"]
+        """(who decides, their options) in world `s`; `seat` picks first where it is asked (a
+        secret pick's seats pick one by one). `opts`: the turn's options the last choice left."""
+        dec = Decision.of(game, s, opts)
+        who = seat if dec.asks(seat) else dec.next_seat()
+        return who, dec.options_for(who)
 
     @staticmethod
     def _keys(game, s, me, offered) -> list:
@@ -248,21 +246,13 @@ class MctsAgent:
             return self._greedy_rollout(game, s)
         opts = None
         for _ in range(self.depth):
-            d = s["pending"]
-            if d is None:
+            dec = Decision.of(game, s, opts)
+            if dec is None:
                 return
-            if d["kind"] == "secret":
-                p = next(x for x in d["who"] if x not in d["collected"])
-                o = d["options"][p]
-                apply(game, s, o[rng.below(self.st, len(o))]["id"], p)
+            p = dec.next_seat()
+            opts = apply(game, s, dec.sample(p, self.st), p, dec.worked_out)
+            if dec.simultaneous:  # (a turn's options after a secret pick are worked out afresh)
                 opts = None
-            elif d["kind"] == "action":
-                if type(opts) is not Choices or opts.d is not d:
-                    opts = choices(game, s)
-                opts = apply(game, s, opts.sample(self.st), d["who"], opts)
-            else:
-                o = d["options"]
-                opts = apply(game, s, o[rng.below(self.st, len(o))]["id"], d["who"])
 
     def _greedy_rollout(self, game, s):
         """Each decision's option whose outcome the decider's evaluation likes best (ties and

@@ -12,9 +12,8 @@ hidden are in runtime/visibility.py.
 """
 from __future__ import annotations
 
-from .flow import decision
-from .visibility import can_see, counter_visible, facts, handle_of, log_for, seat_options
-from .state import copy_small
+from .decision import Decision
+from .visibility import can_see, counter_visible, facts, handle_of, log_for
 
 __all__ = ["can_see", "view"]
 
@@ -61,18 +60,5 @@ def view(game, st, seat=None) -> dict:
 
 
 def _decision(game, st, seat):
-    d = st["pending"]
-    if d is None:
-        return None
-    if d["kind"] == "secret":
-        mine = seat in d["who"] and seat not in d["collected"]
-        out = {"kind": "secret", "waiting_for": [p for p in d["who"] if p not in d["collected"]],
-               "options": copy_small(seat_options(game, st, seat, d["options"][seat])) if mine else None}
-        if d.get("prompt") is not None:
-            out["prompt"] = d["prompt"]
-        return out
-    if d["who"] == seat:
-        out = {k: v for k, v in decision(game, st).items() if k not in ("at", "actions")}
-        out["options"] = seat_options(game, st, seat, out["options"])
-        return copy_small(out)  # a copy: never the state's own lists and texts
-    return {"kind": d["kind"], "who": d["who"]}
+    dec = Decision.of(game, st)
+    return None if dec is None else dec.seen_by(seat)

@@ -342,11 +342,11 @@ def _forget(game, st, copy, seat, rng_state) -> None:
     so far (picked again at random among their options) and hidden counters it may not
     read (set back to where they start)."""
     d = copy["pending"]
-    if d is not None and d["kind"] == "secret":
-        for p in list(d["collected"]):
-            if p != seat:
-                opts = d["options"][p]
-                d["collected"][p] = opts[rng.below(rng_state, len(opts))]["id"]
+    picked = d.get("collected") if d is not None else None  # (a secret pick's, so far: Decision.picked)
+    for p in list(picked or ()):
+        if p != seat:
+            opts = d["options"][p]
+            picked[p] = opts[rng.below(rng_state, len(opts))]["id"]
     hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]
     if not hidden_counters:
         return

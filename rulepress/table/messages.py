@@ -11,7 +11,6 @@ import hashlib
 import json
 from typing import NamedTuple
 
-from ..runtime.visibility import log_for
 from ..runtime.state import zone_name
 from ..runtime.views import view
 from .limits import MESSAGE_BYTES, Refused

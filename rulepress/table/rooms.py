@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 from ..runtime import agents, answers
+from ..runtime.decision import Decision
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
 from . import limits, messages
 from .limits import Refused
@@ -93,12 +94,8 @@ class Room:
         return {c.seat for c in self.sockets if c.seat is not None}
 
     def deciding(self) -> list:
-        d = self.st["pending"] if self.st is not None else None
-        if d is None:
-            return []
-        if d["kind"] == "secret":
-            return [p for p in d["who"] if p not in d["collected"]]
-        return [d["who"]]
+        dec = Decision.of(self.game, self.st) if self.st is not None else None
+        return [] if dec is None else dec.waiting
 
     def seat_of(self, token) -> str:
         """The seat a token opens; the same refusal for any token that opens none."""
@@ -272,10 +269,9 @@ class Tables:
             bots = [s for s in room.deciding() if room.seats[s].bot]
             if not bots:
                 return
-            seat, d = bots[0], room.st["pending"]
+            seat = bots[0]
             agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
-            choice = await room.work(lambda: agents.ask(
-                room.game, room.st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)))
+            choice = await room.work(lambda: agents.ask(room.game, room.st, agent, seat, choices(room.game, room.st, seat)))
             if await self._play(room, Move(seat, choice)):
                 return  # a bot's move that cannot be played waits for the host (pause, lobby)
 
