@@ -102,14 +102,15 @@ test: $(VENV)/.extra-test $(VSCODE_STAMP) browser
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build
 
-# the card sheets of the content games and the examples, in both languages, into
-# build/<game>/sheets/: the duplex sheets and the contact sheet (PDF, and PNG pages to look at);
+# the printed rulebooks and card sheets of the content games and the examples, in both languages,
+# into build/<game>/sheets/: the rulebook PDFs, the duplex sheets, the components and the contact
+# sheet (PDF, and PNG pages to look at);
 # <game>.sheets.json says which content they were made from (tests/test_print.py checks it)
 SHEET_GAMES := $(addprefix content/,$(GAMES)) docs/examples/love-letter docs/examples/coup
 sheets: $(STAMP)
 	@for g in $(SHEET_GAMES); do \
 	  n=$$(basename $$g); rm -rf build/$$n/sheets; \
-	  $(BIN)/rulepress print $$g --lang en --lang ru --contact --no-rulebook -o build/$$n/sheets >/dev/null || exit 1; \
+	  $(BIN)/rulepress print $$g --lang en --lang ru --contact -o build/$$n/sheets >/dev/null || exit 1; \
 	done
 
 # the online table on Night City: open http://127.0.0.1:8000/ (docs/table.md)

@@ -243,8 +243,8 @@ SHEETS = [os.path.join("content", g) for g in ("android", "study-in-emerald", "a
 
 @pytest.mark.parametrize("folder", SHEETS)
 def test_committed_card_sheets_are_made_from_the_content_as_it_is(folder):
-    """build/<game>/sheets/ (`make sheets`): both languages' sheets and contact sheets, made
-    from the content's present hash."""
+    """build/<game>/sheets/ (`make sheets`): both languages' printed rulebooks, card sheets and
+    contact sheets, made from the content's present hash."""
     import json
     from rulepress.compiler.pipeline import compile_game
     text, gid, _report = compile_game(os.path.join(ROOT, folder))
@@ -254,4 +254,5 @@ def test_committed_card_sheets_are_made_from_the_content_as_it_is(folder):
     assert made["content_hash"] == json.loads(text)["content_hash"], f"{sheets} is stale: run `make sheets`"
     for lang in ("en", "ru"):
         assert os.path.isfile(os.path.join(sheets, f"{gid}.cards.{lang}.pdf"))
+        assert os.path.isfile(os.path.join(sheets, f"{gid}.rulebook.{lang}.pdf"))
         assert os.path.isfile(os.path.join(sheets, f"{gid}.contact.{lang}-1.png"))
