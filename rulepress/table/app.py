@@ -24,7 +24,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from . import limits, messages
 from .limits import Refused
 from .rooms import Tables
-from .store import Store
+from .store import open_store
 
 STATIC = str(resources.files(__package__) / "static")
 HELLO_SECONDS = 10   # a socket that does not say who it is by then is closed
@@ -136,7 +136,7 @@ def presence(room) -> None:
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
                clock=None, address_limits: bool = True) -> Starlette:
-    store = Store(db_path)
+    store = open_store(db_path)
     tables = Tables(games, store, **({"clock": clock} if clock else {}))
     budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
                "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
@@ -157,8 +157,57 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                         await tables.touch(room)
                 await tables.expire(expire_hours)
 
+    def changed_elsewhere(payload) -> None:
+        """A change committed to a shared store (by any process, this one too): the rooms
+        this process holds catch up, and their sockets get the new table. The payload is
+        untrusted (anyone with the database can NOTIFY): anything but CODE:VERSION is ignored."""
+        if payload is None:  # the link was lost: any room may have changed meanwhile
+            codes = list(tables.rooms)
+        else:
+            code, _, version = payload.partition(":") if isinstance(payload, str) and len(payload) <= 40 else ("", "", "")
+            room = tables.rooms.get(limits.room_code(code) or "")
+            if room is None or not version.isdigit() or len(version) > 15 or int(version) <= room.version and int(version):
+                return
+            codes = [room.code]
+        for code in codes:
+            room = tables.rooms.get(code)
+            if room is None:
+                continue
+            if not room.sockets:  # nobody here to tell: read again when next asked for
+                tables.rooms.pop(code, None)
+                room.close()
+            elif not room.catching:
+                room.catching = True
+                asyncio.get_running_loop().create_task(catch_up(room))
+
+    async def catch_up(room) -> None:
+        async with room.lock:
+            room.catching = False
+            if await tables.catch_up(room):
+                await refresh(room)
+
+    async def refresh(room) -> None:
+        """The room's sockets after it changed elsewhere: its new table, or closed when the
+        store no longer serves it."""
+        if room.gone:
+            tables.rooms.pop(room.code, None)
+            for conn in list(room.sockets):
+                room.sockets.discard(conn)
+                with contextlib.suppress(ConnectionError):
+                    conn.send(messages.error("this room is no longer served"))
+                asyncio.get_running_loop().create_task(_drain_and_close(conn, UNKNOWN))
+            room.close()
+            return
+        if room.waits_on_bots():
+            await tables.run_bots(room)  # (the process that ran them stopped halfway)
+        connected = room.connected()
+        await room.work(lambda: [messages.table_text(room, s, connected) for s in {c.seat for c in list(room.sockets)}])
+        broadcast(room)
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        loop = asyncio.get_running_loop()
+        store.listen(lambda payload: loop.call_soon_threadsafe(changed_elsewhere, payload))
         task = asyncio.create_task(sweep())
         try:
             yield
@@ -287,9 +336,16 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                     with contextlib.suppress(ConnectionError):
                         old.send(messages.error("this seat was opened in another tab"))
                     asyncio.get_running_loop().create_task(_drain_and_close(old, ELSEWHERE))
+            if store.shared and await tables.catch_up(room):  # (changed elsewhere since it was read)
+                if room.gone:
+                    room.sockets.add(conn)
+                    await refresh(room)
+                    return
             room.sockets.add(conn)
             if seat is not None:
                 await tables.touch(room)
+                if room.waits_on_bots():
+                    await tables.run_bots(room)  # (a process stopped while its bots played: they go on)
             conn.send(messages.table_text(room, seat, room.connected()), "table")
             if seat is not None:
                 conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)

@@ -6,6 +6,12 @@ transaction, and only then shown to the room's sockets. A move is applied to the
 state first and stored after; where either fails, the live state is thrown away and
 rebuilt from the store, which holds only whole moves.
 
+Several processes may share a store (PostgreSQL): each holds the rooms its sockets are at,
+and every change is written only if it follows the store's version of the room (a
+Conflict otherwise). A process that loses such a race, or hears that a room changed
+elsewhere, catches up: the room's row and seats read again and the moves it has not played
+applied, so whichever process a seat's socket reaches, it plays the one game the store holds.
+
 Bots fill seats the host gives them. A bot is handed what its seat may know and nothing
 more (runtime/agents.ask: the seat's `Seen` and its options as handles), and its choices
 are stored like anyone's, so a room replays without asking it again.
@@ -24,8 +30,9 @@ from ..runtime import agents, answers
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
 from . import limits, messages
 from .limits import Refused
-from .store import Move, RoomRow, SeatRow, Store, token_hash
+from .store import Conflict, Move, RoomRow, SeatRow, Store, token_hash
 
+RACES = 3  # a change lost to another process this many times in a row is refused as stale
 BOT_MOVES = 5000  # bot choices in a row before the room waits for a person again (a bound, never met in play)
 CHOICE_CHARS = 200
 NOT_PLAYED = "the move could not be played; the game is as it was before it"
@@ -60,6 +67,8 @@ class Room:
         self.frames: dict = {}     # messages.table_text's frames of this version
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
         self.worker = None         # the thread this room's game runs on (Room.work)
+        self.gone = False          # the store no longer serves it (deleted elsewhere, or unreadable)
+        self.catching = False      # a catch-up after another process's change is on its way (app)
 
     async def work(self, fn, *args):
         """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
@@ -99,6 +108,10 @@ class Room:
             return [p for p in d["who"] if p not in d["collected"]]
         return [d["who"]]
 
+    def waits_on_bots(self) -> bool:
+        d = self.deciding() if self.status == "playing" else []
+        return bool(d) and all(s in self.seats and self.seats[s].bot for s in d)
+
     def seat_of(self, token) -> str:
         """The seat a token opens; the same refusal for any token that opens none."""
         if isinstance(token, str) and 0 < len(token) <= 200:
@@ -130,11 +143,13 @@ class Tables:
             row = self.store.room(code)
             if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
                 return None  # (a game changed since: its stored moves would play another game)
-            room = Room(self.games[row.game], row, self.store.seats(code))
             try:
+                room = Room(self.games[row.game], row, self.store.seats(code))
+                if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
+                    return None  # (not the seats this server makes: a store written by someone else)
                 self._rebuild(room)
-            except Exception:  # its moves no longer play (the game was rebuilt since): not served
-                return None
+            except Exception:  # its moves no longer play (the game was rebuilt since), or a row of
+                return None    # a shape this server never writes: not served
             self.rooms[code] = room
         return room
 
@@ -153,6 +168,44 @@ class Tables:
         for m in self.store.moves(room.code, room.row.game_no):
             apply(room.game, st, m.choice, m.seat)
         room.st = st
+
+    async def catch_up(self, room: Room) -> bool:
+        """The room as the store holds it now, after changes another process made; call under
+        room.lock. Whether anything changed. A room the store no longer serves (deleted, or
+        rows this server never writes) is closed to its sockets by the caller (`room.gone`)."""
+        row = self.store.room(room.code)
+        if row is not None and row.version == room.version:
+            return False
+        if row is None or row.version < room.version or row.game != room.game.id or row.game_hash != room.game.hash:
+            room.gone = True
+            return True
+        try:
+            seats = {s.seat: s for s in self.store.seats(room.code)}
+            if sorted(seats) != sorted(room.seats):
+                raise ValueError("seats")
+            playing = room.st is not None and row.status != "lobby" and row.game_no == room.row.game_no
+            room.row, room.seats = row, seats
+            if playing:
+                await room.work(self._play_stored, room)
+            else:
+                await room.work(self._rebuild, room)
+        except Exception:
+            room.gone = True
+        return True
+
+    def _play_stored(self, room: Room) -> None:
+        """The stored moves the live game has not played yet; from the seed again when they do
+        not follow on (a move this process applied and then lost the race to store)."""
+        try:
+            for m in self.store.moves(room.code, room.row.game_no, len(room.st["history"])):
+                apply(room.game, room.st, m.choice, m.seat)
+        except Exception:
+            self._rebuild(room)
+
+    async def _caught_up(self, room: Room) -> None:
+        """Before a change: where other processes share the store, the room as it is there."""
+        if self.store.shared and self.store.version(room.code) != room.version:
+            await self.catch_up(room)
 
     # ---- rooms and seats -------------------------------------------------------------
 
@@ -181,7 +234,10 @@ class Tables:
         row = RoomRow(code, game.id, game.hash, players, options, token_source.token_hex(8), "lobby", 1, 0, now, now)
         token = token_source.token_urlsafe(24)
         host = SeatRow("p1", name, token_hash(token), False, True)
-        await self.store.create_room(row, host)
+        try:
+            await self.store.create_room(row, host)
+        except Exception:  # (another process took the code between the look and the write)
+            raise Refused("the room could not be made; try again", 503) from None
         room = Room(game, row, self.store.seats(code))
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
@@ -194,14 +250,23 @@ class Tables:
         room = self.room(code)
         name = limits.display_name(name)
         async with room.lock:
-            if room.status != "lobby":
-                raise Refused("the game at this table has started", 409)
-            free = [s for s in sorted(room.seats, key=_seat_order) if not _taken(room.seats[s])]
-            if not free:
-                raise Refused("every seat at this table is taken", 409)
-            token = token_source.token_urlsafe(24)
-            await self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
-        return Joined(room, free[0], token)
+            for _ in range(RACES):
+                await self._caught_up(room)
+                if room.gone:
+                    break
+                if room.status != "lobby":
+                    raise Refused("the game at this table has started", 409)
+                free = [s for s in sorted(room.seats, key=_seat_order) if not _taken(room.seats[s])]
+                if not free:
+                    raise Refused("every seat at this table is taken", 409)
+                token = token_source.token_urlsafe(24)
+                try:
+                    await self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
+                except Conflict:  # another process seated someone first: look again
+                    await self.catch_up(room)
+                    continue
+                return Joined(room, free[0], token)
+        raise Refused("the table is changing fast; try again", 409)
 
     async def _set_seat(self, room: Room, seat: SeatRow) -> None:
         await self.store.set_seat(room.code, room.version + 1, seat)
@@ -216,7 +281,19 @@ class Tables:
     # ---- play ------------------------------------------------------------------------
 
     async def move(self, room: Room, seat: str, version, choice) -> Outcome:
-        """A seat's choice; call under room.lock."""
+        """A seat's choice; call under room.lock. A move that another process's change beat to
+        the store is tried again on the room caught up, as if it had come just after that one."""
+        for _ in range(RACES):
+            await self._caught_up(room)
+            if room.gone:
+                return Outcome(False, error="this room is no longer served")
+            try:
+                return await self._move(room, seat, version, choice)
+            except Conflict:
+                await self.catch_up(room)
+        return Outcome(False, stale=True)
+
+    async def _move(self, room: Room, seat: str, version, choice) -> Outcome:
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
                                          "finished": "the game is over"}[room.status])
@@ -256,6 +333,9 @@ class Tables:
         status = "finished" if room.st["pending"] is None else "playing"
         try:
             await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
+        except Conflict:  # another process stored a change first: this move was never made
+            await room.work(self._rebuild, room)
+            raise
         except Exception:
             await room.work(self._rebuild, room)
             return "the move could not be saved; try again"
@@ -275,13 +355,27 @@ class Tables:
             agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
             choice = await room.work(lambda: agents.ask(
                 room.game, room.st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)))
-            if await self._play(room, Move(seat, choice)):
-                return  # a bot's move that cannot be played waits for the host (pause, lobby)
+            try:
+                if await self._play(room, Move(seat, choice)):
+                    return
+            except Conflict:  # another process changed the room first: the bots look again
+                await self.catch_up(room)  # a bot's move that cannot be played waits for the host (pause, lobby)
 
     # ---- the host --------------------------------------------------------------------
 
     async def host(self, room: Room, seat: str, action, target=None) -> Outcome:
-        """A host action (docs/table.md); call under room.lock."""
+        """A host action (docs/table.md); call under room.lock. One that another process's
+        change beat to the store is refused as stale (the host sees the table as it is now)."""
+        await self._caught_up(room)
+        if room.gone:
+            return Outcome(False, error="this room is no longer served")
+        try:
+            return await self._host(room, seat, action, target)
+        except Conflict:
+            await self.catch_up(room)
+            return Outcome(False, stale=True)
+
+    async def _host(self, room: Room, seat: str, action, target=None) -> Outcome:
         if room.seats[seat].host is False:
             return Outcome(False, error="only the host can do that")
         if action not in HOST_ACTIONS:
