@@ -801,11 +801,14 @@ def _served_games(given) -> dict:
                    "[default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
 @click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
               help="server processes sharing the port and the rooms (more than one: --db postgresql://...)")
+@click.option("--game-workers", default=None, type=click.IntRange(0, 64), metavar="N",
+              help="worker processes of each server process that play the rooms' games (0: a thread per room) "
+                   "[default: the number of cores, at least 2]")
 @click.option("--expire-hours", default=72.0, show_default=True, type=float,
               help="rooms are dropped this long after their last connection")
 @click.option("--no-address-limits", is_flag=True,
               help="no limits by the client's address (a load test on loopback, or a proxy that limits by itself)")
-def serve(games, host, port, db, processes, expire_hours, no_address_limits):
+def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
         from .table.app import create_app
@@ -842,9 +845,11 @@ def serve(games, host, port, db, processes, expire_hours, no_address_limits):
         check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
     except BadArgument as exc:
         _usage(exc)
-    # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
-    # hands the interpreter to the event loop every millisecond instead of every five
-    sys.setswitchinterval(0.001)
+    workers = max(2, os.cpu_count() or 2) if game_workers is None else game_workers
+    if not workers:
+        # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
+        # hands the interpreter to the event loop every millisecond instead of every five
+        sys.setswitchinterval(0.001)
     shown = f"[{host}]" if ":" in host else host
     where = "" if processes == 1 else f" by {processes} processes"
     store_name = db if not shared else "PostgreSQL"
@@ -859,13 +864,13 @@ def serve(games, host, port, db, processes, expire_hours, no_address_limits):
         sock = several.listen(host, port)
 
         def serve_one(sock):
-            app = create_app(served, db, expire_hours, address_limits=not no_address_limits)
+            app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
             uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         code = several.run(processes, sock, serve_one)
         if code == 130:
             raise KeyboardInterrupt
         sys.exit(code)
-    app = create_app(served, db, expire_hours, address_limits=not no_address_limits)
+    app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
     config = uvicorn.Config(app, host=host, port=port, **options)
     # (not uvicorn.run, which swallows the KeyboardInterrupt the server raises again after a
     # graceful shutdown on Ctrl-C: run() turns it into exit 130, as for every command)

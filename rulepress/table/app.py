@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import limits, messages
 from .limits import Refused
+from .engine import ProcessEngine, ThreadEngine
 from .rooms import Tables
 from .store import open_store
 
@@ -129,15 +130,20 @@ def presence(room) -> None:
         async with room.lock:
             room.presence_due = None
             if room.connected() != room.peers_sent:
+                await room.prepare([c.seat for c in list(room.sockets)])
                 broadcast(room)
 
     room.presence_due = loop.call_later(limits.PRESENCE_SECONDS, lambda: loop.create_task(flush()))
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None, address_limits: bool = True) -> Starlette:
+               clock=None, address_limits: bool = True, workers: int = 0) -> Starlette:
+    """The table's app. `workers`: game work in that many worker processes (engine.py;
+    `rulepress serve`), 0 on a thread of each room's own in this process."""
+    # (worker processes are forked first, before the store's threads exist)
+    engine = ProcessEngine(games, workers) if workers else ThreadEngine(games)
     store = open_store(db_path)
-    tables = Tables(games, store, **({"clock": clock} if clock else {}))
+    tables = Tables(games, store, engine=engine, **({"clock": clock} if clock else {}))
     budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
                "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
 
@@ -200,8 +206,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             return
         if room.waits_on_bots():
             await tables.run_bots(room)  # (the process that ran them stopped halfway)
-        connected = room.connected()
-        await room.work(lambda: [messages.table_text(room, s, connected) for s in {c.seat for c in list(room.sockets)}])
+        await room.prepare([c.seat for c in list(room.sockets)])
         broadcast(room)
 
     @contextlib.asynccontextmanager
@@ -215,6 +220,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             task.cancel()
             for room in list(tables.rooms.values()):
                 room.close()
+            engine.close()
             store.close()
 
     def page(name: str) -> Response:
@@ -282,6 +288,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         except Refused as exc:
             return _refusal(exc)
         async with j.room.lock:
+            await j.room.prepare([c.seat for c in list(j.room.sockets)])
             broadcast(j.room)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": False,
                              "url": f"/r/{j.room.code}"})
@@ -346,6 +353,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 await tables.touch(room)
                 if room.waits_on_bots():
                     await tables.run_bots(room)  # (a process stopped while its bots played: they go on)
+            await room.prepare([seat])
             conn.send(messages.table_text(room, seat, room.connected()), "table")
             if seat is not None:
                 conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)
@@ -437,14 +445,13 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 if out.stale:
                     conn.send(messages.dumps({"type": "refused", "message": "the table has already changed"}))
                     conn.last_table = None  # (sent again after the refusal, even if unchanged)
+                    await room.prepare([conn.seat])
                     conn.send(messages.table_text(room, conn.seat, room.connected()), "table")
                 elif out.error:
                     conn.send(messages.error(out.error))
                 else:
-                    # the seats' views of the new table are made on the room's thread too
-                    connected = room.connected()
-                    await room.work(lambda: [messages.table_text(room, s, connected)
-                                             for s in {c.seat for c in list(room.sockets)}])
+                    # the seats' views of the new table are made where the game is, too
+                    await room.prepare([c.seat for c in list(room.sockets)])
                     broadcast(room)
 
     routes = [

@@ -3,8 +3,10 @@
 Every change of a room (a move, a host action, a seat taken or freed) is made under the
 room's asyncio.Lock, checked against the room's version, written to the store in one
 transaction, and only then shown to the room's sockets. A move is applied to the live
-state first and stored after; where either fails, the live state is thrown away and
-rebuilt from the store, which holds only whole moves.
+game first and stored after; where either fails, the live game is thrown away and
+rebuilt from the store, which holds only whole moves. The live game itself is where the
+engine keeps it (engine.py: a thread of the room's own, or a worker process); the room
+here holds its summary (who decides, how many moves).
 
 Several processes may share a store (PostgreSQL): each holds the rooms its sockets are at,
 and every change is written only if it follows the store's version of the room (a
@@ -19,16 +21,14 @@ are stored like anyone's, so a room replays without asking it again.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import secrets as token_source
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
-from ..runtime import agents, answers
-from ..runtime.flow import IllegalChoice, apply, choices, new_game
+from ..runtime.flow import IllegalChoice, new_game
 from . import limits, messages
+from .engine import ThreadEngine
 from .limits import Refused
 from .store import Conflict, Move, RoomRow, SeatRow, Store, token_hash
 
@@ -53,12 +53,13 @@ class Outcome(NamedTuple):
 
 
 class Room:
-    def __init__(self, game, row: RoomRow, seats: list[SeatRow]):
+    def __init__(self, game, row: RoomRow, seats: list[SeatRow], engine=None):
         self.game = game
+        self.engine = engine if engine is not None else ThreadEngine({game.id: game})
+        self.summary = None  # engine.summary of the live game; None in the lobby
         self.code = row.code
         self.row = row
         self.seats = {s.seat: s for s in seats}
-        self.st = None  # the live game, None in the lobby
         self.lock = asyncio.Lock()
         self.sockets: set = set()  # app.Conn objects, each with .seat (None: a spectator)
         self.presence_due = None   # the timer that tells the pages who came and went (app.presence)
@@ -66,22 +67,42 @@ class Room:
         self.signal_rates: dict = {}  # seat -> limits.Rate of its voice signalling
         self.frames: dict = {}     # messages.table_text's frames of this version
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
-        self.worker = None         # the thread this room's game runs on (Room.work)
         self.gone = False          # the store no longer serves it (deleted elsewhere, or unreadable)
         self.catching = False      # a catch-up after another process's change is on its way (app)
 
-    async def work(self, fn, *args):
-        """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
-        event loop's: a long effect holds up its room alone. Always the same thread, since an
-        effect waiting for a decision stays live in its thread (runtime/continuation.py)."""
-        if self.worker is None:
-            self.worker = ThreadPoolExecutor(1, thread_name_prefix=f"table-{self.code}")
-        return await asyncio.get_running_loop().run_in_executor(self.worker, functools.partial(fn, *args))
+    async def call(self, op, *args):
+        """Game work (engine.Games.op_*) where the room's game is, never on the event loop:
+        a long effect holds up its own room alone."""
+        return await self.engine.call(self, op, *args)
+
+    async def prepare(self, seats) -> None:
+        """The parts of the `table` messages of these seats at this version, made where the
+        game is (messages.table_text then only adds who is connected)."""
+        need = messages.missing(self, seats)
+        if need:
+            at = messages.at(self)
+            got = await self.call("parts", self.engine.meta(self), need)
+            if messages.at(self) == at:
+                for seat, (part, sight) in got.items():
+                    messages.keep(self, seat, part, sight)
+
+    def part_now(self, seat):
+        """(A part not prepared: made now, waited for on this thread.)"""
+        return self.engine.call_now(self, "parts", self.engine.meta(self), [seat])[seat]
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.shutdown(wait=False)
-            self.worker = None
+        self.engine.drop(self.code)
+
+    @property
+    def st(self):
+        """The live game where it is in this process (the ThreadEngine: tests look at it), else None."""
+        return self.engine.state(self.code)
+
+    @st.setter
+    def st(self, st) -> None:
+        from .engine import summary
+        self.engine.set_state(self, st)
+        self.summary = summary(st)
 
     @property
     def status(self) -> str:
@@ -101,7 +122,7 @@ class Room:
         return {c.seat for c in self.sockets if c.seat is not None}
 
     def deciding(self) -> list:
-        d = self.st["pending"] if self.st is not None else None
+        d = self.summary["pending"] if self.summary is not None else None
         if d is None:
             return []
         if d["kind"] == "secret":
@@ -125,9 +146,10 @@ class Room:
 class Tables:
     """Every room of the server, loaded from the store when first asked for."""
 
-    def __init__(self, games: dict, store: Store, clock=time.time):
+    def __init__(self, games: dict, store: Store, clock=time.time, engine=None):
         self.games = games  # game id -> runtime.tables.Game
         self.store = store
+        self.engine = engine if engine is not None else ThreadEngine(games)
         self.clock = clock
         self.rooms: dict[str, Room] = {}
         self.made_by: dict[str, list] = {}  # address -> codes of the rooms it made (ROOMS_PER_ADDRESS)
@@ -144,10 +166,10 @@ class Tables:
             if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
                 return None  # (a game changed since: its stored moves would play another game)
             try:
-                room = Room(self.games[row.game], row, self.store.seats(code))
+                room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
                 if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
                     return None  # (not the seats this server makes: a store written by someone else)
-                self._rebuild(room)
+                room.summary = None if room.status == "lobby" else room.engine.call_now(room, "load", *self._setup(room))
             except Exception:  # its moves no longer play (the game was rebuilt since), or a row of
                 return None    # a shape this server never writes: not served
             self.rooms[code] = room
@@ -159,15 +181,18 @@ class Tables:
             raise Refused("no room with this code", 404)
         return room
 
-    def _rebuild(self, room: Room) -> None:
+    def _setup(self, room: Room, moves: bool = True) -> tuple:
+        """How the room's game is set up again (engine.Games.op_load): the seed, then every stored move."""
+        played = [tuple(m) for m in self.store.moves(room.code, room.row.game_no)] if moves else []
+        return room.game.id, room.row.players, room.seed(), room.row.options, played
+
+    async def _rebuild(self, room: Room) -> None:
         """The room's game as the store has it: the seed, then every stored move again."""
         if room.status == "lobby":
-            room.st = None
+            room.summary = None
+            room.engine.drop(room.code)
             return
-        st = new_game(room.game, room.row.players, seed=room.seed(), options=room.row.options)
-        for m in self.store.moves(room.code, room.row.game_no):
-            apply(room.game, st, m.choice, m.seat)
-        room.st = st
+        room.summary = await room.call("load", *self._setup(room))
 
     async def catch_up(self, room: Room) -> bool:
         """The room as the store holds it now, after changes another process made; call under
@@ -183,24 +208,25 @@ class Tables:
             seats = {s.seat: s for s in self.store.seats(room.code)}
             if sorted(seats) != sorted(room.seats):
                 raise ValueError("seats")
-            playing = room.st is not None and row.status != "lobby" and row.game_no == room.row.game_no
+            playing = room.summary is not None and row.status != "lobby" and row.game_no == room.row.game_no
             room.row, room.seats = row, seats
             if playing:
-                await room.work(self._play_stored, room)
+                await self._play_stored(room)
             else:
-                await room.work(self._rebuild, room)
+                await self._rebuild(room)
         except Exception:
             room.gone = True
         return True
 
-    def _play_stored(self, room: Room) -> None:
+    async def _play_stored(self, room: Room) -> None:
         """The stored moves the live game has not played yet; from the seed again when they do
         not follow on (a move this process applied and then lost the race to store)."""
         try:
-            for m in self.store.moves(room.code, room.row.game_no, len(room.st["history"])):
-                apply(room.game, room.st, m.choice, m.seat)
+            more = self.store.moves(room.code, room.row.game_no, room.summary["history"])
+            if more:
+                room.summary = await room.call("more", [tuple(m) for m in more])
         except Exception:
-            self._rebuild(room)
+            await self._rebuild(room)
 
     async def _caught_up(self, room: Room) -> None:
         """Before a change: where other processes share the store, the room as it is there."""
@@ -238,7 +264,7 @@ class Tables:
             await self.store.create_room(row, host)
         except Exception:  # (another process took the code between the look and the write)
             raise Refused("the room could not be made; try again", 503) from None
-        room = Room(game, row, self.store.seats(code))
+        room = Room(game, row, self.store.seats(code), self.engine)
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
@@ -297,8 +323,10 @@ class Tables:
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
                                          "finished": "the game is over"}[room.status])
-        if version != room.version and not _unchanged_for(room, seat, version):
-            return Outcome(False, stale=True)
+        if version != room.version:
+            await room.prepare([seat])
+            if not _unchanged_for(room, seat, version):
+                return Outcome(False, stale=True)
         if seat not in room.deciding():
             waiting = ", ".join(_name(room, s) for s in room.deciding())
             return Outcome(False, error=f"it is not your decision; waiting for {waiting}")
@@ -308,11 +336,11 @@ class Tables:
             # only what this seat was offered, turn actions and questions alike: a handle to
             # a card never offered, or a hidden card's own id, is refused in the same words
             # as a guess, so a refusal names nothing the seat may not see
-            choice = await room.work(answers.accept, room.game, room.st, seat, choice)
+            choice = await room.call("accept", seat, choice)
         except IllegalChoice as exc:
             return Outcome(False, error=str(exc))
         except Exception:  # a fault of the content while an action's condition was worked out
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             return Outcome(False, error=NOT_PLAYED)
         error = await self._play(room, Move(seat, choice))
         if error:
@@ -323,22 +351,23 @@ class Tables:
     async def _play(self, room: Room, move: Move) -> str | None:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
-            await room.work(apply, room.game, room.st, move.choice, move.seat)
+            after = await room.call("apply", move.seat, move.choice)
         except IllegalChoice:  # refused before the state changed (the flow's words name every option: not said)
             return "that move is not legal now"
         except Exception:  # a fault of the content mid-move: back to the stored state
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             return NOT_PLAYED
-        n = len(room.st["history"]) - 1
-        status = "finished" if room.st["pending"] is None else "playing"
+        n = after["history"] - 1
+        status = "finished" if after["pending"] is None else "playing"
         try:
             await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
         except Conflict:  # another process stored a change first: this move was never made
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             raise
         except Exception:
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             return "the move could not be saved; try again"
+        room.summary = after
         room.row = room.row._replace(version=room.version + 1, status=status)
         return None
 
@@ -351,10 +380,11 @@ class Tables:
             bots = [s for s in room.deciding() if room.seats[s].bot]
             if not bots:
                 return
-            seat, d = bots[0], room.st["pending"]
-            agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
-            choice = await room.work(lambda: agents.ask(
-                room.game, room.st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(room.game, room.st)))
+            seat = bots[0]
+            try:
+                choice = await room.call("bot", seat, f"{room.seed()}:{room.summary['history']}")
+            except Exception:  # (a fault of the content: the room waits for the host)
+                return
             try:
                 if await self._play(room, Move(seat, choice)):
                     return
@@ -391,10 +421,10 @@ class Tables:
                 return Outcome(False, error=f"seat {free[0]} is free: wait for a player or give it to a bot")
             game_no = room.row.game_no + 1
             try:
-                room.st = await room.work(lambda: new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                                                           options=room.row.options))
+                room.summary = await room.call("load", room.game.id, room.row.players, f"{room.row.seed}:{game_no}",
+                                               room.row.options, [])
             except Exception as exc:  # (options are tried when the room is made: a game changed since)
-                room.st = None
+                room.summary = None
                 return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
             await self._set_status(room, "playing", game_no)
             await self.run_bots(room)
@@ -410,7 +440,8 @@ class Tables:
         elif action == "lobby":
             if status == "lobby":
                 return Outcome(False, error="the table is in the lobby already")
-            room.st = None
+            room.summary = None
+            room.engine.drop(room.code)
             await self._set_status(room, "lobby")
         else:  # free, bot: a seat before the start
             if status != "lobby":

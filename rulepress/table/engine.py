@@ -1,0 +1,357 @@
+"""Where the rooms' games run: never on the server's event loop.
+
+`Games` holds the live games of rooms and does every piece of game work the server asks for
+(set a game up and replay its moves, check a seat's answer, apply a move, a bot's choice,
+each seat's part of the `table` message). It runs in one of two engines:
+
+- ThreadEngine: in the server's process, a thread per room (one process; the tests);
+- ProcessEngine: in worker processes (`rulepress serve`). A room is played by one worker
+  (its live game stays there between moves: an effect waiting for a decision is live in
+  it, runtime/continuation.py), rooms spread over a few workers; a room whose game work
+  took longer than SLOW_SECONDS moves to a worker of its own, so a long effect holds up
+  its own room and nobody else's, whatever the interpreter's lock does.
+
+The server sees a room's game only as a summary (who decides, how many moves) and as the
+seats' parts of their messages, made where the game is.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..runtime import agents, answers
+from ..runtime.flow import IllegalChoice, apply, choices, new_game
+from . import messages
+
+SLOW_SECONDS = 0.05  # game work of one call past this moves its room to a worker of its own
+OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
+ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
+
+
+class GameWorkFault(Exception):
+    """Game work that failed for another reason than an illegal choice (a fault of the
+    content, a worker lost): the room is rebuilt from the store."""
+
+
+def summary(st) -> dict | None:
+    """What the server keeps of a live game: who decides, and how many moves were made."""
+    if st is None:
+        return None
+    d = st["pending"]
+    pending = None if d is None else {"kind": d["kind"], "who": list(d["who"]) if d["kind"] == "secret" else d["who"],
+                                      "collected": list(d.get("collected") or ())}
+    return {"pending": pending, "history": len(st["history"]), "over": bool(st["over"])}
+
+
+class _Snapshot:
+    """The room as messages._seat_part reads it, where the game is."""
+
+    def __init__(self, code, game, st, meta):
+        self.code, self.game, self.st = code, game, st
+        self.version, self.status = meta["version"], meta["status"]
+        self.row = _Row(meta["players"])
+        self.seats = {s: _Seat(h) for s, h in meta["hosts"].items()}
+
+    def deciding(self):
+        d = summary(self.st)
+        return _deciding(d)
+
+
+class _Row:
+    def __init__(self, players):
+        self.players = players
+
+
+class _Seat:
+    def __init__(self, host):
+        self.host = host
+
+
+def _deciding(s) -> list:
+    d = s["pending"] if s is not None else None
+    if d is None:
+        return []
+    if d["kind"] == "secret":
+        return [p for p in d["who"] if p not in d["collected"]]
+    return [d["who"]]
+
+
+class Games:
+    """The live games of rooms, by room code, and the work done on them."""
+
+    def __init__(self, games: dict):
+        self.games = games
+        self.live: dict[str, list] = {}  # code -> [game, st, how it was set up, moves applied since]
+
+    def handle(self, op: str, code: str, *args):
+        return getattr(self, f"op_{op}")(code, *args)
+
+    def op_load(self, code, game_id, players, seed, options, moves):
+        """A game set up from its seed and the moves replayed; its summary."""
+        game = self.games[game_id]
+        self.live.pop(code, None)
+        st = new_game(game, players, seed=seed, options=options)
+        for seat, choice in moves:
+            apply(game, st, choice, seat)
+        self.live[code] = [game, st, (game_id, players, seed, options), [tuple(m) for m in moves]]
+        return summary(st)
+
+    def op_more(self, code, moves):
+        game, st, _how, played = self.live[code]
+        for seat, choice in moves:
+            apply(game, st, choice, seat)
+            played.append((seat, choice))
+        return summary(st)
+
+    def op_accept(self, code, seat, choice):
+        game, st = self.live[code][:2]
+        return answers.accept(game, st, seat, choice)
+
+    def op_apply(self, code, seat, choice):
+        game, st, _how, played = self.live[code]
+        apply(game, st, choice, seat)
+        played.append((seat, choice))
+        return summary(st)
+
+    def op_bot(self, code, seat, agent_seed):
+        game, st = self.live[code][:2]
+        d = st["pending"]
+        agent = agents.RandomAgent(agent_seed)
+        return agents.ask(game, st, agent, seat, d["options"][seat] if d["kind"] == "secret" else choices(game, st))
+
+    def op_parts(self, code, meta, seats):
+        """Each seat's part of its `table` message (messages._seat_part) and its sight."""
+        live = self.live.get(code)
+        snap = _Snapshot(code, live[0] if live else self.games[meta["game"]], live[1] if live else None, meta)
+        out = {}
+        for seat in seats:
+            part = messages._seat_part(snap, seat)
+            out[seat] = (part, messages._sight_of(part))
+        return out
+
+    def op_export(self, code):
+        live = self.live.get(code)
+        return None if live is None else (*live[2], live[3])
+
+    def op_drop(self, code):
+        self.live.pop(code, None)
+
+
+def _meta(room) -> dict:
+    return {"game": room.game.id, "version": room.version, "status": room.status, "players": room.row.players,
+            "hosts": {s: r.host for s, r in room.seats.items()}}
+
+
+class ThreadEngine:
+    """Game work on a thread of each room's own, in this process. A thread busy with a long
+    effect shares the interpreter with the event loop (the server sets a short switch
+    interval); the ProcessEngine does not."""
+
+    def __init__(self, games: dict):
+        self.local = Games(games)
+        self.threads: dict[str, ThreadPoolExecutor] = {}
+
+    async def call(self, room, op, *args):
+        worker = self.threads.get(room.code)
+        if worker is None:
+            worker = self.threads[room.code] = ThreadPoolExecutor(1, thread_name_prefix=f"table-{room.code}")
+        return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._ask, room.code, op, args))
+
+    def call_now(self, room, op, *args):
+        return self._ask(room.code, op, args)
+
+    def _ask(self, code, op, args):
+        try:
+            return self.local.handle(op, code, *args)
+        except IllegalChoice:
+            raise
+        except Exception as exc:
+            raise GameWorkFault(f"{type(exc).__name__}: {exc}") from exc
+
+    def meta(self, room) -> dict:
+        return _meta(room)
+
+    def state(self, code):
+        live = self.local.live.get(code)
+        return live[1] if live else None
+
+    def set_state(self, room, st) -> None:
+        """(The tests: a room's live game set by hand.)"""
+        if st is None:
+            self.local.live.pop(room.code, None)
+        else:
+            self.local.live[room.code] = [room.game, st, None, []]
+
+    def drop(self, code) -> None:
+        self.local.live.pop(code, None)
+        worker = self.threads.pop(code, None)
+        if worker is not None:
+            worker.shutdown(wait=False)
+
+    def close(self) -> None:
+        for code in list(self.threads):
+            self.drop(code)
+
+
+class _Worker:
+    """A worker process and the pipe to it; one call at a time (its own thread waits on it)."""
+
+    def __init__(self, games: dict, others: list):
+        ctx = multiprocessing.get_context("fork")  # (the games as they are: nothing loaded again)
+        here, there = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others]), daemon=True,
+                                name="rulepress-game")
+        self.proc.start()
+        there.close()
+        self.conn = here
+        self.waiter = ThreadPoolExecutor(1, thread_name_prefix="table-worker")
+        self.rooms: set = set()
+        self.dead = False
+
+    def ask(self, message):
+        try:
+            self.conn.send(message)
+            if not self.conn.poll(ANSWER_SECONDS):
+                raise TimeoutError("no answer")
+            kind, value = self.conn.recv()
+        except (OSError, EOFError, TimeoutError) as exc:
+            self.dead = True
+            raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
+        if kind == "ok":
+            return value
+        if kind == "illegal":
+            raise IllegalChoice(value)
+        raise GameWorkFault(value)
+
+    def stop(self) -> None:
+        self.dead = True
+        self.conn.close()  # (the worker ends when its pipe does)
+        self.waiter.shutdown(wait=False)
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.proc.kill()
+
+
+def _serve(conn, parent_end, games, others) -> None:
+    """A worker process: answers the server's game work until its pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C stops the server, which closes the pipe)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent_end.close()
+    for other in others:  # (pipes of the workers forked before: only the server keeps them open)
+        other.close()
+    work = Games(games)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = ("ok", work.handle(*message))
+        except IllegalChoice as exc:
+            answer = ("illegal", str(exc))
+        except Exception as exc:  # noqa: BLE001 - said to the server, which rebuilds the room
+            answer = ("fault", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(answer)
+        except (OSError, ValueError):
+            return
+
+
+class ProcessEngine:
+    def __init__(self, games: dict, workers: int | None = None):
+        self.games = games
+        n = workers or max(2, os.cpu_count() or 2)
+        self.shared: list[_Worker] = []
+        for _ in range(n):
+            self.shared.append(_Worker(games, self.shared))
+        self.own: dict[str, _Worker] = {}   # code -> a worker of that room's own
+        self.at: dict[str, _Worker] = {}    # code -> the worker its live game is in
+        self.lock = threading.Lock()
+
+    def _worker(self, code) -> _Worker:
+        w = self.at.get(code)
+        if w is None or w.dead:
+            with self.lock:
+                if w is not None and w.dead:
+                    self._replace(w)
+                w = min((x for x in self.shared if not x.dead), key=lambda x: len(x.rooms))
+                w.rooms.add(code)
+                self.at[code] = w
+        return w
+
+    def _replace(self, dead: _Worker) -> None:
+        for code in dead.rooms:
+            self.at.pop(code, None)
+        if dead in self.shared:
+            self.shared[self.shared.index(dead)] = _Worker(self.games, self._all())
+        dead.stop()
+
+    def _all(self) -> list:
+        return self.shared + list(self.own.values())
+
+    async def call(self, room, op, *args):
+        w = self._worker(room.code)
+        if op != "load" and room.code not in w.rooms:  # pragma: no cover - (a worker replaced under the room)
+            raise GameWorkFault("the game's worker was replaced")
+        loop = asyncio.get_running_loop()
+        began = time.perf_counter()
+        out = await loop.run_in_executor(w.waiter, w.ask, (op, room.code, *args))
+        if time.perf_counter() - began > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
+                and op in ("apply", "accept", "bot", "more"):
+            await self._isolate(room, w, loop)
+        return out
+
+    async def _isolate(self, room, w: _Worker, loop) -> None:
+        """Move a room whose game work runs long to a worker of its own (its game replayed there)."""
+        how = await loop.run_in_executor(w.waiter, w.ask, ("export", room.code))
+        if how is None or how[2] is None:
+            return
+        own = _Worker(self.games, self._all())
+        try:
+            await loop.run_in_executor(own.waiter, own.ask, ("load", room.code, *how))
+        except Exception:  # (it stays where it is)
+            own.stop()
+            return
+        await loop.run_in_executor(w.waiter, w.ask, ("drop", room.code))
+        with self.lock:
+            w.rooms.discard(room.code)
+            own.rooms.add(room.code)
+            self.own[room.code] = own
+            self.at[room.code] = own
+
+    def call_now(self, room, op, *args):
+        """The same, waited for here (a room read when first asked for, outside a coroutine)."""
+        w = self._worker(room.code)
+        return w.waiter.submit(w.ask, (op, room.code, *args)).result()
+
+    def meta(self, room) -> dict:
+        return _meta(room)
+
+    def state(self, code):
+        return None  # (in a worker)
+
+    def set_state(self, room, st) -> None:  # pragma: no cover - (the tests set live games on the ThreadEngine)
+        raise NotImplementedError
+
+    def drop(self, code) -> None:
+        w = self.at.pop(code, None)
+        if w is None:
+            return
+        own = self.own.pop(code, None)
+        if own is not None:
+            own.stop()
+            return
+        w.rooms.discard(code)
+        if not w.dead:
+            w.waiter.submit(w.ask, ("drop", code))
+
+    def close(self) -> None:
+        for w in self._all():
+            w.stop()
+        self.shared, self.own, self.at = [], {}, {}
