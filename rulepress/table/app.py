@@ -11,6 +11,7 @@ import collections
 import contextlib
 import json
 import os
+import re
 from importlib import resources
 from urllib.parse import urlsplit
 
@@ -170,9 +171,9 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         if payload is None:  # the link was lost: any room may have changed meanwhile
             codes = list(tables.rooms)
         else:
-            code, _, version = payload.partition(":") if isinstance(payload, str) and len(payload) <= 40 else ("", "", "")
-            room = tables.rooms.get(limits.room_code(code) or "")
-            if room is None or not version.isdigit() or len(version) > 15 or int(version) <= room.version and int(version):
+            said = _NOTE.fullmatch(payload) if isinstance(payload, str) and len(payload) <= 40 else None
+            room = tables.rooms.get(said[1]) if said else None
+            if room is None or 0 < int(said[2]) <= room.version:  # (0: deleted; else changed unless already seen)
                 return
             codes = [room.code]
         for code in codes:
@@ -542,6 +543,7 @@ def _check_origin(headers) -> None:
         raise Refused("requests come from the table's own pages", 403)
 
 
+_NOTE = re.compile(r"([0-9A-Z]{4,12}):([0-9]{1,15})", re.ASCII)
 _TOO_MANY_MISSES = "too many codes or links that open nothing; try again in a minute"
 
 
