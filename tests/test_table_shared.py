@@ -223,7 +223,7 @@ def test_serve_with_two_processes_replaces_one_killed(pg):
     proc = _serve(pg, port, "--processes", "2")
     try:
         children = _children(proc.pid)
-        assert len(children) == 2
+        assert len(children) == 2, children
         made = _post(port, "/api/rooms", {"game": "night-city", "players": 2, "name": "Ann"})
         _post(port, f"/api/rooms/{made['code']}/join", {"name": "Bob"})
         os.kill(children[0], signal.SIGKILL)
@@ -235,7 +235,7 @@ def test_serve_with_two_processes_replaces_one_killed(pg):
             if len(now) == 2 and children[0] not in now:
                 break
             time.sleep(0.1)
-        assert len(now) == 2 and children[0] not in now
+        assert len(now) == 2 and children[0] not in now, (children, now)
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -243,7 +243,8 @@ def test_serve_with_two_processes_replaces_one_killed(pg):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             raise
-    assert "Traceback" not in proc.stderr.read()
+    err = proc.stderr.read()
+    assert "Traceback" not in err, err
 
 
 def _children(pid) -> list[int]:

@@ -29,7 +29,7 @@ from ..runtime import agents, answers
 from ..runtime.flow import IllegalChoice, apply, choices, new_game
 from . import messages
 
-SLOW_SECONDS = 0.05  # game work of one call past this moves its room to a worker of its own
+SLOW_SECONDS = 0.05  # game work of one call past this (CPU time, not a busy machine's wait) moves its room to a worker of its own
 OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
 ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
 
@@ -113,6 +113,22 @@ class Games:
         game, st = self.live[code][:2]
         return answers.accept(game, st, seat, choice)
 
+    def op_play(self, code, seat, choice, meta, seats):
+        """A seat's answer checked and played, and the seats' parts of the table after it, in
+        one go: ("refused", why) for an answer that is not an option (nothing changed),
+        ("illegal", None) for one the flow refused (nothing changed), else ("played", the
+        move's choice, the summary, the parts at meta's version)."""
+        try:
+            choice = self.op_accept(code, seat, choice)
+        except IllegalChoice as exc:
+            return ("refused", str(exc))
+        try:
+            after = self.op_apply(code, seat, choice)
+        except IllegalChoice:
+            return ("illegal", None)
+        meta = dict(meta, status="finished" if after["pending"] is None else "playing")
+        return ("played", choice, after, self.op_parts(code, meta, seats))
+
     def op_apply(self, code, seat, choice):
         game, st, _how, played = self.live[code]
         apply(game, st, choice, seat)
@@ -128,6 +144,8 @@ class Games:
     def op_parts(self, code, meta, seats):
         """Each seat's part of its `table` message (messages._seat_part) and its sight."""
         live = self.live.get(code)
+        if live is None and meta["status"] != "lobby":
+            raise KeyError(f"room {code} is not played here")  # (a worker that was replaced: rebuilt)
         snap = _Snapshot(code, live[0] if live else self.games[meta["game"]], live[1] if live else None, meta)
         out = {}
         for seat in seats:
@@ -213,13 +231,14 @@ class _Worker:
         self.waiter = ThreadPoolExecutor(1, thread_name_prefix="table-worker")
         self.rooms: set = set()
         self.dead = False
+        self.cpu = 0.0  # CPU seconds the last call's game work took in the worker
 
     def ask(self, message):
         try:
             self.conn.send(message)
             if not self.conn.poll(ANSWER_SECONDS):
                 raise TimeoutError("no answer")
-            kind, value = self.conn.recv()
+            kind, value, self.cpu = self.conn.recv()
         except (OSError, EOFError, TimeoutError) as exc:
             self.dead = True
             raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
@@ -251,6 +270,7 @@ def _serve(conn, parent_end, games, others) -> None:
             message = conn.recv()
         except (EOFError, OSError):
             return
+        began = time.thread_time()
         try:
             answer = ("ok", work.handle(*message))
         except IllegalChoice as exc:
@@ -258,9 +278,13 @@ def _serve(conn, parent_end, games, others) -> None:
         except Exception as exc:  # noqa: BLE001 - said to the server, which rebuilds the room
             answer = ("fault", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send(answer)
+            conn.send((*answer, time.thread_time() - began))
         except (OSError, ValueError):
             return
+
+
+def _timed(w: _Worker, message):
+    return w.ask(message), w.cpu
 
 
 class ProcessEngine:
@@ -300,10 +324,9 @@ class ProcessEngine:
         if op != "load" and room.code not in w.rooms:  # pragma: no cover - (a worker replaced under the room)
             raise GameWorkFault("the game's worker was replaced")
         loop = asyncio.get_running_loop()
-        began = time.perf_counter()
-        out = await loop.run_in_executor(w.waiter, w.ask, (op, room.code, *args))
-        if time.perf_counter() - began > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
-                and op in ("apply", "accept", "bot", "more"):
+        out, cpu = await loop.run_in_executor(w.waiter, _timed, w, (op, room.code, *args))
+        if cpu > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
+                and op in ("play", "apply", "accept", "bot", "more"):
             await self._isolate(room, w, loop)
         return out
 
@@ -312,7 +335,7 @@ class ProcessEngine:
         how = await loop.run_in_executor(w.waiter, w.ask, ("export", room.code))
         if how is None or how[2] is None:
             return
-        own = _Worker(self.games, self._all())
+        own = await loop.run_in_executor(None, _Worker, self.games, self._all())  # (a fork: not on the event loop)
         try:
             await loop.run_in_executor(own.waiter, own.ask, ("load", room.code, *how))
         except Exception:  # (it stays where it is)

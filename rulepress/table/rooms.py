@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from ..runtime.flow import IllegalChoice, new_game
 from . import limits, messages
-from .engine import ThreadEngine
+from .engine import GameWorkFault, ThreadEngine
 from .limits import Refused
 from .store import Conflict, Move, RoomRow, SeatRow, Store, token_hash
 
@@ -57,6 +57,7 @@ class Room:
         self.game = game
         self.engine = engine if engine is not None else ThreadEngine({game.id: game})
         self.summary = None  # engine.summary of the live game; None in the lobby
+        self.rebuild = None  # Tables._rebuild: the live game set up again from the store
         self.code = row.code
         self.row = row
         self.seats = {s.seat: s for s in seats}
@@ -81,7 +82,11 @@ class Room:
         need = messages.missing(self, seats)
         if need:
             at = messages.at(self)
-            got = await self.call("parts", self.engine.meta(self), need)
+            try:
+                got = await self.call("parts", self.engine.meta(self), need)
+            except GameWorkFault:  # (its worker was lost: the game set up again from the store)
+                await self.rebuild(self)
+                got = await self.call("parts", self.engine.meta(self), need)
             if messages.at(self) == at:
                 for seat, (part, sight) in got.items():
                     messages.keep(self, seat, part, sight)
@@ -167,6 +172,7 @@ class Tables:
                 return None  # (a game changed since: its stored moves would play another game)
             try:
                 room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
+                room.rebuild = self._rebuild
                 if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
                     return None  # (not the seats this server makes: a store written by someone else)
                 room.summary = None if room.status == "lobby" else room.engine.call_now(room, "load", *self._setup(room))
@@ -265,6 +271,7 @@ class Tables:
         except Exception:  # (another process took the code between the look and the write)
             raise Refused("the room could not be made; try again", 503) from None
         room = Room(game, row, self.store.seats(code), self.engine)
+        room.rebuild = self._rebuild
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
@@ -332,19 +339,27 @@ class Tables:
             return Outcome(False, error=f"it is not your decision; waiting for {waiting}")
         if not isinstance(choice, str) or not 0 < len(choice) <= CHOICE_CHARS:
             return Outcome(False, error="a choice is one of the options' ids")
+        # only what this seat was offered, turn actions and questions alike: a handle to a
+        # card never offered, or a hidden card's own id, is refused in the same words as a
+        # guess, so a refusal names nothing the seat may not see. Checked, played and the
+        # connected seats' new tables made where the game is, in one call.
+        seats = [c.seat for c in list(room.sockets)]
+        meta = dict(room.engine.meta(room), version=room.version + 1)
         try:
-            # only what this seat was offered, turn actions and questions alike: a handle to
-            # a card never offered, or a hidden card's own id, is refused in the same words
-            # as a guess, so a refusal names nothing the seat may not see
-            choice = await room.call("accept", seat, choice)
-        except IllegalChoice as exc:
-            return Outcome(False, error=str(exc))
-        except Exception:  # a fault of the content while an action's condition was worked out
+            out = await room.call("play", seat, choice, meta, seats)
+        except Exception:  # a fault of the content while the answer was checked or played
             await self._rebuild(room)
             return Outcome(False, error=NOT_PLAYED)
-        error = await self._play(room, Move(seat, choice))
+        if out[0] == "refused":
+            return Outcome(False, error=out[1])
+        if out[0] == "illegal":  # refused before the state changed (the flow's words name every option: not said)
+            return Outcome(False, error="that move is not legal now")
+        _, choice, after, parts = out
+        error = await self._store_move(room, Move(seat, choice), after)
         if error:
             return Outcome(False, error=error)
+        for s, (part, sight) in parts.items():
+            messages.keep(room, s, part, sight)
         await self.run_bots(room)
         return Outcome(True)
 
@@ -357,6 +372,10 @@ class Tables:
         except Exception:  # a fault of the content mid-move: back to the stored state
             await self._rebuild(room)
             return NOT_PLAYED
+        return await self._store_move(room, move, after)
+
+    async def _store_move(self, room: Room, move: Move, after: dict) -> str | None:
+        """A move applied to the live game (`after`: its summary now), stored."""
         n = after["history"] - 1
         status = "finished" if after["pending"] is None else "playing"
         try:
