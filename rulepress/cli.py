@@ -846,10 +846,9 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
     except BadArgument as exc:
         _usage(exc)
     workers = max(2, os.cpu_count() or 2) if game_workers is None else game_workers
-    if not workers:
-        # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
-        # hands the interpreter to the event loop every millisecond instead of every five
-        sys.setswitchinterval(0.001)
+    # a thread busy with a room's game (--game-workers 0), or answers of the workers read and
+    # frames made, hands the interpreter to the event loop every millisecond instead of every five
+    sys.setswitchinterval(0.001)
     shown = f"[{host}]" if ":" in host else host
     where = "" if processes == 1 else f" by {processes} processes"
     store_name = db if not shared else "PostgreSQL"

@@ -17,7 +17,9 @@ seats' parts of their messages, made where the game is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import itertools
 import multiprocessing
 import os
 import signal
@@ -218,7 +220,10 @@ class ThreadEngine:
 
 
 class _Worker:
-    """A worker process and the pipe to it; one call at a time (its own thread waits on it)."""
+    """A worker process and the pipe to it. The server's event loop writes requests and
+    reads answers itself (no thread between: a thread's wake-up would wait for the
+    interpreter's lock): requests are numbered, the worker answers them in order, and each
+    answer settles the future of its number."""
 
     def __init__(self, games: dict, others: list):
         ctx = multiprocessing.get_context("fork")  # (the games as they are: nothing loaded again)
@@ -228,33 +233,109 @@ class _Worker:
         self.proc.start()
         there.close()
         self.conn = here
-        self.waiter = ThreadPoolExecutor(1, thread_name_prefix="table-worker")
         self.rooms: set = set()
         self.dead = False
-        self.cpu = 0.0  # CPU seconds the last call's game work took in the worker
+        self.waiting: dict = {}  # request number -> its future
+        self.numbers = itertools.count()
+        self.loop = None  # the event loop reading this worker's answers
 
-    def ask(self, message):
+    def _send(self, message) -> int:
+        n = next(self.numbers)
         try:
-            self.conn.send(message)
-            if not self.conn.poll(ANSWER_SECONDS):
-                raise TimeoutError("no answer")
-            kind, value, self.cpu = self.conn.recv()
-        except (OSError, EOFError, TimeoutError) as exc:
-            self.dead = True
+            self.conn.send((n, message))
+        except (OSError, ValueError) as exc:
+            self._lost(exc)
             raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
-        if kind == "ok":
-            return value
-        if kind == "illegal":
-            raise IllegalChoice(value)
-        raise GameWorkFault(value)
+        return n
+
+    def _lost(self, exc) -> None:
+        self.dead = True
+        self._unwatch()
+        for fut in self.waiting.values():
+            if not fut.done():
+                fut.set_exception(GameWorkFault(f"the game's worker was lost ({type(exc).__name__})"))
+        self.waiting.clear()
+
+    def _readable(self) -> None:
+        try:
+            while self.conn.poll():
+                n, *answer = self.conn.recv()
+                fut = self.waiting.pop(n, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(answer)
+        except (OSError, EOFError) as exc:
+            self._lost(exc)
+
+    def _watch(self, loop) -> None:
+        if self.loop is not loop:
+            self._unwatch()
+            loop.add_reader(self.conn.fileno(), self._readable)
+            # blocking again (uvloop makes what it watches non-blocking): an answer is read
+            # whole once its first bytes are there, and the worker writes it at once
+            os.set_blocking(self.conn.fileno(), True)
+            self.loop = loop
+
+    def _unwatch(self) -> None:
+        if self.loop is not None:
+            with contextlib.suppress(Exception):
+                self.loop.remove_reader(self.conn.fileno())
+            self.loop = None
+
+    async def ask(self, message):
+        """The answer to `message`, and the CPU seconds its work took in the worker."""
+        if self.dead:
+            raise GameWorkFault("the game's worker was lost")
+        loop = asyncio.get_running_loop()
+        self._watch(loop)
+        fut = loop.create_future()
+        self.waiting[self._send(message)] = fut
+        try:
+            answer = await asyncio.wait_for(fut, ANSWER_SECONDS)
+        except asyncio.TimeoutError:
+            self._lost(TimeoutError())
+            raise GameWorkFault("the game's worker answered nothing") from None
+        return _unwrap(answer), answer[2]
+
+    def ask_now(self, message):
+        """The same, waited for on this thread (the answers of other requests that come first
+        settle their futures on the way)."""
+        if self.dead:
+            raise GameWorkFault("the game's worker was lost")
+        n = self._send(message)
+        try:
+            while True:
+                if not self.conn.poll(ANSWER_SECONDS):
+                    raise TimeoutError("no answer")
+                m, *answer = self.conn.recv()
+                if m == n:
+                    return _unwrap(answer)
+                fut = self.waiting.pop(m, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(answer)
+        except (OSError, EOFError, TimeoutError) as exc:
+            self._lost(exc)
+            raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
+
+    def tell(self, message) -> None:
+        """A request whose answer nobody waits for."""
+        with contextlib.suppress(GameWorkFault):
+            self._send(message)
 
     def stop(self) -> None:
-        self.dead = True
+        self._lost(EOFError())
         self.conn.close()  # (the worker ends when its pipe does)
-        self.waiter.shutdown(wait=False)
         self.proc.join(2)
         if self.proc.is_alive():
             self.proc.kill()
+
+
+def _unwrap(answer):
+    kind, value, _cpu = answer
+    if kind == "ok":
+        return value
+    if kind == "illegal":
+        raise IllegalChoice(value)
+    raise GameWorkFault(value)
 
 
 def _serve(conn, parent_end, games, others) -> None:
@@ -267,7 +348,7 @@ def _serve(conn, parent_end, games, others) -> None:
     work = Games(games)
     while True:
         try:
-            message = conn.recv()
+            n, message = conn.recv()
         except (EOFError, OSError):
             return
         began = time.thread_time()
@@ -278,13 +359,9 @@ def _serve(conn, parent_end, games, others) -> None:
         except Exception as exc:  # noqa: BLE001 - said to the server, which rebuilds the room
             answer = ("fault", f"{type(exc).__name__}: {exc}")
         try:
-            conn.send((*answer, time.thread_time() - began))
+            conn.send((n, *answer, time.thread_time() - began))
         except (OSError, ValueError):
             return
-
-
-def _timed(w: _Worker, message):
-    return w.ask(message), w.cpu
 
 
 class ProcessEngine:
@@ -324,7 +401,7 @@ class ProcessEngine:
         if op != "load" and room.code not in w.rooms:  # pragma: no cover - (a worker replaced under the room)
             raise GameWorkFault("the game's worker was replaced")
         loop = asyncio.get_running_loop()
-        out, cpu = await loop.run_in_executor(w.waiter, _timed, w, (op, room.code, *args))
+        out, cpu = await w.ask((op, room.code, *args))
         if cpu > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
                 and op in ("play", "apply", "accept", "bot", "more"):
             await self._isolate(room, w, loop)
@@ -332,16 +409,16 @@ class ProcessEngine:
 
     async def _isolate(self, room, w: _Worker, loop) -> None:
         """Move a room whose game work runs long to a worker of its own (its game replayed there)."""
-        how = await loop.run_in_executor(w.waiter, w.ask, ("export", room.code))
+        how, _ = await w.ask(("export", room.code))
         if how is None or how[2] is None:
             return
         own = await loop.run_in_executor(None, _Worker, self.games, self._all())  # (a fork: not on the event loop)
         try:
-            await loop.run_in_executor(own.waiter, own.ask, ("load", room.code, *how))
+            await own.ask(("load", room.code, *how))
         except Exception:  # (it stays where it is)
             own.stop()
             return
-        await loop.run_in_executor(w.waiter, w.ask, ("drop", room.code))
+        w.tell(("drop", room.code))
         with self.lock:
             w.rooms.discard(room.code)
             own.rooms.add(room.code)
@@ -350,8 +427,7 @@ class ProcessEngine:
 
     def call_now(self, room, op, *args):
         """The same, waited for here (a room read when first asked for, outside a coroutine)."""
-        w = self._worker(room.code)
-        return w.waiter.submit(w.ask, (op, room.code, *args)).result()
+        return self._worker(room.code).ask_now((op, room.code, *args))
 
     def meta(self, room) -> dict:
         return _meta(room)
@@ -371,8 +447,7 @@ class ProcessEngine:
             own.stop()
             return
         w.rooms.discard(code)
-        if not w.dead:
-            w.waiter.submit(w.ask, ("drop", code))
+        w.tell(("drop", code))
 
     def close(self) -> None:
         for w in self._all():
