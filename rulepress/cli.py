@@ -811,8 +811,8 @@ def _served_games(given) -> dict:
 def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
-        from .table.app import create_app
-        from .table.store import default_path, is_postgres, open_store
+        from .table.app import create_app, open_store
+        from .table.store import default_path, is_postgres
         import uvicorn
     except ModuleNotFoundError as exc:
         click.echo(f"rulepress: the online table needs {exc.name}: pip install 'rulepress[table]'", err=True)

@@ -26,7 +26,7 @@ from . import limits, messages
 from .limits import Refused
 from .engine import ProcessEngine, ThreadEngine
 from .rooms import Tables
-from .store import open_store
+from .store import Store, is_postgres
 
 STATIC = str(resources.files(__package__) / "static")
 HELLO_SECONDS = 10   # a socket that does not say who it is by then is closed
@@ -469,6 +469,15 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.tables = tables
     return app
+
+
+def open_store(db: str):
+    """The store named by `--db`: a PostgreSQL URL (pgstore.py, psycopg imported only then),
+    else an SQLite file."""
+    if is_postgres(db):
+        from .pgstore import PgStore
+        return PgStore(db)
+    return Store(db)
 
 
 async def _text(ws: WebSocket) -> str:

@@ -100,14 +100,6 @@ def is_postgres(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(db: str):
-    """The store named by `--db`: a PostgreSQL URL, else an SQLite file."""
-    if is_postgres(db):
-        from .pgstore import PgStore
-        return PgStore(db)
-    return Store(db)
-
-
 class Store:
     """The SQLite store. `shared` is False: one process owns the file's rooms."""
 
