@@ -801,9 +801,8 @@ def _served_games(given) -> dict:
                    "[default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
 @click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
               help="server processes sharing the port and the rooms (more than one: --db postgresql://...)")
-@click.option("--game-workers", default=None, type=click.IntRange(0, 64), metavar="N",
-              help="worker processes of each server process that play the rooms' games (0: a thread per room) "
-                   "[default: the number of cores, at least 2]")
+@click.option("--game-workers", default=0, show_default=True, type=click.IntRange(0, 64), metavar="N",
+              help="worker processes of each server process that play the rooms' games (0: a thread per room)")
 @click.option("--expire-hours", default=72.0, show_default=True, type=float,
               help="rooms are dropped this long after their last connection")
 @click.option("--no-address-limits", is_flag=True,
@@ -845,7 +844,7 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
         check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
     except BadArgument as exc:
         _usage(exc)
-    workers = max(2, os.cpu_count() or 2) if game_workers is None else game_workers
+    workers = game_workers
     # a thread busy with a room's game (--game-workers 0), or answers of the workers read and
     # frames made, hands the interpreter to the event loop every millisecond instead of every five
     sys.setswitchinterval(0.001)

@@ -185,7 +185,7 @@ def _play(seats, rng, moves):
 
 def test_a_process_killed_loses_no_move_and_its_seats_play_on_at_another(pg):
     one, two = _free_port(), _free_port()
-    a_proc, b_proc = _serve(pg, one), _serve(pg, two)
+    a_proc, b_proc = _serve(pg, one, "--game-workers", "1"), _serve(pg, two)  # (games in a worker, and on threads)
     try:
         made = _post(one, "/api/rooms", {"game": "night-city", "players": 2, "name": "Ann"})
         code = made["code"]
@@ -218,9 +218,10 @@ def test_a_process_killed_loses_no_move_and_its_seats_play_on_at_another(pg):
 
 def test_serve_with_two_processes_replaces_one_killed(pg):
     """`--processes 2`: two processes on one port; one killed, the port still serves the room
-    (its seat reconnects to the other), and a new process takes the dead one's place."""
+    (its seat reconnects to the other), and a new process takes the dead one's place. Each
+    plays its games in a worker process of its own, which ends with it."""
     port = _free_port()
-    proc = _serve(pg, port, "--processes", "2")
+    proc = _serve(pg, port, "--processes", "2", "--game-workers", "1")  # (and their games in worker processes)
     try:
         children = _children(proc.pid)
         assert len(children) == 2, children
