@@ -187,9 +187,9 @@ class Tables:
             raise Refused("no room with this code", 404)
         return room
 
-    def _setup(self, room: Room, moves: bool = True) -> tuple:
+    def _setup(self, room: Room) -> tuple:
         """How the room's game is set up again (engine.Games.op_load): the seed, then every stored move."""
-        played = [tuple(m) for m in self.store.moves(room.code, room.row.game_no)] if moves else []
+        played = [tuple(m) for m in self.store.moves(room.code, room.row.game_no)]
         return room.game.id, room.row.players, room.seed(), room.row.options, played
 
     async def _rebuild(self, room: Room) -> None:
