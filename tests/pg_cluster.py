@@ -69,7 +69,9 @@ class Cluster:
 
     def __enter__(self) -> str:
         bin_ = programs()
-        self.folder = tempfile.mkdtemp(prefix="rulepress-pg-")
+        # /tmp: a short path (a unix socket's is at most 107 bytes) that the postgres user can
+        # reach when the tests run as root with a TMPDIR of root's own
+        self.folder = tempfile.mkdtemp(prefix="rulepress-pg-", dir="/tmp" if os.path.isdir("/tmp") else None)
         user = _user() if os.geteuid() == 0 else None
         if user is not None:
             os.chown(self.folder, user.pw_uid, user.pw_gid)
