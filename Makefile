@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system browser build check-build sheets bench clean vscode serve lsp balance
+.PHONY: demo test setup system postgres browser build check-build sheets bench clean vscode serve lsp balance
 
 # The venv with what `make demo` runs (validate, build, simulate): the package and its own
 # dependencies. Each extra (lsp, table, balance, ray, test) is added by the target that needs it,
@@ -38,6 +38,20 @@ system:
 	    apt-get update && apt-get install -y $(SYSTEM_PACKAGES); \
 	  else \
 	    echo "PDF printing needs: $(SYSTEM_PACKAGES) (run as root: apt-get install -y ...)" >&2; exit 1; \
+	  fi; \
+	fi
+	@$(MAKE) --no-print-directory postgres
+
+# The table's tests of several server processes start a PostgreSQL cluster of their own in a
+# temporary folder (initdb, pg_ctl: Debian keeps them in /usr/lib/postgresql/*/bin). Installed
+# only when missing (and only where apt-get may run); without it, those tests are skipped.
+postgres:
+	@if ! { command -v pg_ctl || ls /usr/lib/postgresql/*/bin/pg_ctl; } >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y postgresql || (apt-get update && apt-get install -y postgresql) || \
+	      echo "no PostgreSQL: the tests of several table servers are skipped" >&2; \
+	  else \
+	    echo "no PostgreSQL: the tests of several table servers are skipped (run as root: apt-get install -y postgresql)" >&2; \
 	  fi; \
 	fi
 
@@ -91,7 +105,7 @@ demo: $(STAMP)
 
 # pytest-xdist plays the suite on every core (-n auto); PYTEST_ARGS adds to it (e.g. -n 0, -k lsp)
 PYTEST_ARGS ?=
-test: $(VENV)/.extra-test $(VSCODE_STAMP) browser
+test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
 	$(BIN)/rulepress validate content --error W017
 	$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS)
 	$(BIN)/rulepress test content

@@ -81,29 +81,30 @@ def free_port() -> int:
 # The server with a slow room: `apply` of a game of SLOW_PLAYERS seats busy for SLOW_MS more.
 SLOW_SERVER = """
 import os, sys, time
-from rulepress.table import rooms
+from rulepress.table import engine, rooms
 players, ms = map(int, os.environ["RULEPRESS_BENCH_SLOW"].split(":"))
-plain = rooms.apply
+plain = getattr(engine, "apply", None) or rooms.apply  # (game work in engine.py; rooms.py before it)
 def apply(game, st, *args, **kw):
     if len(st["players"]) == players:
         until = time.perf_counter() + ms / 1000
         while time.perf_counter() < until:
             pass
     return plain(game, st, *args, **kw)
-rooms.apply = apply
+engine.apply = rooms.apply = apply  # (worker processes are forked after this: they have it too)
 from rulepress.cli import run
 sys.argv = ["rulepress", *sys.argv[1:]]
 run()
 """
 
 
-def start_server(game: str, port: int, db: str, profile: str | None = None, slow: str | None = None) -> subprocess.Popen:
+def start_server(game: str, port: int, db: str, profile: str | None = None, slow: str | None = None,
+                 extra: tuple = ()) -> subprocess.Popen:
     # under cProfile when asked: where the server's time goes (written when it stops)
     head = [sys.executable, "-m", "cProfile", "-o", profile, "-m", "rulepress"] if profile else \
         [sys.executable, "-c", SLOW_SERVER] if slow else \
         [shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"]
     env = dict(os.environ, RULEPRESS_BENCH_SLOW=slow) if slow else None
-    proc = subprocess.Popen([*head, "serve", game, "--port", str(port), "--db", db, "--no-address-limits"], env=env,
+    proc = subprocess.Popen([*head, "serve", game, "--port", str(port), "--db", db, "--no-address-limits", *extra], env=env,
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -262,6 +263,12 @@ def main():
     ap.add_argument("--url", default=None, help="use a server already running there instead of starting one")
     ap.add_argument("--slow-room", type=int, default=0, metavar="MS",
                     help="one more room whose every move costs the server MS more of CPU; the others' latency is reported")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="server processes sharing the port (more than one: a PostgreSQL cluster of the benchmark's own)")
+    ap.add_argument("--postgres", action="store_true",
+                    help="the rooms in a PostgreSQL cluster the benchmark starts (fsync on), not SQLite")
+    ap.add_argument("--game-workers", type=int, default=None, metavar="N",
+                    help="passed to `rulepress serve` (0: a thread per room in the server process)")
     ap.add_argument("--profile", default=None, metavar="FILE",
                     help="run the server under cProfile and print where its time went (the raw profile goes to FILE)")
     a = ap.parse_args()
@@ -272,14 +279,29 @@ def main():
     print(yardstick())
     tmp = tempfile.mkdtemp(prefix="rulepress-load-")
     proc = None
+    cluster = None
     try:
+        slow_seats = 3 if a.seats != 3 else 2
         if a.url:
             base = a.url.rstrip("/")
         else:
             port = free_port()
-            slow_seats = 3 if a.seats != 3 else 2
-            proc = start_server(a.game, port, os.path.join(tmp, "tables.sqlite3"), a.profile,
-                                f"{slow_seats}:{a.slow_room}" if a.slow_room else None)
+            db = os.path.join(tmp, "tables.sqlite3")
+            extra = []
+            if a.postgres or a.processes > 1:
+                sys.path.insert(0, os.path.join(ROOT, "tests"))
+                from pg_cluster import Cluster, missing
+                if missing():
+                    raise SystemExit(f"no PostgreSQL: {missing()}")
+                cluster = Cluster(durable=True)
+                db = cluster.__enter__()
+                extra += ["--processes", str(a.processes)]
+            if a.game_workers is not None:
+                extra += ["--game-workers", str(a.game_workers)]
+            print(f"server: {a.processes} process(es), store {'PostgreSQL' if cluster else 'SQLite'}"
+                  f"{'' if a.game_workers is None else f', --game-workers {a.game_workers}'}")
+            proc = start_server(a.game, port, db, a.profile,
+                                f"{slow_seats}:{a.slow_room}" if a.slow_room else None, tuple(extra))
             base = f"http://127.0.0.1:{port}"
         t = time.perf_counter()
         rooms = open_rooms(base, game_id, a.rooms, a.seats)
@@ -317,6 +339,8 @@ def main():
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        if cluster is not None:
+            cluster.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
     if a.profile and os.path.exists(a.profile):
         stats = pstats.Stats(a.profile)
@@ -337,15 +361,24 @@ def _queued(proc) -> float:
 
 
 def _cpu(proc) -> float:
-    """CPU seconds the server process has used so far (Linux /proc; NaN elsewhere)."""
+    """CPU seconds the server has used so far, its processes and their workers together
+    (Linux /proc; NaN elsewhere)."""
     if proc is None:
         return float("nan")
-    try:
-        with open(f"/proc/{proc.pid}/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
+    total, todo, seen = 0.0, [proc.pid], 0
+    while todo and seen < 1000:
+        pid = todo.pop()
+        seen += 1
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+                todo += [int(p) for p in fh.read().split()]
+        except (OSError, IndexError, ValueError):
+            if pid == proc.pid:
+                return float("nan")
+    return total
 
 
 if __name__ == "__main__":

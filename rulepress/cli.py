@@ -795,27 +795,46 @@ def _served_games(given) -> dict:
 @click.argument("games", nargs=-1)
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (0.0.0.0: every network)")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--db", default=None, metavar="FILE",
-              help="the rooms' SQLite store [default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
+@click.option("--db", default=None, metavar="FILE|URL",
+              help="the rooms' store: an SQLite file, or postgresql://... for several processes "
+                   "[default: $XDG_DATA_HOME/rulepress/tables.sqlite3, or ~/.local/share/...]")
+@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="server processes sharing the port and the rooms (more than one: --db postgresql://...)")
+@click.option("--game-workers", default=0, show_default=True, type=click.IntRange(0, 64), metavar="N",
+              help="worker processes of each server process that play the rooms' games (0: a thread per room)")
 @click.option("--expire-hours", default=72.0, show_default=True, type=float,
               help="rooms are dropped this long after their last connection")
 @click.option("--no-address-limits", is_flag=True,
               help="no limits by the client's address (a load test on loopback, or a proxy that limits by itself)")
-def serve(games, host, port, db, expire_hours, no_address_limits):
+def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
-        from .table.app import create_app
-        from .table.store import default_path
+        from .table.app import create_app, open_store
+        from .table.store import default_path, is_postgres
         import uvicorn
     except ModuleNotFoundError as exc:
         click.echo(f"rulepress: the online table needs {exc.name}: pip install 'rulepress[table]'", err=True)
         sys.exit(1)
     db = db or default_path()
+    shared = is_postgres(db)
     try:
         check_expire_hours(expire_hours)
-        check_db_file(db)
+        if not shared:
+            check_db_file(db)
+        if processes > 1 and not shared:
+            raise BadArgument("--processes: several processes share rooms through PostgreSQL: --db postgresql://...")
     except BadArgument as exc:
         _usage(exc)
+    if shared:
+        try:  # reached once here (and its tables made), so a wrong URL is one line, not N tracebacks
+            from psycopg import Error as DbError
+            open_store(db).close()
+        except ModuleNotFoundError as exc:
+            click.echo(f"rulepress: a PostgreSQL store needs {exc.name}: pip install 'rulepress[table]'", err=True)
+            sys.exit(1)
+        except DbError as exc:
+            click.echo(_line(f"rulepress: --db: PostgreSQL refused: {str(exc).strip().splitlines()[0][:300]}"), err=True)
+            sys.exit(1)
     try:
         served = _served_games(games)
     except UsageError as exc:
@@ -824,17 +843,32 @@ def serve(games, host, port, db, expire_hours, no_address_limits):
         check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
     except BadArgument as exc:
         _usage(exc)
-    app = create_app(served, db, expire_hours, address_limits=not no_address_limits)
-    # rooms play on threads of their own (docs/table.md): a thread busy with a long effect
-    # hands the interpreter to the event loop every millisecond instead of every five
+    workers = game_workers
+    # a thread busy with a room's game (--game-workers 0), or answers of the workers read and
+    # frames made, hands the interpreter to the event loop every millisecond instead of every five
     sys.setswitchinterval(0.001)
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/ (rooms in {db})", err=True)
+    where = "" if processes == 1 else f" by {processes} processes"
+    store_name = db if not shared else "PostgreSQL"
+    click.echo(f"rulepress: serving {', '.join(sorted(served))} at http://{shown}:{port}/{where} (rooms in {store_name})",
+               err=True)
     # ws_max_size: a frame over the limit is refused by the server before the app reads it.
     # No per-message deflate: compressing every seat's view took a third of the server's time
     # a move (bench/table_load.py) to save bytes a table changing every few seconds never misses.
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=64 * 1024,
-                            ws_ping_interval=20, ws_per_message_deflate=False)
+    options = dict(log_level="warning", ws_max_size=64 * 1024, ws_ping_interval=20, ws_per_message_deflate=False)
+    if processes > 1:
+        from .table import processes as several
+        sock = several.listen(host, port)
+
+        def serve_one(sock):
+            app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
+            uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
+        code = several.run(processes, sock, serve_one)
+        if code == 130:
+            raise KeyboardInterrupt
+        sys.exit(code)
+    app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
+    config = uvicorn.Config(app, host=host, port=port, **options)
     # (not uvicorn.run, which swallows the KeyboardInterrupt the server raises again after a
     # graceful shutdown on Ctrl-C: run() turns it into exit 130, as for every command)
     uvicorn.Server(config).run()

@@ -11,6 +11,7 @@ import collections
 import contextlib
 import json
 import os
+import re
 from importlib import resources
 from urllib.parse import urlsplit
 
@@ -23,8 +24,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import limits, messages
 from .limits import Refused
+from .engine import ProcessEngine, ThreadEngine
 from .rooms import Tables
-from .store import Store
+from .store import Store, is_postgres
 
 STATIC = str(resources.files(__package__) / "static")
 HELLO_SECONDS = 10   # a socket that does not say who it is by then is closed
@@ -129,15 +131,20 @@ def presence(room) -> None:
         async with room.lock:
             room.presence_due = None
             if room.connected() != room.peers_sent:
+                await room.prepare([c.seat for c in list(room.sockets)])
                 broadcast(room)
 
     room.presence_due = loop.call_later(limits.PRESENCE_SECONDS, lambda: loop.create_task(flush()))
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None, address_limits: bool = True) -> Starlette:
-    store = Store(db_path)
-    tables = Tables(games, store, **({"clock": clock} if clock else {}))
+               clock=None, address_limits: bool = True, workers: int = 0) -> Starlette:
+    """The table's app. `workers`: game work in that many worker processes (engine.py;
+    `rulepress serve`), 0 on a thread of each room's own in this process."""
+    # (worker processes are forked first, before the store's threads exist)
+    engine = ProcessEngine(games, workers) if workers else ThreadEngine(games)
+    store = open_store(db_path)
+    tables = Tables(games, store, engine=engine, **({"clock": clock} if clock else {}))
     budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
                "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
 
@@ -157,8 +164,56 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                         await tables.touch(room)
                 await tables.expire(expire_hours)
 
+    def changed_elsewhere(payload) -> None:
+        """A change committed to a shared store (by any process, this one too): the rooms
+        this process holds catch up, and their sockets get the new table. The payload is
+        untrusted (anyone with the database can NOTIFY): anything but CODE:VERSION is ignored."""
+        if payload is None:  # the link was lost: any room may have changed meanwhile
+            codes = list(tables.rooms)
+        else:
+            said = _NOTE.fullmatch(payload) if isinstance(payload, str) and len(payload) <= 40 else None
+            room = tables.rooms.get(said[1]) if said else None
+            if room is None or 0 < int(said[2]) <= room.version:  # (0: deleted; else changed unless already seen)
+                return
+            codes = [room.code]
+        for code in codes:
+            room = tables.rooms.get(code)
+            if room is None:
+                continue
+            if not room.sockets:  # nobody here to tell: read again when next asked for
+                tables.rooms.pop(code, None)
+                room.close()
+            elif not room.catching:
+                room.catching = True
+                asyncio.get_running_loop().create_task(catch_up(room))
+
+    async def catch_up(room) -> None:
+        async with room.lock:
+            room.catching = False
+            if await tables.catch_up(room):
+                await refresh(room)
+
+    async def refresh(room) -> None:
+        """The room's sockets after it changed elsewhere: its new table, or closed when the
+        store no longer serves it."""
+        if room.gone:
+            tables.rooms.pop(room.code, None)
+            for conn in list(room.sockets):
+                room.sockets.discard(conn)
+                with contextlib.suppress(ConnectionError):
+                    conn.send(messages.error("this room is no longer served"))
+                asyncio.get_running_loop().create_task(_drain_and_close(conn, UNKNOWN))
+            room.close()
+            return
+        if room.waits_on_bots():
+            await tables.run_bots(room)  # (the process that ran them stopped halfway)
+        await room.prepare([c.seat for c in list(room.sockets)])
+        broadcast(room)
+
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        loop = asyncio.get_running_loop()
+        store.listen(lambda payload: loop.call_soon_threadsafe(changed_elsewhere, payload))
         task = asyncio.create_task(sweep())
         try:
             yield
@@ -166,6 +221,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             task.cancel()
             for room in list(tables.rooms.values()):
                 room.close()
+            engine.close()
             store.close()
 
     def page(name: str) -> Response:
@@ -233,6 +289,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         except Refused as exc:
             return _refusal(exc)
         async with j.room.lock:
+            await j.room.prepare([c.seat for c in list(j.room.sockets)])
             broadcast(j.room)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": False,
                              "url": f"/r/{j.room.code}"})
@@ -287,9 +344,17 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                     with contextlib.suppress(ConnectionError):
                         old.send(messages.error("this seat was opened in another tab"))
                     asyncio.get_running_loop().create_task(_drain_and_close(old, ELSEWHERE))
+            if store.shared and await tables.catch_up(room):  # (changed elsewhere since it was read)
+                if room.gone:
+                    room.sockets.add(conn)
+                    await refresh(room)
+                    return
             room.sockets.add(conn)
             if seat is not None:
                 await tables.touch(room)
+                if room.waits_on_bots():
+                    await tables.run_bots(room)  # (a process stopped while its bots played: they go on)
+            await room.prepare([seat])
             conn.send(messages.table_text(room, seat, room.connected()), "table")
             if seat is not None:
                 conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)
@@ -381,14 +446,13 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 if out.stale:
                     conn.send(messages.dumps({"type": "refused", "message": "the table has already changed"}))
                     conn.last_table = None  # (sent again after the refusal, even if unchanged)
+                    await room.prepare([conn.seat])
                     conn.send(messages.table_text(room, conn.seat, room.connected()), "table")
                 elif out.error:
                     conn.send(messages.error(out.error))
                 else:
-                    # the seats' views of the new table are made on the room's thread too
-                    connected = room.connected()
-                    await room.work(lambda: [messages.table_text(room, s, connected)
-                                             for s in {c.seat for c in list(room.sockets)}])
+                    # the seats' views of the new table are made where the game is, too
+                    await room.prepare([c.seat for c in list(room.sockets)])
                     broadcast(room)
 
     routes = [
@@ -405,6 +469,15 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.tables = tables
     return app
+
+
+def open_store(db: str):
+    """The store named by `--db`: a PostgreSQL URL (pgstore.py, psycopg imported only then),
+    else an SQLite file."""
+    if is_postgres(db):
+        from .pgstore import PgStore
+        return PgStore(db)
+    return Store(db)
 
 
 async def _text(ws: WebSocket) -> str:
@@ -479,6 +552,7 @@ def _check_origin(headers) -> None:
         raise Refused("requests come from the table's own pages", 403)
 
 
+_NOTE = re.compile(r"([0-9A-Z]{4,12}):([0-9]{1,15})", re.ASCII)
 _TOO_MANY_MISSES = "too many codes or links that open nothing; try again in a minute"
 
 

@@ -87,12 +87,37 @@ SIGHTS_KEPT = 16  # versions a seat's sight is remembered for (a move made furth
 FRAMES_KEPT = 256  # frames of one version kept for re-sending (seats x who is connected)
 
 
+def at(room) -> tuple:
+    return (room.version, room.row.game_no, room.status)
+
+
+def _frames(room) -> dict:
+    now = at(room)
+    if room.frames.get("at") != now:
+        room.frames = {"at": now}
+    return room.frames
+
+
+def missing(room, seats) -> list:
+    """The seats whose part of this version's `table` message is not made yet."""
+    frames = _frames(room)
+    return [s for s in dict.fromkeys(seats) if ("part", s) not in frames]
+
+
+def keep(room, seat, part: dict, seen: str) -> None:
+    """A seat's part of this version's `table` message, and its sight, as made where the game is."""
+    _frames(room)[("part", seat)] = part
+    if seat is not None:
+        sights = room.sights.setdefault(seat, {})
+        sights[room.version] = seen
+        for old in sorted(sights)[:-SIGHTS_KEPT]:
+            del sights[old]
+
+
 def table_text(room, seat, connected: set) -> str:
     """The `table` message for `seat` as sent: made once for a version, a seat and the seats
     connected, whoever comes and goes (a reconnecting crowd costs no new view)."""
-    at = (room.version, room.row.game_no, room.status)
-    if room.frames.get("at") != at:
-        room.frames = {"at": at}
+    _frames(room)
     key = (seat, frozenset(connected))
     text = room.frames.get(key)
     if text is None:
@@ -104,17 +129,10 @@ def table_text(room, seat, connected: set) -> str:
 
 def table(room, seat, connected: set) -> dict:
     """The `table` message for `seat` (None: a spectator)."""
-    at = (room.version, room.row.game_no, room.status)
-    if room.frames.get("at") != at:
-        room.frames = {"at": at}
-    part = room.frames.get(("part", seat))
-    if part is None:
-        part = room.frames[("part", seat)] = _seat_part(room, seat)
-        if seat is not None:
-            seen = room.sights.setdefault(seat, {})
-            seen[room.version] = _sight_of(part)
-            for old in sorted(seen)[:-SIGHTS_KEPT]:
-                del seen[old]
+    part = _frames(room).get(("part", seat))
+    if part is None:  # (not prepared: Room.prepare makes it where the game is, off the event loop)
+        part, seen = room.part_now(seat)
+        keep(room, seat, part, seen)
     out = dict(part)
     out["seats"] = [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
                      "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))]

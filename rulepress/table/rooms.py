@@ -3,8 +3,16 @@
 Every change of a room (a move, a host action, a seat taken or freed) is made under the
 room's asyncio.Lock, checked against the room's version, written to the store in one
 transaction, and only then shown to the room's sockets. A move is applied to the live
-state first and stored after; where either fails, the live state is thrown away and
-rebuilt from the store, which holds only whole moves.
+game first and stored after; where either fails, the live game is thrown away and
+rebuilt from the store, which holds only whole moves. The live game itself is where the
+engine keeps it (engine.py: a thread of the room's own, or a worker process); the room
+here holds its summary (who decides, how many moves).
+
+Several processes may share a store (PostgreSQL): each holds the rooms its sockets are at,
+and every change is written only if it follows the store's version of the room (a
+Conflict otherwise). A process that loses such a race, or hears that a room changed
+elsewhere, catches up: the room's row and seats read again and the moves it has not played
+applied, so whichever process a seat's socket reaches, it plays the one game the store holds.
 
 Bots fill seats the host gives them. A bot is handed what its seat may know and nothing
 more (runtime/agents.ask: the seat's `Seen` and its options as handles), and its choices
@@ -13,20 +21,18 @@ are stored like anyone's, so a room replays without asking it again.
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import secrets as token_source
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
-from ..runtime import agents, answers
-from ..runtime.decision import Decision
-from ..runtime.flow import IllegalChoice, apply, choices, new_game
+from ..runtime.flow import IllegalChoice, new_game
 from . import limits, messages
+from .engine import GameWorkFault, ThreadEngine
 from .limits import Refused
-from .store import Move, RoomRow, SeatRow, Store, token_hash
+from .store import Conflict, Move, RoomRow, SeatRow, Store, token_hash
 
+RACES = 3  # a change lost to another process this many times in a row is refused as stale
 BOT_MOVES = 5000  # bot choices in a row before the room waits for a person again (a bound, never met in play)
 CHOICE_CHARS = 200
 NOT_PLAYED = "the move could not be played; the game is as it was before it"
@@ -47,12 +53,14 @@ class Outcome(NamedTuple):
 
 
 class Room:
-    def __init__(self, game, row: RoomRow, seats: list[SeatRow]):
+    def __init__(self, game, row: RoomRow, seats: list[SeatRow], engine=None):
         self.game = game
+        self.engine = engine if engine is not None else ThreadEngine({game.id: game})
+        self.summary = None  # engine.summary of the live game; None in the lobby
+        self.rebuild = None  # Tables._rebuild: the live game set up again from the store
         self.code = row.code
         self.row = row
         self.seats = {s.seat: s for s in seats}
-        self.st = None  # the live game, None in the lobby
         self.lock = asyncio.Lock()
         self.sockets: set = set()  # app.Conn objects, each with .seat (None: a spectator)
         self.presence_due = None   # the timer that tells the pages who came and went (app.presence)
@@ -60,21 +68,46 @@ class Room:
         self.signal_rates: dict = {}  # seat -> limits.Rate of its voice signalling
         self.frames: dict = {}     # messages.table_text's frames of this version
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
-        self.worker = None         # the thread this room's game runs on (Room.work)
+        self.gone = False          # the store no longer serves it (deleted elsewhere, or unreadable)
+        self.catching = False      # a catch-up after another process's change is on its way (app)
 
-    async def work(self, fn, *args):
-        """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
-        event loop's: a long effect holds up its room alone. One thread, so the room's game
-        work runs one step at a time (an effect waiting for a decision waits as a generator
-        kept with the state, runtime/flow.py, and goes on from any thread)."""
-        if self.worker is None:
-            self.worker = ThreadPoolExecutor(1, thread_name_prefix=f"table-{self.code}")
-        return await asyncio.get_running_loop().run_in_executor(self.worker, functools.partial(fn, *args))
+    async def call(self, op, *args):
+        """Game work (engine.Games.op_*) where the room's game is, never on the event loop:
+        a long effect holds up its own room alone."""
+        return await self.engine.call(self, op, *args)
+
+    async def prepare(self, seats) -> None:
+        """The parts of the `table` messages of these seats at this version, made where the
+        game is (messages.table_text then only adds who is connected)."""
+        need = messages.missing(self, seats)
+        if need:
+            at = messages.at(self)
+            try:
+                got = await self.call("parts", self.engine.meta(self), need)
+            except GameWorkFault:  # (its worker was lost: the game set up again from the store)
+                await self.rebuild(self)
+                got = await self.call("parts", self.engine.meta(self), need)
+            if messages.at(self) == at:
+                for seat, (part, sight) in got.items():
+                    messages.keep(self, seat, part, sight)
+
+    def part_now(self, seat):
+        """(A part not prepared: made now, waited for on this thread.)"""
+        return self.engine.call_now(self, "parts", self.engine.meta(self), [seat])[seat]
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.shutdown(wait=False)
-            self.worker = None
+        self.engine.drop(self.code)
+
+    @property
+    def st(self):
+        """The live game where it is in this process (the ThreadEngine: tests look at it), else None."""
+        return self.engine.state(self.code)
+
+    @st.setter
+    def st(self, st) -> None:
+        from .engine import summary
+        self.engine.set_state(self, st)
+        self.summary = summary(self.game, st)
 
     @property
     def status(self) -> str:
@@ -94,8 +127,12 @@ class Room:
         return {c.seat for c in self.sockets if c.seat is not None}
 
     def deciding(self) -> list:
-        dec = Decision.of(self.game, self.st) if self.st is not None else None
-        return [] if dec is None else dec.waiting
+        d = self.summary["pending"] if self.summary is not None else None
+        return [] if d is None else list(d["waiting"])
+
+    def waits_on_bots(self) -> bool:
+        d = self.deciding() if self.status == "playing" else []
+        return bool(d) and all(s in self.seats and self.seats[s].bot for s in d)
 
     def seat_of(self, token) -> str:
         """The seat a token opens; the same refusal for any token that opens none."""
@@ -110,9 +147,10 @@ class Room:
 class Tables:
     """Every room of the server, loaded from the store when first asked for."""
 
-    def __init__(self, games: dict, store: Store, clock=time.time):
+    def __init__(self, games: dict, store: Store, clock=time.time, engine=None):
         self.games = games  # game id -> runtime.tables.Game
         self.store = store
+        self.engine = engine if engine is not None else ThreadEngine(games)
         self.clock = clock
         self.rooms: dict[str, Room] = {}
         self.made_by: dict[str, list] = {}  # address -> codes of the rooms it made (ROOMS_PER_ADDRESS)
@@ -128,11 +166,14 @@ class Tables:
             row = self.store.room(code)
             if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
                 return None  # (a game changed since: its stored moves would play another game)
-            room = Room(self.games[row.game], row, self.store.seats(code))
             try:
-                self._rebuild(room)
-            except Exception:  # its moves no longer play (the game was rebuilt since): not served
-                return None
+                room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
+                room.rebuild = self._rebuild
+                if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
+                    return None  # (not the seats this server makes: a store written by someone else)
+                room.summary = None if room.status == "lobby" else room.engine.call_now(room, "load", *self._setup(room))
+            except Exception:  # its moves no longer play (the game was rebuilt since), or a row of
+                return None    # a shape this server never writes: not served
             self.rooms[code] = room
         return room
 
@@ -142,15 +183,57 @@ class Tables:
             raise Refused("no room with this code", 404)
         return room
 
-    def _rebuild(self, room: Room) -> None:
+    def _setup(self, room: Room) -> tuple:
+        """How the room's game is set up again (engine.Games.op_load): the seed, then every stored move."""
+        played = [tuple(m) for m in self.store.moves(room.code, room.row.game_no)]
+        return room.game.id, room.row.players, room.seed(), room.row.options, played
+
+    async def _rebuild(self, room: Room) -> None:
         """The room's game as the store has it: the seed, then every stored move again."""
         if room.status == "lobby":
-            room.st = None
+            room.summary = None
+            room.engine.drop(room.code)
             return
-        st = new_game(room.game, room.row.players, seed=room.seed(), options=room.row.options)
-        for m in self.store.moves(room.code, room.row.game_no):
-            apply(room.game, st, m.choice, m.seat)
-        room.st = st
+        room.summary = await room.call("load", *self._setup(room))
+
+    async def catch_up(self, room: Room) -> bool:
+        """The room as the store holds it now, after changes another process made; call under
+        room.lock. Whether anything changed. A room the store no longer serves (deleted, or
+        rows this server never writes) is closed to its sockets by the caller (`room.gone`)."""
+        row = self.store.room(room.code)
+        if row is not None and row.version == room.version:
+            return False
+        if row is None or row.version < room.version or row.game != room.game.id or row.game_hash != room.game.hash:
+            room.gone = True
+            return True
+        try:
+            seats = {s.seat: s for s in self.store.seats(room.code)}
+            if sorted(seats) != sorted(room.seats):
+                raise ValueError("seats")
+            playing = room.summary is not None and row.status != "lobby" and row.game_no == room.row.game_no
+            room.row, room.seats = row, seats
+            if playing:
+                await self._play_stored(room)
+            else:
+                await self._rebuild(room)
+        except Exception:
+            room.gone = True
+        return True
+
+    async def _play_stored(self, room: Room) -> None:
+        """The stored moves the live game has not played yet; from the seed again when they do
+        not follow on (a move this process applied and then lost the race to store)."""
+        try:
+            more = self.store.moves(room.code, room.row.game_no, room.summary["history"])
+            if more:
+                room.summary = await room.call("more", [tuple(m) for m in more])
+        except Exception:
+            await self._rebuild(room)
+
+    async def _caught_up(self, room: Room) -> None:
+        """Before a change: where other processes share the store, the room as it is there."""
+        if self.store.shared and self.store.version(room.code) != room.version:
+            await self.catch_up(room)
 
     # ---- rooms and seats -------------------------------------------------------------
 
@@ -179,8 +262,12 @@ class Tables:
         row = RoomRow(code, game.id, game.hash, players, options, token_source.token_hex(8), "lobby", 1, 0, now, now)
         token = token_source.token_urlsafe(24)
         host = SeatRow("p1", name, token_hash(token), False, True)
-        await self.store.create_room(row, host)
-        room = Room(game, row, self.store.seats(code))
+        try:
+            await self.store.create_room(row, host)
+        except Exception:  # (another process took the code between the look and the write)
+            raise Refused("the room could not be made; try again", 503) from None
+        room = Room(game, row, self.store.seats(code), self.engine)
+        room.rebuild = self._rebuild
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
@@ -192,14 +279,23 @@ class Tables:
         room = self.room(code)
         name = limits.display_name(name)
         async with room.lock:
-            if room.status != "lobby":
-                raise Refused("the game at this table has started", 409)
-            free = [s for s in sorted(room.seats, key=_seat_order) if not _taken(room.seats[s])]
-            if not free:
-                raise Refused("every seat at this table is taken", 409)
-            token = token_source.token_urlsafe(24)
-            await self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
-        return Joined(room, free[0], token)
+            for _ in range(RACES):
+                await self._caught_up(room)
+                if room.gone:
+                    break
+                if room.status != "lobby":
+                    raise Refused("the game at this table has started", 409)
+                free = [s for s in sorted(room.seats, key=_seat_order) if not _taken(room.seats[s])]
+                if not free:
+                    raise Refused("every seat at this table is taken", 409)
+                token = token_source.token_urlsafe(24)
+                try:
+                    await self._set_seat(room, SeatRow(free[0], name, token_hash(token), False, False))
+                except Conflict:  # another process seated someone first: look again
+                    await self.catch_up(room)
+                    continue
+                return Joined(room, free[0], token)
+        raise Refused("the table is changing fast; try again", 409)
 
     async def _set_seat(self, room: Room, seat: SeatRow) -> None:
         await self.store.set_seat(room.code, room.version + 1, seat)
@@ -214,49 +310,79 @@ class Tables:
     # ---- play ------------------------------------------------------------------------
 
     async def move(self, room: Room, seat: str, version, choice) -> Outcome:
-        """A seat's choice; call under room.lock."""
+        """A seat's choice; call under room.lock. A move that another process's change beat to
+        the store is tried again on the room caught up, as if it had come just after that one."""
+        for _ in range(RACES):
+            await self._caught_up(room)
+            if room.gone:
+                return Outcome(False, error="this room is no longer served")
+            try:
+                return await self._move(room, seat, version, choice)
+            except Conflict:
+                await self.catch_up(room)
+        return Outcome(False, stale=True)
+
+    async def _move(self, room: Room, seat: str, version, choice) -> Outcome:
         if room.status != "playing":
             return Outcome(False, error={"lobby": "the game has not started", "paused": "the game is paused",
                                          "finished": "the game is over"}[room.status])
-        if version != room.version and not _unchanged_for(room, seat, version):
-            return Outcome(False, stale=True)
+        if version != room.version:
+            await room.prepare([seat])
+            if not _unchanged_for(room, seat, version):
+                return Outcome(False, stale=True)
         if seat not in room.deciding():
             waiting = ", ".join(_name(room, s) for s in room.deciding())
             return Outcome(False, error=f"it is not your decision; waiting for {waiting}")
         if not isinstance(choice, str) or not 0 < len(choice) <= CHOICE_CHARS:
             return Outcome(False, error="a choice is one of the options' ids")
+        # only what this seat was offered, turn actions and questions alike: a handle to a
+        # card never offered, or a hidden card's own id, is refused in the same words as a
+        # guess, so a refusal names nothing the seat may not see. Checked, played and the
+        # connected seats' new tables made where the game is, in one call.
+        seats = [c.seat for c in list(room.sockets)]
+        meta = dict(room.engine.meta(room), version=room.version + 1)
         try:
-            # only what this seat was offered, turn actions and questions alike: a handle to
-            # a card never offered, or a hidden card's own id, is refused in the same words
-            # as a guess, so a refusal names nothing the seat may not see
-            choice = await room.work(answers.accept, room.game, room.st, seat, choice)
-        except IllegalChoice as exc:
-            return Outcome(False, error=str(exc))
-        except Exception:  # a fault of the content while an action's condition was worked out
-            await room.work(self._rebuild, room)
+            out = await room.call("play", seat, choice, meta, seats)
+        except Exception:  # a fault of the content while the answer was checked or played
+            await self._rebuild(room)
             return Outcome(False, error=NOT_PLAYED)
-        error = await self._play(room, Move(seat, choice))
+        if out[0] == "refused":
+            return Outcome(False, error=out[1])
+        if out[0] == "illegal":  # refused before the state changed (the flow's words name every option: not said)
+            return Outcome(False, error="that move is not legal now")
+        _, choice, after, parts = out
+        error = await self._store_move(room, Move(seat, choice), after)
         if error:
             return Outcome(False, error=error)
+        for s, (part, sight) in parts.items():
+            messages.keep(room, s, part, sight)
         await self.run_bots(room)
         return Outcome(True)
 
     async def _play(self, room: Room, move: Move) -> str | None:
         """Apply one move and store it; an error line where it was not, the room unchanged."""
         try:
-            await room.work(apply, room.game, room.st, move.choice, move.seat)
+            after = await room.call("apply", move.seat, move.choice)
         except IllegalChoice:  # refused before the state changed (the flow's words name every option: not said)
             return "that move is not legal now"
         except Exception:  # a fault of the content mid-move: back to the stored state
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             return NOT_PLAYED
-        n = len(room.st["history"]) - 1
-        status = "finished" if room.st["pending"] is None else "playing"
+        return await self._store_move(room, move, after)
+
+    async def _store_move(self, room: Room, move: Move, after: dict) -> str | None:
+        """A move applied to the live game (`after`: its summary now), stored."""
+        n = after["history"] - 1
+        status = "finished" if after["pending"] is None else "playing"
         try:
             await self.store.add_move(room.code, room.version + 1, room.row.game_no, n, move, status)
+        except Conflict:  # another process stored a change first: this move was never made
+            await self._rebuild(room)
+            raise
         except Exception:
-            await room.work(self._rebuild, room)
+            await self._rebuild(room)
             return "the move could not be saved; try again"
+        room.summary = after
         room.row = room.row._replace(version=room.version + 1, status=status)
         return None
 
@@ -270,15 +396,31 @@ class Tables:
             if not bots:
                 return
             seat = bots[0]
-            agent = agents.RandomAgent(f"{room.seed()}:{len(room.st['history'])}")
-            choice = await room.work(lambda: agents.ask(room.game, room.st, agent, seat, choices(room.game, room.st, seat)))
-            if await self._play(room, Move(seat, choice)):
-                return  # a bot's move that cannot be played waits for the host (pause, lobby)
+            try:
+                choice = await room.call("bot", seat, f"{room.seed()}:{room.summary['history']}")
+            except Exception:  # (a fault of the content: the room waits for the host)
+                return
+            try:
+                if await self._play(room, Move(seat, choice)):
+                    return
+            except Conflict:  # another process changed the room first: the bots look again
+                await self.catch_up(room)  # a bot's move that cannot be played waits for the host (pause, lobby)
 
     # ---- the host --------------------------------------------------------------------
 
     async def host(self, room: Room, seat: str, action, target=None) -> Outcome:
-        """A host action (docs/table.md); call under room.lock."""
+        """A host action (docs/table.md); call under room.lock. One that another process's
+        change beat to the store is refused as stale (the host sees the table as it is now)."""
+        await self._caught_up(room)
+        if room.gone:
+            return Outcome(False, error="this room is no longer served")
+        try:
+            return await self._host(room, seat, action, target)
+        except Conflict:
+            await self.catch_up(room)
+            return Outcome(False, stale=True)
+
+    async def _host(self, room: Room, seat: str, action, target=None) -> Outcome:
         if room.seats[seat].host is False:
             return Outcome(False, error="only the host can do that")
         if action not in HOST_ACTIONS:
@@ -294,10 +436,10 @@ class Tables:
                 return Outcome(False, error=f"seat {free[0]} is free: wait for a player or give it to a bot")
             game_no = room.row.game_no + 1
             try:
-                room.st = await room.work(lambda: new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                                                           options=room.row.options))
+                room.summary = await room.call("load", room.game.id, room.row.players, f"{room.row.seed}:{game_no}",
+                                               room.row.options, [])
             except Exception as exc:  # (options are tried when the room is made: a game changed since)
-                room.st = None
+                room.summary = None
                 return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
             await self._set_status(room, "playing", game_no)
             await self.run_bots(room)
@@ -313,7 +455,8 @@ class Tables:
         elif action == "lobby":
             if status == "lobby":
                 return Outcome(False, error="the table is in the lobby already")
-            room.st = None
+            room.summary = None
+            room.engine.drop(room.code)
             await self._set_status(room, "lobby")
         else:  # free, bot: a seat before the start
             if status != "lobby":

@@ -1,0 +1,449 @@
+"""Where the rooms' games run: never on the server's event loop.
+
+`Games` holds the live games of rooms and does every piece of game work the server asks for
+(set a game up and replay its moves, check a seat's answer, apply a move, a bot's choice,
+each seat's part of the `table` message). It runs in one of two engines:
+
+- ThreadEngine: in the server's process, a thread per room (one process; the tests);
+- ProcessEngine: in worker processes (`rulepress serve --game-workers N`). A room is played
+  by one worker (its live game stays there between moves: an effect waiting for a decision
+  is a generator kept with its state, runtime/flow.py), rooms spread over a few workers; a room whose game work
+  took longer than SLOW_SECONDS moves to a worker of its own, so a long effect holds up
+  its own room and nobody else's, whatever the interpreter's lock does.
+
+The server sees a room's game only as a summary (who decides, how many moves) and as the
+seats' parts of their messages, made where the game is.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..runtime import agents, answers
+from ..runtime.decision import Decision
+from ..runtime.flow import IllegalChoice, apply, choices, new_game
+from . import messages
+
+SLOW_SECONDS = 0.05  # game work of one call past this (CPU time, not a busy machine's wait) moves its room to a worker of its own
+OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
+ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
+
+
+class GameWorkFault(Exception):
+    """Game work that failed for another reason than an illegal choice (a fault of the
+    content, a worker lost): the room is rebuilt from the store."""
+
+
+def summary(game, st) -> dict | None:
+    """What the server keeps of a live game: who must still decide, and how many moves were made."""
+    if st is None:
+        return None
+    dec = Decision.of(game, st)
+    pending = None if dec is None else {"waiting": list(dec.waiting)}
+    return {"pending": pending, "history": len(st["history"]), "over": bool(st["over"])}
+
+
+class _Snapshot:
+    """The room as messages._seat_part reads it, where the game is."""
+
+    def __init__(self, code, game, st, meta):
+        self.code, self.game, self.st = code, game, st
+        self.version, self.status = meta["version"], meta["status"]
+        self.row = _Row(meta["players"])
+        self.seats = {s: _Seat(h) for s, h in meta["hosts"].items()}
+
+    def deciding(self):
+        return _deciding(summary(self.game, self.st))
+
+
+class _Row:
+    def __init__(self, players):
+        self.players = players
+
+
+class _Seat:
+    def __init__(self, host):
+        self.host = host
+
+
+def _deciding(s) -> list:
+    d = s["pending"] if s is not None else None
+    return [] if d is None else list(d["waiting"])
+
+
+class Games:
+    """The live games of rooms, by room code, and the work done on them."""
+
+    def __init__(self, games: dict):
+        self.games = games
+        self.live: dict[str, list] = {}  # code -> [game, st, how it was set up, moves applied since]
+
+    def handle(self, op: str, code: str, *args):
+        return getattr(self, f"op_{op}")(code, *args)
+
+    def op_load(self, code, game_id, players, seed, options, moves):
+        """A game set up from its seed and the moves replayed; its summary."""
+        game = self.games[game_id]
+        self.live.pop(code, None)
+        st = new_game(game, players, seed=seed, options=options)
+        for seat, choice in moves:
+            apply(game, st, choice, seat)
+        self.live[code] = [game, st, (game_id, players, seed, options), [tuple(m) for m in moves]]
+        return summary(game, st)
+
+    def op_more(self, code, moves):
+        game, st, _how, played = self.live[code]
+        for seat, choice in moves:
+            apply(game, st, choice, seat)
+            played.append((seat, choice))
+        return summary(game, st)
+
+    def op_accept(self, code, seat, choice):
+        game, st = self.live[code][:2]
+        return answers.accept(game, st, seat, choice)
+
+    def op_play(self, code, seat, choice, meta, seats):
+        """A seat's answer checked and played, and the seats' parts of the table after it, in
+        one go: ("refused", why) for an answer that is not an option (nothing changed),
+        ("illegal", None) for one the flow refused (nothing changed), else ("played", the
+        move's choice, the summary, the parts at meta's version)."""
+        try:
+            choice = self.op_accept(code, seat, choice)
+        except IllegalChoice as exc:
+            return ("refused", str(exc))
+        try:
+            after = self.op_apply(code, seat, choice)
+        except IllegalChoice:
+            return ("illegal", None)
+        meta = dict(meta, status="finished" if after["pending"] is None else "playing")
+        return ("played", choice, after, self.op_parts(code, meta, seats))
+
+    def op_apply(self, code, seat, choice):
+        game, st, _how, played = self.live[code]
+        apply(game, st, choice, seat)
+        played.append((seat, choice))
+        return summary(game, st)
+
+    def op_bot(self, code, seat, agent_seed):
+        game, st = self.live[code][:2]
+        agent = agents.RandomAgent(agent_seed)
+        return agents.ask(game, st, agent, seat, choices(game, st, seat))
+
+    def op_parts(self, code, meta, seats):
+        """Each seat's part of its `table` message (messages._seat_part) and its sight."""
+        live = self.live.get(code)
+        if live is None and meta["status"] != "lobby":
+            raise KeyError(f"room {code} is not played here")  # (a worker that was replaced: rebuilt)
+        snap = _Snapshot(code, live[0] if live else self.games[meta["game"]], live[1] if live else None, meta)
+        out = {}
+        for seat in seats:
+            part = messages._seat_part(snap, seat)
+            out[seat] = (part, messages._sight_of(part))
+        return out
+
+    def op_export(self, code):
+        live = self.live.get(code)
+        return None if live is None else (*live[2], live[3])
+
+    def op_drop(self, code):
+        self.live.pop(code, None)
+
+
+def _meta(room) -> dict:
+    return {"game": room.game.id, "version": room.version, "status": room.status, "players": room.row.players,
+            "hosts": {s: r.host for s, r in room.seats.items()}}
+
+
+class ThreadEngine:
+    """Game work on a thread of each room's own, in this process. A thread busy with a long
+    effect shares the interpreter with the event loop (the server sets a short switch
+    interval); the ProcessEngine does not."""
+
+    def __init__(self, games: dict):
+        self.local = Games(games)
+        self.threads: dict[str, ThreadPoolExecutor] = {}
+
+    async def call(self, room, op, *args):
+        worker = self.threads.get(room.code)
+        if worker is None:
+            worker = self.threads[room.code] = ThreadPoolExecutor(1, thread_name_prefix=f"table-{room.code}")
+        return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._ask, room.code, op, args))
+
+    def call_now(self, room, op, *args):
+        return self._ask(room.code, op, args)
+
+    def _ask(self, code, op, args):
+        try:
+            return self.local.handle(op, code, *args)
+        except IllegalChoice:
+            raise
+        except Exception as exc:
+            raise GameWorkFault(f"{type(exc).__name__}: {exc}") from exc
+
+    def meta(self, room) -> dict:
+        return _meta(room)
+
+    def state(self, code):
+        live = self.local.live.get(code)
+        return live[1] if live else None
+
+    def set_state(self, room, st) -> None:
+        """(The tests: a room's live game set by hand.)"""
+        if st is None:
+            self.local.live.pop(room.code, None)
+        else:
+            self.local.live[room.code] = [room.game, st, None, []]
+
+    def drop(self, code) -> None:
+        self.local.live.pop(code, None)
+        worker = self.threads.pop(code, None)
+        if worker is not None:
+            worker.shutdown(wait=False)
+
+    def close(self) -> None:
+        for code in list(self.threads):
+            self.drop(code)
+
+
+class _Worker:
+    """A worker process and the pipe to it. The server's event loop writes requests and
+    reads answers itself (no thread between: a thread's wake-up would wait for the
+    interpreter's lock): requests are numbered, the worker answers them in order, and each
+    answer settles the future of its number."""
+
+    def __init__(self, games: dict, others: list):
+        ctx = multiprocessing.get_context("fork")  # (the games as they are: nothing loaded again)
+        here, there = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others]), daemon=True,
+                                name="rulepress-game")
+        self.proc.start()
+        there.close()
+        self.conn = here
+        self.rooms: set = set()
+        self.dead = False
+        self.waiting: dict = {}  # request number -> its future
+        self.numbers = itertools.count()
+        self.loop = None  # the event loop reading this worker's answers
+
+    def _send(self, message) -> int:
+        n = next(self.numbers)
+        try:
+            self.conn.send((n, message))
+        except (OSError, ValueError) as exc:
+            self._lost(exc)
+            raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
+        return n
+
+    def _lost(self, exc) -> None:
+        self.dead = True
+        self._unwatch()
+        for fut in self.waiting.values():
+            if not fut.done():
+                fut.set_exception(GameWorkFault(f"the game's worker was lost ({type(exc).__name__})"))
+        self.waiting.clear()
+
+    def _readable(self) -> None:
+        try:
+            while self.conn.poll():
+                n, *answer = self.conn.recv()
+                fut = self.waiting.pop(n, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(answer)
+        except (OSError, EOFError) as exc:
+            self._lost(exc)
+
+    def _watch(self, loop) -> None:
+        if self.loop is not loop:
+            self._unwatch()
+            loop.add_reader(self.conn.fileno(), self._readable)
+            # blocking again (uvloop makes what it watches non-blocking): an answer is read
+            # whole once its first bytes are there, and the worker writes it at once
+            os.set_blocking(self.conn.fileno(), True)
+            self.loop = loop
+
+    def _unwatch(self) -> None:
+        if self.loop is not None:
+            with contextlib.suppress(Exception):
+                self.loop.remove_reader(self.conn.fileno())
+            self.loop = None
+
+    async def ask(self, message):
+        """The answer to `message`, and the CPU seconds its work took in the worker."""
+        if self.dead:
+            raise GameWorkFault("the game's worker was lost")
+        loop = asyncio.get_running_loop()
+        self._watch(loop)
+        fut = loop.create_future()
+        self.waiting[self._send(message)] = fut
+        try:
+            answer = await asyncio.wait_for(fut, ANSWER_SECONDS)
+        except asyncio.TimeoutError:
+            self._lost(TimeoutError())
+            raise GameWorkFault("the game's worker answered nothing") from None
+        return _unwrap(answer), answer[2]
+
+    def ask_now(self, message):
+        """The same, waited for on this thread (the answers of other requests that come first
+        settle their futures on the way)."""
+        if self.dead:
+            raise GameWorkFault("the game's worker was lost")
+        n = self._send(message)
+        try:
+            while True:
+                if not self.conn.poll(ANSWER_SECONDS):
+                    raise TimeoutError("no answer")
+                m, *answer = self.conn.recv()
+                if m == n:
+                    return _unwrap(answer)
+                fut = self.waiting.pop(m, None)
+                if fut is not None and not fut.done():
+                    fut.set_result(answer)
+        except (OSError, EOFError, TimeoutError) as exc:
+            self._lost(exc)
+            raise GameWorkFault(f"the game's worker was lost ({type(exc).__name__})") from None
+
+    def tell(self, message) -> None:
+        """A request whose answer nobody waits for."""
+        with contextlib.suppress(GameWorkFault):
+            self._send(message)
+
+    def stop(self) -> None:
+        self._lost(EOFError())
+        self.conn.close()  # (the worker ends when its pipe does)
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.proc.kill()
+
+
+def _unwrap(answer):
+    kind, value, _cpu = answer
+    if kind == "ok":
+        return value
+    if kind == "illegal":
+        raise IllegalChoice(value)
+    raise GameWorkFault(value)
+
+
+def _serve(conn, parent_end, games, others) -> None:
+    """A worker process: answers the server's game work until its pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C stops the server, which closes the pipe)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent_end.close()
+    for other in others:  # (pipes of the workers forked before: only the server keeps them open)
+        other.close()
+    work = Games(games)
+    while True:
+        try:
+            n, message = conn.recv()
+        except (EOFError, OSError):
+            return
+        began = time.thread_time()
+        try:
+            answer = ("ok", work.handle(*message))
+        except IllegalChoice as exc:
+            answer = ("illegal", str(exc))
+        except Exception as exc:  # noqa: BLE001 - said to the server, which rebuilds the room
+            answer = ("fault", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send((n, *answer, time.thread_time() - began))
+        except (OSError, ValueError):
+            return
+
+
+class ProcessEngine:
+    def __init__(self, games: dict, workers: int | None = None):
+        self.games = games
+        n = workers or max(2, os.cpu_count() or 2)
+        self.shared: list[_Worker] = []
+        for _ in range(n):
+            self.shared.append(_Worker(games, self.shared))
+        self.own: dict[str, _Worker] = {}   # code -> a worker of that room's own
+        self.at: dict[str, _Worker] = {}    # code -> the worker its live game is in
+        self.lock = threading.Lock()
+
+    def _worker(self, code) -> _Worker:
+        w = self.at.get(code)
+        if w is None or w.dead:
+            with self.lock:
+                if w is not None and w.dead:
+                    self._replace(w)
+                w = min((x for x in self.shared if not x.dead), key=lambda x: len(x.rooms))
+                w.rooms.add(code)
+                self.at[code] = w
+        return w
+
+    def _replace(self, dead: _Worker) -> None:
+        for code in dead.rooms:
+            self.at.pop(code, None)
+        if dead in self.shared:
+            self.shared[self.shared.index(dead)] = _Worker(self.games, self._all())
+        dead.stop()
+
+    def _all(self) -> list:
+        return self.shared + list(self.own.values())
+
+    async def call(self, room, op, *args):
+        w = self._worker(room.code)
+        if op != "load" and room.code not in w.rooms:  # pragma: no cover - (a worker replaced under the room)
+            raise GameWorkFault("the game's worker was replaced")
+        loop = asyncio.get_running_loop()
+        out, cpu = await w.ask((op, room.code, *args))
+        if cpu > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
+                and op in ("play", "apply", "accept", "bot", "more"):
+            await self._isolate(room, w, loop)
+        return out
+
+    async def _isolate(self, room, w: _Worker, loop) -> None:
+        """Move a room whose game work runs long to a worker of its own (its game replayed there)."""
+        how, _ = await w.ask(("export", room.code))
+        if how is None or how[2] is None:
+            return
+        own = await loop.run_in_executor(None, _Worker, self.games, self._all())  # (a fork: not on the event loop)
+        try:
+            await own.ask(("load", room.code, *how))
+        except Exception:  # (it stays where it is)
+            own.stop()
+            return
+        w.tell(("drop", room.code))
+        with self.lock:
+            w.rooms.discard(room.code)
+            own.rooms.add(room.code)
+            self.own[room.code] = own
+            self.at[room.code] = own
+
+    def call_now(self, room, op, *args):
+        """The same, waited for here (a room read when first asked for, outside a coroutine)."""
+        return self._worker(room.code).ask_now((op, room.code, *args))
+
+    def meta(self, room) -> dict:
+        return _meta(room)
+
+    def state(self, code):
+        return None  # (in a worker)
+
+    def set_state(self, room, st) -> None:  # pragma: no cover - (the tests set live games on the ThreadEngine)
+        raise NotImplementedError
+
+    def drop(self, code) -> None:
+        w = self.at.pop(code, None)
+        if w is None:
+            return
+        own = self.own.pop(code, None)
+        if own is not None:
+            own.stop()
+            return
+        w.rooms.discard(code)
+        w.tell(("drop", code))
+
+    def close(self) -> None:
+        for w in self._all():
+            w.stop()
+        self.shared, self.own, self.at = [], {}, {}

@@ -1,0 +1,97 @@
+"""Where the table's games run (rulepress/table/engine.py): in worker processes, the same game
+as on a thread; a room whose game work runs long moved to a worker of its own and played on
+there; a worker lost is said as a fault the room recovers from (rebuilt from the store)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+
+import pytest
+from table_client import night_city
+
+from rulepress.runtime.flow import IllegalChoice
+from rulepress.table import engine as engine_module
+from rulepress.table.engine import GameWorkFault, ProcessEngine, ThreadEngine
+
+
+class _Room:
+    def __init__(self, code):
+        self.code = code
+
+
+def _play(engine, room, moves, seed):
+    """`moves` random legal moves through `engine`; the summaries after each."""
+    game = night_city()
+
+    async def run():
+        out = [await engine.call(room, "load", game.id, 2, "engine:1", {}, [])]
+        rng = random.Random(seed)
+        for _ in range(moves):
+            s = out[-1]
+            if s["pending"] is None:
+                break
+            d = s["pending"]
+            seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
+            meta = {"game": game.id, "version": len(out), "status": "playing", "players": 2,
+                    "hosts": {"p1": True, "p2": False}}
+            part, _sight = (await engine.call(room, "parts", meta, [seat]))[seat]
+            choice = rng.choice(part["options"])["id"]
+            out.append(await engine.call(room, "apply", seat, choice))
+        return out
+    return asyncio.run(run())
+
+
+def test_a_game_in_worker_processes_is_the_game_on_a_thread():
+    game = night_city()
+    here = ThreadEngine({game.id: game})
+    there = ProcessEngine({game.id: game}, 2)
+    try:
+        played = _play(there, _Room("AAAAAAAA"), 40, 3)
+        assert len(played) == 41 and played[-1]["history"] == 40
+        assert played == _play(here, _Room("AAAAAAAA"), 40, 3)
+    finally:
+        there.close()
+        here.close()
+
+
+def test_a_room_whose_game_work_runs_long_gets_a_worker_of_its_own_and_plays_on(monkeypatch):
+    game = night_city()
+    monkeypatch.setattr(engine_module, "SLOW_SECONDS", 0.0)  # (every call is "long")
+    there = ProcessEngine({game.id: game}, 2)
+    here = ThreadEngine({game.id: game})
+    try:
+        room = _Room("BBBBBBBB")
+        played = _play(there, room, 30, 4)
+        assert "BBBBBBBB" in there.own and there.at["BBBBBBBB"] is there.own["BBBBBBBB"]
+        assert not any("BBBBBBBB" in w.rooms for w in there.shared)
+        assert played == _play(here, _Room("BBBBBBBB"), 30, 4)
+        there.drop("BBBBBBBB")
+        assert not there.own
+    finally:
+        there.close()
+        here.close()
+
+
+def test_an_illegal_choice_and_a_lost_worker_are_told_apart():
+    game = night_city()
+    there = ProcessEngine({game.id: game}, 1)
+    room = _Room("CCCCCCCC")
+
+    async def run():
+        s = await there.call(room, "load", game.id, 2, "engine:2", {}, [])
+        seat = s["pending"]["who"] if s["pending"]["kind"] != "secret" else s["pending"]["who"][0]
+        with pytest.raises(IllegalChoice):
+            await there.call(room, "accept", seat, "no such option")
+        os.kill(there.at["CCCCCCCC"].proc.pid, signal.SIGKILL)
+        with pytest.raises(GameWorkFault):
+            await there.call(room, "accept", seat, "no such option")
+        # the room is set up again (the server rebuilds it from the store) on a worker that lives
+        again = await there.call(room, "load", game.id, 2, "engine:2", {}, [])
+        assert again == s
+    try:
+        asyncio.run(run())
+    finally:
+        there.close()
+
