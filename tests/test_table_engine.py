@@ -32,8 +32,7 @@ def _play(engine, room, moves, seed):
             s = out[-1]
             if s["pending"] is None:
                 break
-            d = s["pending"]
-            seat = d["who"] if d["kind"] != "secret" else next(p for p in d["who"] if p not in d["collected"])
+            seat = s["pending"]["waiting"][0]
             meta = {"game": game.id, "version": len(out), "status": "playing", "players": 2,
                     "hosts": {"p1": True, "p2": False}}
             part, _sight = (await engine.call(room, "parts", meta, [seat]))[seat]
@@ -81,7 +80,7 @@ def test_an_illegal_choice_and_a_lost_worker_are_told_apart():
 
     async def run():
         s = await there.call(room, "load", game.id, 2, "engine:2", {}, [])
-        seat = s["pending"]["who"] if s["pending"]["kind"] != "secret" else s["pending"]["who"][0]
+        seat = s["pending"]["waiting"][0]
         with pytest.raises(IllegalChoice):
             await there.call(room, "accept", seat, "no such option")
         os.kill(there.at["CCCCCCCC"].proc.pid, signal.SIGKILL)
