@@ -5,14 +5,16 @@ can name, found by reading the effects, for what differs from one player to anot
 `set ... .gang to` puts there, followed through `let`, `for`, `choose`, `draw ... as`, the
 arguments a procedure is called with and `random(...)`/`first(...)`, down to the kinds of
 `every <kind>` or the cards of a deck. `faction: first([c.type for c in every identity ...])`
-names the kind at once. The factions are the named things of those kinds. An expression read no further (a game option, a number) adds nothing:
-a game whose factions cannot be found this way has one player aid for every seat."""
+names the kind at once. The factions are the named things of those kinds. An expression read
+no further (a game option, a number) adds nothing: a game whose factions cannot be found this
+way has the same player aid for every seat. The search is flow-insensitive (a name stands for
+all a body binds to it) and bounded: so deep, so many expressions."""
 from __future__ import annotations
 
 from ..runtime.analysis import ir_nodes
 from ..runtime.ir import STATEMENTS, fields
 
-_PASS_THROUGH = {"random", "first", "last", "shuffled", "sorted", "list"}  # (calls whose value is one of their arguments')
+_PASS_THROUGH = {"random", "first", "last", "sorted", "distinct"}  # (their value: one of their arguments or its items)
 _BUDGET = 20_000  # expressions looked at, at most: this bounds the time a pathological game takes
 _DEPTH = 150      # names followed through names, at most (a chain of a thousand `let`s is no faction)
 
