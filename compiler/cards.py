@@ -411,12 +411,11 @@ def art_box(face: dict) -> Markup:
 
 def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | None = None, only=None,
                  size: CardSize = CardSize(CARD_W, CARD_H), layout: str = "sheets", warnings: list | None = None,
-                 faces: list | None = None, measure: bool = False, grid: tuple[int, int] = (1, 1)) -> str:
+                 faces: list | None = None, measure: bool = False) -> str:
     """The cards as one HTML document: `sheets` (fronts and backs interleaved for duplex
     printing), `contact` (each card once, with its copies) or `single` (each card on a page of
-    its own size), or for a virtual table `grid` (the faces trimmed, edge to edge, `grid`
-    columns × rows) or `back` (the first face's back, trimmed). `faces`: as `card_faces` makes
-    them (fitted by `fitting`), else made here;
+    its own size), or for a virtual table `back` (each face's back, trimmed, a page each).
+    `faces`: as `card_faces` makes them (fitted by `fitting`), else made here;
     `measure`: nothing clipped, for `fitting` to see how far a text runs past its face."""
     env = environment(game_folder)
     pw, ph = PAPER[paper]
@@ -432,11 +431,9 @@ def render_cards(tables: dict, lang: str, paper: str = "a4", game_folder: str | 
         pages, pw, ph = one_per_page(faces, size), size.w + 2 * BLEED, (size.h + 2 * BLEED) * (4 if measure else 1)
     elif layout == "contact":
         pages = contact_sheet(faces, paper, size)
-    elif layout in ("grid", "back"):
-        cols, rows = grid if layout == "grid" else (1, 1)
-        cards = [({"x": (i % cols) * size.w, "y": (i // cols) * size.h, "w": size.w, "h": size.h, "tx": 0.0, "ty": 0.0}, f)
-                 for i, f in enumerate(faces[:cols * rows])]
-        pages, pw, ph = [{"side": "front" if layout == "grid" else "back", "marks": [], "cards": cards}], cols * size.w, rows * size.h
+    elif layout == "back":
+        slot = {"x": 0.0, "y": 0.0, "w": size.w, "h": size.h, "tx": 0.0, "ty": 0.0}
+        pages, pw, ph = [{"side": "back", "marks": [], "cards": [(slot, f)]} for f in faces], size.w, size.h
     else:
         pages = sheets(faces, paper, size)
     return rendered(env, "cards.html.j2", dict(

@@ -162,18 +162,29 @@ def _print(folder, tables, gid, langs, paper, changed_since, out_dir, size: Card
                 written.append(_pdf(html_text, folder, os.path.join(out_dir, f"{gid}.contact.{lang}.pdf")))
             if contact:
                 written += _contact_pngs(written[-1], out_dir, f"{gid}.contact.{lang}")
-            if png:
-                written += _pngs(render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces), folder,
-                                 folder_in(out_dir, f"{gid}.cards.{lang}"), [c for c in card_ids(tables) if c in set(ids)])
-            if tts:
-                try:
-                    written += write_tts(tables, lang, folder, faces, size, folder_in(out_dir, f"{gid}.tts.{lang}"), _pdf, tts_url)
-                except OSError as exc:
-                    raise PrintError(f"pdftoppm failed: {exc}") from None
+            if png or tts:
+                with tempfile.TemporaryDirectory() as tmp:
+                    # (the per-card images are made once: the TTS grids are cut from them)
+                    html_text = render_cards(tables, lang, paper, folder, size=size, layout="single", faces=faces)
+                    dpi = PNG_DPI if png else TTS_DPI
+                    card_png = _card_pngs(html_text, folder, tmp, dpi, faces)
+                    if png:
+                        target = folder_in(out_dir, f"{gid}.cards.{lang}")
+                        for cid, image in card_png.items():
+                            with open(image, "rb") as fh:
+                                put(os.path.join(target, f"{cid}.png"), fh.read())
+                            written.append(os.path.join(target, f"{cid}.png"))
+                    if tts:
+                        try:
+                            written += write_tts(tables, lang, folder, faces, size, folder_in(out_dir, f"{gid}.tts.{lang}"),
+                                                 _pdf, card_png, dpi, tts_url)
+                        except OSError as exc:
+                            raise PrintError(f"Tabletop Simulator images failed: {exc}") from None
     return written
 
 
 PNG_DPI = 300  # what a virtual table scales down from without blur
+TTS_DPI = 250  # `--tts` without `--png`: enough to scale down to the grids' 200 dpi sharply
 CONTACT_DPI = 60  # a contact sheet to look a game over (and to keep in a repository)
 
 
@@ -193,20 +204,16 @@ def _contact_pngs(pdf: str, out_dir: str, stem: str) -> list[str]:
     return out
 
 
-def _pngs(html_text: str, folder: str, target: str, ids: list[str]) -> list[str]:
-    """One PNG per card (with its bleed), named by the card's id, from a page per card, in
-    `target` (a folder folder_in made: a link planted in its place is refused)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        pdf = _pdf(html_text, folder, os.path.join(tmp, "cards.pdf"))
-        done = subprocess.run(["pdftoppm", "-png", "-r", str(PNG_DPI), pdf, os.path.join(tmp, "p")],
-                              capture_output=True, check=False, timeout=600)
-        if done.returncode != 0:
-            raise PrintError(f"pdftoppm failed: {done.stderr.decode(errors='replace').strip()[:200]}")
-        pages = sorted(f for f in os.listdir(tmp) if f.startswith("p") and f.endswith(".png"))
-        out = []
-        for page, cid in zip(pages, ids):
-            with open(os.path.join(tmp, page), "rb") as fh:
-                path = os.path.join(target, f"{cid}.png")
-                put(path, fh.read())
-                out.append(path)
-    return out
+def _card_pngs(html_text: str, folder: str, tmp: str, dpi: int, faces: list) -> dict:
+    """Each distinct face's PNG (with its bleed, at `dpi`), from the `single` layout's page
+    per card, as {card id: path in `tmp`}."""
+    pdf = _pdf(html_text, folder, os.path.join(tmp, "cards.pdf"))
+    done = subprocess.run(["pdftoppm", "-png", "-r", str(dpi), pdf, os.path.join(tmp, "p")],
+                          capture_output=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise PrintError(f"pdftoppm failed: {done.stderr.decode(errors='replace').strip()[:200]}")
+    pages = sorted(f for f in os.listdir(tmp) if f.startswith("p-") and f.endswith(".png"))
+    ids = list(dict.fromkeys(f["id"] for f in faces))  # (one_per_page's order)
+    if len(pages) != len(ids):
+        raise PrintError(f"pdftoppm made {len(pages)} card images for {len(ids)} cards")
+    return {cid: os.path.join(tmp, page) for cid, page in zip(ids, pages)}

@@ -3,17 +3,20 @@
 TTS draws a custom deck from a grid image of card faces (at most 10 across and 7 down) and one
 back image; a saved object (JSON) lists the cards by id: deck number × 100 + place in the grid.
 A deck with more than 70 different faces takes several grids. Cards without a deck are grouped
-by their kind. Images are rendered like the card sheets (the same faces, trimmed, no bleed)
-and cut to exact pixel sizes, so a grid is always columns × rows card images."""
+by their kind. A grid is put together from the per-card images `print` renders anyway (each
+card on a page of its bleed size): each is trimmed of its bleed and scaled to exact pixel
+sizes, so a grid is always columns × rows card images and no face is laid out twice. The
+backs, one a pile, are one document of a page each."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import tempfile
 from typing import NamedTuple
 
-from .cards import CardSize, render_cards
+from .cards import BLEED, CardSize, render_cards
 from .render import Names, text_of
 from .writing import make_output_folder, put
 
@@ -83,19 +86,35 @@ def saved_object(tables: dict, lang: str, faces: list, grid_list: list[Grid], ur
             "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "ObjectStates": objects}
 
 
-def _pdftoppm(pdf: str, prefix: str, page: int, w: int, h: int) -> bytes:
-    done = subprocess.run(["pdftoppm", "-png", "-f", str(page), "-l", str(page), "-scale-to-x", str(w), "-scale-to-y", str(h),
-                           "-singlefile", pdf, prefix], capture_output=True, check=False, timeout=600)
+def _backs(pdf: str, tmp: str, w: int, h: int) -> list[str]:
+    """The pages of `pdf` as PNG files of exactly w×h pixels, in page order."""
+    done = subprocess.run(["pdftoppm", "-png", "-scale-to-x", str(w), "-scale-to-y", str(h), pdf, os.path.join(tmp, "b")],
+                          capture_output=True, check=False, timeout=600)
     if done.returncode != 0:
         raise OSError(done.stderr.decode(errors="replace").strip()[:200] or "pdftoppm failed")
-    with open(prefix + ".png", "rb") as fh:
-        return fh.read()
+    return [os.path.join(tmp, f) for f in sorted(f for f in os.listdir(tmp) if f.startswith("b-") and f.endswith(".png"))]
+
+
+def _grid_png(g: Grid, card_png: dict, dpi: float, size: CardSize, cw: int, ch: int) -> bytes:
+    """A grid image: each face's per-card image (at `dpi`, with its bleed) trimmed and scaled
+    to cw×ch, left to right, top to bottom; a slot past the last face stays white."""
+    from PIL import Image  # imported here, like WeasyPrint: only printing needs it
+    px = dpi / 25.4
+    box = (BLEED * px, BLEED * px, (BLEED + size.w) * px, (BLEED + size.h) * px)
+    grid = Image.new("RGB", (g.cols * cw, g.rows * ch), "white")
+    for i, f in enumerate(g.faces):
+        with Image.open(card_png[f["id"]]) as card:
+            grid.paste(card.convert("RGB").resize((cw, ch), Image.Resampling.LANCZOS, box=box), ((i % g.cols) * cw, (i // g.cols) * ch))
+    out = io.BytesIO()
+    grid.save(out, "PNG", compress_level=6)
+    return out.getvalue()
 
 
 def write_tts(tables: dict, lang: str, folder: str, faces: list, size: CardSize, target: str, to_pdf,
-              base_url: str | None = None) -> list[str]:
+              card_png: dict, dpi: float, base_url: str | None = None) -> list[str]:
     """<target>/<pile>.<n>.png (face grids), <pile>.back.png, and <target>.json (the saved
-    object); `base_url`: where the images will be served from (default: these files)."""
+    object); `card_png`: each face's per-card image (a path), rendered at `dpi` with its bleed;
+    `base_url`: where the images will be served from (default: these files)."""
     make_output_folder(target)
     grid_list = grids(faces)
     if base_url:
@@ -105,19 +124,21 @@ def write_tts(tables: dict, lang: str, folder: str, faces: list, size: CardSize,
         url = lambda name: "file://" + os.path.join(top, name)  # noqa: E731
     cw, ch = card_pixels(size)
     written = []
+    for g in grid_list:
+        path = os.path.join(target, f"{g.deck}.{g.number}.png")
+        put(path, _grid_png(g, card_png, dpi, size, cw, ch))
+        written.append(path)
+    piles = list(dict.fromkeys(g.deck for g in grid_list))
+    firsts = [next(g.faces[0] for g in grid_list if g.deck == deck) for deck in piles]
     with tempfile.TemporaryDirectory() as tmp:
-        for g in grid_list:
-            html_text = render_cards(tables, lang, "a4", folder, size=size, layout="grid", faces=g.faces, grid=(g.cols, g.rows))
-            pdf = to_pdf(html_text, folder, os.path.join(tmp, f"{g.number}.pdf"))
-            path = os.path.join(target, f"{g.deck}.{g.number}.png")
-            put(path, _pdftoppm(pdf, os.path.join(tmp, f"g{g.number}"), 1, g.cols * cw, g.rows * ch))
-            written.append(path)
-        for deck in dict.fromkeys(g.deck for g in grid_list):
-            first = next(g.faces[0] for g in grid_list if g.deck == deck)
-            html_text = render_cards(tables, lang, "a4", folder, size=size, layout="back", faces=[first])
-            pdf = to_pdf(html_text, folder, os.path.join(tmp, f"{deck}.back.pdf"))
+        html_text = render_cards(tables, lang, "a4", folder, size=size, layout="back", faces=firsts)
+        images = _backs(to_pdf(html_text, folder, os.path.join(tmp, "backs.pdf")), tmp, cw, ch)
+        if len(images) != len(piles):
+            raise OSError(f"{len(images)} back images for {len(piles)} piles")
+        for deck, image in zip(piles, images):
             path = os.path.join(target, f"{deck}.back.png")
-            put(path, _pdftoppm(pdf, os.path.join(tmp, f"b-{deck}"), 1, cw, ch))
+            with open(image, "rb") as fh:
+                put(path, fh.read())
             written.append(path)
     doc = saved_object(tables, lang, faces, grid_list, url)
     path = target + ".json"

@@ -494,3 +494,23 @@ def test_a_second_bot_section_is_an_error_and_a_good_one_is_built(game, tmp_path
     assert tables["bot"]["cooperative"] is False and tables["bot"]["terms"][0]["weight"] == 0.5
     put(game, "more.yaml", "bot:\n  cooperative: true\n")
     only_error(run("validate", game), "G004", "more.yaml", 1)
+
+
+def test_names_chained_or_looping_without_end_do_not_stop_the_player_aids():
+    """The player aids follow `faction:` through names, `let`s and procedure arguments: a chain
+    of thousands of names, names bound to each other in a loop, and procedures that pass a
+    value round in a circle end the search (a bounded one), with what was found."""
+    from rulepress.compiler.factions import factions
+    from rulepress.compiler.printing import game_tables
+    t = game_tables(os.path.join(ROOT, "content", "night-city"))
+    pos = "x.yaml:1:1"
+    chain = [["let", pos, "a0", ["name", pos, "a1"]], ["let", pos, "a1", ["name", pos, "a0"]]]
+    chain += [["let", pos, f"b{i}", ["name", pos, f"b{i - 1}"]] for i in range(1, 5000)]
+    chain += [["set", pos, ["attr", pos, ["name", pos, "p"], "gang"], ["name", pos, "b4999"]],
+              ["set", pos, ["attr", pos, ["name", pos, "p"], "gang"], ["name", pos, "a0"]],
+              ["do", pos, ["call", pos, "loop_b", [["name", pos, "p"], ["name", pos, "g"]]]]]
+    procs = dict(t["procedures"], loop_a={"params": ["p", "g"], "effect": chain},
+                 loop_b={"params": ["p", "g"], "effect": [
+                     ["set", pos, ["attr", pos, ["name", pos, "p"], "gang"], ["name", pos, "g"]],
+                     ["do", pos, ["call", pos, "loop_a", [["name", pos, "p"], ["name", pos, "g"]]]]]})
+    assert sorted(factions(dict(t, procedures=procs))) == sorted(k for k, p in t["protos"].items() if p.get("kind") == "gang")

@@ -219,22 +219,68 @@ def test_changed_since_prints_only_cards_whose_definition_changed(tmp_path):
     assert len(pages_of(written[0])) == 2  # four copies of one card: one sheet and its backs
 
 
-def test_print_writes_tokens_board_and_a_player_aid_for_each_seat(tmp_path):
-    """Tokens as punch sheets (every copy), the board's locations as tiles, a player aid per seat."""
+def test_print_writes_tokens_board_and_a_player_aid_for_each_gang(tmp_path):
+    """Tokens as punch sheets (every copy), the board's locations as tiles, and a player aid
+    for each gang (the faction the game scores by): its name, its text, its home and its
+    pieces beside the turn summary, in each language."""
     from rulepress.compiler.components import render_components, tokens
-    t = game_tables(os.path.join(ROOT, "content", "night-city"))
-    html = render_components(t, "en", "a4", os.path.join(ROOT, "content", "night-city"))
+    folder = os.path.join(ROOT, "content", "night-city")
+    t = game_tables(folder)
+    html = render_components(t, "en", "a4", folder)
     named = [p for k, p in t["protos"].items() if p.get("section") in ("tokens", "pieces") and p.get("name") != {"en": k}]
     assert len(tokens(t, "en")) == sum(p.get("count", 1) for p in named) == html.count('class="token"')
     assert html.count('class="tile"') == len(t["locations"])
-    assert html.count('class="aid"') == t["game"]["players"]["max"]
-    assert "two actions a turn" in html and "Player aid" in html
-    ru = render_components(t, "ru", "a4", os.path.join(ROOT, "content", "night-city"))
-    assert "Памятка игрока" in ru and "два действия за ход" in ru
+    gangs = [k for k, p in t["protos"].items() if p.get("kind") == "gang"]
+    aids = html.split('<div class="aid faction">')[1:]
+    assert len(aids) == len(gangs) == 4
+    for gang, aid in zip(sorted(gangs, key=lambda g: t["protos"][g]["name"]["en"]), aids):
+        p = t["protos"][gang]
+        assert p["name"]["en"] in aid and p["text"]["en"][:40] in aid
+        assert t["protos"][p["attrs"]["home"]]["name"]["en"] in aid  # its home district, by name
+        assert "Your pieces:" in aid and f'3 × {p["name"]["en"]} solo' in aid
+        assert "two actions a turn" in aid and "Player aid" in aid and gang not in aid.replace(p["name"]["en"], "")
+    ru = render_components(t, "ru", "a4", folder)
+    assert ru.count('<div class="aid faction">') == 4 and "Памятка игрока" in ru and "два действия за ход" in ru
+    assert "Ваши фишки:" in ru and "3 × Соло «Мальстрёма»" in ru
     out = tmp_path / "out"
     written = print_game(os.path.join(ROOT, "docs", "tutorial", "race"), out_dir=str(out))
     assert any(w.endswith("race.components.en.pdf") for w in written) or not any(
         p.get("section") in ("tokens", "pieces") for p in game_tables(os.path.join(ROOT, "docs", "tutorial", "race"))["protos"].values())
+
+
+@pytest.mark.parametrize("game, kind", [("android", "detective"), ("arkham-horror", "investigator"),
+                                        ("night-city", "gang"), ("study-in-emerald", "identity")])
+def test_the_factions_are_the_things_the_scoring_faction_can_name(game, kind):
+    """`faction: player.det` is followed to what the effects put in `det` (a detective, through a
+    procedure's argument); `player.investigator`, to the cards drawn from the investigators'
+    deck; `first([c.type for c in every identity ...])`, to the identity cards."""
+    from rulepress.compiler.factions import factions
+    t = game_tables(os.path.join(ROOT, "content", game))
+    assert sorted(factions(t)) == sorted(k for k, p in t["protos"].items() if p.get("kind") == kind)
+
+
+def test_sides_several_players_share_are_all_on_every_seats_aid():
+    """A Study in Emerald's identities are secret sides (three cards of each): every seat's aid
+    lists both, so the aid a player holds tells nothing."""
+    from rulepress.compiler.components import render_components
+    folder = os.path.join(ROOT, "content", "study-in-emerald")
+    t = game_tables(folder)
+    html = render_components(t, "en", "a4", folder)
+    aids = html.split('<div class="aid faction">')[1:]
+    assert len(aids) == t["game"]["players"]["max"]
+    for aid in aids:
+        assert "The sides" in aid and "Loyalist" in aid and "Restorationist" in aid
+        assert "If you are revealed, the game ends at once." in aid
+
+
+def test_a_game_without_factions_has_the_same_aid_for_each_seat():
+    from rulepress.compiler.components import render_components
+    folder = os.path.join(ROOT, "docs", "examples", "love-letter")
+    t = game_tables(folder)
+    html = render_components(t, "en", "a4", folder)
+    if html is not None and "Player aid" in html:
+        assert html.count('<div class="aid">') == t["game"]["players"]["max"]
+        assert 'class="aid faction"' not in html
 
 
 SHEETS = [os.path.join("content", g) for g in ("android", "study-in-emerald", "arkham-horror", "night-city")] + \

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from rulepress.cli import main
 from rulepress.compiler.cards import CardSize, card_faces
+from rulepress.compiler.render import Names
 from rulepress.compiler.tts import COLS, ROWS, card_pixels, grids, saved_object
 from tests.conftest import ROOT
 from tests.test_rulebook import tables_of
@@ -98,3 +99,36 @@ def test_a_tts_url_that_is_no_web_address_is_a_usage_error(tmp_path):
     race = os.path.join(ROOT, "docs", "tutorial", "race")
     result = CliRunner().invoke(main, ["print", race, "--tts", "--tts-url", "javascript:alert(1)", "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "--tts-url" in result.output and "Traceback" not in result.output
+
+
+def test_each_grid_place_shows_the_card_its_id_names_cut_from_the_card_images(tmp_path):
+    """With --png the grids are the per-card images, trimmed of their bleed, at the place the
+    saved object's CardID gives each card: a card there looks like its own image and no other."""
+    from PIL import Image, ImageChops, ImageStat
+    game = "docs/examples/love-letter"
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["print", os.path.join(ROOT, game), "--png", "--tts", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    gid = tables_of(game)["game"]["id"]
+    doc = json.loads((out / f"{gid}.tts.en.json").read_text(encoding="utf-8"))
+    cw, ch = card_pixels(CardSize(63, 88))
+    thumb = (cw // 8, ch // 8)
+    own = {}
+    for name in os.listdir(out / f"{gid}.cards.en"):
+        with Image.open(out / f"{gid}.cards.en" / name) as im:
+            bleed = im.width * 3 / 69  # (the card images keep their 3 mm bleed on a 63 mm card)
+            own[name[:-4]] = im.convert("RGB").resize(thumb, box=(bleed, bleed, im.width - bleed, im.height - bleed))
+    names = Names(tables_of(game))
+    placed = 0
+    for obj in doc["ObjectStates"]:
+        for c in (obj["ContainedObjects"] if obj["Name"] == "DeckCustom" else [obj]):
+            number, place = divmod(c["CardID"], 100)
+            deck = c["CustomDeck"][str(number)]
+            with Image.open(deck["FaceURL"].removeprefix("file://")) as grid:
+                x, y = place % deck["NumWidth"] * cw, place // deck["NumWidth"] * ch
+                cell = grid.convert("RGB").crop((x, y, x + cw, y + ch)).resize(thumb)
+            diff = {cid: sum(ImageStat.Stat(ImageChops.difference(cell, im)).mean) for cid, im in own.items()}
+            best = min(diff, key=diff.get)
+            assert names.name(best, "en") == c["Nickname"] and diff[best] < 6, (c["Nickname"], best, diff[best])
+            placed += 1
+    assert placed == sum(p.get("count", 1) for p in tables_of(game)["protos"].values() if p.get("section") == "cards")
