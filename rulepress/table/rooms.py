@@ -30,6 +30,9 @@ BOT_MOVES = 5000  # bot choices in a row before the room waits for a person agai
 CHOICE_CHARS = 200
 NOT_PLAYED = "the move could not be played; the game is as it was before it"
 HOST_ACTIONS = ("start", "pause", "resume", "free", "lobby", "new", "bot")
+# the table's own option, kept among the room's options under a name no game option can have:
+# spectators see every seat's cards (the host's choice when the room is made; off by default)
+SEE_ALL = "table:spectators see all"
 
 
 class Joined(NamedTuple):
@@ -60,6 +63,7 @@ class Room:
         self.frames: dict = {}     # messages.table_text's frames of this version
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
         self.worker = None         # the thread this room's game runs on (Room.work)
+        self.faces = None          # faces.Faces of the server: the cards' pictures (messages.table)
 
     async def work(self, fn, *args):
         """Run game work (a move, a bot's choice, a setup) on the room's own thread, never the
@@ -81,6 +85,15 @@ class Room:
     @property
     def version(self) -> int:
         return self.row.version
+
+    @property
+    def game_options(self) -> dict:
+        """The options the game is set up with (the room's, but the table's own)."""
+        return {k: v for k, v in self.row.options.items() if k != SEE_ALL}
+
+    @property
+    def spectators_see_all(self) -> bool:
+        return self.row.options.get(SEE_ALL) is True
 
     def seed(self) -> str:
         return f"{self.row.seed}:{self.row.game_no}"
@@ -112,8 +125,9 @@ class Room:
 class Tables:
     """Every room of the server, loaded from the store when first asked for."""
 
-    def __init__(self, games: dict, store: Store, clock=time.time):
+    def __init__(self, games: dict, store: Store, clock=time.time, faces=None):
         self.games = games  # game id -> runtime.tables.Game
+        self.faces = faces  # faces.Faces, or None: cards shown by their names
         self.store = store
         self.clock = clock
         self.rooms: dict[str, Room] = {}
@@ -131,6 +145,7 @@ class Tables:
             if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
                 return None  # (a game changed since: its stored moves would play another game)
             room = Room(self.games[row.game], row, self.store.seats(code))
+            room.faces = self.faces
             try:
                 self._rebuild(room)
             except Exception:  # its moves no longer play (the game was rebuilt since): not served
@@ -149,14 +164,14 @@ class Tables:
         if room.status == "lobby":
             room.st = None
             return
-        st = new_game(room.game, room.row.players, seed=room.seed(), options=room.row.options)
+        st = new_game(room.game, room.row.players, seed=room.seed(), options=room.game_options)
         for m in self.store.moves(room.code, room.row.game_no):
             apply(room.game, st, m.choice, m.seat)
         room.st = st
 
     # ---- rooms and seats -------------------------------------------------------------
 
-    async def create(self, game_id, players, options, name, address="?") -> Joined:
+    async def create(self, game_id, players, options, name, address="?", see_all=False) -> Joined:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused("no such game here")
@@ -165,6 +180,10 @@ class Tables:
             raise Refused(f"{game.id} is for {game.players_min} to {game.players_max} players")
         options = limits.game_options(game, options)
         await asyncio.to_thread(playable, game, players, options)  # (a setup: off the event loop too)
+        if see_all is not False:
+            if see_all is not True:
+                raise Refused("`spectators_see_all` is true or false")
+            options = {**options, SEE_ALL: True}
         name = limits.display_name(name)
         made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
         if address is not None and len(made) >= limits.ROOMS_PER_ADDRESS:
@@ -183,6 +202,7 @@ class Tables:
         host = SeatRow("p1", name, token_hash(token), False, True)
         await self.store.create_room(row, host)
         room = Room(game, row, self.store.seats(code))
+        room.faces = self.faces
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
@@ -298,7 +318,7 @@ class Tables:
             game_no = room.row.game_no + 1
             try:
                 room.st = await room.work(lambda: new_game(room.game, room.row.players, seed=f"{room.row.seed}:{game_no}",
-                                                           options=room.row.options))
+                                                           options=room.game_options))
             except Exception as exc:  # (options are tried when the room is made: a game changed since)
                 room.st = None
                 return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")
