@@ -321,7 +321,7 @@ function counterList(m, counters, owner) {
   if (!entries.length) return null;
   const dl = el("dl", "counters");
   for (const [c, v] of entries) {
-    if (typeof v === "string" && !worthShowing(v, m)) continue;
+    if (v === null || (typeof v === "string" && !worthShowing(v, m))) continue;
     const seat = typeof v === "string" && m.seats.some((s) => s.seat === v);
     if (seat && v === owner) continue;
     const dt = el("dt", seat ? "of-seat" : "", say(m.labels.counters[c], c));
