@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-RENDERER = 1     # how faces are made: a change here makes every cache folder afresh
+RENDERER = 2     # how faces are made: a change here makes every cache folder afresh
 DPI = 150        # a face 372 px wide: sharp at the table, readable when held up (zoomed)
 LANGS = ("en", "ru")
 MAKE_SECONDS = 900  # one game's faces, both languages, on a busy machine (a bound, never met)
@@ -196,9 +196,11 @@ def render(tables: dict, folder: str | None, out: str) -> None:
         first = {}
         for f in distinct:
             first.setdefault(f["deck_id"], f)
-        for deck, f in first.items():
-            if deck:
-                pages.append((f"back.{deck}", render_cards(tables, lang, "a4", folder, size=size, layout="back", faces=[f])))
+        for deck, d in (tables.get("decks") or {}).items():
+            # (a deck no card names as its own still has a back: its name on its colour)
+            f = first.get(deck) or dict(distinct[0], hue=_hue(deck),
+                                        back=text_of(d.get("back"), lang) or text_of(d.get("name"), lang, deck))
+            pages.append((f"back.{deck}", render_cards(tables, lang, "a4", folder, size=size, layout="back", faces=[f])))
         name = text_of((tables.get("game") or {}).get("name"), lang, game_name)
         own = dict(distinct[0], back=name, hue=_hue(str((tables.get("game") or {}).get("id", ""))))
         pages.append(("back", render_cards(tables, lang, "a4", folder, size=size, layout="back", faces=[own])))
