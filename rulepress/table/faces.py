@@ -162,6 +162,11 @@ class Faces:
                 shutil.rmtree(target)
             os.replace(work, target)
             self._ready.add(game.id)
+            # the same game's faces made the way an older version made them are not wanted again
+            stale = f"{game.id}-{game.hash}-r"
+            for old in os.listdir(self.cache):
+                if old.startswith(stale) and old != os.path.basename(target):
+                    shutil.rmtree(os.path.join(self.cache, old), ignore_errors=True)
         finally:
             self.proc = None
             shutil.rmtree(work, ignore_errors=True)
