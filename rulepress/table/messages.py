@@ -146,7 +146,8 @@ def _seat_part(room, seat) -> dict:
     out = {
         "type": "table", "code": room.code, "version": room.version, "status": room.status, "you": seat,
         "host": seat is not None and room.seats[seat].host,
-        "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players},
+        "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players,
+                 "layout": info.get("table")},  # (how the game lays its table out, if it says: docs/table.md)
         "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
         # said on every page, so that players know what the spectators are shown
         "spectators": "all" if room.spectators_see_all else "public", "faces": None,

@@ -468,7 +468,11 @@ function renderZones(m) {
     (p === m.you ? hand : board).appendChild(area);
   }
   board.appendChild(centre);
-  const keys = Object.keys(m.view.zones).filter((k) => k !== "players" && k !== "removed");  // (removed: out of the game)
+  // the game's own layout (game.yaml's `table:`), where it gives one; else the page derives it
+  const layout = m.game.layout || {};
+  const hidden = new Set(layout.hidden || []);
+  const keys = Object.keys(m.view.zones).filter((k) => k !== "players" && k !== "removed"  // (removed: out of the game)
+    && !hidden.has(k.includes(".") ? k.slice(k.indexOf(".") + 1) : k));
   // a place that is also a piece on the board (a site in a district) holds its zone's things
   // inside that piece: the map reads district > site > who stands there
   const nested = sitesOf(m, keys);
@@ -482,6 +486,7 @@ function renderZones(m) {
     if (nested[key]) continue;
     (mine ? hand : owner !== m.you && areas[owner] || centre).appendChild(zoneBox(m, key, zone));
   }
+  placeOnMap(m, centre, layout.map);
   for (const [key, host] of Object.entries(nested)) {
     const piece = board.querySelector(`li.thing[data-thing="${CSS.escape(host)}"]`);
     const zone = m.view.zones[key];
@@ -495,6 +500,25 @@ function renderZones(m) {
   for (const area of board.querySelectorAll(".player-area")) {
     if (!area.querySelector(".zone") && !area.querySelector(".badge")) area.classList.add("empty-area");
   }
+}
+
+// The game's map: each location's zone at its column and row of a grid of its own, at the top
+// of the centre; the centre's other zones follow it as the page lays them out.
+function placeOnMap(m, centre, map) {
+  if (!map || !Object.keys(map).length) return;
+  const grid = el("section", "map");
+  for (const [loc, [col, row]] of Object.entries(map)) {
+    let box = centre.querySelector(`:scope > section.zone[data-zone="${CSS.escape(loc)}"]`);
+    if (!box) {  // an empty place keeps its spot on the map
+      box = el("section", "zone empty-place");
+      box.dataset.zone = loc;
+      box.appendChild(el("h3", "", say(m.labels.zones[loc], "")));
+    }
+    box.style.gridColumn = String(col);
+    box.style.gridRow = String(row);
+    grid.appendChild(box);
+  }
+  centre.insertBefore(grid, centre.firstChild);
 }
 
 // zone key -> the thing that is that place, for a place of no one shown as one piece (of its
