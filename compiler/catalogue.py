@@ -43,6 +43,16 @@ scoring:
   score: 0
 """
 
+_PLACES = """\
+locations:
+  - id: north
+    name: {en: North, ru: Север}
+    adjacent: [south]
+  - id: south
+    name: {en: South, ru: Юг}
+    adjacent: [north]
+"""
+
 
 def _proc(effect: str, extra: str = "") -> str:
     """A procedure with this effect, and an action that calls it (so it is used)."""
@@ -403,6 +413,14 @@ CATALOGUE: dict[str, dict] = {
                    "and not `hidden` as well; a counter that `tells` or `rules_out` an attribute is `public`.",
         "wrong": "zones:\n  - id: table\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
         "right": "zones:\n  - id: table\n    of: player\n    name: {en: Table, ru: Стол}\n    visibility: others\n",
+    },
+    "R008": {
+        "title": "two places at one spot of the table's map",
+        "explain": "`game: table: map:` puts each location at a column and a row of the online table's board "
+                   "(docs/table.md). Two at the same spot would be drawn one over the other: give each its own.",
+        "wrong": _MINI + "  table:\n    map: {north: [1, 1], south: [1, 1]}\n" + _PLACES + _FLOW + _SCORING,
+        "right": _MINI + "  table:\n    map: {north: [1, 1], south: [1, 2]}\n" + _PLACES + _FLOW + _SCORING,
+        "file": "game.yaml", "alone": True,
     },
     "R010": {
         "title": "unknown icon",

@@ -182,7 +182,9 @@ def tables(m: Model) -> dict:
                  # the languages of its rulebooks, where it declares fewer than all
                  **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {}),
                  **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {}),
-                 **({"public_marks": sorted(str(x) for x in g["public_marks"])} if g.get("public_marks") else {})},
+                 **({"public_marks": sorted(str(x) for x in g["public_marks"])} if g.get("public_marks") else {}),
+                 # (only where the game lays its table out: other games' tables stay as they were)
+                 **({"table": _plain(g["table"])} if g.get("table") else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,
         "protos": protos, "instances": instances, "actions": actions, "procedures": procedures,
         "triggers": triggers, "flow": flow, "scoring": scoring, "heuristic": heuristic,

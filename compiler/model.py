@@ -236,6 +236,31 @@ def _check_face(m, report, did, deck) -> None:
             report.error(stats.item_pos[i], "R002", f"unknown attribute `{a}`: no card of deck `{did}` has it{did_you_mean(a, have)}")
 
 
+def _check_table(m, report, g) -> None:
+    """The online table's layout names zones the game has, and puts locations on its map."""
+    table = g.get("table") if isinstance(g, PMap) else None
+    if not isinstance(table, PMap):
+        return
+    zones = sorted(set(m.zones_of) | set(m.by_section["decks"]) | set(m.by_section["pools"]) | set(m.by_section["locations"])
+                   | set(BUILTIN_ZONES))
+    hidden = table.get("hidden")
+    for i, z in enumerate(hidden if isinstance(hidden, PList) else []):
+        if isinstance(z, str) and z not in zones:
+            report.error(hidden.item_pos[i], "R002", f"unknown zone `{z}`{did_you_mean(z, zones)}")
+    where = table.get("map")
+    if isinstance(where, PMap):
+        seen = {}
+        for loc, at in where.items():
+            if loc not in m.by_section["locations"]:
+                report.error(_pos(where, loc), "R002", f"unknown location `{loc}`: the map places locations"
+                                                        f"{did_you_mean(loc, m.by_section['locations'])}")
+            elif isinstance(at, PList) and len(at) == 2 and tuple(at) in seen:
+                report.error(_pos(where, loc), "R008", f"`{loc}` and `{seen[tuple(at)]}` are both at {list(at)} on the "
+                                                        f"table's map: give each its own column and row")
+            if isinstance(at, PList) and len(at) == 2:
+                seen.setdefault(tuple(at), loc)
+
+
 def _check_scope(m, report, node, key="of"):
     val = node.get(key)
     if val is None or val in ("game", "player") or val in m.kinds:
@@ -272,6 +297,7 @@ def _check_references(m: Model, report: Report, only=None) -> None:
         places = list(m.by_section["locations"]) + [z for z, s in m.zones_of.items() if s == "game"] + list(BUILTIN_ZONES)
         if at is not None and at not in places:
             report.error(_pos(d, "at"), "R002", f"unknown place `{at}`: a location or a game zone{did_you_mean(at, places)}")
+    _check_table(m, report, g)
     for d in m.by_section["locations"].values():
         for i, a in enumerate(d.get("adjacent") or []):
             if a not in m.by_section["locations"]:

@@ -771,8 +771,10 @@ def watch(game, out, print_out, interval):
         sys.exit(130)
 
 
-def _served_games(given) -> dict:
-    """The games `serve` offers: those named, else every game of build/ (or of content/)."""
+def _served_games(given, sources: dict | None = None) -> dict:
+    """The games `serve` offers: those named, else every game of build/ (or of content/).
+    `sources` gets each game's content folder where one is found (its card templates and
+    art, for the table's card faces)."""
     if not given:
         if os.path.isdir("build"):
             given = sorted(os.path.join("build", d, "game.json") for d in os.listdir("build")
@@ -788,7 +790,24 @@ def _served_games(given) -> dict:
         if g.id in games:
             raise UsageError(f"{name}: a second game with the id `{g.id}`")
         games[g.id] = g
+        if sources is not None:
+            sources[g.id] = _content_of(name, g.id)
     return games
+
+
+def _content_of(name: str, gid: str) -> str | None:
+    """The content folder of a served game: the one named, else the `content/<id>` beside
+    the `build/` it was built into, else none (the built-in card template)."""
+    if os.path.isdir(name) and os.path.isfile(os.path.join(name, "game.yaml")):
+        return name
+    if not os.path.isdir(name) and not name.endswith(".json"):
+        return os.path.join("content", name) if os.path.isdir(os.path.join("content", name)) else None
+    built = os.path.dirname(os.path.abspath(name if os.path.isdir(name) else os.path.dirname(name)))
+    for root in (os.path.dirname(built), os.getcwd()):
+        folder = os.path.join(root, "content", gid)
+        if os.path.isfile(os.path.join(folder, "game.yaml")):
+            return folder
+    return None
 
 
 @main.command()
@@ -806,10 +825,14 @@ def _served_games(given) -> dict:
               help="rooms are dropped this long after their last connection")
 @click.option("--no-address-limits", is_flag=True,
               help="no limits by the client's address (a load test on loopback, or a proxy that limits by itself)")
-def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits):
+@click.option("--faces", "faces_dir", default=None, metavar="DIR",
+              help="where the cards' faces are made and kept [default: $XDG_CACHE_HOME/rulepress/faces, or ~/.cache/...]")
+@click.option("--no-faces", is_flag=True, help="cards shown by their names, no faces made")
+def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits, faces_dir, no_faces):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
         from .table.app import create_app, open_store
+        from .table.faces import Faces, default_cache
         from .table.store import default_path, is_postgres
         import uvicorn
     except ModuleNotFoundError as exc:
@@ -835,15 +858,22 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
         except DbError as exc:
             click.echo(_line(f"rulepress: --db: PostgreSQL refused: {str(exc).strip().splitlines()[0][:300]}"), err=True)
             sys.exit(1)
+    sources: dict = {}
     try:
-        served = _served_games(games)
+        served = _served_games(games, sources)
+        if faces_dir is not None and not no_faces:
+            check_out_folder(faces_dir, "--faces")
     except UsageError as exc:
+        _usage(exc)
+    except BadArgument as exc:
         _usage(exc)
     try:
         check_listen(host, port)  # last: the games took a while to load, and the port may have been taken since
     except BadArgument as exc:
         _usage(exc)
     workers = game_workers
+    # made before the processes part: they share its key, so a face one names another serves
+    faces = None if no_faces else Faces(served, sources, faces_dir or default_cache())
     # a thread busy with a room's game (--game-workers 0), or answers of the workers read and
     # frames made, hands the interpreter to the event loop every millisecond instead of every five
     sys.setswitchinterval(0.001)
@@ -861,13 +891,15 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
         sock = several.listen(host, port)
 
         def serve_one(sock):
-            app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
+            app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers,
+                             faces=faces)
             uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         code = several.run(processes, sock, serve_one)
         if code == 130:
             raise KeyboardInterrupt
         sys.exit(code)
-    app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers)
+    app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers,
+                             faces=faces)
     config = uvicorn.Config(app, host=host, port=port, **options)
     # (not uvicorn.run, which swallows the KeyboardInterrupt the server raises again after a
     # graceful shutdown on Ctrl-C: run() turns it into exit 130, as for every command)

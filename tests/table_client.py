@@ -86,6 +86,6 @@ def leak_in(game, st, frames: dict):
         f = frames[seat]
         v = dict(f["view"])
         v["log"] = f["log"]
-        v["the rest"] = {k: f[k] for k in ("options", "labels", "seats", "deciding", "result", "prompt") if k in f}
+        v["the rest"] = {k: f[k] for k in ("options", "labels", "seats", "deciding", "result", "prompt", "faces") if k in f}
         return v
     return scan_state(game, st, view_fn=as_view)

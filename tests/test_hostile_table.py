@@ -4,11 +4,12 @@ line to that client alone; the room, the server and the other seats go on."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from table_client import app_on, close_all, hello, room_of_two
+from table_client import app_on, close_all, hello, night_city, room_of_two
 
 from rulepress.table import limits
 
@@ -119,6 +120,27 @@ BAD_BODIES = [
 ]
 
 
+def test_a_card_picture_is_opened_only_by_a_key_the_room_was_given(tmp_path):
+    """/faces/CODE/LANG/KEY.png: any other path is a 404, never an error of the server nor a file
+    outside the faces' folder (rulepress/table/faces.py; tests/test_table_faces.py plays a game)."""
+    from rulepress.table.faces import Faces
+    g = night_city()
+    faces = Faces({g.id: g}, {}, str(tmp_path / "faces"))
+    os.makedirs(os.path.join(faces.folder(g), "ru"))
+    for name in ("done", "ru/falco.png", "secret.png"):
+        with open(os.path.join(faces.folder(g), name), "w") as fh:
+            fh.write(name)
+    with TestClient(app_on(tmp_path / "t.sqlite3", faces=faces)) as client:
+        code, _host, _other = room_of_two(client)
+        for path in ("ru/falco.png", "ru/..%2Fsecret.png", "ru/%2e%2e%2fsecret.png", "..%2Fru/falco.png", "ru/" + "a" * 5000 + ".png",
+                     "ru/%00.png", "ru/" + faces.key(code, "falco") + "x.png", "ru/" + faces.key("OTHER", "falco") + ".png",
+                     "xx/" + faces.key(code, "falco") + ".png", "ru/" + faces.key(code, "../secret") + ".png"):
+            r = client.get(f"/faces/{code}/{path}")
+            assert r.status_code == 404, (path[:60], r.status_code)
+        assert client.get(f"/faces/{code}/ru/{faces.key(code, 'falco')}.png").content == b"ru/falco.png"
+        close_all()
+
+
 def test_every_malformed_room_request_is_a_400(tmp_path):
     with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
         for body in BAD_BODIES:
@@ -153,6 +175,7 @@ def test_a_name_is_printed_as_text_never_as_markup(tmp_path):
     (["--host", "-x"], "--host"), (["--expire-hours", "0"], "--expire-hours"), (["--expire-hours", "nan"], "--expire-hours"),
     (["--db", "/"], "--db"), (["--db", "/proc/nope/x/y.sqlite3"], "--db"), (["no-such-game"], "no game"),
     (["--host", "no-such-host.invalid"], "--host"), (["--host", "8.8.8.8"], "--port"), (["--port", "TAKEN"], "--port"),
+    (["--faces", "/proc/nope/x"], "--faces"), (["--faces", ""], "--faces"),
 ])
 def test_serve_refuses_bad_arguments_in_one_line(capsys, monkeypatch, tmp_path, args, says):
     import socket

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -31,10 +32,12 @@ from rulepress.runtime.flow import apply, new_game
 from rulepress.runtime.visibility import hidden_from
 from rulepress.runtime.tables import Game
 from rulepress.runtime.views import view
+from rulepress.table.faces import Faces, default_cache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 GAME = os.path.join(ROOT, "build", "night-city")
+FACES = default_cache()  # (made once, kept between runs: the game's content hash names them)
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="no chromium: `make browser` installs it (apt-get install chromium)")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra: make setup")
@@ -66,7 +69,7 @@ class Server:
 
     def start(self):
         exe = shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"
-        self.proc = subprocess.Popen([exe, "serve", GAME, "--port", str(self.port), "--db", self.db],
+        self.proc = subprocess.Popen([exe, "serve", GAME, "--port", str(self.port), "--db", self.db, "--faces", FACES],
                                      cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -78,6 +81,16 @@ class Server:
             except (urllib.error.URLError, OSError):
                 time.sleep(0.1)
         pytest.fail("rulepress serve did not answer within 60 s")
+
+    def wait_for_faces(self):
+        """The cards' faces, made by the server in the background the first time (then kept)."""
+        game = Game.load(os.path.join(GAME, "game.json"))
+        faces = Faces({game.id: game}, {}, FACES)
+        deadline = time.monotonic() + 600
+        while not faces.ready(game):
+            if time.monotonic() > deadline:
+                pytest.fail("no card faces within 600 s")
+            time.sleep(0.5)
 
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)
@@ -95,7 +108,10 @@ class Page:
     def __init__(self, page, name: str):
         self.page, self.name = page, name
         self.frames: list[str] = []
+        self.images: list[tuple[str, int]] = []  # (path, status) of every card picture it loaded
         page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        page.on("response", lambda r: self.images.append((urllib.parse.urlsplit(r.url).path, r.status))
+                if "/faces/" in r.url else None)
         page.set_default_timeout(WAIT_MS)
 
     def _frame(self, payload):
@@ -197,6 +213,12 @@ def scan_frames(db: str, code: str, pages: dict) -> tuple[list[str], int]:
                 problems.append(f"{page.name}: version {msg['version']} is no state of the game as its seat sees it")
                 continue
             by_state.setdefault(n, {})[seat] = (text, msg)
+            # a face only for a card in the view, a back only for a zone holding what is hidden
+            faces = msg.get("faces") or {"cards": {}, "backs": {}}
+            if not set(faces["cards"]) <= {t["type"] for t in msg["view"]["things"].values()}:
+                problems.append(f"{page.name} was given a face of a card not in its view at version {msg['version']}")
+            if not set(faces["backs"]) <= {k for k, z in msg["view"]["zones"].items() if z["hidden"]}:
+                problems.append(f"{page.name} was given a back of a zone with nothing hidden at version {msg['version']}")
             for eid in hidden_from(game, states[n], seat):
                 if json.dumps(eid) in text:
                     problems.append(f"{page.name} was sent {eid!r}, hidden from it, at version {msg['version']}")
@@ -223,6 +245,7 @@ def table(tmp_path_factory):
     spectator and an OBS page open on it."""
     server = Server(str(tmp_path_factory.mktemp("table") / "tables.sqlite3"))
     server.start()
+    server.wait_for_faces()
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
@@ -350,6 +373,78 @@ def test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand(table):
     hand = set(a.last["view"]["zones"][f"{a.last['you']}.hand"]["things"])
     assert any(json.dumps(x) in f for f in a.frames for x in hand)
     assert not any(json.dumps(x) in f for f in b.frames for x in hand - set(b.last["view"]["things"]))
+    check_pictures(t)
+
+
+def keys_of(page) -> dict:
+    """key -> what it was given for (a card's kind, or `back of ZONE`), over every frame of a page."""
+    out = {}
+    for m in page.tables():
+        for kind, key in ((m.get("faces") or {}).get("cards") or {}).items():
+            out[key] = kind
+        for zone, key in ((m.get("faces") or {}).get("backs") or {}).items():
+            out[key] = f"back of {zone}"
+    return out
+
+
+def check_pictures(t):
+    """The cards' pictures, the way a page would give a hidden card away: every picture a page
+    loaded or shows is one its own frames gave it a key for; no frame of a page holds the key
+    of a card that was not in that frame's view (the key of a kind is the same for every seat
+    of a room: another seat's frames say which card a key is); a key opens its picture."""
+    pages = {"ana": t["ana"], "boris": t["boris"], "watch": t["watch"], "obs": t["obs"]}
+    every = {}
+    for p in pages.values():
+        for key, what in keys_of(p).items():
+            assert every.setdefault(key, what) == what or what.startswith("back"), f"one key for two cards: {key}"
+    cards = {k: w for k, w in every.items() if not w.startswith("back of ")}
+    assert cards, "no card was ever shown with its face"
+    for name, p in pages.items():
+        mine = keys_of(p)
+        for path, status in p.images:
+            key = path.rsplit("/", 1)[-1].removesuffix(".png")
+            assert key in mine, f"{name} loaded a picture its frames never named: {path}"
+            assert status in (200, 304), (path, status)
+        shown = p.page.evaluate("""() => [...document.querySelectorAll('img.face')].map((i) => i.src)
+            .concat([...document.querySelectorAll('.has-back')].map((e) => e.style.backgroundImage))""")
+        for src in shown:
+            key = src.rsplit("/", 1)[-1].split(".png")[0]
+            assert key in mine, f"{name} shows a picture its frames never named: {src}"
+        for text in p.frames:
+            msg = json.loads(text)
+            if msg.get("type") != "table" or not msg.get("view"):
+                continue
+            kinds = {x["type"] for x in msg["view"]["things"].values()}
+            for key, kind in cards.items():
+                if key in text:
+                    assert kind in kinds, f"{name} was sent the key of {kind} at version {msg['version']}, not in its view"
+    assert t["ana"].images and t["watch"].images, "the pages loaded no card picture"
+
+
+def test_your_turn_is_said_in_the_title_and_by_a_tone_that_can_be_turned_off(table):
+    t = table
+    pages = seat_pages(t)
+    if t["ana"].last["status"] != "playing":
+        pytest.skip("the game ended")
+    tones = lambda p: p.page.evaluate("window.rulepressTable.tones || 0")  # noqa: E731
+    assert sum(tones(p) for p in pages.values()) > 0, "no tone in a whole game's turns"
+    seat = t["ana"].last["deciding"][0]
+    assert pages[seat].page.title().startswith("● ")
+    for s, p in pages.items():
+        if s not in t["ana"].last["deciding"]:
+            assert not p.page.title().startswith("● ")
+    for p in pages.values():
+        p.page.click("#sound")
+        assert p.page.evaluate("localStorage.getItem('rulepress.sound')") == "off"
+    before = {s: tones(p) for s, p in pages.items()}
+    for _ in range(4):
+        if t["ana"].last["status"] != "playing":
+            break
+        play_one(t)
+    assert {s: tones(p) for s, p in pages.items()} == before  # turned off: silent, the title still says it
+    for p in pages.values():
+        p.page.click("#sound")  # on again: one tone to hear what it sounds like
+        assert tones(p) == before[next(s for s, q in pages.items() if q is p)] + 1
 
 
 def test_spectator_and_obs_pages_show_the_public_table_live_without_controls(table):

@@ -20,6 +20,8 @@ import urllib.request
 
 import pytest
 
+from rulepress.runtime.tables import Game
+from rulepress.table.faces import Faces, default_cache
 from tests.conftest import game_from
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,7 +41,8 @@ def server(tmp_path_factory):
         port = s.getsockname()[1]
     exe = shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"
     games = [os.path.join(ROOT, "build", g) for g in GAMES if os.path.exists(os.path.join(ROOT, "build", g, "game.json"))]
-    proc = subprocess.Popen([exe, "serve", *games, "--port", str(port), "--db", str(tmp_path_factory.mktemp("db") / "t.sqlite3")],
+    proc = subprocess.Popen([exe, "serve", *games, "--port", str(port), "--db", str(tmp_path_factory.mktemp("db") / "t.sqlite3"),
+                             "--faces", default_cache()],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
@@ -50,6 +53,14 @@ def server(tmp_path_factory):
             break
         except OSError:
             time.sleep(0.1)
+    # the cards' faces: made by the server in the background the first time, then kept
+    loaded = {g.id: g for g in (Game.load(os.path.join(p, "game.json")) for p in games)}
+    faces = Faces(loaded, {}, default_cache())
+    deadline = time.monotonic() + 900
+    while not all(faces.ready(g) for g in loaded.values()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail("no card faces within 900 s")
+        time.sleep(1)
     yield url, [os.path.basename(g) for g in games]
     proc.kill()
     proc.wait(10)
@@ -60,12 +71,12 @@ def _post(url, body):
     return json.loads(urllib.request.urlopen(req, timeout=30).read())
 
 
-def _room_in_play(url: str, game: str):
+def _room_in_play(url: str, game: str, see_all: bool = False):
     """A room of the game's fewest players: seat p1 a person (its token), the others bots,
     played MOVES moves in by p1 picking at random and the bots."""
     games = {g["id"]: g for g in json.loads(urllib.request.urlopen(url + "/api/games").read())}
     players = max(2, games[game]["players"]["min"])
-    made = _post(url + "/api/rooms", {"game": game, "players": players, "name": "Ана"})
+    made = _post(url + "/api/rooms", {"game": game, "players": players, "name": "Ана", "spectators_see_all": see_all})
     with websockets.connect(url.replace("http", "ws") + f"/ws/{made['code']}", open_timeout=30) as ws:
         _play(ws, made, players)
     return made
@@ -127,24 +138,35 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
     url, games = server
     out = os.environ.get("RULEPRESS_TABLE_SCREENS") or str(tmp_path)
     os.makedirs(out, exist_ok=True)
-    problems, english, bookkeeping = {}, {}, {}
+    problems, english, bookkeeping, fit, faceless = {}, {}, {}, {}, []
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
             for game in games:
                 made = _room_in_play(url, game)
                 code, token = made["code"], made["token"]
+                everything = _room_in_play(url, game, see_all=True)["code"]
                 shots = [("seat", f"/r/{code}?lang=ru#t={token}", 1280, 800),
                          ("seat-en", f"/r/{code}?lang=en#t={token}", 1280, 800),
                          ("phone", f"/r/{code}?lang=ru#t={token}", 375, 812),
                          ("spectator", f"/watch/{code}?lang=ru", 1280, 800),
-                         ("obs", f"/obs/{code}?lang=ru", 1920, 1080)]
+                         ("obs", f"/obs/{code}?lang=ru", 1920, 1080),
+                         ("spectator-all", f"/watch/{everything}?lang=ru", 1280, 800)]
                 for kind, path, w, h in shots:
                     page = browser.new_context(viewport={"width": w, "height": h}).new_page()
                     page.goto(url + path)
                     page.wait_for_function("(window.rulepressTable.last || {}).status", timeout=30_000)
                     page.wait_for_timeout(300)
+                    page.wait_for_function("[...document.images].every((i) => i.complete)", timeout=30_000)
                     page.screenshot(path=os.path.join(out, f"{game}-{kind}.png"), full_page=False)
+                    if kind in ("seat", "seat-en", "spectator", "obs"):
+                        # the window never scrolls; Night City's board fits it whole (the hand and log may scroll)
+                        sizes = page.evaluate("""() => { const b = document.getElementById('board-panel');
+                            return [document.scrollingElement.scrollHeight, innerHeight, b.scrollHeight, b.clientHeight]; }""")
+                        if sizes[0] > sizes[1] or game == "night-city" and kind.startswith("seat") and sizes[2] > sizes[3] + 1:
+                            fit[f"{game} {kind}"] = sizes
+                        if not page.evaluate("document.querySelectorAll('#board img.face, #hand img.face').length"):
+                            faceless.append(f"{game} {kind}")
                     if kind in ("seat", "spectator"):
                         text = page.inner_text("body")
                         raw = sorted({text[max(0, x.start() - 30):x.end() + 10].replace("\n", " | ")
@@ -172,3 +194,5 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
     assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)
     assert not english, json.dumps(english, ensure_ascii=False, indent=1)
     assert not bookkeeping, bookkeeping
+    assert not fit, f"pages that scroll [page, window, board, board shown]: {fit}"
+    assert not faceless, f"no card shown with its printed face: {faceless}"

@@ -12,12 +12,13 @@ import contextlib
 import json
 import os
 import re
+import sys
 from importlib import resources
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -138,13 +139,14 @@ def presence(room) -> None:
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None, address_limits: bool = True, workers: int = 0) -> Starlette:
+               clock=None, address_limits: bool = True, workers: int = 0, faces=None) -> Starlette:
     """The table's app. `workers`: game work in that many worker processes (engine.py;
-    `rulepress serve`), 0 on a thread of each room's own in this process."""
+    `rulepress serve`), 0 on a thread of each room's own in this process. `faces`: a
+    faces.Faces that makes and serves the cards' pictures (None: cards by name)."""
     # (worker processes are forked first, before the store's threads exist)
     engine = ProcessEngine(games, workers) if workers else ThreadEngine(games)
     store = open_store(db_path)
-    tables = Tables(games, store, engine=engine, **({"clock": clock} if clock else {}))
+    tables = Tables(games, store, engine=engine, **({"clock": clock} if clock else {}), faces=faces)
     budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
                "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
 
@@ -215,10 +217,16 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         loop = asyncio.get_running_loop()
         store.listen(lambda payload: loop.call_soon_threadsafe(changed_elsewhere, payload))
         task = asyncio.create_task(sweep())
+        making = asyncio.create_task(faces.make(_say)) if faces is not None else None
         try:
             yield
         finally:
             task.cancel()
+            if making is not None:  # (the process making faces ends with the server)
+                faces.stop()
+                making.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(making, 10)
             for room in list(tables.rooms.values()):
                 room.close()
             engine.close()
@@ -269,7 +277,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             if not budgets["create"].allows(address):
                 raise Refused("too many rooms made from this address; try again in a few minutes", 429)
             j = await tables.create(body.get("game"), body.get("players"), body.get("options"), body.get("name"),
-                                    address)
+                                    address, body.get("spectators_see_all", False))
             budgets["create"].take(address)
         except Refused as exc:
             return _refusal(exc)
@@ -293,6 +301,20 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             broadcast(j.room)
         return JSONResponse({"code": j.room.code, "seat": j.seat, "token": j.token, "host": False,
                              "url": f"/r/{j.room.code}"})
+
+    async def face(request: Request):
+        """A card's face or a zone's back, by a key a frame of this room named (faces.py)."""
+        try:
+            room = find(request.path_params["code"], who(request))
+        except Refused as exc:
+            return Response(status_code=exc.status)
+        path = faces.file(room.code, room.game, request.path_params["lang"], request.path_params["key"]) \
+            if faces is not None else None
+        if path is None:
+            return Response(status_code=404)
+        return FileResponse(path, media_type="image/png", headers={
+            "Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer"})
 
     async def socket(ws: WebSocket):
         address = who(ws)
@@ -463,6 +485,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         Route("/r/{code}", play_page),
         Route("/watch/{code}", play_page),
         Route("/obs/{code}", play_page),
+        Route("/faces/{code}/{lang}/{key}.png", face),
         WebSocketRoute("/ws/{code}", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -478,6 +501,10 @@ def open_store(db: str):
         from .pgstore import PgStore
         return PgStore(db)
     return Store(db)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 async def _text(ws: WebSocket) -> str:

@@ -59,6 +59,8 @@ class _Snapshot:
         self.version, self.status = meta["version"], meta["status"]
         self.row = _Row(meta["players"])
         self.seats = {s: _Seat(h) for s, h in meta["hosts"].items()}
+        self.spectators_see_all = meta.get("see_all") is True  # (a host's option: docs/table.md)
+        self.faces = None  # (named by the server as it keeps the part: messages.keep)
 
     def deciding(self):
         return _deciding(summary(self.game, self.st))
@@ -159,7 +161,7 @@ class Games:
 
 def _meta(room) -> dict:
     return {"game": room.game.id, "version": room.version, "status": room.status, "players": room.row.players,
-            "hosts": {s: r.host for s, r in room.seats.items()}}
+            "hosts": {s: r.host for s, r in room.seats.items()}, "see_all": room.spectators_see_all}
 
 
 class ThreadEngine:

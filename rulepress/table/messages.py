@@ -106,6 +106,10 @@ def missing(room, seats) -> list:
 
 def keep(room, seat, part: dict, seen: str) -> None:
     """A seat's part of this version's `table` message, and its sight, as made where the game is."""
+    if room.faces is not None and part.get("view") is not None:
+        # the cards' pictures, named here where the server's faces and their keys are (a
+        # part may be made in a worker process, which has neither)
+        part = dict(part, faces=room.faces.for_view(room.code, room.game, part["view"]))
     _frames(room)[("part", seat)] = part
     if seat is not None:
         sights = room.sights.setdefault(seat, {})
@@ -163,12 +167,15 @@ def _seat_part(room, seat) -> dict:
     out = {
         "type": "table", "code": room.code, "version": room.version, "status": room.status, "you": seat,
         "host": seat is not None and room.seats[seat].host,
-        "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players},
+        "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players,
+                 "layout": info.get("table")},  # (how the game lays its table out, if it says: docs/table.md)
         "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
+        # said on every page, so that players know what the spectators are shown
+        "spectators": "all" if room.spectators_see_all else "public", "faces": None,
     }
     if st is None:
         return out
-    v = view(game, st, seat)
+    v = seen_by_all(game, st) if seat is None and room.spectators_see_all else view(game, st, seat)
     out["log"] = v.pop("log")  # handed once, at the top
     d = v.get("decision")
     if seat is not None and seat in out["deciding"] and d is not None and d.get("options"):
@@ -179,6 +186,33 @@ def _seat_part(room, seat) -> dict:
     if st["over"]:
         out["result"] = {"scores": st["scores"], "winners": st["winners"]}
     return out
+
+
+def seen_by_all(game, st) -> dict:
+    """The view of a spectator the host lets see everything the seats see: every thing some
+    seat sees (a hand, a face-down card of its own), with the counters they see of it, and
+    each player's counters as that player sees them. What no seat sees (a deck's order, a
+    card face down to all) stays hidden; the log and the decision are the public ones."""
+    public = view(game, st, None)
+    views = [view(game, st, p) for p in st["players"]]
+    for key, zone in public["zones"].items():
+        seen = set().union(*(set(v["zones"][key]["things"]) for v in views)) | set(zone["things"])
+        shown = [e for e in st["zones"][key] if e in seen]
+        if len(shown) != len(zone["things"]):
+            public["zones"][key] = {"things": shown, "hidden": len(st["zones"][key]) - len(shown)}
+            if zone.get("facts") and public["zones"][key]["hidden"]:
+                public["zones"][key]["facts"] = zone["facts"]  # (handles of what is still hidden)
+        for eid in shown:
+            for v in views:
+                t = v["things"].get(eid)
+                if t is None:
+                    continue
+                have = public["things"].setdefault(eid, {k: x for k, x in t.items() if k != "counters"})
+                if t.get("counters"):
+                    have["counters"] = {**have.get("counters", {}), **t["counters"]}
+    for p, v in zip(st["players"], views):
+        public["players"][p] = v["players"][p]
+    return public
 
 
 def labels(game, v) -> dict:
@@ -215,8 +249,10 @@ def labels(game, v) -> dict:
             marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
     # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
     internal = sorted(c for c, d in game.counters.items() if d.get("internal"))
+    # the kinds in sight that are cards (printed, drawn as cards); any other thing is a piece
+    cards = sorted(k for k in things if (game.protos.get(k) or {}).get("section") == "cards")
     return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks,
-            "internal": internal}
+            "internal": internal, "cards": cards}
 
 
 def _order(seat: str):

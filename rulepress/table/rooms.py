@@ -37,6 +37,9 @@ BOT_MOVES = 5000  # bot choices in a row before the room waits for a person agai
 CHOICE_CHARS = 200
 NOT_PLAYED = "the move could not be played; the game is as it was before it"
 HOST_ACTIONS = ("start", "pause", "resume", "free", "lobby", "new", "bot")
+# the table's own option, kept among the room's options under a name no game option can have:
+# spectators see every seat's cards (the host's choice when the room is made; off by default)
+SEE_ALL = "table:spectators see all"
 
 
 class Joined(NamedTuple):
@@ -70,6 +73,7 @@ class Room:
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
         self.gone = False          # the store no longer serves it (deleted elsewhere, or unreadable)
         self.catching = False      # a catch-up after another process's change is on its way (app)
+        self.faces = None          # faces.Faces of the server: the cards' pictures (messages.keep)
 
     async def call(self, op, *args):
         """Game work (engine.Games.op_*) where the room's game is, never on the event loop:
@@ -117,6 +121,15 @@ class Room:
     def version(self) -> int:
         return self.row.version
 
+    @property
+    def game_options(self) -> dict:
+        """The options the game is set up with (the room's, but the table's own)."""
+        return {k: v for k, v in self.row.options.items() if k != SEE_ALL}
+
+    @property
+    def spectators_see_all(self) -> bool:
+        return self.row.options.get(SEE_ALL) is True
+
     def seed(self) -> str:
         return f"{self.row.seed}:{self.row.game_no}"
 
@@ -147,8 +160,9 @@ class Room:
 class Tables:
     """Every room of the server, loaded from the store when first asked for."""
 
-    def __init__(self, games: dict, store: Store, clock=time.time, engine=None):
+    def __init__(self, games: dict, store: Store, clock=time.time, engine=None, faces=None):
         self.games = games  # game id -> runtime.tables.Game
+        self.faces = faces  # faces.Faces, or None: cards shown by their names
         self.store = store
         self.engine = engine if engine is not None else ThreadEngine(games)
         self.clock = clock
@@ -169,6 +183,7 @@ class Tables:
             try:
                 room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
                 room.rebuild = self._rebuild
+                room.faces = self.faces
                 if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
                     return None  # (not the seats this server makes: a store written by someone else)
                 room.summary = None if room.status == "lobby" else room.engine.call_now(room, "load", *self._setup(room))
@@ -186,7 +201,7 @@ class Tables:
     def _setup(self, room: Room) -> tuple:
         """How the room's game is set up again (engine.Games.op_load): the seed, then every stored move."""
         played = [tuple(m) for m in self.store.moves(room.code, room.row.game_no)]
-        return room.game.id, room.row.players, room.seed(), room.row.options, played
+        return room.game.id, room.row.players, room.seed(), room.game_options, played
 
     async def _rebuild(self, room: Room) -> None:
         """The room's game as the store has it: the seed, then every stored move again."""
@@ -237,7 +252,7 @@ class Tables:
 
     # ---- rooms and seats -------------------------------------------------------------
 
-    async def create(self, game_id, players, options, name, address="?") -> Joined:
+    async def create(self, game_id, players, options, name, address="?", see_all=False) -> Joined:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused("no such game here")
@@ -246,6 +261,10 @@ class Tables:
             raise Refused(f"{game.id} is for {game.players_min} to {game.players_max} players")
         options = limits.game_options(game, options)
         await asyncio.to_thread(playable, game, players, options)  # (a setup: off the event loop too)
+        if see_all is not False:
+            if see_all is not True:
+                raise Refused("`spectators_see_all` is true or false")
+            options = {**options, SEE_ALL: True}
         name = limits.display_name(name)
         made = [c for c in self.made_by.get(address, []) if c in self.rooms and self.store.room(c) is not None]
         if address is not None and len(made) >= limits.ROOMS_PER_ADDRESS:
@@ -268,6 +287,7 @@ class Tables:
             raise Refused("the room could not be made; try again", 503) from None
         room = Room(game, row, self.store.seats(code), self.engine)
         room.rebuild = self._rebuild
+        room.faces = self.faces
         self.rooms[code] = room
         if len(self.made_by) > 50_000:  # (a bound: forgetting who made what only frees their quota)
             self.made_by.clear()
@@ -437,7 +457,7 @@ class Tables:
             game_no = room.row.game_no + 1
             try:
                 room.summary = await room.call("load", room.game.id, room.row.players, f"{room.row.seed}:{game_no}",
-                                               room.row.options, [])
+                                               room.game_options, [])
             except Exception as exc:  # (options are tried when the room is made: a game changed since)
                 room.summary = None
                 return Outcome(False, error=f"the game cannot be set up with this room's options ({type(exc).__name__})")

@@ -23,6 +23,12 @@ const STRINGS = {
     yes: "yes", no: "no", zone_supply: "Supply",
     elsewhere: "This seat is open in other tabs; this one is closed.", busy: "Too many tries from your network; trying again in a minute…", spectating: "Watching",
     nothing: "(empty)", counters: "Counters", players_table: "Players",
+    your_turn: "Your turn", sound_on: "Sound when it is your turn: off (click to turn on)",
+    sound_off: "Sound when it is your turn: on (click to turn off)",
+    see_all_seat: "At this table spectators see every player's cards.",
+    see_all_watch: "You see every player's cards (the host allowed it).",
+    see_all_option: "Spectators see every player's cards",
+    see_all_hint: "For streams and teaching: anyone with the code, a player too, can open the spectators' page and see every hand.",
   },
   ru: {
     lobby_title: "Игровой стол", create_room: "Создать комнату", join_room: "Войти по коду",
@@ -45,6 +51,12 @@ const STRINGS = {
     yes: "да", no: "нет", zone_supply: "Запас",
     elsewhere: "Это место открыто в других вкладках; эта закрыта.", busy: "Слишком много попыток из вашей сети; повтор через минуту…", spectating: "Просмотр",
     nothing: "(пусто)", counters: "Счётчики", players_table: "Игроки",
+    your_turn: "Ваш ход", sound_on: "Звук, когда ваш ход: выключен (нажмите, чтобы включить)",
+    sound_off: "Звук, когда ваш ход: включён (нажмите, чтобы выключить)",
+    see_all_seat: "За этим столом зрители видят карты всех игроков.",
+    see_all_watch: "Вы видите карты всех игроков (хозяин стола разрешил).",
+    see_all_option: "Зрители видят карты всех игроков",
+    see_all_hint: "Для трансляций и обучения: любой, у кого есть код, в том числе игрок, может открыть страницу зрителей и увидеть все руки.",
   },
 };
 

@@ -74,7 +74,8 @@ document.getElementById("create-form").addEventListener("submit", async (event) 
   if (!g) return;
   try {
     const r = await post("/api/rooms", {game: g.id, players: Number(document.getElementById("create-players").value),
-                                        options: chosenOptions(g), name: document.getElementById("create-name").value});
+                                        options: chosenOptions(g), name: document.getElementById("create-name").value,
+                                        spectators_see_all: document.getElementById("create-see-all").checked});
     localStorage.setItem("rulepress.seat." + r.code, r.token);
     localStorage.setItem("rulepress.name", document.getElementById("create-name").value);
     location.href = r.url;

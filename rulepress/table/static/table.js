@@ -116,15 +116,60 @@ function logText(text) {
   });
 }
 
+// "Your turn": the tab's title says it, and a short tone plays (made here, no sound file;
+// the bell in the bar turns it off, remembered in this browser) when a decision becomes this
+// seat's. A tone needs a click on the page first: browsers start no sound before one.
+let wasMine = false, audio = null;
+function soundOn() { return localStorage.getItem("rulepress.sound") !== "off"; }
+function renderSoundButton() {
+  const b = $("sound");
+  b.hidden = MODE !== "play";
+  b.textContent = "♪";
+  b.classList.toggle("off", !soundOn());
+  b.title = t(soundOn() ? "sound_off" : "sound_on");
+  b.setAttribute("aria-label", b.title);
+  b.setAttribute("aria-pressed", String(soundOn()));
+}
+function tone() {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const now = audio.currentTime;
+    for (const [at, freq] of [[0, 660], [0.14, 880]]) {
+      const osc = audio.createOscillator(), gain = audio.createGain();
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, now + at);
+      gain.gain.exponentialRampToValueAtTime(0.18, now + at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + at + 0.22);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(now + at);
+      osc.stop(now + at + 0.25);
+    }
+    window.rulepressTable.tones = (window.rulepressTable.tones || 0) + 1;
+  } catch (e) { /* no sound here: the title still says it */ }
+}
+function yourTurn(m) {
+  const mine = MODE === "play" && m.status === "playing" && !!m.you && m.deciding.includes(m.you);
+  document.title = (mine ? "● " + t("your_turn") + " · " : "") + say(m.game.title, m.game.id);
+  if (mine && !wasMine && document.body.dataset.seen === "1") tone();
+  wasMine = mine;
+  document.body.dataset.seen = "1";
+}
+
 function render() {
   const m = last;
   if (!m) return;
+  yourTurn(m);
+  renderSoundButton();
   document.body.dataset.mode = MODE;
   document.body.dataset.status = m.status;
   $("title").textContent = say(m.game.title, m.game.id);
   $("room").textContent = t("room") + " " + m.code;
   renderStatus(m);
   renderSeats(m);
+  $("see-all").hidden = m.spectators !== "all";
+  $("see-all").textContent = t(MODE === "play" ? "see_all_seat" : "see_all_watch");
   renderHost(m);
   renderInvite(m);
   renderOptions(m);
@@ -235,6 +280,20 @@ function renderOptions(m) {
   }
 }
 
+// A face held up to read: the card under the pointer (or focused) shown large beside the table.
+function showZoom(src, card) {
+  if (MODE === "obs" || window.matchMedia("(hover: none)").matches) return;
+  const zoom = $("zoom");
+  zoom.src = src;
+  zoom.hidden = false;
+  const r = card.getBoundingClientRect();
+  const w = zoom.offsetWidth || 260, h = zoom.offsetHeight || 364;
+  const left = r.right + 12 + w < innerWidth ? r.right + 12 : Math.max(4, r.left - 12 - w);
+  zoom.style.left = left + "px";
+  zoom.style.top = Math.max(4, Math.min(innerHeight - h - 4, r.top - 40)) + "px";
+}
+function hideZoom() { $("zoom").hidden = true; }
+
 function thingText(m, id, thing) {
   // (a player's own piece on the board is the player: their name)
   let text = m.seats.some((s) => s.seat === thing.type) ? seatName(thing.type) : say(m.labels.things[thing.type], thing.type);
@@ -255,31 +314,60 @@ function counterValue(m, v) {
   return String(v);
 }
 
-function counterList(m, counters) {
+// A thing's counters; one whose value is a seat (whose piece it is) is that seat's name alone,
+// and not said at all in that seat's own area (`owner`), where it goes without saying.
+function counterList(m, counters, owner) {
   const entries = Object.entries(counters || {});
   if (!entries.length) return null;
   const dl = el("dl", "counters");
   for (const [c, v] of entries) {
-    if (typeof v === "string" && !worthShowing(v, m)) continue;
-    dl.appendChild(el("dt", "", say(m.labels.counters[c], c)));
-    dl.appendChild(el("dd", "", counterValue(m, v)));
+    if (v === null || (typeof v === "string" && !worthShowing(v, m))) continue;
+    const seat = typeof v === "string" && m.seats.some((s) => s.seat === v);
+    if (seat && v === owner) continue;
+    const dt = el("dt", seat ? "of-seat" : "", say(m.labels.counters[c], c));
+    dl.appendChild(dt);
+    const dd = el("dd", seat ? "seat-value" : "", counterValue(m, v));
+    if (seat) { dd.dataset.seat = v; dd.title = dt.textContent; }
+    dl.appendChild(dd);
   }
-  return dl;
+  return dl.childElementCount ? dl : null;
 }
 
-// A thing as a card: its name on a face, or a back when it lies face down. What a seat may
-// not see never reaches the page: it is only counted (li.hidden-count, drawn as backs).
-function cardOf(m, id, thing) {
-  const li = el("li", "thing card");
+// A card's printed face (or a zone's back) by the key its frame gave: the server made the key
+// for this room and serves nothing else, and the key names no card (static/faces: faces.py).
+function faceUrl(m, key) { return "/faces/" + encodeURIComponent(m.code) + "/" + LANG + "/" + key + ".png"; }
+
+// A thing as a card: its printed face where the game has one (the same as `rulepress print`),
+// else its name on a plain face; face down, the seat sees it marked so. What a seat may not
+// see never reaches the page: it is only counted (li.hidden-count, drawn as its zone's backs).
+function cardOf(m, id, thing, owner) {
+  // (a kind of thing that is no card, a character or a building, is a piece: a small token)
+  const card = (m.labels.cards || []).includes(thing.type);
+  const li = el("li", "thing " + (card ? "card" : "piece"));
   li.dataset.thing = id;
   li.dataset.type = thing.type;
   if (!thing.up) li.classList.add("down");
   li.appendChild(el("span", "card-name", thingText(m, id, thing)));
   li.title = li.firstChild.textContent;
+  const key = m.faces && m.faces.cards[thing.type];
+  if (key) {
+    const img = el("img", "face");
+    img.src = faceUrl(m, key);
+    img.alt = li.title;
+    img.draggable = false;
+    img.addEventListener("error", () => { li.classList.remove("has-face"); img.remove(); });
+    li.classList.add("has-face");
+    li.appendChild(img);
+    if (!thing.up) li.appendChild(el("span", "down-tag", t("face_down")));
+    li.addEventListener("mouseenter", () => showZoom(img.src, li));
+    li.addEventListener("mouseleave", hideZoom);
+    li.addEventListener("focus", () => showZoom(img.src, li));
+    li.addEventListener("blur", hideZoom);
+  }
   if (thing.marks && thing.marks.length) {
     li.appendChild(el("span", "marks", thing.marks.map((k) => say((m.labels.marks || {})[k], k)).join(", ")));
   }
-  const cl = counterList(m, thing.counters);
+  const cl = counterList(m, thing.counters, owner);
   if (cl) li.appendChild(cl);
   return li;
 }
@@ -296,10 +384,15 @@ function zoneBox(m, key, zone) {
     ? t("zone_supply") : say(m.labels.zones[name], name);
   const count = zone.things.length + (zone.hidden || 0);
   const list = el("ul", "things");
-  for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id]));
+  for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id], owner));
   if (zone.hidden) {
     const stack = el("li", "hidden-count", zone.hidden + " " + t("hidden"));
     stack.dataset.count = String(Math.min(zone.hidden, 3));
+    const back = m.faces && m.faces.backs[key];
+    if (back) {
+      stack.classList.add("has-back");
+      stack.style.backgroundImage = "url(\"" + faceUrl(m, back) + "\")";
+    }
     list.appendChild(stack);
   }
   if (!zone.things.length && !zone.hidden) list.appendChild(el("li", "empty", t("nothing")));
@@ -314,6 +407,7 @@ function zoneBox(m, key, zone) {
     return box;
   }
   box.appendChild(el("h3", "", title + (count > 1 ? " (" + count + ")" : "")));
+  box.title = title;
   box.appendChild(list);
   return box;
 }
@@ -370,21 +464,84 @@ function renderZones(m) {
     const [area, zones] = playerArea(m, p);
     area.classList.toggle("me", p === m.you);
     areas[p] = zones;
-    board.appendChild(area);
+    // this seat's own area sits with its hand, at the bottom: the player's mat
+    (p === m.you ? hand : board).appendChild(area);
   }
   board.appendChild(centre);
-  const keys = Object.keys(m.view.zones).filter((k) => k !== "players");
-  for (const key of keys) {
+  // the game's own layout (game.yaml's `table:`), where it gives one; else the page derives it
+  const layout = m.game.layout || {};
+  const hidden = new Set(layout.hidden || []);
+  const keys = Object.keys(m.view.zones).filter((k) => k !== "players" && k !== "removed"  // (removed: out of the game)
+    && !hidden.has(k.includes(".") ? k.slice(k.indexOf(".") + 1) : k));
+  // a place that is also a piece on the board (a site in a district) holds its zone's things
+  // inside that piece: the map reads district > site > who stands there
+  const nested = sitesOf(m, keys);
+  // the cards (decks, markets) first, then the places, the supply last
+  const weight = (k) => { const z = m.view.zones[k]; return z.things.length > SUPPLY ? 2 : z.hidden || z.things.some((id) => (m.labels.cards || []).includes(m.view.things[id].type)) ? 0 : 1; };
+  for (const key of keys.slice().sort((a, b) => weight(a) - weight(b))) {
     const zone = m.view.zones[key];
     const owner = key.includes(".") ? key.split(".")[0] : null;
     const mine = m.you && owner === m.you;
     if (!mine && !zone.things.length && !zone.hidden) continue;  // an empty public place says nothing
-    if (key === "removed") continue;  // out of the game: nothing players look at
+    if (nested[key]) continue;
     (mine ? hand : owner !== m.you && areas[owner] || centre).appendChild(zoneBox(m, key, zone));
+  }
+  placeOnMap(m, centre, layout.map);
+  for (const [key, host] of Object.entries(nested)) {
+    const piece = board.querySelector(`li.thing[data-thing="${CSS.escape(host)}"]`);
+    const zone = m.view.zones[key];
+    if (!piece || (!zone.things.length && !zone.hidden)) continue;
+    const box = zoneBox(m, key, zone);
+    box.classList.add("nested");
+    box.querySelector("h3").remove();
+    piece.classList.add("site");
+    piece.appendChild(box);
   }
   for (const area of board.querySelectorAll(".player-area")) {
     if (!area.querySelector(".zone") && !area.querySelector(".badge")) area.classList.add("empty-area");
   }
+}
+
+// The game's map: each location's zone at its column and row of a grid of its own, at the top
+// of the centre; the centre's other zones follow it as the page lays them out.
+function placeOnMap(m, centre, map) {
+  if (!map || !Object.keys(map).length) return;
+  const grid = el("section", "map");
+  for (const [loc, [col, row]] of Object.entries(map)) {
+    let box = centre.querySelector(`:scope > section.zone[data-zone="${CSS.escape(loc)}"]`);
+    if (!box) {  // an empty place keeps its spot on the map
+      box = el("section", "zone empty-place");
+      box.dataset.zone = loc;
+      box.appendChild(el("h3", "", say(m.labels.zones[loc], "")));
+    }
+    box.style.gridColumn = String(col);
+    box.style.gridRow = String(row);
+    grid.appendChild(box);
+  }
+  centre.insertBefore(grid, centre.firstChild);
+}
+
+// zone key -> the thing that is that place, for a place of no one shown as one piece (of its
+// kind, alone) in another zone on the board (not folded away, not itself held in a piece)
+function sitesOf(m, keys) {
+  const where = {};
+  for (const k of keys) for (const id of m.view.zones[k].things) {
+    const type = m.view.things[id].type;
+    (where[type] = where[type] || []).push([id, k]);
+  }
+  const out = {};
+  for (const k of keys) {
+    const at = where[k];
+    if (k.includes(".") || !at || at.length !== 1) continue;
+    const [id, zone] = at[0];
+    if (zone === k || m.view.zones[zone].things.length > SUPPLY || zone.includes(".")) continue;
+    out[k] = id;
+  }
+  for (const k of Object.keys(out)) {  // one level: a host zone held in a piece itself stays apart
+    const hostZone = where[k][0][1];
+    if (out[hostZone]) delete out[k];
+  }
+  return out;
 }
 
 // An option that names a card on the table is chosen with one click on that card too (the
@@ -394,7 +551,7 @@ function linkCards(m) {
   const taken = new Set();
   for (const button of $("options").querySelectorAll("button.option")) {
     const label = button.textContent;
-    const card = [...document.querySelectorAll("#hand .card, #board .card")]
+    const card = [...document.querySelectorAll("#hand .thing, #board .thing")]
       .find((c) => !taken.has(c) && c.querySelector(".card-name").textContent === label);
     if (!card) continue;
     taken.add(card);
@@ -433,6 +590,12 @@ function renderResult(m) {
   }
   box.appendChild(list);
 }
+
+$("sound").addEventListener("click", () => {
+  localStorage.setItem("rulepress.sound", soundOn() ? "off" : "on");
+  renderSoundButton();
+  if (soundOn()) tone();  // (what it sounds like, and the click lets the browser play it later)
+});
 
 takeTokenFromLink();
 setupLangButton(render);

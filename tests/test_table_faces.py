@@ -1,0 +1,171 @@
+"""Cards as cards at the table (rulepress/table/faces.py): a seat's frames name a face only
+for a card it sees, by a key that names no card; the server opens only the keys it made for
+the room; a hidden card's place shows its zone's back. And the host's choice to let
+spectators see every seat's cards, which leaves the seats' own frames as they were."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+from starlette.testclient import TestClient
+from table_client import NIGHT_CITY, app_on, close_all, hello, leak_in, night_city, room_of_two
+
+from rulepress.runtime.views import view
+from rulepress.table import limits
+from rulepress.table.faces import LANGS, Faces, back_of, card_kinds
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def _closed_sockets(monkeypatch):
+    monkeypatch.setattr(limits, "MESSAGES_PER_SECOND", 100_000)
+    yield
+    close_all()
+
+
+def made_faces(tmp_path) -> Faces:
+    """Faces as if made already: each file holds its own name (what was served is then plain)."""
+    g = night_city()
+    faces = Faces({g.id: g}, {}, str(tmp_path / "faces"))
+    folder = faces.folder(g)
+    names = set(card_kinds(g)) | {"back"} | {f"back.{d}" for d in g.data["decks"]}
+    for lang in LANGS:
+        os.makedirs(os.path.join(folder, lang))
+        for n in names:
+            with open(os.path.join(folder, lang, f"{n}.png"), "wb") as fh:
+                fh.write(f"{lang}:{n}".encode())
+    open(os.path.join(folder, "done"), "w").close()
+    return faces
+
+
+def start(client, see_all=None):
+    body = {"game": "night-city", "players": 2, "name": "Ann"}
+    if see_all is not None:
+        body["spectators_see_all"] = see_all
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 200, r.text
+    host = r.json()
+    other = client.post(f"/api/rooms/{host['code']}/join", json={"name": "Bob"}).json()
+    a, b = hello(client, host["code"], host["token"]), hello(client, host["code"], other["token"])
+    watcher = hello(client, host["code"], watch=True)
+    a.table()
+    a.send({"type": "host", "action": "start"})
+    return host["code"], {"p1": a, "p2": b, None: watcher}
+
+
+def test_a_seat_is_given_faces_only_for_the_cards_it_sees_and_the_server_opens_no_other(tmp_path):
+    faces = made_faces(tmp_path)
+    g = night_city()
+    kinds = card_kinds(g)
+    with TestClient(app_on(tmp_path / "t.sqlite3", faces=faces)) as client:
+        code, socks = start(client)
+        room = client.app.state.tables.rooms[code]
+        last = {s: sock.table() for s, sock in socks.items()}
+        given = {s: {} for s in socks}   # seat -> key -> kind, every key its frames named
+        seen = {s: set() for s in socks}  # seat -> card kinds it was ever shown
+        pick = random.Random(3)
+        for _ in range(120):
+            if last["p1"]["status"] != "playing":
+                break
+            for seat, m in last.items():
+                v = m["view"]
+                shown = {t["type"] for t in v["things"].values()} & kinds
+                seen[seat] |= shown
+                assert set(m["faces"]["cards"]) == shown, "a face for a card the seat does not see, or one missing"
+                assert set(m["faces"]["backs"]) == {k for k, z in v["zones"].items() if z["hidden"]}
+                for kind, key in m["faces"]["cards"].items():
+                    assert kind not in key and given[seat].setdefault(key, kind) == kind
+                    assert len({k for k, x in given[seat].items() if x == kind}) == 1  # one key per kind
+                for zone, key in m["faces"]["backs"].items():
+                    given[seat].setdefault(key, back_of(g, zone.split(".", 1)[-1]))
+            assert leak_in(g, room.st, last) is None
+            seat = pick.choice(last["p1"]["deciding"])
+            mine = last[seat]
+            socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
+            last = {s: sock.table() for s, sock in socks.items()}
+        # every key a seat was given opens that card's face (or that zone's back), in either language
+        for seat, keys in given.items():
+            for key, name in list(keys.items())[:40]:
+                for lang in LANGS:
+                    r = client.get(f"/faces/{code}/{lang}/{key}.png")
+                    assert r.status_code == 200 and r.content == f"{lang}:{name}".encode()
+                    assert r.headers["content-type"] == "image/png"
+        # the key of a card a seat never saw is in none of its frames
+        for seat, sock in socks.items():
+            text = json.dumps(sock.frames)
+            for kind in kinds - seen[seat]:
+                assert faces.key(code, kind) not in text, f"{seat} was sent the key of {kind}, which it never saw"
+        assert seen["p1"] - seen[None], "a hand the spectator does not see"
+        # nothing else opens: a made-up key, another room's code, another language, a name
+        key = next(iter(given["p1"]))
+        other = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "Cy"}).json()["code"]
+        for url in (f"/faces/{code}/ru/{'0' * 24}.png", f"/faces/{other}/ru/{key}.png", f"/faces/{code}/de/{key}.png",
+                    f"/faces/{code}/ru/{next(iter(kinds))}.png", f"/faces/{code}/ru/{key[:-1]}.png",
+                    f"/faces/{code}/ru/..%2F..%2Fdone.png", f"/faces/NOSUCH/ru/{key}.png"):
+            assert client.get(url).status_code == 404, url
+        close_all()
+
+
+def test_no_faces_until_they_are_made_and_none_without_a_cache(tmp_path):
+    g = night_city()
+    for faces in (Faces({g.id: g}, {}, str(tmp_path / "empty")), None):
+        with TestClient(app_on(tmp_path / "t.sqlite3", faces=faces)) as client:
+            code, socks = start(client)
+            assert socks["p1"].table()["faces"] is None
+            close_all()
+
+
+def test_faces_are_made_from_the_games_templates_in_both_languages(tmp_path):
+    g = night_city()
+    with open(NIGHT_CITY, encoding="utf-8") as fh:
+        done = subprocess.run([sys.executable, "-m", "rulepress.table.faces", os.path.join(ROOT, "content", "night-city"),
+                               str(tmp_path / "out")], stdin=fh, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    for lang in LANGS:
+        made = set(os.listdir(tmp_path / "out" / lang))
+        assert made == {f"{k}.png" for k in card_kinds(g)} | {"back.png"} | {f"back.{d}.png" for d in g.data["decks"]}
+        with open(tmp_path / "out" / lang / "falco.png", "rb") as fh:
+            head = fh.read(24)
+        assert head[:8] == b"\x89PNG\r\n\x1a\n"
+        assert int.from_bytes(head[16:20], "big") == 372 and int.from_bytes(head[20:24], "big") == 520
+    assert os.path.exists(tmp_path / "out" / "done")
+    # a game that cannot be drawn is one line on stderr and exit 1, never a traceback
+    bad = subprocess.run([sys.executable, "-m", "rulepress.table.faces", "-", str(tmp_path / "bad")],
+                         input="[1, 2", capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(tmp_path):
+    g = night_city()
+    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+        assert client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "A",
+                                               "spectators_see_all": "yes"}).status_code == 400
+        for see_all in (None, False, True):
+            code, socks = start(client, see_all)
+            room = client.app.state.tables.rooms[code]
+            last = {s: sock.table() for s, sock in socks.items()}
+            for m in last.values():
+                assert m["spectators"] == ("all" if see_all else "public")
+            for seat in ("p1", "p2"):
+                got = {**last[seat]["view"], "log": last[seat]["log"]}
+                assert json.loads(json.dumps(view(g, room.st, seat))) == got  # a seat sees its own alone
+            hands = {p: last[None]["view"]["zones"][f"{p}.hand"] for p in ("p1", "p2")}
+            for p in ("p1", "p2"):
+                own = last[p]["view"]["zones"][f"{p}.hand"]["things"]
+                assert own
+                if see_all:
+                    assert hands[p] == {"things": own, "hidden": 0}
+                    assert all(last[None]["view"]["things"][t]["type"] == last[p]["view"]["things"][t]["type"] for t in own)
+                else:
+                    assert hands[p]["things"] == [] and hands[p]["hidden"] == len(own)
+            if not see_all:
+                assert leak_in(g, room.st, last) is None
+            # the decks stay hidden from everyone
+            assert last[None]["view"]["zones"]["deal_deck"]["things"] == []
+            assert last[None]["options"] == []
+            close_all()
