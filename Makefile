@@ -111,7 +111,8 @@ test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
 	$(BIN)/rulepress test content
 	$(BIN)/rulepress test docs/examples
 	@# (the leak check, `rulepress secrets GAME -n 1` at each player count, is in pytest:
-	@# tests/test_secrets.py, one test per game and count, spread over the cores)
+	@# tests/test_secrets.py, one test per game and count, spread over the cores; every
+	@# decision up to three players, a sample of a longer game's from four on)
 
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build

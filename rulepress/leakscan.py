@@ -349,21 +349,24 @@ def deciding(st) -> list:
     return [] if dec is None else dec.waiting
 
 
-def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS, answers=False):
+def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECISIONS, answers=False, every=1, head=0):
     """Play `n` random games and scan every decision; the first leak, or None.
     `answers`: also what each deciding seat is told of every answer that is none of its
-    options (scan_answers). Returns (leak, decisions scanned)."""
+    options (scan_answers). `every` > 1 scans the first `head` decisions of each game, then
+    every `every`th, and its end: the log lines written in between are read at the next
+    decision scanned (those still among a view's last lines), and a thing in sight is
+    found while it stays there. Returns (leak, decisions scanned)."""
     players = players or game.players_min
     static = _static_names(game)
     witness = Witness(game)
     game.cache.log_hook = witness
     try:
-        return _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers)
+        return _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers, max(1, every), head)
     finally:
         game.cache.log_hook = None
 
 
-def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers):
+def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answers, every, head):
     scanned = 0
     for i in range(n):
         s = f"{seed}:{i}"
@@ -374,13 +377,14 @@ def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answe
         witness.seen.clear()
         while st["pending"] is not None and k < max_decisions:
             k += 1
-            scanned += 1
-            leak = scan_state(game, st, view_fn, static, logged, before, witness)
-            if leak is None and answers:
-                leak = scan_answers(game, st, lambda seat, c: refusal(game, st, seat, c), deciding(st))
-            if leak is not None:
-                return leak, scanned
-            logged = len(st["log"])
+            if k <= head or k % every == 0:
+                scanned += 1
+                leak = scan_state(game, st, view_fn, static, logged, before, witness)
+                if leak is None and answers:
+                    leak = scan_answers(game, st, lambda seat, c: refusal(game, st, seat, c), deciding(st))
+                if leak is not None:
+                    return leak, scanned
+                logged = len(st["log"])
             try:
                 step(game, st, agents)
             except (GameFault, RuntimeError):

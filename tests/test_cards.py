@@ -1,6 +1,8 @@
 """Card faces for playtesting (issues #28 and #38): named attributes, text measured to fit in a
 readable size, no character the fonts cannot draw, card sizes, per-deck templates, a
 contact sheet and a PNG per card; a face a player reads at arm's length."""
+import copy
+import functools
 import os
 import re
 import shutil
@@ -22,6 +24,21 @@ EXAMPLES = ["docs/examples/love-letter", "docs/examples/coup", "docs/tutorial/ra
 RACE = os.path.join(ROOT, "docs", "tutorial", "race")
 
 
+@functools.cache
+def _fit(folder: str, lang: str) -> tuple:
+    """A repository game's fitted faces in one language and the warnings of the fit, made
+    once a worker: three tests below read them (the fit lays out a page per card). (Not
+    through a file for all workers: copies of a card share one face, which JSON loses.)"""
+    warnings = []
+    faces = fitted_faces(tables_of(folder), lang, os.path.join(ROOT, folder), warnings=warnings)
+    return faces, tuple(w.message for w in warnings)
+
+
+def fitted(folder: str, lang: str) -> list:
+    """_fit's faces, a copy of their own for each caller."""
+    return copy.deepcopy(_fit(folder, lang)[0])
+
+
 @pytest.mark.parametrize("lang", ["en", "ru"])
 @pytest.mark.parametrize("folder", CONTENT)
 def test_card_faces_show_attributes_by_their_names_only(folder, lang):
@@ -38,9 +55,8 @@ def test_card_faces_show_attributes_by_their_names_only(folder, lang):
 @pytest.mark.parametrize("folder", CONTENT + EXAMPLES)
 def test_no_content_card_is_too_long_or_holds_a_character_no_font_draws(folder):
     for lang in ("en", "ru"):
-        warnings = []  # (measured with the game's own templates, which give their text more or less room)
-        fitted_faces(tables_of(folder), lang, os.path.join(ROOT, folder), warnings=warnings)
-        assert [w.message for w in warnings] == []
+        # (measured with the game's own templates, which give their text more or less room)
+        assert list(_fit(folder, lang)[1]) == []
 
 
 def _laid_out(html_text, folder):
@@ -74,7 +90,7 @@ def test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out(folder):
     """The fit measures one page per card; this lays the contact sheet out and looks at its boxes."""
     t = tables_of(folder)
     path = os.path.join(ROOT, folder)
-    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact", faces=fitted_faces(t, "ru", path)), path)
+    faces = _laid_out(render_cards(t, "ru", "a4", path, layout="contact", faces=fitted(folder, "ru")), path)
     assert len(faces) == len({f["id"] for f in card_faces(t, "ru")})
     for card, box, bottom, pt in faces:
         inside = box.position_y + box.margin_height() - box.border_bottom_width
@@ -272,7 +288,7 @@ def test_no_face_is_more_than_40_percent_empty_on_the_rendered_page(folder, tmp_
         pytest.skip("no pdftoppm")
     t = tables_of(folder)
     path = os.path.join(ROOT, folder)
-    faces = fitted_faces(t, "en", path)
+    faces = fitted(folder, "en")
     pdf = tmp_path / "contact.pdf"
     pdf.write_bytes(weasyprint.HTML(string=render_cards(t, "en", "a4", path, layout="contact", faces=faces),
                                     base_url=path).write_pdf())

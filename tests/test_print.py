@@ -1,4 +1,6 @@
 """Printed PDFs: every game's rulebook and card sheets, checked as page images (pdftoppm)."""
+import fcntl
+import json
 import math
 import os
 import shutil
@@ -60,10 +62,25 @@ def _print_one(job):
     return [(p, folder, len(ids)) for p in written]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pdfs(tmp_path_factory, request):
-    """Each game's rulebook in one language and its cards in the other, the languages alternating by game."""
-    out = str(tmp_path_factory.mktemp("pdf"))
+    """Each game's rulebook in one language and its cards in the other, the languages
+    alternating by game. Printed once a session: under pytest-xdist the first worker to ask
+    prints them into the run's shared folder, and a worker that asks meanwhile waits."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # (each worker's folder is in the run's)
+    with open(base / "pdf.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (let go as the file closes)
+        made = base / "pdf.json"
+        if not made.exists():
+            shutil.rmtree(base / "pdf", ignore_errors=True)  # (what a run that failed left)
+            os.mkdir(base / "pdf")
+            made.write_text(json.dumps(_print_all(str(base / "pdf"), request)), encoding="utf-8")
+        return {k: tuple(v) for k, v in json.loads(made.read_text(encoding="utf-8")).items()}
+
+
+def _print_all(out, request):
     store = getattr(request.config, "cache", None)
     cache = str(store.mkdir("rulepress-pdf")) if store is not None else None
     started = time.time() - 1

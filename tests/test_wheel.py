@@ -5,6 +5,7 @@ Slow (a wheel build and an install, from the pip cache or PyPI): RULEPRESS_SKIP_
 leaves it out of a quick run."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -26,14 +27,31 @@ def run(cmd, cwd, env=None, timeout=300):
     return got
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory):
     """(the wheel, the fresh environment's bin folder). The wheel is built from a copy of the
     package's sources, so that nothing the build makes lands in the repository (its build/
-    folder is the games' committed output)."""
-    tmp = tmp_path_factory.mktemp("wheel")
+    folder is the games' committed output). Built and installed once a session: under
+    pytest-xdist the first worker to ask makes it in the run's shared folder, and a worker
+    that asks meanwhile waits for it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # (each worker's folder is in the run's)
+    tmp = base / "wheel"
+    with open(base / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (let go as the file closes)
+        made = tmp / "installed"
+        if not made.exists():
+            shutil.rmtree(tmp, ignore_errors=True)  # (what a build that failed left)
+            _build_and_install(tmp)
+            made.write_text("yes")
+    (wheel,) = (tmp / "dist").glob("rulepress-*.whl")
+    return wheel, tmp / "venv" / "bin"
+
+
+def _build_and_install(tmp):
     src = tmp / "src"
-    src.mkdir()
+    src.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in SOURCES:
         path = os.path.join(ROOT, name)
@@ -47,7 +65,6 @@ def installed(tmp_path_factory):
     venv = tmp / "venv"
     run([sys.executable, "-m", "venv", str(venv)], tmp)
     run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)], tmp, pip_env, timeout=600)
-    return wheel, venv / "bin"
 
 
 def test_the_wheel_holds_one_package_with_its_data_and_nothing_made(installed):
