@@ -83,8 +83,8 @@ class _Sites:
             names.setdefault(f["name"], []).append(["_item", "", f["collection" if op == "for" else "source"]])
         elif op in ("choose", "secret"):
             names.setdefault(f["name"], []).append(["_item", "", f["options"]])
-        elif op == "draw" and isinstance(f["as"], str):
-            names.setdefault(f["as"], []).append(["_item", "", f["source"]])
+        elif op == "draw" and isinstance(f["name"], str):
+            names.setdefault(f["name"], []).append(["_item", "", f["source"]])
 
 
 class _Kinds:
