@@ -362,3 +362,23 @@ def test_a_face_that_promotes_an_attribute_no_card_of_its_deck_has_is_r002(tmp_p
     found = sorted((d.code, d.message.split(":")[0]) for d in report.errors)
     assert found == [("R002", "unknown attribute `nope`"), ("R002", "unknown attribute `valeu`")]
     assert "did you mean `value`" in " ".join(d.message for d in report.errors)
+
+
+# Words that tell the designer where a rule came from or what the edition leaves out: they
+# belong in a `note:` or the edition's notes, never on a face or a player aid.
+_DESIGNER_NOTE = re.compile(r"(?i)not in (?:the )?seed|нет в источнике|not modell?ed|не моделиру|rule tests|тесты правил")
+
+
+@pytest.mark.parametrize("folder", [os.path.join("content", g) for g in sorted(os.listdir(os.path.join(ROOT, "content")))
+                                    if os.path.isfile(os.path.join(ROOT, "content", g, "game.yaml"))])
+def test_no_face_or_player_aid_holds_a_designer_note(folder):
+    """What a card, an action (the player aid) or an option (the setup sheet) says to players
+    holds no source note: "not in seed" and "not modelled" go to `note:`."""
+    t = tables_of(os.path.join(ROOT, folder))
+    said = [(f"card {pid}", p) for pid, p in (t.get("protos") or {}).items()]
+    said += [(f"action {aid}", a) for aid, a in (t.get("actions") or {}).items()]
+    said += [(f"option {oid}", o) for oid, o in ((t.get("game") or {}).get("options") or {}).items()]
+    said = [(where, d.get("text")) for where, d in said if isinstance(d, dict)]
+    found = [f"{where}: {text!r}" for where, texts in said if isinstance(texts, dict)
+             for text in texts.values() if isinstance(text, str) and _DESIGNER_NOTE.search(text)]
+    assert not found, "\n".join(found)
