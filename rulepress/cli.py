@@ -890,10 +890,15 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
         from .table import processes as several
         sock = several.listen(host, port)
 
-        def serve_one(sock):
+        def serve_one(sock, told):
             app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers,
                              faces=faces)
-            uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
+            server = uvicorn.Server(uvicorn.Config(app, **options))
+            # told to stop while starting: the server stops once started (its own handlers
+            # take the signals over only then)
+            told.then = lambda: setattr(server, "should_exit", True)
+            if not told.asked:
+                server.run(sockets=[sock])
         code = several.run(processes, sock, serve_one)
         if code == 130:
             raise KeyboardInterrupt

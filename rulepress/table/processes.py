@@ -20,6 +20,25 @@ RESPAWNS_PER_MINUTE = 10  # a child dying faster than this is a fault, not bad l
 STOP_SECONDS = 30
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Told:
+    """A child's handler of STOP_SIGNALS until its server takes them over: it only notes the
+    signal and calls `then` (the server's own "stop"), never raising in whatever the child
+    is doing. (A KeyboardInterrupt raised while the child starts can be lost, in a fork's
+    after-fork hooks among others, and the child would then serve on, never stopping.)"""
+
+    def __init__(self):
+        self.asked = False
+        self.then = None
+
+    def __call__(self, _signum, _frame) -> None:
+        self.asked = True
+        if self.then is not None:
+            self.then()
+
+
 def listen(host: str, port: int) -> socket.socket:
     family, kind, proto, _name, address = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM,
                                                              flags=socket.AI_PASSIVE)[0]
@@ -32,18 +51,25 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def run(n: int, sock: socket.socket, serve_one) -> int:
-    """Keep `n` children running `serve_one(sock)` until Ctrl-C or SIGTERM; the exit code."""
+    """Keep `n` children running `serve_one(sock, told)` (told: the child's Told) until Ctrl-C
+    or SIGTERM; the exit code."""
     children: dict[int, float] = {}
     deaths: list[float] = []
     stopping = []
 
     def spawn() -> None:
+        # Ctrl-C and SIGTERM held back over the fork: the child's own handler is in place before
+        # one reaches it (else the parent's `stop` would run in the child)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         pid = os.fork()
         if pid == 0:  # the child: serves until told to stop, and never returns into the parent's code
             code = 1
             try:
-                signal.signal(signal.SIGTERM, signal.default_int_handler)
-                serve_one(sock)
+                told = Told()
+                for s in STOP_SIGNALS:
+                    signal.signal(s, told)
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                serve_one(sock, told)
                 code = 0
             except KeyboardInterrupt:
                 code = 0
@@ -52,6 +78,7 @@ def run(n: int, sock: socket.socket, serve_one) -> int:
             finally:
                 sys.stderr.flush()
                 os._exit(code)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         children[pid] = time.monotonic()
 
     def stop(signum, _frame) -> None:
