@@ -176,7 +176,13 @@ def _named_attrs(names: Names, book: Book, attrs: dict) -> dict:
     name in words (a term, an icon, a counter); the others are data for the rules, not print."""
     shown = {k: v for k, v in (attrs or {}).items()
              if names.has_term(k) or any(k in t and t[k].get("name") for t in (names.icons, names.counters))}
-    return dict(zip(shown, book.attrs(shown))) if shown else {}
+    if not shown:
+        return {}
+    # (the book says them A to Z by the reader's names, not in the order of their ids)
+    ids: dict = {}
+    for k in shown:
+        ids.setdefault(names.attr_name(k, book.lang), []).append(k)
+    return {ids[name].pop(0): (name, value) for name, value in book.attrs(shown)}
 
 
 @functools.cache

@@ -106,6 +106,6 @@ scenario:
 
 
 def test_w019_does_not_send_a_procedure_to_a_name_it_cannot_have():
-    from rulepress.compiler.pipeline import _unnamed
-    _pos, code, message = _unnamed(BANQUET, {"pass_hands"})
+    from rulepress.compiler.pipeline import unnamed_finding
+    _pos, code, message = unnamed_finding(BANQUET, {"pass_hands"})
     assert code == "W019" and "a procedure is named by `game: terms:` alone" in message
