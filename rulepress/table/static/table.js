@@ -177,7 +177,24 @@ function render() {
   linkCards(m);
   renderLog(m);
   renderResult(m);
+  fitBoard();
 }
+
+// On a wide screen the board keeps to the room its panel has: a state that holds more (more
+// pieces on a site, a longer row of choices above it) shrinks the board, never the page.
+function fitBoard() {
+  const panel = $("board-panel"), board = $("board");
+  if (!panel || !board) return;
+  board.style.zoom = "";
+  if (getComputedStyle(panel).overflowY === "visible") return;  // (the phone's layout scrolls the page)
+  for (let i = 0; i < 3 && panel.scrollHeight > panel.clientHeight + 1; i++) {  // (the columns reflow as it shrinks)
+    const z = Number(board.style.zoom || 1);
+    const other = panel.scrollHeight - board.offsetHeight * z;
+    const next = Math.floor(((panel.clientHeight - other) / (board.offsetHeight * z)) * z * 100) / 100;
+    board.style.zoom = String(Math.max(0.5, Math.min(z - 0.01, next)));
+  }
+}
+addEventListener("resize", () => { if (last) fitBoard(); });
 
 function renderStatus(m) {
   let text = t("status_" + m.status);
