@@ -30,6 +30,7 @@ from .words import WORDS, label_of
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
+BLOCK_ERRORS = EVALUATION_ERRORS + (GameFault,)  # what a running block's error may be (Interp.block_fault)
 
 
 def prompt_text(prompt):
@@ -110,13 +111,8 @@ class Interp:
         try:
             r = (f or pysource.block(self.g, block))(self, env)
             return self.done(r) if type(r) is GeneratorType else r
-        except EVALUATION_ERRORS as exc:
-            fault = self.in_statement(exc) or pysource.fault(self.g, exc)
-            if fault is None:
-                raise
-            raise fault from None
-        except GameFault as exc:
-            raise self.placed(exc) from None
+        except BLOCK_ERRORS as exc:
+            raise self.block_fault(exc) from None
 
     def yrun(self, block, env):
         """`run`, as a generator: the block may stop for a decision."""
@@ -127,13 +123,18 @@ class Interp:
             if type(r) is GeneratorType:
                 r = yield from r
             return r
-        except EVALUATION_ERRORS as exc:
-            fault = self.in_statement(exc) or pysource.fault(self.g, exc)
-            if fault is None:
-                raise
-            raise fault from None
-        except GameFault as exc:
-            raise self.placed(exc) from None
+        except BLOCK_ERRORS as exc:
+            raise self.block_fault(exc) from None
+
+    def block_fault(self, exc):
+        """The fault a running block's error stands for, at the content's position (the
+        error itself where it is no fault of the content)."""
+        if isinstance(exc, GameFault):
+            return self.placed(exc)
+        fault = self.in_statement(exc) or pysource.fault(self.g, exc)
+        if fault is None:
+            raise exc
+        return fault
 
     def done(self, gen):
         """A generator of an effect, run where nothing can pause (a plain function called it):
@@ -159,14 +160,18 @@ class Interp:
             tb = tb.tb_next
         return GameFault(at, str(exc)) if at is not None else None
 
-    def call_block(self, block, env):
-        """Run a block as a procedure body: `return` ends it with a value."""
+    def enter(self, block):
+        """A procedure body begins: one level deeper, one step more, each within its budget."""
         if self.depth >= DEPTH_LIMIT:
             raise GameFault(block[0][1] if block else "?", pysource.DEEP)
         self.steps += 1
         if self.steps > STEP_BUDGET:
             raise GameFault(block[0][1] if block else "?", pysource.LONG)
         self.depth += 1
+
+    def call_block(self, block, env):
+        """Run a block as a procedure body: `return` ends it with a value."""
+        self.enter(block)
         try:
             r = self.run(block, env)
         finally:
@@ -175,12 +180,7 @@ class Interp:
 
     def ycall_block(self, block, env):
         """`call_block`, as a generator."""
-        if self.depth >= DEPTH_LIMIT:
-            raise GameFault(block[0][1] if block else "?", pysource.DEEP)
-        self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise GameFault(block[0][1] if block else "?", pysource.LONG)
-        self.depth += 1
+        self.enter(block)
         try:
             r = yield from self.yrun(block, env)
         finally:
