@@ -889,10 +889,12 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
     if processes > 1:
         from .table import processes as several
         sock = several.listen(host, port)
+        from .table.limits import BUDGETS, SharedBudgets
+        budgets = SharedBudgets(BUDGETS)  # made before the fork: every process counts in the same table
 
         def serve_one(sock, told):
             app = create_app(served, db, expire_hours, address_limits=not no_address_limits, workers=workers,
-                             faces=faces)
+                             faces=faces, shared_budgets=budgets)
             server = uvicorn.Server(uvicorn.Config(app, **options))
             # told to stop while starting: the server stops once started (its own handlers
             # take the signals over only then)

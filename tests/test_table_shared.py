@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -254,6 +255,30 @@ def test_serve_with_two_processes_replaces_one_killed(pg):
             raise
     err = proc.stderr.read()
     assert "Traceback" not in err, err
+
+
+def test_two_processes_count_an_address_s_misses_together(pg):
+    """Behind `--processes 2` an address guessing room codes is stopped after as many misses
+    as behind one (limits.MISSES), whichever process each connection reaches."""
+    port = _free_port()
+    proc = _serve(pg, port, "--processes", "2")
+    try:
+        answers = []
+        for _ in range(3 * limits.MISSES[0]):  # a new connection each (urllib keeps none)
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/r/ZZZZZZZZ", timeout=10).read()
+                answers.append(200)
+            except urllib.error.HTTPError as exc:
+                answers.append(exc.code)
+        assert answers.count(404) <= limits.MISSES[0] + 1, answers  # (+1: a token may come back meanwhile)
+        assert answers[-limits.MISSES[0]:] == [429] * limits.MISSES[0], answers
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            assert proc.wait(30) in (0, 130)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
 
 
 def _children(pid) -> list[int]:

@@ -139,16 +139,19 @@ def presence(room) -> None:
 
 
 def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_seconds: float | None = None,
-               clock=None, address_limits: bool = True, workers: int = 0, faces=None) -> Starlette:
+               clock=None, address_limits: bool = True, workers: int = 0, faces=None,
+               shared_budgets=None) -> Starlette:
     """The table's app. `workers`: game work in that many worker processes (engine.py;
     `rulepress serve`), 0 on a thread of each room's own in this process. `faces`: a
-    faces.Faces that makes and serves the cards' pictures (None: cards by name)."""
+    faces.Faces that makes and serves the cards' pictures (None: cards by name).
+    `shared_budgets`: a limits.SharedBudgets made before the server processes were forked,
+    that they count every address's budgets in (None: this process counts its own)."""
     # (worker processes are forked first, before the store's threads exist)
     engine = ProcessEngine(games, workers) if workers else ThreadEngine(games)
     store = open_store(db_path)
     tables = Tables(games, store, engine=engine, **({"clock": clock} if clock else {}), faces=faces)
-    budgets = {"create": limits.Budget(limits.CREATES), "join": limits.Budget(limits.JOINS),
-               "open": limits.Budget(limits.SOCKET_OPENS), "miss": limits.Budget(limits.MISSES)}
+    budgets = {name: shared_budgets[name] if shared_budgets is not None else limits.Budget(limit)
+               for name, limit in limits.BUDGETS.items()}
 
     def who(request):
         """The address limits are counted for (None: no limits by address, `--no-address-limits`)."""

@@ -6,8 +6,12 @@ one line the client is told.
 """
 from __future__ import annotations
 
+import hashlib
+import mmap
+import multiprocessing
 import re
 import secrets
+import struct
 import time
 
 MESSAGE_BYTES = 16 * 1024      # one WebSocket message, or one HTTP request body
@@ -31,6 +35,7 @@ CREATES = (10, 2)
 JOINS = (20, 10)
 SOCKET_OPENS = (30, 60)        # spectators' sockets and hellos that open no seat
 MISSES = (10, 10)
+BUDGETS = {"create": CREATES, "join": JOINS, "open": SOCKET_OPENS, "miss": MISSES}
 OPTION_TEXT_CHARS = 200
 
 
@@ -149,3 +154,80 @@ class Budget:
             ranked = sorted(self.left, key=lambda k: -self._now_left(k, now))
             for k in ranked[:len(ranked) // 2 + 1]:
                 del self.left[k]
+
+
+class SharedBudgets:
+    """The budgets of every address (`CREATES`, `JOINS`, ...), kept in memory that the server
+    processes forked after it share (`rulepress serve --processes N`), so that behind N
+    processes an address may do no more than behind one.
+
+    Each budget is a table of a fixed size in an anonymous shared map: a slot is an address's
+    hash, its tokens and when they were counted, found by a bounded probe. An address whose
+    bucket is full again frees its slot; where a probe finds no free one, the fullest bucket
+    in it is dropped (as `Budget` drops the fullest). One lock, shared too, around each look-up.
+    """
+
+    SLOTS = 1 << 15   # per budget: room for the 20,000 addresses `Budget` keeps
+    PROBE = 32        # slots looked at for one address, at most
+    _SLOT = struct.Struct("<Qdd")  # hash (0: empty), tokens, when counted
+
+    def __init__(self, limits: dict, clock=time.monotonic):
+        self.names = list(limits)
+        self.limits = [limits[n] for n in self.names]
+        self.clock = clock  # (CLOCK_MONOTONIC: one clock for every process of the machine)
+        self.map = mmap.mmap(-1, len(self.names) * self.SLOTS * self._SLOT.size)
+        self.lock = multiprocessing.get_context("fork").Lock()
+
+    def __getitem__(self, name) -> "_SharedBudget":
+        return _SharedBudget(self, self.names.index(name))
+
+
+class _SharedBudget:
+    """One budget of a SharedBudgets, with Budget's `allows` and `take`."""
+
+    def __init__(self, table: SharedBudgets, which: int):
+        self.table, self.which = table, which
+        self.burst, self.per_minute = table.limits[which]
+
+    def _key(self, key) -> int:
+        return int.from_bytes(hashlib.blake2b(str(key).encode("utf-8", "replace"), digest_size=8).digest(), "little") or 1
+
+    def _left(self, tokens, then, now) -> float:
+        return min(self.burst, tokens + (now - then) * self.per_minute / 60)
+
+    def _find(self, h, now):
+        """(slot offset, tokens now) of the address hashed `h`; the slot is its own, a free
+        one, or the fullest probed (dropped for it)."""
+        t = self.table
+        size, base = t._SLOT.size, self.which * t.SLOTS
+        first = h % t.SLOTS
+        free = fullest = None
+        for i in range(t.PROBE):
+            off = (base + (first + i) % t.SLOTS) * size
+            k, tokens, then = t._SLOT.unpack_from(t.map, off)
+            if k == h:
+                return off, self._left(tokens, then, now)
+            left = self.burst if k == 0 else self._left(tokens, then, now)
+            if free is None and left >= self.burst:  # empty, or full again: forgotten
+                free = off
+            if fullest is None or left > fullest[1]:
+                fullest = (off, left)
+        return (free if free is not None else fullest[0]), self.burst
+
+    def allows(self, key) -> bool:
+        if key is None:
+            return True
+        now = self.table.clock()
+        with self.table.lock:
+            return self._find(self._key(key), now)[1] >= 1
+
+    def take(self, key) -> bool:
+        if key is None:
+            return True
+        h, now = self._key(key), self.table.clock()
+        with self.table.lock:
+            off, tokens = self._find(h, now)
+            if tokens < 1:
+                return False
+            self.table._SLOT.pack_into(self.table.map, off, h, tokens - 1, now)
+        return True
