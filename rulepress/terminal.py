@@ -24,6 +24,8 @@ from .runtime.match import Match
 from .runtime.replay import make_log
 from .runtime.visibility import can_see, handle_of, log_lines, seat_options
 from .runtime.views import view
+from .naming import labels as names_of
+from .runtime.state import zone_name, zone_owner
 from .runtime.words import WORDS, place_label
 
 
@@ -68,13 +70,15 @@ SAY = {
            "secret": "{who} has made a secret choice", "chooses": "{who} chooses {what}", "chosen": "{who} has chosen",
            "seed": "seed {seed} (rulepress play {game} --seed {seed} plays this game again)", "over": "game over",
            "wins": "wins", "no_winner": "no winner", "pass_to": "pass to {player}", "enter": "{player}: press Enter ",
-           "action": "Your action", "choose": "Choose", "number": "type the number of a choice (s shows the table, q quits)"},
+           "action": "Your action", "choose": "Choose", "number": "type the number of a choice (s shows the table, q quits)",
+           "yes": "yes", "no": "no", "supply": "Supply", "of_place": "{zone} ({place})"},
     "ru": {"round": "раунд {n} · первый игрок: {player}", "you": " (вы)", "game": "игра", "hidden": "{n} (скрыто)",
            "dice": "кубики: {dice}  (бросок {n})", "as_before": "(без изменений строк: {n}; s покажет их)", "bot": "{player} (бот)",
            "secret": "{who}: тайный выбор сделан", "chooses": "{who} выбирает: {what}", "chosen": "{who}: выбор сделан",
            "seed": "сид {seed} (rulepress play {game} --seed {seed} сыграет эту партию снова)", "over": "конец игры",
            "wins": "победа", "no_winner": "победителя нет", "pass_to": "ход за: {player}", "enter": "{player}: нажмите Enter ",
-           "action": "Ваше действие", "choose": "Выберите", "number": "введите номер варианта (s — стол, q — выход)"},
+           "action": "Ваше действие", "choose": "Выберите", "number": "введите номер варианта (s — стол, q — выход)",
+           "yes": "да", "no": "нет", "supply": "Запас", "of_place": "{zone} ({place})"},
 }
 
 
@@ -93,37 +97,86 @@ def _collapsed(names) -> str:
 
 
 def table_lines(game, st, seat, lang) -> list:
-    """The table as `seat` sees it, one line per player, counter line and zone."""
+    """The table as `seat` sees it, one line per player, counter line and zone, in the words
+    the online table uses (rulepress/naming.py): no ids, no bookkeeping counters."""
     v = view(game, st, seat)
+    names = names_of(game, v)
+    said = _Said(names, st["players"], lang)
     lines = [_say(lang, "round", n=v["round"], player=_pname(v["first_player"], lang))]
     for p, d in v["players"].items():
-        cs = ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in d["counters"].items())
-        marks = f" [{', '.join(d['marks'])}]" if d["marks"] else ""
-        lines.append(f"{_pname(p, lang)}{_say(lang, 'you') if p == seat else ''}: {cs}{marks}")
-    if v["counters"]:
-        lines.append(_say(lang, "game") + ": " + ", ".join(f"{_counter_name(game, k, lang)} {val}" for k, val in v["counters"].items()))
+        marks = f" [{', '.join(said.mark(m) for m in d['marks'])}]" if d["marks"] else ""
+        lines.append(f"{_pname(p, lang)}{_say(lang, 'you') if p == seat else ''}: {said.counters(d['counters'])}{marks}")
+    if said.counters(v["counters"]):
+        lines.append(_say(lang, "game") + ": " + said.counters(v["counters"]))
     for key, z in v["zones"].items():
-        if key == "players" or (not z["things"] and not z["hidden"]):
+        if key in ("players", "removed") or (not z["things"] and not z["hidden"]):  # (removed: out of the game)
             continue
-        names = _collapsed(game.name(e, lang) for e in z["things"])
-        hidden = f"{' + ' if names else ''}{_say(lang, 'hidden', n=z['hidden'])}" if z["hidden"] else ""
-        lines.append(f"{_zone_label(game, key, lang)}: {names}{hidden}")
+        things = _collapsed(_pname(e, lang) if e in said.seats else game.name(e, lang) for e in z["things"])
+        hidden = f"{' + ' if things else ''}{_say(lang, 'hidden', n=z['hidden'])}" if z["hidden"] else ""
+        lines.append(f"{said.zone(game, key)}: {things}{hidden}")
         for f in z.get("facts", ()):  # what is known of a hidden thing: "card 2 of Player 1's Hand: Told value 1"
-            said = [f"{_counter_name(game, k, lang)} {val}" for k, val in (f.get("counters") or {}).items()] + list(f.get("marks") or ())
-            lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {', '.join(said)}")
+            known = [f"{said.name('counters', k)} {said.value(val)}" for k, val in (f.get("counters") or {}).items()] \
+                + [said.mark(m) for m in f.get("marks") or ()]
+            lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {', '.join(known)}")
     rolled = st.get("rolled")
     if rolled:
         lines.append(_say(lang, "dice", dice=" ".join(str(x) for x in rolled[1:]), n=rolled[0]))
     return lines
 
 
-def _counter_name(game, c, lang):
-    n = game.counters.get(c, {}).get("name") or {}
-    return n.get(lang) or n.get("en") or c
+class _Said:
+    """A view's ids in a language's words, as the online table says them (table.js: counterValue,
+    worthShowing): a seat by its name, a thing or place by its name, yes and no in words; a
+    counter that is the rules' bookkeeping, or has no value worth a word, is left out."""
+
+    def __init__(self, names: dict, seats: list, lang: str):
+        self.names, self.seats, self.lang = names, set(seats), lang
+
+    def name(self, table: str, key) -> str:
+        n = self.names[table].get(key) or {}
+        return n.get(self.lang) or n.get("en") or str(key)
+
+    def value(self, v) -> str:
+        if v is None:
+            return "–"
+        if type(v) is bool:
+            return SAY[self.lang]["yes" if v else "no"]
+        if isinstance(v, str):
+            if v in self.seats:
+                return _pname(v, self.lang)
+            if v in self.names["values"]:
+                return self.name("values", v)
+        return str(v)
+
+    def worth(self, c, v) -> bool:
+        if c in self.names["internal"] or v is None or v is False or isinstance(v, (list, dict)):
+            return False
+        if isinstance(v, str):
+            return v in self.seats or v in self.names["values"]
+        return not (isinstance(v, (int, float)) and v < 0)
+
+    def counters(self, cs: dict) -> str:
+        return ", ".join(f"{self.name('counters', c)} {self.value(v)}" for c, v in cs.items() if self.worth(c, v))
+
+    def mark(self, m) -> str:
+        return self.name("marks", m)
+
+    def zone(self, game, key) -> str:
+        """A zone's title: its name, whose it is (a player's hand, a place's stack) where it
+        is someone's or something's."""
+        owner, name = zone_owner(key), zone_name(key)
+        if owner is None:
+            if name == "supply" and "ru" not in (self.names["zones"].get(name) or {}):
+                return SAY[self.lang]["supply"]  # (the engine's own zone: no name in the game)
+            return self.name("zones", name)
+        if owner in self.seats:
+            return place_label(game, key).get(self.lang) or place_label(game, key)["en"]
+        return SAY[self.lang]["of_place"].format(zone=self.name("zones", name), place=game.name(owner, self.lang))
 
 
-def _zone_label(game, key, lang):
-    return place_label(game, key).get(lang) or key
+def _title(game, lang) -> str:
+    n = game.data["game"].get("name") or {}
+    return n.get(lang) or n.get("en") or game.id if isinstance(n, dict) else str(n)
 
 
 class Table:
@@ -137,7 +190,7 @@ class Table:
     def look(self, seat, everything=False):
         lines = table_lines(self.game, self.st, seat, self.lang)
         before = set() if everything else set(self.shown.get(seat, ()))
-        self.con.rule(f"{printed(self.game.id)} · {_pname(seat, self.lang)}")
+        self.con.rule(f"{printed(_title(self.game, self.lang))} · {_pname(seat, self.lang)}")
         changed = [ln for ln in lines if ln not in before]
         for ln in changed:
             self.con.print(printed(ln))

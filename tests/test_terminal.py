@@ -84,3 +84,30 @@ def test_a_roll_is_kept_for_the_table_to_show(race):
     st = new_game(race, 2, 1)
     apply(race, st, "roll", st["pending"]["who"])
     assert st["rolled"][0] == 1 and len(st["rolled"]) == 3 and all(1 <= d <= 6 for d in st["rolled"][1:])
+
+
+@pytest.mark.parametrize("folder", ["content/study-in-emerald", "content/arkham-horror", "content/night-city", "content/android"])
+def test_the_russian_table_names_every_zone_counter_and_value_in_words(folder):
+    """What a player reads at the terminal says no id: a place's own zone by the place's name,
+    a place's stack with the place it belongs to, counters by name with their values in words
+    (a seat, a gang, yes and no), and nothing of the rules' bookkeeping."""
+    import random
+    import re
+
+    from rulepress.runtime.match import Match
+    from rulepress.terminal import table_lines
+    game = game_from(folder)
+    internal = {(d.get("name") or {}).get("ru") for d in game.counters.values() if d.get("internal")} - {None}
+    m, r = Match.new(game, players=game.players_min + 1, seed=3), random.Random(3)
+    for _ in range(40):
+        if m.is_over:
+            break
+        for seat in m.state["players"]:
+            for line in table_lines(game, m.state, seat, "ru"):
+                assert not re.match(r"\s*[a-z][a-z0-9_.]*:", line), line  # a zone by its id
+                assert not re.search(r"\bp[0-9]\b", line), line  # a seat by its id
+                assert not re.search(r"\b[a-z][a-z_]{2,}\b", line), line  # a mark or value by its id
+                assert "None" not in line and "True" not in line and "False" not in line, line
+                assert not any(n and n in line for n in internal), line
+        who = m.seats_to_move()[0]
+        m.apply(who, r.choice(m.legal(who))["id"])

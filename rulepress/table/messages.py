@@ -11,7 +11,7 @@ import hashlib
 import json
 from typing import NamedTuple
 
-from ..runtime.state import zone_name
+from ..naming import labels
 from ..runtime.views import view
 from .limits import MESSAGE_BYTES, Refused
 
@@ -213,46 +213,6 @@ def seen_by_all(game, st) -> dict:
     for p, v in zip(st["players"], views):
         public["players"][p] = v["players"][p]
     return public
-
-
-def labels(game, v) -> dict:
-    """The names the page prints, in both languages: of the zones, counters and players in
-    the view and of the kinds of thing in sight (only those: the name of a hidden card's
-    kind would say what it is)."""
-    def name(table, key):
-        n = (table.get(key) or {}).get("name")
-        return n if isinstance(n, dict) else None
-    zones = {}
-    for key in v["zones"]:
-        zn = zone_name(key)
-        zones[zn] = (name(game.zones, zn) or name(game.decks, zn) or name(game.pools, zn)
-                     or name(game.protos, zn) or {"en": zn})
-    things = {}
-    for t in v["things"].values():
-        things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
-    counters = {c: name(game.counters, c) or {"en": c} for c in game.counters}
-    # a counter whose value is a kind of thing or a place (a gang, a district) is shown by
-    # that one's name; only values in sight are named
-    values = {}
-    shown = [v["counters"]] + [p["counters"] for p in v["players"].values()] \
-        + [t.get("counters") or {} for t in v["things"].values()]
-    for cs in shown:
-        for value in cs.values():
-            if isinstance(value, str) and value not in values:
-                n = name(game.protos, value) or name(game.locations, value) or name(game.zones, value)
-                if n is not None:
-                    values[value] = n
-    terms = game.data["game"].get("terms") or {}
-    marks = {}
-    for holder in list(v["things"].values()) + list(v["players"].values()):
-        for mark in holder.get("marks") or ():
-            marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
-    # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
-    internal = sorted(c for c, d in game.counters.items() if d.get("internal"))
-    # the kinds in sight that are cards (printed, drawn as cards); any other thing is a piece
-    cards = sorted(k for k in things if (game.protos.get(k) or {}).get("section") == "cards")
-    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks,
-            "internal": internal, "cards": cards}
 
 
 def _order(seat: str):
