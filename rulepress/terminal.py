@@ -71,14 +71,16 @@ SAY = {
            "seed": "seed {seed} (rulepress play {game} --seed {seed} plays this game again)", "over": "game over",
            "wins": "wins", "no_winner": "no winner", "pass_to": "pass to {player}", "enter": "{player}: press Enter ",
            "action": "Your action", "choose": "Choose", "number": "type the number of a choice (s shows the table, q quits)",
-           "yes": "yes", "no": "no", "supply": "Supply", "of_place": "{zone} ({place})"},
+           "yes": "yes", "no": "no", "supply": "Supply", "of_place": "{zone} ({place})",
+           "log_written": "log written to {path}", "log_failed": "the log could not be written to {path} ({why}); here it is:"},
     "ru": {"round": "раунд {n} · первый игрок: {player}", "you": " (вы)", "game": "игра", "hidden": "{n} (скрыто)",
            "dice": "кубики: {dice}  (бросок {n})", "as_before": "(без изменений строк: {n}; s покажет их)", "bot": "{player} (бот)",
            "secret": "{who}: тайный выбор сделан", "chooses": "{who} выбирает: {what}", "chosen": "{who}: выбор сделан",
            "seed": "сид {seed} (rulepress play {game} --seed {seed} сыграет эту партию снова)", "over": "конец игры",
            "wins": "победа", "no_winner": "победителя нет", "pass_to": "ход за: {player}", "enter": "{player}: нажмите Enter ",
            "action": "Ваше действие", "choose": "Выберите", "number": "введите номер варианта (s — стол, q — выход)",
-           "yes": "да", "no": "нет", "supply": "Запас", "of_place": "{zone} ({place})"},
+           "yes": "да", "no": "нет", "supply": "Запас", "of_place": "{zone} ({place})",
+           "log_written": "журнал партии записан в {path}", "log_failed": "журнал партии не удалось записать в {path} ({why}); вот он:"},
 }
 
 
@@ -253,10 +255,10 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
                 with open(log_path, "w", encoding="utf-8") as fh:
                     fh.write(log)
         except OSError as exc:  # checked before the game, yet gone since: the game is not lost
-            con.print(f"the log could not be written to {log_path} ({exc.strerror}); here it is:", markup=False)
+            con.print(_say(lang, "log_failed", path=log_path, why=exc.strerror), markup=False)
             print(log)
             return st
-        con.print(f"log written to {log_path}", markup=False)
+        con.print(_say(lang, "log_written", path=log_path), markup=False)
     return st
 
 
