@@ -33,6 +33,7 @@ from .decision import Choices, Decision, IllegalChoice
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp
+from .visibility import observe
 from .state import FLAT, Task, copy_small, new_state
 from .words import label_of, player_name, say
 
@@ -176,9 +177,9 @@ def untouched(st):
     if task is None or task["answers"] or st.get("interrupted") or st["pending"] is None:
         return None
     snap = marshal.loads(task["snap"]) if isinstance(task["snap"], bytes) else task["snap"]
-    if snap.get("_log") != len(st["log"]) or set(snap) - {"_log"} != set(st) - set(_UNSAVED):
+    if snap.get("_log") != len(st["log"]) or set(snap) - {"_log", "knowledge"} != set(st) - set(_UNSAVED) - {"knowledge"}:
         return None
-    if any(snap[k] != st[k] for k in snap if k not in ("_log", "pending", "task")):
+    if any(snap[k] != st[k] for k in snap if k not in ("_log", "pending", "task", "knowledge")):
         return None
     return task["spec"]
 
@@ -584,6 +585,7 @@ def _turn_act(game, st, f, looks):
         f["stage"] = "turn_end"
         return STILL
     st["pending"] = d
+    observe(game, st)
     looks.turn = opts  # (handed back to whoever applies the choice: see apply)
     return PARKED
 
@@ -646,6 +648,7 @@ def advance(game, st):
             del st["interrupted"]
         if not _end_check(game, st):
             st["pending"], st["task"] = back["pending"], back["task"]
+            observe(game, st)
             return
     looks = _Looks(game, st)
     due = True  # the state as the flow finds it is yet to be looked at
@@ -702,10 +705,12 @@ def _finish(game, st):
 def ended(st) -> dict | None:
     """How a finished game ended: `by` the flow's `end` condition, an `end game` statement or
     the last round, `at` the content position that ended it. Kept beside the state for the
-    figures (rulepress balance), out of its hash: logs recorded before it replay unchanged."""
+    figures (rulepress balance), out of its hash: logs recorded before it replay unchanged.
+    (What the players know of things they no longer see, `knowledge`, is kept so too:
+    runtime/visibility.py.)"""
     return st.get("ended")
 
 
 def state_hash(st) -> str:
-    keep = {k: v for k, v in st.items() if k not in ("task", "ended")}
+    keep = {k: v for k, v in st.items() if k not in ("task", "ended", "knowledge")}
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -73,6 +73,7 @@ class Interp:
     track = None  # while a grouping is made: what it read -> the value read (see grouped)
     shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
     rejoin = None  # replaying: the dice's generator as the state had it at the decision replayed to
+    picked = {}  # thing -> the seat that picked it at a decision of this effect (visibility.lose_track)
 
     def __init__(self, game, st, answers=None):
         self.g = game
@@ -693,8 +694,8 @@ class Interp:
             return d
         raise GameFault(pos, f"`{d}` is not a place things can be put")
 
-    def move(self, eid, key, face=None, top=False):
-        old = self.place(eid, key, face, top)
+    def move(self, eid, key, face=None, top=False, by_place=False):
+        old = self.place(eid, key, face, top, by_place)
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -704,11 +705,16 @@ class Interp:
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             yield from self.yfire("enter", {"piece": eid, "location": key, "origin": old})
 
-    def place(self, eid, key, face, top):
-        """Puts a thing in a zone; where it was."""
+    def place(self, eid, key, face, top, by_place=False):
+        """Puts a thing in a zone; where it was. `by_place`: the thing was taken by where it
+        lay (a deck's top card), so everyone can tell which one left."""
         st = self.st
         if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
+        if "knowledge" in st:
+            visibility.sighted(self.g, st, eid)
+            if not by_place:
+                visibility.lose_track(self.g, st, eid, st["things"][eid]["zone"], self.picked.get(eid, ()))
         self.own(eid)
         self.own_zone(st["things"][eid]["zone"])
         self.own_zone(key)
@@ -753,7 +759,7 @@ class Interp:
             if not pile:
                 break
             eid = pile[rng.below(self.st, len(pile))] if is_pool else pile[0]
-            self.move(eid, dest, s[5] or "up")
+            self.move(eid, dest, s[5] or "up", by_place=not is_pool)
             drawn.append(eid)
         if s[6]:
             env[s[6]] = drawn if s[2] is not None else (drawn[0] if drawn else None)
@@ -766,12 +772,15 @@ class Interp:
             return []
         dkey = f"{owner}.{d['discard']}" if owner else d["discard"]
         for eid in contents(self.st, dkey):
+            if "knowledge" in self.st:
+                visibility.sighted(self.g, self.st, eid)
             self.own(eid)
             self.own_zone(dkey)
             self.own_zone(key)
             place(self.st, eid, key)
             self.st["things"][eid]["up"] = False
         pile = self.own_zone(key) or []
+        visibility.shuffled(self.g, self.st, key)
         rng.shuffle(self.st, pile)
         self.changed()
         return pile
@@ -807,6 +816,7 @@ class Interp:
             for x in contents(self.st, key):
                 self.move(x, into, "down")
             key = into
+        visibility.shuffled(self.g, self.st, key)
         rng.shuffle(self.st, self.own_zone(key) or [])
         self.changed()
 
@@ -817,6 +827,7 @@ class Interp:
         """These players learn what the things are, until the things move (runtime/visibility.py)."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             ent = self.own(x)
             known = ent.setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
@@ -830,6 +841,7 @@ class Interp:
         """These players may not see what the things are, wherever they lie, until the things move."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             ent = self.own(x)
             blind = ent.setdefault("hidden_from", [])
             blind.extend(p for p in seats if p not in blind)
@@ -839,11 +851,13 @@ class Interp:
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             self.own(x)["up"] = True
             self.changed(("field", x, "up"))
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             self.own(x)["up"] = False
             self.changed(("field", x, "up"))
 
@@ -1052,10 +1066,14 @@ class Interp:
     def answer(self, decision):
         """The answer to a decision: the next of the answers, or, once they are all used, the
         one the flow sends when it resumes the effect (`yield` hands the decision up to it)."""
+        visibility.observe(self.g, self.st)  # the players look at the table (the same again in a replay)
         if self.ai >= len(self.answers):
             yield decision
         a = self.answers[self.ai]
         self.ai += 1
+        if type(a) is str and a in self.st["things"] and type(decision.get("who")) is str:
+            # whoever picked a thing by its place ("card 2 of your hand") can tell it as it moves
+            self.picked = {**self.picked, a: (decision["who"],)}
         if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
             self.st["rng"], self.rejoin = self.rejoin, None
         return a

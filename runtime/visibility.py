@@ -229,6 +229,115 @@ def log_for(st, seat, last=50) -> list:
     return out
 
 
+# ---- what a seat knows of things it no longer sees ---------------------------------
+#
+# A seat that saw a thing at a decision and sees it go out of sight (turned face down,
+# hidden from it, put back in a hand or on a deck) still knows which thing it is, until it
+# can no longer tell where the thing went. The state keeps that beside itself, out of its
+# hash (`knowledge`): `saw`, for each thing that moved, turned or was shown or hidden since
+# the last decision, the seats that saw it then; `known`, thing -> {seat: group}: the seat
+# knows that the things of one group lie in the places they lie in, in some order (one
+# thing: exactly where). Players see the table only at decisions, so what an effect shows
+# and hides again before anyone decides is never seen (`observe`). A seat loses track of a
+# group where a thing it could not tell apart leaves a place where one of them lies (a
+# card it did not see taken from a hand: which one?), or where that place is shuffled.
+
+def seers(game, st, eid) -> list:
+    """The seats that may see thing `eid` now."""
+    return [p for p in st["players"] if can_see(game, st, eid, p)]
+
+
+def sighted(game, st, eid) -> None:
+    """Thing `eid` is about to move, turn, or be shown or hidden: who saw it at the last
+    decision, noted the first time (nothing before the first decision was seen)."""
+    k = st.get("knowledge")
+    if k is not None and eid not in k["saw"]:
+        k["saw"][eid] = seers(game, st, eid)
+
+
+def lose_track(game, st, eid, key, followed=()) -> None:
+    """Thing `eid` is about to leave zone `key`: a seat that did not see it at the last
+    decision (nor picked it, `followed`) cannot tell which of the zone's things left, and
+    forgets where each of them is."""
+    k = st.get("knowledge")
+    if k is None:
+        return
+    saw = k["saw"]
+    blind = [p for p in st["players"] if p not in saw[eid] and p not in followed]
+    if blind:
+        _forget_places(k, [eid, *st["zones"].get(key, ())], blind)
+
+
+def shuffled(game, st, key) -> None:
+    """Zone `key` is shuffled: where each of its things lies is news to everyone."""
+    k = st.get("knowledge")
+    if k is None:
+        return
+    things = st["zones"].get(key, ())
+    for x in things:
+        sighted(game, st, x)
+        k["saw"][x] = []
+    _forget_places(k, things, st["players"])
+
+
+def _forget_places(k, things, seats) -> None:
+    known, saw = k["known"], k["saw"]
+    for x in things:
+        if x in saw and saw[x]:
+            saw[x] = [p for p in saw[x] if p not in seats]
+    groups = {(p, g) for x in things for p, g in known.get(x, {}).items() if p in seats}
+    if not groups:
+        return
+    for x in list(known):  # a group's other things: where they lie is no longer known either
+        mine = known[x]
+        if any((p, g) in groups for p, g in mine.items()):
+            mine = known[x] = {p: g for p, g in mine.items() if (p, g) not in groups}
+            if not mine:
+                del known[x]
+
+
+def observe(game, st) -> None:
+    """A decision: what the seats see now is what they saw. The things each seat saw at the
+    last decision and does not see now (the same for all of them: one group) it knows."""
+    k = st.get("knowledge")
+    if k is None:
+        st["knowledge"] = {"saw": {}, "known": {}, "n": 0}
+        return
+    saw = k["saw"]
+    if not saw:
+        return
+    known = k["known"]
+    gone: dict = {}
+    for eid, before in saw.items():
+        if eid not in st["things"]:
+            continue
+        now = seers(game, st, eid)
+        mine = known.get(eid)
+        if mine is not None and any(p in now for p in mine):
+            mine = {p: g for p, g in mine.items() if p not in now}  # seen again: no longer a guess to make
+            if mine:
+                known[eid] = mine
+            else:
+                del known[eid]
+        for p in before:
+            if p not in now:
+                gone.setdefault(p, []).append(eid)
+    for p in st["players"]:
+        if p in gone:
+            k["n"] += 1
+            for eid in gone[p]:
+                known.setdefault(eid, {})[p] = k["n"]
+    k["saw"] = {}
+
+
+def known_to(st, seat) -> dict:
+    """Thing -> group, of the things `seat` knows though it does not see them."""
+    k = st.get("knowledge")
+    if not k:
+        return {}
+    return {x: g[seat] for x, g in k["known"].items() if seat in g}
+
+
 # ---- a bot's look-ahead: samples consistent with what it sees --------------------
 
 _PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
@@ -242,8 +351,9 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     it does not is a guess, and agrees with every public fact about the hidden things: a
     counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
     (it is not blue) takes only a thing that agrees (`told`: False deals as if there were
-    none, the bot that ignores what it was told). (What the seat saw earlier and saw hidden
-    again is not remembered: such a thing is dealt like any other.)
+    none, the bot that ignores what it was told). A thing the seat saw and no longer sees
+    but still knows (`known_to`: a card shown to all and put back in a hand) stays that
+    thing; a group of them, whose order it lost, is dealt again among their own places.
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
@@ -253,13 +363,15 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     late in a game.
     """
     hidden = hidden_from(game, st, seat)
+    known = {x: g for x, g in known_to(st, seat).items() if x in hidden} if told else {}
     # The hidden things are listed by their places, not their ids: a deal then depends on
     # what the seat sees alone, so two states it cannot tell apart give the very same sample.
     at = {eid: (key, i) for key in sorted(st["zones"]) for i, eid in enumerate(st["zones"][key]) if eid in hidden}
     by_kind: dict = {}
     for eid in sorted(hidden, key=lambda e: (at.get(e, ("", 0)), e)):  # a card of one deck only ever stands in for a card of the same deck
         proto = game.protos.get(game.proto_of.get(eid, ""), {})
-        by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
+        # (a thing the seat knows is dealt only among the things of its group)
+        by_kind.setdefault((known.get(eid, 0), game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
     rename = {}
     for key in sorted(by_kind, key=str):
         places = by_kind[key]
@@ -276,6 +388,7 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     else:
         copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
+    copy.pop("knowledge", None)  # what the players know: the seat's own is dealt above, the others' are not its to read
     _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")
     if task is not None:
