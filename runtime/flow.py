@@ -168,28 +168,21 @@ def settle(st) -> None:
                 task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
 
-def untouched(st):
-    """Where the waiting decision is the first thing its effect did (the state is still as
-    the effect found it: nothing moved, rolled or logged), what the effect runs, for
-    `rerun` to run it again once something outside it (a scenario's setup) changed the
-    state; else None."""
+def set_table(game, st, ir) -> bool:
+    """Change the table while an effect waits for a decision (a scenario's setup): the
+    statements `ir` are handed to the effect as an answer of its own, run where it waits,
+    and the decision is worked out again from what they left (Interp.changed_table). Like
+    any answer it is kept with the task, so a copy of the state replays it from the snapshot
+    the same way. False where no effect waits (a turn's options are worked out as asked)."""
     task = st.get("task")
-    if task is None or task["answers"] or st.get("interrupted") or st["pending"] is None:
-        return None
-    snap = marshal.loads(task["snap"]) if isinstance(task["snap"], bytes) else task["snap"]
-    if snap.get("_log") != len(st["log"]) or set(snap) - {"_log", "knowledge"} != set(st) - set(_UNSAVED) - {"knowledge"}:
-        return None
-    if any(snap[k] != st[k] for k in snap if k not in ("_log", "pending", "task", "knowledge")):
-        return None
-    return task["spec"]
-
-
-def rerun(game, st, spec) -> None:
-    """Drop the waiting decision of an effect `untouched` found, run the effect again from
-    its start on the state as it is now, and go on to the next decision."""
-    st["pending"] = st["task"] = None  # (its live effect, if any, goes with it)
-    if _run(game, st, spec):
-        advance(game, st)
+    if task is None or st["pending"] is None or st.get("interrupted"):
+        return False
+    settle(st)
+    st["pending"] = None
+    task["answers"].append({"table": ir})
+    _resume(game, st, task)  # (a Fail: the state as the task found it, and the caller says why)
+    advance(game, st)
+    return True
 
 
 def _restore(st, snap) -> None:

@@ -1008,10 +1008,10 @@ class Interp:
         for p in asked:
             if "out" in self.st["things"][p]["marks"]:  # out of the round or the game: not asked
                 continue
-            reactions = self.usable(window, p, given)
-            if not reactions:
-                continue
-            a = yield from self.ypick(p, reactions, None, s[1], True, env)
+            a = AGAIN
+            while a is AGAIN:
+                reactions = self.usable(window, p, given)
+                a = (yield from self.ypick(p, reactions, None, s[1], True, env)) if reactions else None
             if a is not None:
                 taken = p
                 yield from self.yperform(a, p, s[1], given)
@@ -1063,6 +1063,17 @@ class Interp:
         self.move(b, za)
 
     # ---- decisions ----
+    def changed_table(self, ir):
+        """A scenario's setup, given as the waiting decision's answer (flow.set_table): run
+        where the effect waits, which then works the decision out again (AGAIN), live or
+        replayed from its snapshot alike. It may not ask anything itself."""
+        try:
+            self.call_block(ir, {"player": self.st["first"]})
+        except Suspend:
+            raise Fail("the setup asks a decision: a setup only changes the table") from None
+        self.changed()
+        return AGAIN
+
     def answer(self, decision):
         """The answer to a decision: the next of the answers, or, once they are all used, the
         one the flow sends when it resumes the effect (`yield` hands the decision up to it)."""
@@ -1076,6 +1087,8 @@ class Interp:
             self.picked = {**self.picked, a: (decision["who"],)}
         if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
             self.st["rng"], self.rejoin = self.rejoin, None
+        if type(a) is dict and "table" in a:
+            return self.changed_table(a["table"])
         return a
 
     def options(self, src, var, where, env):
@@ -1116,6 +1129,8 @@ class Interp:
             d = dict(d, kinds=True)
         ids = [o["id"] for o in d["options"]]
         a = yield from self.answer(d)
+        if a is AGAIN:
+            return AGAIN
         return values[ids.index(a)] if a in ids else values[0]
 
     def s_choose(self, s, env):
@@ -1128,6 +1143,12 @@ class Interp:
         return self.done(self.y_secret(s, env))
 
     def y_choose(self, s, env):
+        while True:  # worked out again where the table changed while it waited (AGAIN)
+            r = yield from self._y_choose(s, env)
+            if r is not AGAIN:
+                return r
+
+    def _y_choose(self, s, env):
         upto, var, src, where, by, optional, prompt, body, other = s[2:11]
         who = self.ev(by, env) if by is not None else env.get("player")
         among = self.ev(src, env)
@@ -1141,7 +1162,8 @@ class Interp:
             return
         kinds = names_kinds(self.g, src, env)
         if always and not opts:
-            yield from self.ypick(who, [], prompt, s[1], True, env, kinds)
+            if (yield from self.ypick(who, [], prompt, s[1], True, env, kinds)) is AGAIN:
+                return AGAIN
             env[var] = [] if upto is not None else None
             return (yield from self.yrun(other, env)) if other else None
         if upto is not None:
@@ -1149,6 +1171,8 @@ class Interp:
             chosen = []
             while len(chosen) < n and opts:
                 v = (yield from self.ypick(who, opts, prompt, s[1], True, env, kinds))
+                if v is AGAIN:
+                    return AGAIN
                 if v is None:
                     break
                 chosen.append(v)
@@ -1156,6 +1180,8 @@ class Interp:
             env[var] = chosen
         else:
             v = (yield from self.ypick(who, opts, prompt, s[1], optional, env, kinds, always))
+            if v is AGAIN:
+                return AGAIN
             env[var] = v
             if v is None:
                 if other:
@@ -1164,14 +1190,22 @@ class Interp:
         return (yield from self.yrun(body, env))
 
     def y_may(self, s, env):
-        who = self.ev(s[2], env) if s[2] is not None else env.get("player")
-        a = yield from self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
+        a = AGAIN
+        while a is AGAIN:
+            who = self.ev(s[2], env) if s[2] is not None else env.get("player")
+            a = yield from self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
         if a == "yes":
             return (yield from self.yrun(s[4], env))
         elif s[5]:
             return (yield from self.yrun(s[5], env))
 
     def y_secret(self, s, env):
+        while True:  # worked out again where the table changed while it waited (AGAIN)
+            r = yield from self._y_secret(s, env)
+            if r is not AGAIN:
+                return r
+
+    def _y_secret(self, s, env):
         pvar, players, var, src, where, body = s[2:8]
         choosers = [p for p in self.items(self.ev(players, env))]
         per = {}
@@ -1190,6 +1224,8 @@ class Interp:
         if ask:
             a = yield from self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                                         "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
+            if a is AGAIN:
+                return AGAIN
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
@@ -1211,6 +1247,9 @@ def names_kinds(game, src, env) -> bool:
             return True
         return type(body) is list and body[:1] == ["name"] and body[2] == var and names_kinds(game, coll, env)
     return False
+
+
+AGAIN = object()  # an answer that is no choice: the table changed, and the decision is worked out anew
 
 
 _FIRST = ("first_player",)
