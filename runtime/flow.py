@@ -148,6 +148,8 @@ def branch(st) -> dict:
 def _copied(k, v):
     """A state's entry for a state that shares its things and zones' lists (a snapshot, a
     replay, a branch): most entries are plain values, nothing to copy."""
+    if k == "knowledge":  # (its table of what is known is never changed in place: shared)
+        return {"saw": copy_small(v["saw"]), "known": v["known"], "n": v["n"]}
     return v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v)
 
 

@@ -234,7 +234,8 @@ def log_for(st, seat, last=50) -> list:
 # A seat that saw a thing at a decision and sees it go out of sight (turned face down,
 # hidden from it, put back in a hand or on a deck) still knows which thing it is, until it
 # can no longer tell where the thing went. The state keeps that beside itself, out of its
-# hash (`knowledge`): `saw`, for each thing that moved, turned or was shown or hidden since
+# hash (`knowledge`; its `known` is replaced, never changed in place, so copies of the state
+# share it): `saw`, for each thing that moved, turned or was shown or hidden since
 # the last decision, the seats that saw it then; `known`, thing -> {seat: group}: the seat
 # knows that the things of one group lie in the places they lie in, in some order (one
 # thing: exactly where). Players see the table only at decisions, so what an effect shows
@@ -243,8 +244,30 @@ def log_for(st, seat, last=50) -> list:
 # card it did not see taken from a hand: which one?), or where that place is shuffled.
 
 def seers(game, st, eid) -> list:
-    """The seats that may see thing `eid` now."""
-    return [p for p in st["players"] if can_see(game, st, eid, p)]
+    """The seats that may see thing `eid` now: `can_see` for each seat, worked out once for
+    the thing's place (it runs at every move)."""
+    ent = st["things"][eid]
+    players = st["players"]
+    owner, dot, name = ent["zone"].partition(".")
+    if not dot:
+        owner, name = None, owner
+    if name in game.hidden_zone_names:
+        out = []
+    elif name in game.owner_zone_names:
+        out = [owner] if owner in players else []
+    elif name in game.others_zone_names:
+        out = [p for p in players if p != owner]
+    elif name in game.seats_zone_names:
+        seats = game.seats_zone_names[name]
+        out = [p for p in players if p in seats]
+    else:
+        out = list(players) if ent["up"] else []
+    shown, blind = ent.get("shown_to"), ent.get("hidden_from")
+    if shown:
+        out = [p for p in players if p in out or p in shown]
+    if blind:
+        out = [p for p in out if p not in blind]
+    return out
 
 
 def sighted(game, st, eid) -> None:
@@ -262,8 +285,10 @@ def lose_track(game, st, eid, key, followed=()) -> None:
     k = st.get("knowledge")
     if k is None:
         return
-    saw = k["saw"]
-    blind = [p for p in st["players"] if p not in saw[eid] and p not in followed]
+    saw, players = k["saw"], st["players"]
+    if len(saw[eid]) == len(players):
+        return  # everyone saw which thing it was
+    blind = [p for p in players if p not in saw[eid] and p not in followed]
     if blind:
         _forget_places(k, [eid, *st["zones"].get(key, ())], blind)
 
@@ -288,12 +313,13 @@ def _forget_places(k, things, seats) -> None:
     groups = {(p, g) for x in things for p, g in known.get(x, {}).items() if p in seats}
     if not groups:
         return
-    for x in list(known):  # a group's other things: where they lie is no longer known either
-        mine = known[x]
+    out = {}
+    for x, mine in known.items():  # a group's other things: where they lie is no longer known either
         if any((p, g) in groups for p, g in mine.items()):
-            mine = known[x] = {p: g for p, g in mine.items() if (p, g) not in groups}
-            if not mine:
-                del known[x]
+            mine = {p: g for p, g in mine.items() if (p, g) not in groups}
+        if mine:
+            out[x] = mine
+    k["known"] = out
 
 
 def observe(game, st) -> None:
@@ -307,18 +333,15 @@ def observe(game, st) -> None:
     if not saw:
         return
     known = k["known"]
+    changed: dict = {}  # thing -> what the seats know of it now ({}: nothing)
     gone: dict = {}
     for eid, before in saw.items():
-        if eid not in st["things"]:
-            continue
-        now = seers(game, st, eid)
         mine = known.get(eid)
+        if (not before and mine is None) or eid not in st["things"]:
+            continue  # (nobody saw it, nobody knows it: nothing to learn or forget)
+        now = seers(game, st, eid)
         if mine is not None and any(p in now for p in mine):
-            mine = {p: g for p, g in mine.items() if p not in now}  # seen again: no longer a guess to make
-            if mine:
-                known[eid] = mine
-            else:
-                del known[eid]
+            changed[eid] = {p: g for p, g in mine.items() if p not in now}  # seen again: no longer a guess to make
         for p in before:
             if p not in now:
                 gone.setdefault(p, []).append(eid)
@@ -326,7 +349,12 @@ def observe(game, st) -> None:
         if p in gone:
             k["n"] += 1
             for eid in gone[p]:
-                known.setdefault(eid, {})[p] = k["n"]
+                changed[eid] = {**changed.get(eid, known.get(eid, {})), p: k["n"]}
+    if changed:
+        # (a new table, never changed in place: snapshots and look-aheads share the old one)
+        known = {x: g for x, g in known.items() if x not in changed}
+        known.update((x, g) for x, g in changed.items() if g)
+        k["known"] = known
     k["saw"] = {}
 
 
