@@ -16,7 +16,8 @@ decisions, its log lines, a bot's look-ahead) goes through this module:
 - a log line that names a hidden thing is written for that seat with the thing unnamed, and
   a line written `to` some players is read only by them;
 - a bot looks ahead on a sample: the things hidden from it dealt again at random among the
-  places hidden from it (`sample`), never the real state.
+  places hidden from it (`sample`), never the real state; what its seat saw and still knows
+  (`knowledge`, `observe`) it is not dealt again.
 
 Nothing here reads the compiler; the state stays plain data.
 """
@@ -279,16 +280,18 @@ def sighted(game, st, eid) -> None:
 
 
 def lose_track(game, st, eid, key, followed=()) -> None:
-    """Thing `eid` is about to leave zone `key`: a seat that did not see it at the last
-    decision (nor picked it, `followed`) cannot tell which of the zone's things left, and
-    forgets where each of them is."""
+    """Thing `eid` is about to leave zone `key`: a seat that neither saw it at the last
+    decision and sees it still (one that saw it go into a hand it does not see cannot tell
+    it from the others there) nor picked it (`followed`) cannot tell which of the zone's
+    things left, and forgets where each of them is."""
     k = st.get("knowledge")
     if k is None:
         return
-    saw, players = k["saw"], st["players"]
-    if len(saw[eid]) == len(players):
-        return  # everyone saw which thing it was
-    blind = [p for p in players if p not in saw[eid] and p not in followed]
+    players, before = st["players"], k["saw"][eid]
+    now = seers(game, st, eid) if before else ()
+    if len(now) == len(players) and len(before) == len(players):
+        return  # everyone can tell which thing it is
+    blind = [p for p in players if not (p in before and p in now) and p not in followed]
     if blind:
         _forget_places(k, [eid, *st["zones"].get(key, ())], blind)
 
@@ -416,7 +419,10 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     else:
         copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
-    copy.pop("knowledge", None)  # what the players know: the seat's own is dealt above, the others' are not its to read
+    k = copy.get("knowledge")
+    if k is not None:  # what the seat knows goes with its world (renamed with it); the others' is not its to read
+        copy["knowledge"] = {"saw": {x: [seat] if seat in ps else [] for x, ps in k["saw"].items()},
+                             "known": {x: {seat: g[seat]} for x, g in k["known"].items() if seat in g and told}, "n": k["n"]}
     _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")
     if task is not None:

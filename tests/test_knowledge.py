@@ -182,3 +182,28 @@ def test_a_searched_player_names_the_card_it_was_shown_and_one_that_forgets_gues
     seeds = range(10)
     assert right(True, seeds) == 20
     assert right(False, seeds) <= 12
+
+
+def test_a_dealt_world_carries_what_its_seat_knows_and_nothing_the_others_do(lanterns):
+    """A world dealt for p2 knows what p2 knows, so a search in it deals as p2 would; what p1
+    knows (it saw p2's card too) is not p2's to read."""
+    st = new_game(lanterns, 2, 1)
+    card = st["zones"]["p2.hand"][0]
+    decided(lanterns, st, f'move "{card}" to lit face up')
+    decided(lanterns, st, f'move "{card}" to lanterns')
+    assert card in known_to(st, "p1")
+    for s in range(5):
+        world = sample(lanterns, st, "p2", {"rng": s})
+        assert known_to(world, "p2") == known_to(st, "p2") and known_to(world, "p1") == {}
+        assert world["zones"]["lanterns"][-1] == card
+
+
+def test_a_card_seen_going_into_a_hidden_hand_cannot_be_told_from_the_others_there_as_one_leaves(lanterns):
+    """p2 watched two cards go into its own hand (which it does not see); then one of them
+    leaves by a rule p2 cannot follow: p2 no longer knows which of them is where."""
+    st = new_game(lanterns, 2, 1)
+    a, b = st["zones"]["p2.hand"]
+    decided(lanterns, st, f'move "{a}" to lit face up\nmove "{b}" to lit face up')
+    decided(lanterns, st, f'move "{a}" to p2.hand\nmove "{b}" to p2.hand\nmove "{a}" to lanterns')
+    assert known_to(st, "p2") == {}
+    assert set(known_to(st, "p1")) == {a}  # p1 sees p2's hand: it saw which went (and sees the other)
