@@ -32,7 +32,8 @@ from .compiler.source import PMap, PStr, load_file
 from .runtime import ir
 from .runtime.decision import Decision
 from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, set_table, settle
-from .runtime.interpreter import Fail, GameFault, GameOver, Interp
+from .runtime.faults import Suspend
+from .runtime.interpreter import ASKS, Fail, GameFault, GameOver, Interp
 from .runtime.visibility import HANDLE
 from .runtime.tables import Game
 from .runtime.views import view
@@ -219,6 +220,8 @@ def _direct(game, st, ir):
         pass
     except Fail as exc:
         raise ScenarioFailure(f"setup failed: {exc}")
+    except Suspend:
+        raise ScenarioFailure(f"setup failed: {ASKS}")
 
 
 def _step(game, st, steps, n):

@@ -1070,7 +1070,7 @@ class Interp:
         try:
             self.call_block(ir, {"player": self.st["first"]})
         except Suspend:
-            raise Fail("the setup asks a decision: a setup only changes the table") from None
+            raise Fail(ASKS) from None
         self.changed()
         return AGAIN
 
@@ -1249,6 +1249,7 @@ def names_kinds(game, src, env) -> bool:
     return False
 
 
+ASKS = "it asks a decision: a setup only changes the table (give the decision as a step)"
 AGAIN = object()  # an answer that is no choice: the table changed, and the decision is worked out anew
 
 

@@ -170,3 +170,27 @@ scenario:
 """)
     got = CliRunner().invoke(main, ["test", str(folder)])
     assert got.exit_code == 0, got.output
+
+
+@pytest.mark.parametrize("game", ["keep", "lanterns"])
+def test_a_setup_that_asks_a_decision_fails_saying_so(tmp_path, game):
+    """Where an effect waits (keep) and where a turn does (lanterns): the setup's own
+    decision is refused in words, not as an internal error."""
+    if game == "keep":
+        folder = tmp_path / "keep"
+        folder.mkdir()
+        (folder / "game.yaml").write_text(KEEP)
+    else:
+        folder = _copy(tmp_path, LANTERNS)
+    (folder / "scenarios").mkdir()
+    (folder / "scenarios" / "s.yaml").write_text("""\
+scenario:
+  name: a setup that asks
+  setup: |
+    choose k from [1, 2] "Which?":
+      log "picked"
+  steps: []
+""")
+    got = CliRunner().invoke(main, ["test", str(folder)])
+    assert got.exit_code == 1
+    assert "setup failed: it asks a decision" in got.output and "internal error" not in got.output, got.output
