@@ -381,7 +381,8 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     bag for a token of that bag). What the seat sees is the same as in the real state; what
     it does not is a guess, and agrees with every public fact about the hidden things: a
     counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
-    (it is not blue) takes only a thing that agrees (`told`: False deals as if there were
+    (it is not blue), or a public mark that says so (`public_marks: [{id: red_told, tells:
+    {colour: red}}]`), takes only a thing that agrees (`told`: False deals as if there were
     none, the bot that ignores what it was told). A thing the seat saw and no longer sees
     but still knows (`known_to`: a card shown to all and put back in a hand) stays that
     thing; a group of them, whose order it lost, is dealt again among their own places.
@@ -410,7 +411,7 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        if told and game.fact_counters:
+        if told and (game.fact_counters or game.fact_marks):
             dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
@@ -443,6 +444,11 @@ TRIES = 50  # random deals tried before a deal that agrees with every fact is gi
 def _agrees(game, ent, thing) -> bool:
     """Whether `thing` may lie where `ent` lies, by the public facts `ent` carries."""
     attrs = game.attrs_of.get(thing) or {}
+    if game.fact_marks:
+        for m in ent["marks"]:
+            for attr, v, how in game.fact_marks.get(m, ()):
+                if (attrs.get(attr) == v) != (how == "is"):
+                    return False
     initial = game.counters
     for c, (attr, how) in game.fact_counters.items():
         v = ent["counters"].get(c)
@@ -462,7 +468,8 @@ def _agreeing(game, st, places, dealt, rng_state) -> list:
     is found but for bad luck; after TRIES, `dealt` as it was."""
     things = st["things"]
     told = [i for i, a in enumerate(places) if any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"])
-                                                    for c in game.fact_counters)]
+                                                    for c in game.fact_counters)
+            or any(m in game.fact_marks for m in things[a]["marks"])]
     if all(_agrees(game, things[places[i]], dealt[i]) for i in told):
         return dealt
     fits = {i: [b for b in dealt if _agrees(game, things[places[i]], b)] for i in told}

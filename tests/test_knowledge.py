@@ -5,6 +5,8 @@ shuffle, or a card nobody could tell taken from where the known one lies, makes 
 again (runtime/visibility.py, `observe`)."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from rulepress.compiler.dsl import parse
@@ -207,3 +209,45 @@ def test_a_card_seen_going_into_a_hidden_hand_cannot_be_told_from_the_others_the
     decided(lanterns, st, f'move "{a}" to p2.hand\nmove "{b}" to p2.hand\nmove "{a}" to lanterns')
     assert known_to(st, "p2") == {}
     assert set(known_to(st, "p1")) == {a}  # p1 sees p2's hand: it saw which went (and sees the other)
+
+
+def _lanterns_with(tmp_path, marks):
+    import shutil
+    from tests.conftest import ROOT
+    out = tmp_path / "lanterns"
+    shutil.copytree(os.path.join(ROOT, "docs", "examples", "lanterns"), out, ignore=shutil.ignore_patterns("scenarios"))
+    text = (out / "game.yaml").read_text()
+    text = text.replace("  public_marks: [clued]\n", "  public_marks:\n" + marks)
+    text = text.replace("          log \"{player} tells {t} about their {k} cards\"",
+                        "          for each c in t.hand:\n            if c.colour == \"red\":\n              mark c as red_told\n"
+                        "            if c.value != 1:\n              mark c as not_one\n"
+                        "          log \"{player} tells {t} about their {k} cards\"")
+    (out / "game.yaml").write_text(text)
+    return out
+
+
+def test_a_dealt_world_agrees_with_what_public_marks_tell(tmp_path):
+    """A mark may say what it tells of its thing, as a counter may: every world dealt for p2
+    has a red card where `red_told` lies and no 1 where `not_one` does."""
+    marks = "    - clued\n    - {id: red_told, tells: {colour: red}}\n    - {id: not_one, rules_out: {value: 1}}\n"
+    game = game_from(str(_lanterns_with(tmp_path, marks)))
+    st = new_game(game, 2, 1)
+    first, second = st["zones"]["p2.hand"]
+    run(game, st, f'move "{first}" to lanterns\nmove "{second}" to lanterns\nmove red_2#1 to p2.hand\nmove blue_3 to p2.hand\n'
+                  'mark "red_2#1" as red_told\nmark blue_3 as not_one')
+    colours, values, blind = set(), set(), set()
+    for s in SEEDS:
+        a, b = sample(game, st, "p2", {"rng": s})["zones"]["p2.hand"]
+        colours.add(game.attrs_of[a]["colour"])
+        values.add(game.attrs_of[b]["value"])
+        blind.add(game.attrs_of[sample(game, st, "p2", {"rng": s}, told=False)["zones"]["p2.hand"][0]]["colour"])
+    assert colours == {"red"} and values == {2, 3}
+    assert blind == {"red", "blue"}  # (dealt blind, it is anything)
+
+
+def test_a_public_mark_that_tells_an_unknown_attribute_is_an_error(tmp_path):
+    from rulepress.compiler.validation import validate_game
+    marks = "    - clued\n    - {id: red_told, tells: {color: red}}\n    - {id: not_one, rules_out: {value: 1}}\n"
+    report = validate_game(str(_lanterns_with(tmp_path, marks)))
+    assert any(d.code == "R002" and "unknown attribute `color`" in d.message and "colour" in d.message for d in report.errors), \
+        [d.text() for d in report.errors]
