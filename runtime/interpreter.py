@@ -73,7 +73,7 @@ class Interp:
     track = None  # while a grouping is made: what it read -> the value read (see grouped)
     shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
     rejoin = None  # replaying: the dice's generator as the state had it at the decision replayed to
-    picked = {}  # thing -> the seat that picked it at a decision of this effect (visibility.lose_track)
+    picked = {}  # thing -> the seat that picked it at a decision of this effect (visibility.moving)
 
     def __init__(self, game, st, answers=None):
         self.g = game
@@ -711,10 +711,8 @@ class Interp:
         st = self.st
         if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
-        if "knowledge" in st:
-            visibility.sighted(self.g, st, eid)
-            if not by_place:
-                visibility.lose_track(self.g, st, eid, st["things"][eid]["zone"], self.picked.get(eid, ()))
+        if "knowledge" in st:  # (what the players can still tell of it: runtime/visibility.py)
+            visibility.moving(self.g, st, eid, st["things"][eid]["zone"], by_place, self.picked.get(eid, ()))
         self.own(eid)
         self.own_zone(st["things"][eid]["zone"])
         self.own_zone(key)

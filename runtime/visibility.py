@@ -279,17 +279,22 @@ def sighted(game, st, eid) -> None:
         k["saw"][eid] = seers(game, st, eid)
 
 
-def lose_track(game, st, eid, key, followed=()) -> None:
-    """Thing `eid` is about to leave zone `key`: a seat that neither saw it at the last
-    decision and sees it still (one that saw it go into a hand it does not see cannot tell
-    it from the others there) nor picked it (`followed`) cannot tell which of the zone's
-    things left, and forgets where each of them is."""
-    k = st.get("knowledge")
-    if k is None:
+def moving(game, st, eid, key, by_place=False, followed=()) -> None:
+    """Thing `eid` is about to leave zone `key` (noted as `sighted` does). Taken `by_place` (a
+    deck's top card), everyone can tell which one left. Else a seat that neither saw it at
+    the last decision and sees it still (one that saw it go into a hand it does not see
+    cannot tell it from the others there) nor picked it (`followed`) cannot tell which of
+    the zone's things left, and forgets where each of them is."""
+    k = st["knowledge"]
+    saw, players = k["saw"], st["players"]
+    before = saw.get(eid)
+    if before is None:  # untouched since the last decision: seen now as then
+        before = now = saw[eid] = seers(game, st, eid)
+    elif by_place:
         return
-    players, before = st["players"], k["saw"][eid]
-    now = seers(game, st, eid) if before else ()
-    if len(now) == len(players) and len(before) == len(players):
+    else:
+        now = seers(game, st, eid) if before else ()
+    if by_place or (len(now) == len(players) and len(before) == len(players)):
         return  # everyone can tell which thing it is
     blind = [p for p in players if not (p in before and p in now) and p not in followed]
     if blind:
