@@ -6,6 +6,7 @@ import json
 
 from .content import LANGUAGES, game_languages
 from .icons import SPELLED_RE
+from .lint import mark_names
 from .model import Model
 
 FORMAT = 1
@@ -25,6 +26,16 @@ def _plain(v):
 
 def _text(v):
     return _plain(v) if v is not None else None
+
+
+def _mark_facts(listed) -> dict:
+    out = {}
+    for x in listed or ():
+        if isinstance(x, dict):
+            said = {k: {str(a): _plain(v) for a, v in x[k].items()} for k in ("tells", "rules_out") if isinstance(x.get(k), dict)}
+            if said:
+                out[str(x["id"])] = said
+    return out
 
 
 def tables(m: Model) -> dict:
@@ -182,7 +193,9 @@ def tables(m: Model) -> dict:
                  # the languages of its rulebooks, where it declares fewer than all
                  **({"languages": list(game_languages(g))} if game_languages(g) != LANGUAGES else {}),
                  **({"terms": {k: _plain(v) for k, v in g["terms"].items()}} if g.get("terms") else {}),
-                 **({"public_marks": sorted(str(x) for x in g["public_marks"])} if g.get("public_marks") else {}),
+                 **({"public_marks": sorted(str(x) for x in mark_names(g["public_marks"]))} if g.get("public_marks") else {}),
+                 # what a public mark tells of its thing: mark -> {"tells" or "rules_out": {attribute: value}}
+                 **({"mark_facts": _mark_facts(g["public_marks"])} if _mark_facts(g.get("public_marks")) else {}),
                  # (only where the game lays its table out: other games' tables stay as they were)
                  **({"table": _plain(g["table"])} if g.get("table") else {})},
         "counters": counters, "zones": zones, "decks": decks, "pools": pools, "locations": locations,

@@ -364,7 +364,7 @@ def _marks(m, report, walker, only) -> None:
             if _READ + name not in everywhere and (only is None or pos.file in only):
                 report.warning(pos, "W015", f"option `{name}` is never read: no effect names it (`{name}` or "
                                             f"option(\"{name}\")), so choosing it changes nothing")
-    shown = set((m.game.get("public_marks") or []) if hasattr(m.game, "get") else [])  # read by every view
+    shown = set(mark_names(m.game.get("public_marks")) if hasattr(m.game, "get") else [])  # read by every view
     for (key, _f), node in walker.marks.items():
         use, name = key[0], key[1:]
         if use == _TESTED and _SET + name not in everywhere:
@@ -378,10 +378,15 @@ def _marks(m, report, walker, only) -> None:
     listed = m.game.get("public_marks") if hasattr(m.game, "get") else None
     if hasattr(listed, "item_pos") and (only is None or listed.pos.file in only):
         set_ones = [k[1:] for k in everywhere if k[0] == _SET]
-        for i, name in enumerate(listed):
+        for i, name in enumerate(mark_names(listed)):
             if isinstance(name, str) and _SET + name not in everywhere:
                 report.warning(listed.item_pos[i], "W011", f"mark `{name}` is in `public_marks` but no effect sets it "
                                                            f"(`mark ... as {name}`), so nobody ever sees it{did_you_mean(name, set_ones)}")
+
+
+def mark_names(listed) -> list:
+    """The marks of `public_marks`, written as names or as `{id, tells, rules_out}`."""
+    return [x.get("id") if isinstance(x, dict) else x for x in listed or ()]
 
 
 # ---- scenarios (see scenarios.py) --------------------------------------------------

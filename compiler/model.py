@@ -367,6 +367,13 @@ def _check_visibility(m, report, g) -> None:
             report.error(_pos(d, "public"), "R007", f"`public` shows a counter of a thing while the thing is hidden; "
                                                     f"counter `{d['id']}` is of {d.get('of', 'player')}, which everyone sees: "
                                                     "leave `public` out")
+    for item in (g.get("public_marks") if g is not None and isinstance(g.get("public_marks"), list) else ()):
+        for k in ("tells", "rules_out"):
+            said = item.get(k) if isinstance(item, PMap) else None
+            for attr in (said if isinstance(said, PMap) else ()):
+                if attr not in m.attr_types:
+                    report.error(said.key_pos.get(attr, _pos(item, k)), "R002",
+                                 f"unknown attribute `{attr}`{did_you_mean(attr, m.attr_types)}")
 
 
 # ---- effects ---------------------------------------------------------------

@@ -31,8 +31,9 @@ from .compiler.source import PMap, PStr, load_file
 
 from .runtime import ir
 from .runtime.decision import Decision
-from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, rerun, settle, untouched
-from .runtime.interpreter import Fail, GameFault, GameOver, Interp
+from .runtime.flow import IllegalChoice, apply, choices, interrupt, new_game, set_table, settle
+from .runtime.faults import Suspend
+from .runtime.interpreter import ASKS, Fail, GameFault, GameOver, Interp
 from .runtime.visibility import HANDLE
 from .runtime.tables import Game
 from .runtime.views import view
@@ -178,13 +179,14 @@ def run_scenario(game, sc, upto=None):
         st["dice"] = list(sc["dice"])
     if sc.get("setup"):
         ir = parse(sc["setup"], _where(sc["setup"], sc, "setup"))
-        # A first decision its effect asked before doing anything else is asked again once
-        # the setup has changed the places its options lie in: its options were worked out
-        # from the state before the setup.
-        again, before = untouched(st), _offered_places(st)
-        _direct(game, st, ir)
-        if again is not None and st["pending"] is not None and _offered_places(st, before) != before:
-            rerun(game, st, again)
+        # Where an effect waits for the first decision, the setup is run where it waits and
+        # the decision is worked out again from what the setup left (flow.set_table).
+        try:
+            waited = set_table(game, st, ir)
+        except Fail as exc:
+            raise ScenarioFailure(f"setup failed: {exc}")
+        if not waited:
+            _direct(game, st, ir)
     if sc.get("dice_after_setup"):
         st["dice"] = list(sc["dice_after_setup"])
     steps = list(sc.get("steps") or [])
@@ -208,24 +210,6 @@ def run_scenario(game, sc, upto=None):
     return st
 
 
-def _offered_places(st, keys=None) -> dict:
-    """The places the pending decision's options lie in, each with what it holds (`keys`:
-    those places, as they hold things now)."""
-    if keys is not None:
-        return {k: list(st["zones"].get(k, ())) for k in keys}
-    dec = Decision.of(None, st)  # (a turn's options, which need the rules, are no things)
-    if dec is None or dec.turn:
-        return {}
-    opts = [dec.options_for(p) for p in dec.seats]
-    things = st["things"]
-    out = {}
-    for o in (o for os_ in opts for o in os_ or ()):
-        ent = things.get(o["id"]) if isinstance(o, dict) else None
-        if ent is not None and o["id"] not in st["players"]:
-            out[ent["zone"]] = list(st["zones"][ent["zone"]])
-    return out
-
-
 def _direct(game, st, ir):
     """Run setup statements right away, outside the flow (they must not ask anything)."""
     settle(st)
@@ -236,6 +220,8 @@ def _direct(game, st, ir):
         pass
     except Fail as exc:
         raise ScenarioFailure(f"setup failed: {exc}")
+    except Suspend:
+        raise ScenarioFailure(f"setup failed: {ASKS}")
 
 
 def _step(game, st, steps, n):

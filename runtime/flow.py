@@ -33,6 +33,7 @@ from .decision import Choices, Decision, IllegalChoice
 from .reading import num
 from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp
+from .visibility import observe
 from .state import FLAT, Task, copy_small, new_state
 from .words import label_of, player_name, say
 
@@ -147,6 +148,8 @@ def branch(st) -> dict:
 def _copied(k, v):
     """A state's entry for a state that shares its things and zones' lists (a snapshot, a
     replay, a branch): most entries are plain values, nothing to copy."""
+    if k == "knowledge":  # (its table of what is known is never changed in place: shared)
+        return {"saw": copy_small(v["saw"]), "known": v["known"], "n": v["n"]}
     return v if type(v) in FLAT else dict(v) if k in _SHARED else copy_small(v)
 
 
@@ -167,28 +170,21 @@ def settle(st) -> None:
                 task["snap"] = marshal.loads(marshal.dumps(task["snap"]))
 
 
-def untouched(st):
-    """Where the waiting decision is the first thing its effect did (the state is still as
-    the effect found it: nothing moved, rolled or logged), what the effect runs, for
-    `rerun` to run it again once something outside it (a scenario's setup) changed the
-    state; else None."""
+def set_table(game, st, ir) -> bool:
+    """Change the table while an effect waits for a decision (a scenario's setup): the
+    statements `ir` are handed to the effect as an answer of its own, run where it waits,
+    and the decision is worked out again from what they left (Interp.changed_table). Like
+    any answer it is kept with the task, so a copy of the state replays it from the snapshot
+    the same way. False where no effect waits (a turn's options are worked out as asked)."""
     task = st.get("task")
-    if task is None or task["answers"] or st.get("interrupted") or st["pending"] is None:
-        return None
-    snap = marshal.loads(task["snap"]) if isinstance(task["snap"], bytes) else task["snap"]
-    if snap.get("_log") != len(st["log"]) or set(snap) - {"_log"} != set(st) - set(_UNSAVED):
-        return None
-    if any(snap[k] != st[k] for k in snap if k not in ("_log", "pending", "task")):
-        return None
-    return task["spec"]
-
-
-def rerun(game, st, spec) -> None:
-    """Drop the waiting decision of an effect `untouched` found, run the effect again from
-    its start on the state as it is now, and go on to the next decision."""
-    st["pending"] = st["task"] = None  # (its live effect, if any, goes with it)
-    if _run(game, st, spec):
-        advance(game, st)
+    if task is None or st["pending"] is None or st.get("interrupted"):
+        return False
+    settle(st)
+    st["pending"] = None
+    task["answers"].append({"table": ir})
+    _resume(game, st, task)  # (a Fail: the state as the task found it, and the caller says why)
+    advance(game, st)
+    return True
 
 
 def _restore(st, snap) -> None:
@@ -584,6 +580,7 @@ def _turn_act(game, st, f, looks):
         f["stage"] = "turn_end"
         return STILL
     st["pending"] = d
+    observe(game, st)
     looks.turn = opts  # (handed back to whoever applies the choice: see apply)
     return PARKED
 
@@ -646,6 +643,7 @@ def advance(game, st):
             del st["interrupted"]
         if not _end_check(game, st):
             st["pending"], st["task"] = back["pending"], back["task"]
+            observe(game, st)
             return
     looks = _Looks(game, st)
     due = True  # the state as the flow finds it is yet to be looked at
@@ -702,10 +700,12 @@ def _finish(game, st):
 def ended(st) -> dict | None:
     """How a finished game ended: `by` the flow's `end` condition, an `end game` statement or
     the last round, `at` the content position that ended it. Kept beside the state for the
-    figures (rulepress balance), out of its hash: logs recorded before it replay unchanged."""
+    figures (rulepress balance), out of its hash: logs recorded before it replay unchanged.
+    (What the players know of things they no longer see, `knowledge`, is kept so too:
+    runtime/visibility.py.)"""
     return st.get("ended")
 
 
 def state_hash(st) -> str:
-    keep = {k: v for k, v in st.items() if k not in ("task", "ended")}
+    keep = {k: v for k, v in st.items() if k not in ("task", "ended", "knowledge")}
     return hashlib.sha256(json.dumps(keep, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -73,6 +73,7 @@ class Interp:
     track = None  # while a grouping is made: what it read -> the value read (see grouped)
     shared_things = shared_zones = None  # the running task's snapshot, sharing things and zones
     rejoin = None  # replaying: the dice's generator as the state had it at the decision replayed to
+    picked = {}  # thing -> the seat that picked it at a decision of this effect (visibility.moving)
 
     def __init__(self, game, st, answers=None):
         self.g = game
@@ -693,8 +694,8 @@ class Interp:
             return d
         raise GameFault(pos, f"`{d}` is not a place things can be put")
 
-    def move(self, eid, key, face=None, top=False):
-        old = self.place(eid, key, face, top)
+    def move(self, eid, key, face=None, top=False, by_place=False):
+        old = self.place(eid, key, face, top, by_place)
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             self.fire("enter", {"piece": eid, "location": key, "origin": old})
 
@@ -704,11 +705,14 @@ class Interp:
         if key in self.g.locations and old != key and "enter" in self.g.triggers:
             yield from self.yfire("enter", {"piece": eid, "location": key, "origin": old})
 
-    def place(self, eid, key, face, top):
-        """Puts a thing in a zone; where it was."""
+    def place(self, eid, key, face, top, by_place=False):
+        """Puts a thing in a zone; where it was. `by_place`: the thing was taken by where it
+        lay (a deck's top card), so everyone can tell which one left."""
         st = self.st
         if eid not in st["things"]:
             raise GameFault("?", f"`{eid}` is not a thing that can move")
+        if "knowledge" in st:  # (what the players can still tell of it: runtime/visibility.py)
+            visibility.moving(self.g, st, eid, st["things"][eid]["zone"], by_place, self.picked.get(eid, ()))
         self.own(eid)
         self.own_zone(st["things"][eid]["zone"])
         self.own_zone(key)
@@ -753,7 +757,7 @@ class Interp:
             if not pile:
                 break
             eid = pile[rng.below(self.st, len(pile))] if is_pool else pile[0]
-            self.move(eid, dest, s[5] or "up")
+            self.move(eid, dest, s[5] or "up", by_place=not is_pool)
             drawn.append(eid)
         if s[6]:
             env[s[6]] = drawn if s[2] is not None else (drawn[0] if drawn else None)
@@ -766,12 +770,15 @@ class Interp:
             return []
         dkey = f"{owner}.{d['discard']}" if owner else d["discard"]
         for eid in contents(self.st, dkey):
+            if "knowledge" in self.st:
+                visibility.sighted(self.g, self.st, eid)
             self.own(eid)
             self.own_zone(dkey)
             self.own_zone(key)
             place(self.st, eid, key)
             self.st["things"][eid]["up"] = False
         pile = self.own_zone(key) or []
+        visibility.shuffled(self.g, self.st, key)
         rng.shuffle(self.st, pile)
         self.changed()
         return pile
@@ -807,6 +814,7 @@ class Interp:
             for x in contents(self.st, key):
                 self.move(x, into, "down")
             key = into
+        visibility.shuffled(self.g, self.st, key)
         rng.shuffle(self.st, self.own_zone(key) or [])
         self.changed()
 
@@ -817,6 +825,7 @@ class Interp:
         """These players learn what the things are, until the things move (runtime/visibility.py)."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             ent = self.own(x)
             known = ent.setdefault("shown_to", [])
             known.extend(p for p in seats if p not in known)
@@ -830,6 +839,7 @@ class Interp:
         """These players may not see what the things are, wherever they lie, until the things move."""
         seats = self.seats_of(self.ev(s[3], env))
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             ent = self.own(x)
             blind = ent.setdefault("hidden_from", [])
             blind.extend(p for p in seats if p not in blind)
@@ -839,11 +849,13 @@ class Interp:
 
     def s_reveal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             self.own(x)["up"] = True
             self.changed(("field", x, "up"))
 
     def s_conceal(self, s, env):
         for x in self.things(self.ev(s[2], env)):
+            visibility.sighted(self.g, self.st, x)
             self.own(x)["up"] = False
             self.changed(("field", x, "up"))
 
@@ -994,10 +1006,10 @@ class Interp:
         for p in asked:
             if "out" in self.st["things"][p]["marks"]:  # out of the round or the game: not asked
                 continue
-            reactions = self.usable(window, p, given)
-            if not reactions:
-                continue
-            a = yield from self.ypick(p, reactions, None, s[1], True, env)
+            a = AGAIN
+            while a is AGAIN:
+                reactions = self.usable(window, p, given)
+                a = (yield from self.ypick(p, reactions, None, s[1], True, env)) if reactions else None
             if a is not None:
                 taken = p
                 yield from self.yperform(a, p, s[1], given)
@@ -1049,15 +1061,32 @@ class Interp:
         self.move(b, za)
 
     # ---- decisions ----
+    def changed_table(self, ir):
+        """A scenario's setup, given as the waiting decision's answer (flow.set_table): run
+        where the effect waits, which then works the decision out again (AGAIN), live or
+        replayed from its snapshot alike. It may not ask anything itself."""
+        try:
+            self.call_block(ir, {"player": self.st["first"]})
+        except Suspend:
+            raise Fail(ASKS) from None
+        self.changed()
+        return AGAIN
+
     def answer(self, decision):
         """The answer to a decision: the next of the answers, or, once they are all used, the
         one the flow sends when it resumes the effect (`yield` hands the decision up to it)."""
+        visibility.observe(self.g, self.st)  # the players look at the table (the same again in a replay)
         if self.ai >= len(self.answers):
             yield decision
         a = self.answers[self.ai]
         self.ai += 1
+        if type(a) is str and a in self.st["things"] and type(decision.get("who")) is str:
+            # whoever picked a thing by its place ("card 2 of your hand") can tell it as it moves
+            self.picked = {**self.picked, a: (decision["who"],)}
         if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered
             self.st["rng"], self.rejoin = self.rejoin, None
+        if type(a) is dict and "table" in a:
+            return self.changed_table(a["table"])
         return a
 
     def options(self, src, var, where, env):
@@ -1098,6 +1127,8 @@ class Interp:
             d = dict(d, kinds=True)
         ids = [o["id"] for o in d["options"]]
         a = yield from self.answer(d)
+        if a is AGAIN:
+            return AGAIN
         return values[ids.index(a)] if a in ids else values[0]
 
     def s_choose(self, s, env):
@@ -1110,6 +1141,12 @@ class Interp:
         return self.done(self.y_secret(s, env))
 
     def y_choose(self, s, env):
+        while True:  # worked out again where the table changed while it waited (AGAIN)
+            r = yield from self._y_choose(s, env)
+            if r is not AGAIN:
+                return r
+
+    def _y_choose(self, s, env):
         upto, var, src, where, by, optional, prompt, body, other = s[2:11]
         who = self.ev(by, env) if by is not None else env.get("player")
         among = self.ev(src, env)
@@ -1123,7 +1160,8 @@ class Interp:
             return
         kinds = names_kinds(self.g, src, env)
         if always and not opts:
-            yield from self.ypick(who, [], prompt, s[1], True, env, kinds)
+            if (yield from self.ypick(who, [], prompt, s[1], True, env, kinds)) is AGAIN:
+                return AGAIN
             env[var] = [] if upto is not None else None
             return (yield from self.yrun(other, env)) if other else None
         if upto is not None:
@@ -1131,6 +1169,8 @@ class Interp:
             chosen = []
             while len(chosen) < n and opts:
                 v = (yield from self.ypick(who, opts, prompt, s[1], True, env, kinds))
+                if v is AGAIN:
+                    return AGAIN
                 if v is None:
                     break
                 chosen.append(v)
@@ -1138,6 +1178,8 @@ class Interp:
             env[var] = chosen
         else:
             v = (yield from self.ypick(who, opts, prompt, s[1], optional, env, kinds, always))
+            if v is AGAIN:
+                return AGAIN
             env[var] = v
             if v is None:
                 if other:
@@ -1146,14 +1188,22 @@ class Interp:
         return (yield from self.yrun(body, env))
 
     def y_may(self, s, env):
-        who = self.ev(s[2], env) if s[2] is not None else env.get("player")
-        a = yield from self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
+        a = AGAIN
+        while a is AGAIN:
+            who = self.ev(s[2], env) if s[2] is not None else env.get("player")
+            a = yield from self.answer(self.decision(who, "may", [True, False], s[3], s[1], env))
         if a == "yes":
             return (yield from self.yrun(s[4], env))
         elif s[5]:
             return (yield from self.yrun(s[5], env))
 
     def y_secret(self, s, env):
+        while True:  # worked out again where the table changed while it waited (AGAIN)
+            r = yield from self._y_secret(s, env)
+            if r is not AGAIN:
+                return r
+
+    def _y_secret(self, s, env):
         pvar, players, var, src, where, body = s[2:8]
         choosers = [p for p in self.items(self.ev(players, env))]
         per = {}
@@ -1172,6 +1222,8 @@ class Interp:
         if ask:
             a = yield from self.answer({"who": list(ask), "kind": "secret", "at": s[1], "prompt": prompt,
                                         "options": {p: [offered(self.g, v) for v in o] for p, o in ask.items()}})
+            if a is AGAIN:
+                return AGAIN
             for p, o in ask.items():
                 ids = [option_id(v) for v in o]
                 result[p] = o[ids.index(a[p])] if a.get(p) in ids else o[0]
@@ -1193,6 +1245,10 @@ def names_kinds(game, src, env) -> bool:
             return True
         return type(body) is list and body[:1] == ["name"] and body[2] == var and names_kinds(game, coll, env)
     return False
+
+
+ASKS = "it asks a decision: a setup only changes the table (give the decision as a step)"
+AGAIN = object()  # an answer that is no choice: the table changed, and the decision is worked out anew
 
 
 _FIRST = ("first_player",)

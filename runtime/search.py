@@ -1,7 +1,8 @@
 """Information-set Monte Carlo tree search: a bot that plays to win from what its seat knows.
 
 Each playout deals a world consistent with the seat's view (`Seen.sample`: the things hidden
-from the seat dealt again at random, the dice's generator seeded afresh), walks down one
+from the seat dealt again at random where they agree with the public facts and with what the
+seat saw before, the dice's generator seeded afresh), walks down one
 tree shared by every world, adds a node, plays on for a few decisions (at random, or with
 `mcts:N:greedy` each decision's best option as the heuristic sees it) and scores where it
 stopped with the content's heuristic. The tree is keyed by the options as the

@@ -61,6 +61,9 @@ def _shape(data) -> None:
     need(type(g) is dict and type(g.get("id")) is str and type(g.get("players")) is dict, "game")
     need(type(g["players"].get("min")) is int and type(g["players"].get("max")) is int, "game.players")
     need(type(g.get("options", {})) is dict, "game.options")
+    facts = g.get("mark_facts", {})
+    need(type(facts) is dict and all(type(d) is dict and all(type(d.get(k, {})) is dict and all(type(v) in (str, int, bool) for v in d.get(k, {}).values())
+                                                            for k in ("tells", "rules_out")) for d in facts.values()), "game.mark_facts")
     for section, fields in _SECTIONS.items():
         table = data.get(section)
         need(type(table) is dict, section)
@@ -166,6 +169,9 @@ class Game:
         # facts everyone knows about a thing while the thing itself is hidden (visibility.facts)
         self.public_counters = {c for c, d in self.counters.items() if d.get("public")}
         self.public_marks = frozenset(data["game"].get("public_marks") or ())
+        # public marks that say what a hidden thing is or is not: mark -> [(attribute, value, "is"/"not")]
+        self.fact_marks = {m: [(a, v, "is") for a, v in d.get("tells", {}).items()] + [(a, v, "not") for a, v in d.get("rules_out", {}).items()]
+                           for m, d in (data["game"].get("mark_facts") or {}).items()}
         # public counters that say what a hidden thing is or is not: counter -> (attribute, "is"/"not")
         self.fact_counters = {c: (d["tells"], "is") if d.get("tells") else (d["rules_out"], "not")
                               for c, d in self.counters.items() if d.get("public") and (d.get("tells") or d.get("rules_out"))}

@@ -16,7 +16,8 @@ decisions, its log lines, a bot's look-ahead) goes through this module:
 - a log line that names a hidden thing is written for that seat with the thing unnamed, and
   a line written `to` some players is read only by them;
 - a bot looks ahead on a sample: the things hidden from it dealt again at random among the
-  places hidden from it (`sample`), never the real state.
+  places hidden from it (`sample`), never the real state; what its seat saw and still knows
+  (`knowledge`, `observe`) it is not dealt again.
 
 Nothing here reads the compiler; the state stays plain data.
 """
@@ -229,6 +230,150 @@ def log_for(st, seat, last=50) -> list:
     return out
 
 
+# ---- what a seat knows of things it no longer sees ---------------------------------
+#
+# A seat that saw a thing at a decision and sees it go out of sight (turned face down,
+# hidden from it, put back in a hand or on a deck) still knows which thing it is, until it
+# can no longer tell where the thing went. The state keeps that beside itself, out of its
+# hash (`knowledge`; its `known` is replaced, never changed in place, so copies of the state
+# share it): `saw`, for each thing that moved, turned or was shown or hidden since
+# the last decision, the seats that saw it then; `known`, thing -> {seat: group}: the seat
+# knows that the things of one group lie in the places they lie in, in some order (one
+# thing: exactly where). Players see the table only at decisions, so what an effect shows
+# and hides again before anyone decides is never seen (`observe`). A seat loses track of a
+# group where a thing it could not tell apart leaves a place where one of them lies (a
+# card it did not see taken from a hand: which one?), or where that place is shuffled.
+
+def seers(game, st, eid) -> list:
+    """The seats that may see thing `eid` now: `can_see` for each seat, worked out once for
+    the thing's place (it runs at every move)."""
+    ent = st["things"][eid]
+    players = st["players"]
+    owner, dot, name = ent["zone"].partition(".")
+    if not dot:
+        owner, name = None, owner
+    if name in game.hidden_zone_names:
+        out = []
+    elif name in game.owner_zone_names:
+        out = [owner] if owner in players else []
+    elif name in game.others_zone_names:
+        out = [p for p in players if p != owner]
+    elif name in game.seats_zone_names:
+        seats = game.seats_zone_names[name]
+        out = [p for p in players if p in seats]
+    else:
+        out = list(players) if ent["up"] else []
+    shown, blind = ent.get("shown_to"), ent.get("hidden_from")
+    if shown:
+        out = [p for p in players if p in out or p in shown]
+    if blind:
+        out = [p for p in out if p not in blind]
+    return out
+
+
+def sighted(game, st, eid) -> None:
+    """Thing `eid` is about to move, turn, or be shown or hidden: who saw it at the last
+    decision, noted the first time (nothing before the first decision was seen)."""
+    k = st.get("knowledge")
+    if k is not None and eid not in k["saw"]:
+        k["saw"][eid] = seers(game, st, eid)
+
+
+def moving(game, st, eid, key, by_place=False, followed=()) -> None:
+    """Thing `eid` is about to leave zone `key` (noted as `sighted` does). Taken `by_place` (a
+    deck's top card), everyone can tell which one left. Else a seat that neither saw it at
+    the last decision and sees it still (one that saw it go into a hand it does not see
+    cannot tell it from the others there) nor picked it (`followed`) cannot tell which of
+    the zone's things left, and forgets where each of them is."""
+    k = st["knowledge"]
+    saw, players = k["saw"], st["players"]
+    before = saw.get(eid)
+    if before is None:  # untouched since the last decision: seen now as then
+        before = now = saw[eid] = seers(game, st, eid)
+    elif by_place:
+        return
+    else:
+        now = seers(game, st, eid) if before else ()
+    if by_place or (len(now) == len(players) and len(before) == len(players)):
+        return  # everyone can tell which thing it is
+    blind = [p for p in players if not (p in before and p in now) and p not in followed]
+    if blind:
+        _forget_places(k, [eid, *st["zones"].get(key, ())], blind)
+
+
+def shuffled(game, st, key) -> None:
+    """Zone `key` is shuffled: where each of its things lies is news to everyone."""
+    k = st.get("knowledge")
+    if k is None:
+        return
+    things = st["zones"].get(key, ())
+    for x in things:
+        sighted(game, st, x)
+        k["saw"][x] = []
+    _forget_places(k, things, st["players"])
+
+
+def _forget_places(k, things, seats) -> None:
+    known, saw = k["known"], k["saw"]
+    for x in things:
+        if x in saw and saw[x]:
+            saw[x] = [p for p in saw[x] if p not in seats]
+    groups = {(p, g) for x in things for p, g in known.get(x, {}).items() if p in seats}
+    if not groups:
+        return
+    out = {}
+    for x, mine in known.items():  # a group's other things: where they lie is no longer known either
+        if any((p, g) in groups for p, g in mine.items()):
+            mine = {p: g for p, g in mine.items() if (p, g) not in groups}
+        if mine:
+            out[x] = mine
+    k["known"] = out
+
+
+def observe(game, st) -> None:
+    """A decision: what the seats see now is what they saw. The things each seat saw at the
+    last decision and does not see now (the same for all of them: one group) it knows."""
+    k = st.get("knowledge")
+    if k is None:
+        st["knowledge"] = {"saw": {}, "known": {}, "n": 0}
+        return
+    saw = k["saw"]
+    if not saw:
+        return
+    known = k["known"]
+    changed: dict = {}  # thing -> what the seats know of it now ({}: nothing)
+    gone: dict = {}
+    for eid, before in saw.items():
+        mine = known.get(eid)
+        if (not before and mine is None) or eid not in st["things"]:
+            continue  # (nobody saw it, nobody knows it: nothing to learn or forget)
+        now = seers(game, st, eid)
+        if mine is not None and any(p in now for p in mine):
+            changed[eid] = {p: g for p, g in mine.items() if p not in now}  # seen again: no longer a guess to make
+        for p in before:
+            if p not in now:
+                gone.setdefault(p, []).append(eid)
+    for p in st["players"]:
+        if p in gone:
+            k["n"] += 1
+            for eid in gone[p]:
+                changed[eid] = {**changed.get(eid, known.get(eid, {})), p: k["n"]}
+    if changed:
+        # (a new table, never changed in place: snapshots and look-aheads share the old one)
+        known = {x: g for x, g in known.items() if x not in changed}
+        known.update((x, g) for x, g in changed.items() if g)
+        k["known"] = known
+    k["saw"] = {}
+
+
+def known_to(st, seat) -> dict:
+    """Thing -> group, of the things `seat` knows though it does not see them."""
+    k = st.get("knowledge")
+    if not k:
+        return {}
+    return {x: g[seat] for x, g in k["known"].items() if seat in g}
+
+
 # ---- a bot's look-ahead: samples consistent with what it sees --------------------
 
 _PAST = ("log", "history")  # what happened before: no rule reads it, and it is most of a long game's state
@@ -241,9 +386,11 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     bag for a token of that bag). What the seat sees is the same as in the real state; what
     it does not is a guess, and agrees with every public fact about the hidden things: a
     counter that `tells` an attribute (a clue: this card is red) or `rules_out` values of it
-    (it is not blue) takes only a thing that agrees (`told`: False deals as if there were
-    none, the bot that ignores what it was told). (What the seat saw earlier and saw hidden
-    again is not remembered: such a thing is dealt like any other.)
+    (it is not blue), or a public mark that says so (`public_marks: [{id: red_told, tells:
+    {colour: red}}]`), takes only a thing that agrees (`told`: False deals as if there were
+    none, the bot that ignores what it was told). A thing the seat saw and no longer sees
+    but still knows (`known_to`: a card shown to all and put back in a hand) stays that
+    thing; a group of them, whose order it lost, is dealt again among their own places.
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
@@ -253,13 +400,15 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     late in a game.
     """
     hidden = hidden_from(game, st, seat)
+    known = {x: g for x, g in known_to(st, seat).items() if x in hidden} if told else {}
     # The hidden things are listed by their places, not their ids: a deal then depends on
     # what the seat sees alone, so two states it cannot tell apart give the very same sample.
     at = {eid: (key, i) for key in sorted(st["zones"]) for i, eid in enumerate(st["zones"][key]) if eid in hidden}
     by_kind: dict = {}
     for eid in sorted(hidden, key=lambda e: (at.get(e, ("", 0)), e)):  # a card of one deck only ever stands in for a card of the same deck
         proto = game.protos.get(game.proto_of.get(eid, ""), {})
-        by_kind.setdefault((game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
+        # (a thing the seat knows is dealt only among the things of its group)
+        by_kind.setdefault((known.get(eid, 0), game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
     rename = {}
     for key in sorted(by_kind, key=str):
         places = by_kind[key]
@@ -267,7 +416,7 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        if told and game.fact_counters:
+        if told and (game.fact_counters or game.fact_marks):
             dealt = _agreeing(game, st, places, dealt, rng_state)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
@@ -276,6 +425,10 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     else:
         copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
+    k = copy.get("knowledge")
+    if k is not None:  # what the seat knows goes with its world (renamed with it); the others' is not its to read
+        copy["knowledge"] = {"saw": {x: [seat] if seat in ps else [] for x, ps in k["saw"].items()},
+                             "known": {x: {seat: g[seat]} for x, g in k["known"].items() if seat in g and told}, "n": k["n"]}
     _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")
     if task is not None:
@@ -296,6 +449,11 @@ TRIES = 50  # random deals tried before a deal that agrees with every fact is gi
 def _agrees(game, ent, thing) -> bool:
     """Whether `thing` may lie where `ent` lies, by the public facts `ent` carries."""
     attrs = game.attrs_of.get(thing) or {}
+    if game.fact_marks:
+        for m in ent["marks"]:
+            for attr, v, how in game.fact_marks.get(m, ()):
+                if (attrs.get(attr) == v) != (how == "is"):
+                    return False
     initial = game.counters
     for c, (attr, how) in game.fact_counters.items():
         v = ent["counters"].get(c)
@@ -315,7 +473,8 @@ def _agreeing(game, st, places, dealt, rng_state) -> list:
     is found but for bad luck; after TRIES, `dealt` as it was."""
     things = st["things"]
     told = [i for i, a in enumerate(places) if any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"])
-                                                    for c in game.fact_counters)]
+                                                    for c in game.fact_counters)
+            or any(m in game.fact_marks for m in things[a]["marks"])]
     if all(_agrees(game, things[places[i]], dealt[i]) for i in told):
         return dealt
     fits = {i: [b for b in dealt if _agrees(game, things[places[i]], b)] for i in told}

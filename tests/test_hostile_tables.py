@@ -134,7 +134,10 @@ def test_a_forged_game_json_with_its_hash_recomputed_plays_its_texts_as_texts(tm
     lambda d: d["instances"].append("x"), lambda d: next(iter(d["procedures"].values()))["params"].append(1),
     lambda d: d.__setitem__("flow", [1]), lambda d: next(iter(d["decks"].values())).pop("discard"),
     lambda d: next(iter(d["zones"].values())).__setitem__("of", None), lambda d: d.pop("triggers"),
-], ids=["game id", "players", "protos", "instance of nothing", "instance", "param", "flow", "deck", "zone", "triggers"])
+    lambda d: d["game"].__setitem__("mark_facts", {"m": {"tells": "colour"}}),
+    lambda d: d["game"].__setitem__("mark_facts", {"m": {"rules_out": {"colour": ["red"]}}}),
+], ids=["game id", "players", "protos", "instance of nothing", "instance", "param", "flow", "deck", "zone", "triggers",
+        "mark facts", "mark fact value"])
 def test_sections_of_a_shape_no_build_writes_are_refused_even_with_a_matching_hash(tmp_path, forge):
     data = _built()
     forge(data)

@@ -109,3 +109,88 @@ def test_w019_does_not_send_a_procedure_to_a_name_it_cannot_have():
     from rulepress.compiler.pipeline import unnamed_finding
     _pos, code, message = unnamed_finding(BANQUET, {"pass_hands"})
     assert code == "W019" and "a procedure is named by `game: terms:` alone" in message
+
+
+KEEP = """\
+game:
+  id: keep
+  name: {en: Keep}
+  version: 1
+  players: {min: 1, max: 2}
+zones:
+  - {id: hand, name: {en: Hand}, of: player, visibility: owner}
+  - {id: kept, name: {en: Kept}, of: player}
+decks:
+  - {id: deck, name: {en: Deck}}
+cards:
+  - {id: apple, name: {en: Apple}, deck: deck}
+  - {id: pear, name: {en: Pear}, deck: deck}
+  - {id: plum, name: {en: Plum}}
+triggers:
+  - id: deal
+    on: game_start
+    text: {en: "Each player draws a card."}
+    effect: |
+      shuffle deck
+      for each p in players:
+        draw 1 from deck to p.hand
+flow:
+  rounds: 1
+  phases:
+    - id: keep
+      mode: each
+      effect: |
+        draw 1 from deck to player.hand
+        choose c from player.hand "Keep which card?":
+          move c to player.kept
+scoring:
+  score: count(player.kept)
+"""
+
+
+def test_a_decision_asked_after_its_effect_drew_offers_what_the_scenario_setup_left(tmp_path):
+    """The effect drew a card, then asked which to keep; the setup takes the apple away and
+    hands p1 the plum: the apple is refused and the plum kept (the options were worked out
+    before the setup, and an effect that had done something was not run again)."""
+    folder = tmp_path / "keep"
+    (folder / "scenarios").mkdir(parents=True)
+    (folder / "game.yaml").write_text(KEEP)
+    (folder / "scenarios" / "s.yaml").write_text("""\
+scenario:
+  name: the decision after a draw follows the setup
+  players: 1
+  setup: |
+    move apple to removed
+    move plum to p1.hand
+  steps:
+    - {refused: apple, seat: p1}
+    - p1: plum
+  expect:
+    - plum in p1.kept
+""")
+    got = CliRunner().invoke(main, ["test", str(folder)])
+    assert got.exit_code == 0, got.output
+
+
+@pytest.mark.parametrize("game", ["keep", "lanterns"])
+def test_a_setup_that_asks_a_decision_fails_saying_so(tmp_path, game):
+    """Where an effect waits (keep) and where a turn does (lanterns): the setup's own
+    decision is refused in words, not as an internal error."""
+    if game == "keep":
+        folder = tmp_path / "keep"
+        folder.mkdir()
+        (folder / "game.yaml").write_text(KEEP)
+    else:
+        folder = _copy(tmp_path, LANTERNS)
+    (folder / "scenarios").mkdir()
+    (folder / "scenarios" / "s.yaml").write_text("""\
+scenario:
+  name: a setup that asks
+  setup: |
+    choose k from [1, 2] "Which?":
+      log "picked"
+  steps: []
+""")
+    got = CliRunner().invoke(main, ["test", str(folder)])
+    assert got.exit_code == 1
+    assert "setup failed: it asks a decision" in got.output and "internal error" not in got.output, got.output
