@@ -22,7 +22,7 @@ from .runtime.faults import GameFault
 from .runtime.flow import IllegalChoice, choices, new_game
 from .runtime.match import Match
 from .runtime.replay import make_log
-from .runtime.visibility import can_see, handle_of, log_lines, seat_options
+from .runtime.visibility import can_see, handle_of, log_lines, remember, seat_options
 from .runtime.views import view
 from .naming import labels as names_of
 from .runtime.state import zone_name, zone_owner
@@ -275,6 +275,8 @@ def _turns(game, st, con, agents, people, watcher, lang, input_fn) -> bool:
     table = Table(con, game, st, lang)
     last = None
     m = Match(game, st)
+    if any(getattr(a, "remembers", False) for a in agents.values()):
+        remember(st)
     while not m.is_over:
         dec = m.decision
         seat = dec.next_seat(prefer=agents)  # at a secret pick bots pick first: nothing they pick is printed

@@ -43,6 +43,7 @@ def ask(game, st, agent, seat, options):
 
 class Agent:
     name = "agent"
+    remembers = False  # whether it deals worlds by what its seat saw and no longer sees (visibility.remember)
 
     def choose(self, game, seen, seat, options) -> str:  # pragma: no cover - interface
         raise NotImplementedError
@@ -146,6 +147,8 @@ def play_out(game, st, agents: dict, max_decisions=200_000) -> int:
     secret pick of several seats is one)."""
     m = Match(game, st)
     n = 0
+    if any(getattr(a, "remembers", False) for a in agents.values()):
+        visibility.remember(st)
     while st["pending"] is not None:
         n += 1
         if n > max_decisions:

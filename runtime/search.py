@@ -123,6 +123,7 @@ class MctsAgent:
     mcts:100; `mcts:20:greedy` plays its rollouts greedily. Seeded: the same seed, budget in
     playouts and view give the same choice."""
     name = "mcts"
+    remembers = True
 
     def __init__(self, seed=0, budget: str | None = None):
         self.budget = parse_budget(budget) if budget is not None else Budget(DEFAULT_PLAYOUTS, None)
@@ -153,6 +154,7 @@ class MctsAgent:
             world = branch(worlds[done % len(worlds)])
             world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
             world["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
+            world.pop("knowledge", None)  # (nothing deals worlds from a playout: it notes nothing)
             err = self._playout(game, world, seat, root)
             if err is not None:
                 failed, fault = failed + 1, err

@@ -330,12 +330,20 @@ def _forget_places(k, things, seats) -> None:
     k["known"] = out
 
 
+def remember(st) -> dict:
+    """Have the state note, from now on, what each seat saw and no longer sees (`observe`),
+    for a searching bot to deal its worlds by (`sample`). Only a seat played by such a bot
+    needs it (agents with `remembers`: runtime/agents.py), so a game played without one
+    notes nothing. Returns the state."""
+    st.setdefault("knowledge", {"saw": {}, "known": {}, "n": 0})
+    return st
+
+
 def observe(game, st) -> None:
     """A decision: what the seats see now is what they saw. The things each seat saw at the
     last decision and does not see now (the same for all of them: one group) it knows."""
     k = st.get("knowledge")
-    if k is None:
-        st["knowledge"] = {"saw": {}, "known": {}, "n": 0}
+    if k is None:  # nobody asked for it (remember): nothing noted, at no cost
         return
     saw = k["saw"]
     if not saw:

@@ -12,7 +12,7 @@ import pytest
 from rulepress.compiler.dsl import parse
 from rulepress.runtime.flow import apply, new_game
 from rulepress.runtime.interpreter import Interp
-from rulepress.runtime.visibility import known_to, observe, sample
+from rulepress.runtime.visibility import known_to, observe, remember, sample
 from tests.conftest import game_from
 
 SEEDS = range(40)
@@ -39,7 +39,7 @@ def dealt(game, st, seat, place, told=True):
 
 
 def test_a_card_shown_to_its_holder_and_hidden_again_stays_that_card_in_every_dealt_world(lanterns):
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card = st["zones"]["p2.hand"][0]
     decided(lanterns, st, f'show "{card}" to p2')
     decided(lanterns, st, f'hide "{card}" from p2')
@@ -50,7 +50,7 @@ def test_a_card_shown_to_its_holder_and_hidden_again_stays_that_card_in_every_de
 
 
 def test_a_card_everyone_saw_put_back_in_a_hand_stays_that_card(lanterns):
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card = st["zones"]["p2.hand"][1]
     decided(lanterns, st, f'move "{card}" to lit face up')
     decided(lanterns, st, f'move "{card}" to p2.hand')
@@ -61,7 +61,7 @@ def test_a_card_everyone_saw_put_back_in_a_hand_stays_that_card(lanterns):
 def test_cards_put_back_together_are_dealt_among_their_own_places(lanterns):
     """Two cards everyone saw go back into a hand in one effect: which is where is lost,
     not which two they are."""
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     a, b = st["zones"]["p2.hand"]
     decided(lanterns, st, f'move "{a}" to lit face up\nmove "{b}" to lit face up')
     decided(lanterns, st, f'move "{b}" to p2.hand\nmove "{a}" to p2.hand')
@@ -71,7 +71,7 @@ def test_cards_put_back_together_are_dealt_among_their_own_places(lanterns):
 
 
 def test_what_an_effect_shows_and_hides_before_anyone_decides_was_never_seen(lanterns):
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card = st["zones"]["p2.hand"][0]
     decided(lanterns, st, f'show "{card}" to p2\nhide "{card}" from p2')
     assert known_to(st, "p2") == {}
@@ -79,14 +79,14 @@ def test_what_an_effect_shows_and_hides_before_anyone_decides_was_never_seen(lan
 
 
 def test_a_shuffle_or_a_card_taken_unseen_from_its_place_makes_it_a_guess_again(lanterns):
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card, other = st["zones"]["p2.hand"]
     decided(lanterns, st, f'show "{card}" to p2')
     decided(lanterns, st, f'hide "{card}" from p2')
     decided(lanterns, st, f'move "{other}" to lanterns')  # p2 did not see which of its cards went
     assert known_to(st, "p2") == {}
 
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card = st["zones"]["p2.hand"][0]
     decided(lanterns, st, f'move "{card}" to lit face up')
     decided(lanterns, st, f'move "{card}" to lanterns')
@@ -98,13 +98,13 @@ def test_a_shuffle_or_a_card_taken_unseen_from_its_place_makes_it_a_guess_again(
 def test_a_card_drawn_from_the_top_is_followed_and_one_picked_is_followed_by_its_picker(lanterns):
     """Which card a draw takes everyone can tell (the top one), and the player who picked a
     card of their own hand by its place can tell which went: neither loses the others."""
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card, other = st["zones"]["p2.hand"]
     decided(lanterns, st, f'show "{card}" to p2')
     decided(lanterns, st, f'hide "{card}" from p2')
     decided(lanterns, st, 'draw 1 from lanterns to p2.hand')
     assert card in known_to(st, "p2")
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card, other = st["zones"]["p2.hand"]
     decided(lanterns, st, f'show "{card}" to p2')
     decided(lanterns, st, f'hide "{card}" from p2')
@@ -177,7 +177,7 @@ def test_a_searched_player_names_the_card_it_was_shown_and_one_that_forgets_gues
         monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
         got = 0
         for s in seeds:
-            st = new_game(game, 2, s)
+            st = remember(new_game(game, 2, s))
             play_out(game, st, {p: MctsAgent(f"{s}:{p}", "30") for p in st["players"]})
             got += sum(st["scores"].values())
         return got
@@ -189,7 +189,7 @@ def test_a_searched_player_names_the_card_it_was_shown_and_one_that_forgets_gues
 def test_a_dealt_world_carries_what_its_seat_knows_and_nothing_the_others_do(lanterns):
     """A world dealt for p2 knows what p2 knows, so a search in it deals as p2 would; what p1
     knows (it saw p2's card too) is not p2's to read."""
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     card = st["zones"]["p2.hand"][0]
     decided(lanterns, st, f'move "{card}" to lit face up')
     decided(lanterns, st, f'move "{card}" to lanterns')
@@ -203,7 +203,7 @@ def test_a_dealt_world_carries_what_its_seat_knows_and_nothing_the_others_do(lan
 def test_a_card_seen_going_into_a_hidden_hand_cannot_be_told_from_the_others_there_as_one_leaves(lanterns):
     """p2 watched two cards go into its own hand (which it does not see); then one of them
     leaves by a rule p2 cannot follow: p2 no longer knows which of them is where."""
-    st = new_game(lanterns, 2, 1)
+    st = remember(new_game(lanterns, 2, 1))
     a, b = st["zones"]["p2.hand"]
     decided(lanterns, st, f'move "{a}" to lit face up\nmove "{b}" to lit face up')
     decided(lanterns, st, f'move "{a}" to p2.hand\nmove "{b}" to p2.hand\nmove "{a}" to lanterns')
@@ -231,7 +231,7 @@ def test_a_dealt_world_agrees_with_what_public_marks_tell(tmp_path):
     has a red card where `red_told` lies and no 1 where `not_one` does."""
     marks = "    - clued\n    - {id: red_told, tells: {colour: red}}\n    - {id: not_one, rules_out: {value: 1}}\n"
     game = game_from(str(_lanterns_with(tmp_path, marks)))
-    st = new_game(game, 2, 1)
+    st = remember(new_game(game, 2, 1))
     first, second = st["zones"]["p2.hand"]
     run(game, st, f'move "{first}" to lanterns\nmove "{second}" to lanterns\nmove red_2#1 to p2.hand\nmove blue_3 to p2.hand\n'
                   'mark "red_2#1" as red_told\nmark blue_3 as not_one')
