@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import math
+import re
 
 from types import GeneratorType
 
@@ -31,6 +32,9 @@ from .words import WORDS, label_of
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
 BLOCK_ERRORS = EVALUATION_ERRORS + (GameFault,)  # what a running block's error may be (Interp.block_fault)
+
+
+_LETTERS = re.compile("[^\\W\\d_]")  # a word's letter, in any script
 
 
 def prompt_text(prompt):
@@ -906,12 +910,33 @@ class Interp:
             who = self.ev(s[3], env)
             to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         things = visibility.named(self.st, v)
-        text = self.show(v)
-        unnamed = self.show(v, unnamed=True) if things else None
+        text, ru = self.spoken(v)
+        unnamed, unnamed_ru = self.spoken(v, True) if things else (None, None)
         types = visibility.named_types(self.g, v, s[2])
-        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
+        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types, ru, unnamed_ru))
         if self.g.cache.log_hook is not None:
             self.g.cache.log_hook(self.st, len(self.st["log"]) - 1)
+
+    def spoken(self, v, unnamed=False):
+        """A log line's words: English, and Russian (else None) in a game written in it. A
+        text's words are the content's: "English / Русский" gives each side to its language;
+        a text written in English alone stays so (its Russian would be English words around
+        Russian names); values alone (a thing, a list of them) are said in each language."""
+        en = self.show(v, unnamed)
+        if not self.g.russian:
+            return en, None
+        if type(v) is Text:
+            words = [x for x in v if type(x) is Said]
+        elif type(v) is str and v not in self.st["things"] and v not in self.g.protos:
+            words = [v]
+        else:
+            words = ()
+        if any(" / " in x for x in words):
+            ru = self.show(v, unnamed, "ru").partition(" / ")[2].strip()
+            return en.partition(" / ")[0].strip(), ru or None
+        if any(_LETTERS.search(x) for x in words):
+            return en, None
+        return en, self.show(v, unnamed, "ru")
 
     def show(self, v, unnamed=False, lang="en"):
         """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""

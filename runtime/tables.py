@@ -107,6 +107,9 @@ class Game:
             raise TablesError(f"game tables have format {data.get('format')}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")
         self.data = data
         self.id = data["game"]["id"]
+        # whether its texts are written in Russian too: its log lines are then kept in both
+        self.russian = "ru" in (data["game"].get("languages") or ("en", "ru"))
+        self.terms = data["game"].get("terms") or {}  # words for id-like values (`light`: Light, Светлая)
         self.hash = data.get("content_hash", "")
         self.version = data["game"].get("version")
         self.players_min = data["game"]["players"]["min"]

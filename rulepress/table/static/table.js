@@ -108,9 +108,11 @@ function seatName(seat) {
 
 function seatNumber(seat) { return String(seat).replace(/^p/, ""); }
 
-// The log names players as the engine does ("Player 2"): the page says their names.
-function logText(text) {
-  return String(text).replace(/\bPlayer (\d+)\b/g, (all, n) => {
+// A log line in the page's language (its Russian where the game wrote one). The log names
+// players as the engine does ("Player 2", "Игрок 2"): the page says their names.
+function logText(line) {
+  const text = LANG === "ru" && line.ru ? line.ru : line.text;
+  return String(text).replace(/(?<![\p{L}\p{N}])(?:Player|Игрок) (\d+)(?![\p{L}\p{N}])/gu, (all, n) => {
     const seat = "p" + n;
     return last && last.seats.some((s) => s.seat === seat) ? seatName(seat) : all;
   });
@@ -585,7 +587,7 @@ function renderLog(m) {
   const log = $("log");
   log.textContent = "";
   for (const line of m.log) {
-    const li = el("li", line.private ? "private" : "", logText(line.text));
+    const li = el("li", line.private ? "private" : "", logText(line));
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
