@@ -148,8 +148,13 @@ class Table:
         log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
         new = [entry for i, entry in zip(log_lines(self.st, seat), log) if i >= read]
         for entry in new[-12:]:
-            self.con.print(f"[dim]· {printed(entry['text'])}[/dim]")
+            self.con.print(f"[dim]· {printed(_line(entry, self.lang))}[/dim]")
         self.logged[seat] = len(self.st["log"])
+
+
+def _line(entry, lang) -> str:
+    """A log line in the table's language: its Russian where the game wrote one."""
+    return entry.get("ru") or entry["text"] if lang == "ru" else entry["text"]
 
 
 def _bot_move(game, st, seat, choice, secret, watcher, lang) -> str:
@@ -186,7 +191,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
         raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
     con.rule(_say(lang, "over"))
     for entry in view(game, st, watcher)["log"][-3:]:
-        con.print(f"[dim]· {printed(entry['text'])}[/dim]")
+        con.print(f"[dim]· {printed(_line(entry, lang))}[/dim]")
     for p in st["players"]:
         con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + (f"  [bold]{_say(lang, 'wins')}[/bold]" if p in st["winners"] else ""))
     if not st["winners"]:
