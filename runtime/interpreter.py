@@ -948,8 +948,8 @@ class Interp:
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
                 return WORDS["a"][lang] + self.g.kind_of.get(v, "thing")
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
-        if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
-            return label_of(self.g, v).get(lang) or v
+        if isinstance(v, str) and (v in self.g.protos or v in self.g.terms):  # a type of card, not one copy: its
+            return label_of(self.g, v).get(lang) or v                          # name; an id-like value: its term
         return str(v)
 
     def _value(self, v, unnamed, lang):

@@ -17,6 +17,8 @@ from conftest import game_from
 from rulepress.runtime import agents
 from rulepress.runtime.decision import Decision
 from rulepress.runtime.flow import apply, choices, new_game
+from rulepress.runtime.interpreter import Interp
+from rulepress.runtime.text import Said, Text
 from rulepress.runtime import words
 from rulepress.table import messages
 from rulepress.table.engine import _Snapshot
@@ -90,3 +92,12 @@ def test_the_flows_own_lines_are_said_in_each_language(duel):
         assert "ru" not in words.line(duel, 1, "passes", player="p1")
     finally:
         duel.russian = True
+
+
+def test_an_id_like_value_in_a_log_line_reads_as_the_games_term():
+    """Study in Emerald logs a revealed side (`side_of(p)`, "loyal"): it reads as the game's
+    word for it, in each language, never as the id."""
+    game = game_from("content/study-in-emerald")
+    it = Interp(game, new_game(game, 2, "words"))
+    line = Text((Said("p2"), Said(" is revealed: "), "loyal", Said(" / "), Said("p2"), Said(" раскрыт: "), "loyal"))
+    assert it.spoken(line) == ("p2 is revealed: Loyalist", "p2 раскрыт: Лоялисты")
