@@ -37,6 +37,14 @@ BLOCK_ERRORS = EVALUATION_ERRORS + (GameFault,)  # what a running block's error 
 _LETTERS = re.compile("[^\\W\\d_]")  # a word's letter, in any script
 
 
+def _written(words) -> str | None:
+    """How a text's own words are written: "both" ("English / Русский"), "en" (English
+    alone), or None (no words: values and signs alone, said in each language)."""
+    if any(" / " in x for x in words):
+        return "both"
+    return "en" if any(_LETTERS.search(x) for x in words) else None
+
+
 def prompt_text(prompt):
     """A prompt in both languages: "Where to? / Куда?" gives each side to its language."""
     if prompt is None:
@@ -910,31 +918,35 @@ class Interp:
             who = self.ev(s[3], env)
             to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         things = visibility.named(self.st, v)
-        text, ru = self.spoken(v)
-        unnamed, unnamed_ru = self.spoken(v, True) if things else (None, None)
+        text, ru = self.spoken(v, s)
+        unnamed, unnamed_ru = self.spoken(v, s, True) if things else (None, None)
         types = visibility.named_types(self.g, v, s[2])
         self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types, ru, unnamed_ru))
         if self.g.cache.log_hook is not None:
             self.g.cache.log_hook(self.st, len(self.st["log"]) - 1)
 
-    def spoken(self, v, unnamed=False):
+    def spoken(self, v, s=None, unnamed=False):
         """A log line's words: English, and Russian (else None) in a game written in it. A
         text's words are the content's: "English / Русский" gives each side to its language;
         a text written in English alone stays so (its Russian would be English words around
-        Russian names); values alone (a thing, a list of them) are said in each language."""
+        Russian names); values alone (a thing, a list of them) are said in each language.
+        `s`: the `log` statement (how its text is written is worked out once for it)."""
         en = self.show(v, unnamed)
         if not self.g.russian:
             return en, None
         if type(v) is Text:
-            words = [x for x in v if type(x) is Said]
-        elif type(v) is str and v not in self.st["things"] and v not in self.g.protos:
-            words = [v]
+            known = self.g.cache.spoken.get(id(s))
+            if known is None or known[0] is not s:
+                known = self.g.cache.spoken[id(s)] = (s, _written([x for x in v if type(x) is Said]))
+            how = known[1]
+        elif type(v) is str and v not in self.st["things"] and v not in self.g.protos and v not in self.g.terms:
+            how = _written([v])
         else:
-            words = ()
-        if any(" / " in x for x in words):
+            how = None
+        if how == "both":
             ru = self.show(v, unnamed, "ru").partition(" / ")[2].strip()
             return en.partition(" / ")[0].strip(), ru or None
-        if any(_LETTERS.search(x) for x in words):
+        if how == "en":
             return en, None
         return en, self.show(v, unnamed, "ru")
 

@@ -84,6 +84,7 @@ class Cache:
         self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
         self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
+        self.spoken = {}  # id of a `log` statement -> (it, how its text's words are written: Interp.spoken)
         self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
         self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind

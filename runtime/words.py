@@ -28,6 +28,8 @@ WORDS = {
     "game_over": {"en": "game over: {scores}", "ru": "конец игры: {scores}"},
 }
 KINDS = {"ru": {"card": "карта", "token": "жетон", "piece": "фигура"}}  # a thing's kind, said
+# the seats' names, made once (a seat is said in most lines of a log and labels of options)
+SEATS = {f"p{n}": {lang: text.format(n=n) for lang, text in WORDS["player"].items()} for n in range(1, 65)}
 
 
 def both(key: str, **params) -> dict:
@@ -49,19 +51,18 @@ def line(game, round_no, key: str, **params) -> dict:
     """A log line of the flow's: {"r", "text"} in English and, for a game written in Russian,
     `ru`. A parameter is a value (a seat, an action, ...: said by label_of in each language)
     or a function of the language giving its words."""
-    entry = {"r": round_no, "text": _phrase(game, "en", key, params)}
+    said = {k: v if callable(v) else _named(game, v) for k, v in params.items()}
+    entry = {"r": round_no, "text": WORDS[key]["en"].format(**{k: v("en") if callable(v) else v[0] for k, v in said.items()})}
     if game.russian:
-        entry["ru"] = _phrase(game, "ru", key, params)
+        entry["ru"] = WORDS[key]["ru"].format(**{k: v("ru") if callable(v) else v[1] for k, v in said.items()})
     return entry
 
 
-def _phrase(game, lang, key, params) -> str:
-    return WORDS[key][lang].format(**{k: v(lang) if callable(v) else _word(game, v, lang) for k, v in params.items()})
-
-
-def _word(game, v, lang) -> str:
+def _named(game, v) -> tuple:
+    """A value's words, (English, Russian)."""
     lab = label_of(game, v)
-    return lab.get(lang) or lab.get("en") or str(v)
+    en = lab.get("en") or str(v)
+    return en, lab.get("ru") or en
 
 
 def bilingual(text: str) -> tuple:
@@ -85,7 +86,7 @@ def label_of(game, v) -> dict:
     if isinstance(v, str) and v in game.protos:  # a card of several copies named as its type: `baron`
         return game.protos[v].get("name") or {"en": v}
     if isinstance(v, str) and v.startswith("p") and v[1:].isdigit():
-        return both("player", n=v[1:])
+        return SEATS.get(v) or both("player", n=v[1:])
     if isinstance(v, str) and v in game.actions:
         return game.actions[v]["name"]
     if isinstance(v, str) and isinstance(game.terms.get(v), dict):  # an id-like value the game names

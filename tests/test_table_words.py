@@ -100,4 +100,4 @@ def test_an_id_like_value_in_a_log_line_reads_as_the_games_term():
     game = game_from("content/study-in-emerald")
     it = Interp(game, new_game(game, 2, "words"))
     line = Text((Said("p2"), Said(" is revealed: "), "loyal", Said(" / "), Said("p2"), Said(" раскрыт: "), "loyal"))
-    assert it.spoken(line) == ("p2 is revealed: Loyalist", "p2 раскрыт: Лоялисты")
+    assert it.spoken(line, []) == ("p2 is revealed: Loyalist", "p2 раскрыт: Лоялисты")
