@@ -24,7 +24,7 @@ WORDS = {
     # Russian too, its Russian beside it (`ru`), each made once, as it is written
     "passes": {"en": "{player} passes", "ru": "{player} пасует"},
     "takes": {"en": "{player}: {action}", "ru": "{player}: {action}"},
-    "cannot": {"en": "{player}: {action} cannot be done", "ru": "{player}: «{action}» не выполнить"},
+    "cannot": {"en": "{player}: {action} cannot be done", "ru": "{player}: нельзя выполнить «{action}»"},
     "game_over": {"en": "game over: {scores}", "ru": "конец игры: {scores}"},
 }
 KINDS = {"ru": {"card": "карта", "token": "жетон", "piece": "фигура"}}  # a thing's kind, said
@@ -38,7 +38,7 @@ def both(key: str, **params) -> dict:
 
 
 def say(key: str, **params) -> str:
-    """A phrase of the log (English)."""
+    """A phrase in English."""
     return WORDS[key]["en"].format(**params)
 
 
