@@ -26,7 +26,7 @@ from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, 
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
-from .words import WORDS, label_of
+from .words import KINDS, WORDS, label_of
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
@@ -893,7 +893,7 @@ class Interp:
 
     def s_fail(self, s, env):
         reason = s[2]
-        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else "this cannot be done now")
+        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else WORDS["cannot_now"]["en"] + " / " + WORDS["cannot_now"]["ru"])
 
     def s_endgame(self, s, env):
         self.st["over"] = True
@@ -958,7 +958,8 @@ class Interp:
             return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
-                return WORDS["a"][lang] + self.g.kind_of.get(v, "thing")
+                kind = self.g.kind_of.get(v, "thing")
+                return WORDS["a"][lang] + KINDS.get(lang, {}).get(kind, kind)
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
         if isinstance(v, str) and (v in self.g.protos or v in self.g.terms):  # a type of card, not one copy: its
             return label_of(self.g, v).get(lang) or v                          # name; an id-like value: its term

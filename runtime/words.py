@@ -26,6 +26,7 @@ WORDS = {
     "takes": {"en": "{player}: {action}", "ru": "{player}: {action}"},
     "cannot": {"en": "{player}: {action} cannot be done", "ru": "{player}: нельзя выполнить «{action}»"},
     "game_over": {"en": "game over: {scores}", "ru": "конец игры: {scores}"},
+    "cannot_now": {"en": "this cannot be done now", "ru": "сейчас это сделать нельзя"},  # a `fail` without a reason
 }
 KINDS = {"ru": {"card": "карта", "token": "жетон", "piece": "фигура"}}  # a thing's kind, said
 # the seats' names, made once (a seat is said in most lines of a log and labels of options)

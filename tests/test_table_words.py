@@ -101,3 +101,13 @@ def test_an_id_like_value_in_a_log_line_reads_as_the_games_term():
     it = Interp(game, new_game(game, 2, "words"))
     line = Text((Said("p2"), Said(" is revealed: "), "loyal", Said(" / "), Said("p2"), Said(" раскрыт: "), "loyal"))
     assert it.spoken(line, []) == ("p2 is revealed: Loyalist", "p2 раскрыт: Лоялисты")
+
+
+def test_a_thing_a_seat_may_not_see_is_unnamed_in_its_language():
+    """A line naming a card kept from some seat reads "a card" to it, "карта" in Russian."""
+    game = game_from("content/study-in-emerald")
+    st = new_game(game, 2, "words")
+    it = Interp(game, st)
+    card = next(x for x in st["things"] if game.kind_of.get(x) == "card")
+    line = Text((Said("drawn: "), card, Said(" / "), Said("взята: "), card))
+    assert it.spoken(line, [], True) == ("drawn: a card", "взята: карта")
