@@ -94,7 +94,7 @@ class Witness:
         entry = st["log"][i]
         if self.word is None:
             return
-        said = set(self.word.findall(entry["text"] + "\n" + (entry.get("unnamed") or "")))
+        said = set(self.word.findall("\n".join(entry.get(k) or "" for k in ("text", "unnamed", "ru", "unnamed_ru"))))
         things = st["things"]
         self.seen[i] = {("*" if seat is None else seat): {n for n in said if any(
             e in things and can_see(self.game, st, e, seat) for e in self.by_name[n])}

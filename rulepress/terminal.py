@@ -176,11 +176,6 @@ class _Said:
         return SAY[self.lang]["of_place"].format(zone=self.name("zones", name), place=game.name(owner, self.lang))
 
 
-def _logged(entry, lang) -> str:
-    """A log line in the player's language where the game wrote it so, else as written."""
-    return entry.get(lang) or entry["text"] if lang != "en" else entry["text"]
-
-
 def _title(game, lang) -> str:
     n = game.data["game"].get("name") or {}
     return n.get(lang) or n.get("en") or game.id if isinstance(n, dict) else str(n)
@@ -208,8 +203,13 @@ class Table:
         log = view(self.game, self.st, seat)["log"]  # the lines at these places in the state's log
         new = [entry for i, entry in zip(log_lines(self.st, seat), log) if i >= read]
         for entry in new[-12:]:
-            self.con.print(f"[dim]· {printed(_logged(entry, self.lang))}[/dim]")
+            self.con.print(f"[dim]· {printed(_line(entry, self.lang))}[/dim]")
         self.logged[seat] = len(self.st["log"])
+
+
+def _line(entry, lang) -> str:
+    """A log line in the table's language: its Russian where the game wrote one."""
+    return entry.get("ru") or entry["text"] if lang == "ru" else entry["text"]
 
 
 def _bot_move(game, st, seat, choice, secret, watcher, lang) -> str:
@@ -246,7 +246,7 @@ def play(game, players, seed, bots, lang, log_path, input_fn=input, con=None, wr
         raise GameFault(exc.pos, told(game, st, watcher, exc.message)) from None
     con.rule(_say(lang, "over"))
     for entry in view(game, st, watcher)["log"][-3:]:
-        con.print(f"[dim]· {printed(_logged(entry, lang))}[/dim]")
+        con.print(f"[dim]· {printed(_line(entry, lang))}[/dim]")
     for p in st["players"]:
         con.print(f"{_pname(p, lang)}: {st['scores'][p]}" + (f"  [bold]{_say(lang, 'wins')}[/bold]" if p in st["winners"] else ""))
     if not st["winners"]:

@@ -35,7 +35,7 @@ from .faults import Fail, GameFault, GameOver, Suspend
 from .interpreter import NO_EFFECT, Interp
 from .visibility import observe
 from .state import FLAT, Task, copy_small, new_state
-from .words import label_of, player_name, say
+from .words import bilingual, line, player_name
 
 
 def new_game(game, players: int, seed=0, options=None, first=None) -> dict:
@@ -98,8 +98,12 @@ def _failed(game, st, task, exc):
     if spec[0] == "action":
         st["flow"].setdefault("failed", []).append(spec[1])
         # the reason is the actor's alone: it may speak of what only they hold
-        done = say("cannot", player=player_name(spec[2]), action=label_of(game, spec[1]).get("en"))
-        st["log"].append({"r": st["round"], "text": f"{done} ({exc})", "seen": [spec[2]], "unnamed": done})
+        done = line(game, st["round"], "cannot", player=spec[2], action=spec[1])
+        why = bilingual(str(exc))  # (a `fail` reason may carry both languages)
+        entry = dict(done, text=f"{done['text']} ({why[0]})", seen=[spec[2]], unnamed=done["text"])
+        if "ru" in done:
+            entry.update(ru=f"{done['ru']} ({why[1] or why[0]})", unnamed_ru=done["ru"])
+        st["log"].append(entry)
 
 
 # ---- tasks: effects that may stop for decisions ------------------------------
@@ -301,9 +305,9 @@ def _take_action(game, st, p, aid):
     if aid == "pass":
         f["turn_over"] = True
         f.setdefault("passed", []).append(p)
-        st["log"].append({"r": st["round"], "text": say("passes", player=player_name(p))})
+        st["log"].append(line(game, st["round"], "passes", player=p))
         return
-    st["log"].append({"r": st["round"], "text": say("takes", player=player_name(p), action=label_of(game, aid).get("en"))})
+    st["log"].append(line(game, st["round"], "takes", player=p, action=aid))
     _run(game, st, ["action", aid, p])
 
 
@@ -694,7 +698,8 @@ def _finish(game, st):
     st["winners"] = top
     st["pending"] = None
     st["task"] = None
-    st["log"].append({"r": st["round"], "text": say("game_over", scores=", ".join(f"{player_name(p)} {scores[p]}" for p in st["players"]))})
+    st["log"].append(line(game, st["round"], "game_over",
+                          scores=lambda lang: ", ".join(f"{player_name(p, lang)} {scores[p]}" for p in st["players"])))
 
 
 def ended(st) -> dict | None:

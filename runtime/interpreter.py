@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import math
+import re
 
 from types import GeneratorType
 
@@ -25,12 +26,23 @@ from .faults import DEPTH_LIMIT, EVALUATION_ERRORS, PLAYOUT_STEPS, STEP_BUDGET, 
 from .state import FLAT, Zone, contents, place, zone_name, zone_owner
 from .tables import KNOWN_LIMIT
 from .text import Said, Text
-from .words import WORDS, label_of
+from .words import KINDS, WORDS, label_of
 
 # An absent cost or effect. Blocks are compiled once per list (by id): a fresh `[]` at every
 # call would be compiled, and kept, again each time.
 NO_EFFECT: list = []
 BLOCK_ERRORS = EVALUATION_ERRORS + (GameFault,)  # what a running block's error may be (Interp.block_fault)
+
+
+_LETTERS = re.compile("[^\\W\\d_]")  # a word's letter, in any script
+
+
+def _written(words) -> str | None:
+    """How a text's own words are written: "both" ("English / Русский"), "en" (English
+    alone), or None (no words: values and signs alone, said in each language)."""
+    if any(" / " in x for x in words):
+        return "both"
+    return "en" if any(_LETTERS.search(x) for x in words) else None
 
 
 def prompt_text(prompt):
@@ -893,7 +905,7 @@ class Interp:
 
     def s_fail(self, s, env):
         reason = s[2]
-        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else "this cannot be done now")
+        raise Fail((reason if type(reason) is str else self.said(reason, env)) if reason else WORDS["cannot_now"]["en"] + " / " + WORDS["cannot_now"]["ru"])
 
     def s_endgame(self, s, env):
         self.st["over"] = True
@@ -918,12 +930,37 @@ class Interp:
             who = self.ev(s[3], env)
             to = [who] if who in self.st["players"] else [p for p in self.items(who) if p in self.st["players"]]
         things = visibility.named(self.st, v)
-        text = self.show(v)
-        unnamed = self.show(v, unnamed=True) if things else None
+        text, ru = self.spoken(v, s)
+        unnamed, unnamed_ru = self.spoken(v, s, True) if things else (None, None)
         types = visibility.named_types(self.g, v, s[2])
-        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types))
+        self.st["log"].append(visibility.log_entry(self.g, self.st, text, things, to, unnamed, s[1], types, ru, unnamed_ru))
         if self.g.cache.log_hook is not None:
             self.g.cache.log_hook(self.st, len(self.st["log"]) - 1)
+
+    def spoken(self, v, s=None, unnamed=False):
+        """A log line's words: English, and Russian (else None) in a game written in it. A
+        text's words are the content's: "English / Русский" gives each side to its language;
+        a text written in English alone stays so (its Russian would be English words around
+        Russian names); values alone (a thing, a list of them) are said in each language.
+        `s`: the `log` statement (how its text is written is worked out once for it)."""
+        en = self.show(v, unnamed)
+        if not self.g.russian:
+            return en, None
+        if type(v) is Text:
+            known = self.g.cache.spoken.get(id(s))
+            if known is None or known[0] is not s:
+                known = self.g.cache.spoken[id(s)] = (s, _written([x for x in v if type(x) is Said]))
+            how = known[1]
+        elif type(v) is str and v not in self.st["things"] and v not in self.g.protos and v not in self.g.terms:
+            how = _written([v])
+        else:
+            how = None
+        if how == "both":
+            ru = self.show(v, unnamed, "ru").partition(" / ")[2].strip()
+            return en.partition(" / ")[0].strip(), ru or None
+        if how == "en":
+            return en, None
+        return en, self.show(v, unnamed, "ru")
 
     def show(self, v, unnamed=False, lang="en"):
         """A value in words. `unnamed`: things are "a card" (every thing, or those of a set)."""
@@ -933,10 +970,11 @@ class Interp:
             return ", ".join(self.show(x, unnamed, lang) for x in v)
         if isinstance(v, str) and (v in self.st["things"]):
             if unnamed and v not in self.st["players"] and (unnamed is True or v in unnamed):
-                return WORDS["a"][lang] + self.g.kind_of.get(v, "thing")
+                kind = self.g.kind_of.get(v, "thing")
+                return WORDS["a"][lang] + KINDS.get(lang, {}).get(kind, kind)
             return label_of(self.g, v).get(lang) or label_of(self.g, v).get("en", v)
-        if isinstance(v, str) and v in self.g.protos:  # a type of card, not one copy: its name
-            return label_of(self.g, v).get(lang) or v
+        if isinstance(v, str) and (v in self.g.protos or v in self.g.terms):  # a type of card, not one copy: its
+            return label_of(self.g, v).get(lang) or v                          # name; an id-like value: its term
         return str(v)
 
     def _value(self, v, unnamed, lang):

@@ -87,6 +87,7 @@ class Cache:
         self.code = None  # the game's effects as Python (runtime/pysource.py), written on first use
         self.offered = {}  # (type, value) -> the value as a decision's option, up to a bound (interpreter.offered)
         self.prompts = {}  # a prompt's text -> its two languages (interpreter.prompt_text)
+        self.spoken = {}  # id of a `log` statement -> (it, how its text's words are written: Interp.spoken)
         self.pure_procedures = None  # the procedures that change nothing: analysis.pure_procedures
         self.groupings = {}  # (kind, attribute) -> the last Grouping made of them (Interp.grouped)
         self.removed_kinds = {}  # the `removed` zone's things -> {kind: those of that kind}: removed_of_kind
@@ -110,6 +111,9 @@ class Game:
             raise TablesError(f"game tables have format {data.get('format')}; this runtime reads format {SUPPORTED_FORMAT}: rebuild with `rulepress build`")
         self.data = data
         self.id = data["game"]["id"]
+        # whether its texts are written in Russian too: its log lines are then kept in both
+        self.russian = "ru" in (data["game"].get("languages") or ("en", "ru"))
+        self.terms = data["game"].get("terms") or {}  # words for id-like values (`light`: Light, Светлая)
         self.hash = data.get("content_hash", "")
         self.version = data["game"].get("version")
         self.players_min = data["game"]["players"]["min"]

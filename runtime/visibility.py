@@ -185,13 +185,16 @@ def _reads_kind(part) -> bool:
     return type(part) is list and part[:1] == ["attr"] and part[_ATTRIBUTE] == "type"
 
 
-def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types=()) -> dict:
+def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types=(), ru=None, unnamed_ru=None) -> dict:
     """A log line. Where it names things hidden from some seat it carries, for those seats,
     the same line with the things unnamed (`unnamed`), and the seats (and "*" for a
     spectator) that may read it as written. A line `to` some players is theirs alone.
     `named`: the things and kinds its values name (the leak scan reads it: a card's name
-    said while everyone could see the card, or a kind's name, gives nothing away)."""
+    said while everyone could see the card, or a kind's name, gives nothing away). `ru`: the
+    line in Russian, where the game says it so (and `unnamed_ru`)."""
     entry = {"r": st["round"], "text": text}
+    if ru is not None:
+        entry["ru"] = ru
     if things or types:
         entry["named"] = list(things) + [x for x in types if x not in things]
     if to is not None:
@@ -203,6 +206,8 @@ def log_entry(game, st, text: str, things, to=None, unnamed=None, at=None, types
         if len(seen) <= len(st["players"]):  # someone may not read it as written
             entry["seen"] = seen
             entry["unnamed"] = unnamed if unnamed is not None else text
+            if ru is not None:
+                entry["unnamed_ru"] = unnamed_ru if unnamed_ru is not None else ru
     if at is not None:
         entry["at"] = at  # the content line, for `rulepress secrets` to name
     return entry
@@ -216,17 +221,23 @@ def log_lines(st, seat, last=50) -> list:
 
 
 def log_for(st, seat, last=50) -> list:
-    """The last log lines as `seat` (None: a spectator) may read them."""
+    """The last log lines as `seat` (None: a spectator) may read them: `text` in English and,
+    where the line was written in Russian too, `ru`."""
     me = "*" if seat is None else seat
     out = []
     for i in log_lines(st, seat, last):
         entry = st["log"][i]
         if "seen" in entry and me not in entry["seen"]:
-            out.append({"r": entry["r"], "text": entry["unnamed"]})  # its position stays the server's
-        elif "to" in entry:
-            out.append({"r": entry["r"], "text": entry["text"], "private": True})
+            line = {"r": entry["r"], "text": entry["unnamed"]}  # its position stays the server's
+            if "unnamed_ru" in entry:
+                line["ru"] = entry["unnamed_ru"]
         else:
-            out.append({"r": entry["r"], "text": entry["text"]})
+            line = {"r": entry["r"], "text": entry["text"]}
+            if "ru" in entry:
+                line["ru"] = entry["ru"]
+            if "to" in entry:
+                line["private"] = True
+        out.append(line)
     return out
 
 

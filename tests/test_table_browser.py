@@ -551,3 +551,42 @@ def test_two_seats_see_each_other_on_camera(table):
     signals = [f for p in pages.values() for f in p.frames if '"type":"signal"' in f]
     assert signals and max(map(len, signals)) < 16 * 1024
     assert not [f for p in (t["watch"], t["obs"]) for f in p.frames if '"type":"signal"' in f]
+
+
+# A seat's signal the server drops (over its rate, from any tab of the seat) never reaches the
+# other page: the page that sent it is told nothing. Dropped here in the page, before the socket.
+_DROP_FIRST = """kind => {
+    const table = window.rulepressTable, send = table.send.bind(table);
+    window.dropped = 0;
+    table.send = (m) => {
+        if (m && m.type === "signal" && m.data && m.data.kind === kind && !window.dropped) { window.dropped = 1; return; }
+        send(m);
+    };
+}"""
+
+
+def _linked(page, seat):
+    page.wait_for_function(
+        """seat => { const p = window.rulepressVoice.peers.get(seat);
+                     return !!p && p.pc.connectionState === "connected"; }""", arg=seat, timeout=30_000)
+
+
+@pytest.mark.parametrize("lost", ["offer", "answer", "hello"])
+def test_a_call_whose_offer_or_answer_was_lost_is_offered_again(table, lost):
+    pages = seat_pages(table)
+    for p in pages.values():  # fresh pages: no call yet
+        p.page.reload()
+        p.page.wait_for_function("(window.rulepressTable.last || {}).status === 'playing'")
+        p.page.wait_for_function("window.rulepressVoice && window.rulepressVoice.present.length === 2")
+    # p1 (the smaller seat) offers, p2 answers; a page that has not agreed to a call yet does
+    # not look at what it is sent, so who agrees first decides which message the call needs:
+    # p2 first, p1's offer and p2's answer; p1 first, p2's hello ("offer me one") when it agrees
+    sender = pages["p1"] if lost == "offer" else pages["p2"]
+    sender.page.evaluate(_DROP_FIRST, lost)
+    order = ["p1", "p2"] if lost == "hello" else ["p2", "p1"]
+    for seat in order:
+        pages[seat].page.click('#voice button[data-voice="mic"]')
+        pages[seat].page.wait_for_function("window.rulepressVoice.consented")
+    _linked(pages["p1"].page, "p2")
+    _linked(pages["p2"].page, "p1")
+    assert sender.page.evaluate("window.dropped") == 1

@@ -94,3 +94,59 @@ def test_an_illegal_choice_and_a_lost_worker_are_told_apart():
     finally:
         there.close()
 
+
+
+@pytest.mark.parametrize("where", ["threads", "processes"])
+def test_a_room_loaded_from_the_store_replays_off_the_event_loop(tmp_path, monkeypatch, where):
+    """A room read from the store the first time is set up again (its seed, every stored move)
+    where games run: the event loop goes on serving meanwhile. The load here waits until a
+    coroutine of the loop lets it go; a load on the loop itself would wait in vain."""
+    import inspect
+    import multiprocessing
+
+    from rulepress.table.rooms import Tables
+    from rulepress.table.store import Store
+
+    game = night_city()
+    db = str(tmp_path / "t.sqlite3")
+
+    async def made():
+        tables = Tables({game.id: game}, Store(db))
+        j = await tables.create(game.id, 2, {}, "Ann")
+        async with j.room.lock:
+            await tables.host(j.room, "p1", "bot", "p2")
+            await tables.host(j.room, "p1", "start")
+        assert j.room.status == "playing"
+        tables.engine.close()
+        return j.room.code
+    code = asyncio.run(made())
+
+    ctx = multiprocessing.get_context("fork")
+    began, free = ctx.Event(), ctx.Event()
+    load = engine_module.Games.op_load
+
+    def held_load(self, *args):
+        began.set()
+        if not free.wait(10):
+            raise RuntimeError("the event loop never let the load go")
+        return load(self, *args)
+    monkeypatch.setattr(engine_module.Games, "op_load", held_load)  # (before the workers fork: theirs too)
+    engine = ProcessEngine({game.id: game}, 1) if where == "processes" else ThreadEngine({game.id: game})
+
+    async def let_go():
+        while not began.is_set():
+            await asyncio.sleep(0.01)
+        free.set()
+
+    async def run():
+        tables = Tables({game.id: game}, Store(db), engine=engine)
+        helper = asyncio.create_task(let_go())
+        got = tables.get(code)
+        room = await got if inspect.isawaitable(got) else got
+        helper.cancel()
+        return room
+    try:
+        room = asyncio.run(run())
+    finally:
+        engine.close()
+    assert room is not None and room.status == "playing" and room.summary["pending"] is not None

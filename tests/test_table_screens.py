@@ -42,7 +42,7 @@ def server(tmp_path_factory):
     exe = shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"
     games = [os.path.join(ROOT, "build", g) for g in GAMES if os.path.exists(os.path.join(ROOT, "build", g, "game.json"))]
     proc = subprocess.Popen([exe, "serve", *games, "--port", str(port), "--db", str(tmp_path_factory.mktemp("db") / "t.sqlite3"),
-                             "--faces", default_cache()],
+                             "--faces", default_cache(), "--no-address-limits"],  # (three rooms a game, all from here)
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
@@ -71,11 +71,11 @@ def _post(url, body):
     return json.loads(urllib.request.urlopen(req, timeout=30).read())
 
 
-def _room_in_play(url: str, game: str, see_all: bool = False):
-    """A room of the game's fewest players: seat p1 a person (its token), the others bots,
-    played MOVES moves in by p1 picking at random and the bots."""
+def _room_in_play(url: str, game: str, see_all: bool = False, most: bool = False):
+    """A room of the game's fewest players (`most`: its most): seat p1 a person (its token),
+    the others bots, played MOVES moves in by p1 picking at random and the bots."""
     games = {g["id"]: g for g in json.loads(urllib.request.urlopen(url + "/api/games").read())}
-    players = max(2, games[game]["players"]["min"])
+    players = games[game]["players"]["max"] if most else max(2, games[game]["players"]["min"])
     made = _post(url + "/api/rooms", {"game": game, "players": players, "name": "Ана", "spectators_see_all": see_all})
     with websockets.connect(url.replace("http", "ws") + f"/ws/{made['code']}", open_timeout=30) as ws:
         _play(ws, made, players)
@@ -146,12 +146,14 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                 made = _room_in_play(url, game)
                 code, token = made["code"], made["token"]
                 everything = _room_in_play(url, game, see_all=True)["code"]
+                crowded = _room_in_play(url, game, most=True)["code"]
                 shots = [("seat", f"/r/{code}?lang=ru#t={token}", 1280, 800),
                          ("seat-en", f"/r/{code}?lang=en#t={token}", 1280, 800),
                          ("phone", f"/r/{code}?lang=ru#t={token}", 375, 812),
                          ("spectator", f"/watch/{code}?lang=ru", 1280, 800),
                          ("obs", f"/obs/{code}?lang=ru", 1920, 1080),
-                         ("spectator-all", f"/watch/{everything}?lang=ru", 1280, 800)]
+                         ("spectator-all", f"/watch/{everything}?lang=ru", 1280, 800),
+                         ("obs-most", f"/obs/{crowded}?lang=ru", 1920, 1080)]
                 for kind, path, w, h in shots:
                     page = browser.new_context(viewport={"width": w, "height": h}).new_page()
                     page.goto(url + path)
@@ -159,11 +161,13 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                     page.wait_for_timeout(300)
                     page.wait_for_function("[...document.images].every((i) => i.complete)", timeout=30_000)
                     page.screenshot(path=os.path.join(out, f"{game}-{kind}.png"), full_page=False)
-                    if kind in ("seat", "seat-en", "spectator", "obs"):
-                        # the window never scrolls; Night City's board fits it whole (the hand and log may scroll)
+                    if kind in ("seat", "seat-en", "spectator", "obs", "obs-most"):
+                        # the window never scrolls; Night City's board fits it whole (the hand and log may
+                        # scroll), and so does every game's on a stream, with its most players too
                         sizes = page.evaluate("""() => { const b = document.getElementById('board-panel');
                             return [document.scrollingElement.scrollHeight, innerHeight, b.scrollHeight, b.clientHeight]; }""")
-                        if sizes[0] > sizes[1] or game == "night-city" and kind.startswith("seat") and sizes[2] > sizes[3] + 1:
+                        whole = game == "night-city" and kind.startswith("seat") or kind.startswith("obs")
+                        if sizes[0] > sizes[1] or whole and sizes[2] > sizes[3] + 1:
                             fit[f"{game} {kind}"] = sizes
                         if not page.evaluate("document.querySelectorAll('#board img.face, #hand img.face').length"):
                             faceless.append(f"{game} {kind}")
@@ -173,11 +177,11 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                                       for x in RAW_ID.finditer(text)})
                         if raw:
                             problems[f"{game} {kind}"] = raw[:20]
-                        # English words outside what the game itself says (its log lines and
-                        # prompts come from the content; the page's own words must be Russian)
+                        # English words outside what the game itself says (its log lines, prompts
+                        # and options too: tests/test_table_words.py reads more of them)
                         latin = page.evaluate("""() => {
                             const body = document.body.cloneNode(true);
-                            for (const e of body.querySelectorAll("#log, #prompt, #options, script")) e.remove();
+                            for (const e of body.querySelectorAll("script")) e.remove();
                             return (body.innerText.match(/\\b[A-Za-z]{3,}\\b/g) || []).filter((w) => w !== "OBS");
                         }""")
                         # a counter the game marks internal is bookkeeping: never a badge

@@ -47,13 +47,16 @@ def test_hot_seat_play_hands_over_with_a_pass_screen(pick):
     assert text.count("pass to Player") == 2
 
 
-def test_in_russian_the_table_speaks_russian_and_the_games_log_stays_as_it_was_written(pick):
+def test_in_russian_the_table_speaks_russian_and_so_does_the_games_log(pick):
     _st, text = _play(pick, "p2", ["1"], 2, lang="ru")
     assert "раунд 1 · первый игрок: Игрок 2" in text and "Игрок 1 (вы):" in text and "Игрок 2 (бот)" in text
     assert "конец игры" in text and "first player" not in text and "(bot)" not in text
-    _st, english = _play(pick, "p2", ["1"], 2)
+    st, english = _play(pick, "p2", ["1"], 2)
     logged = [ln for ln in english.splitlines() if ln.startswith("· ")]
-    assert logged and all(ln in text.splitlines() for ln in logged)  # the state's log, English in both
+    russian = [ln for ln in text.splitlines() if ln.startswith("· ")]
+    assert logged and len(russian) == len(logged)
+    said = {e["text"]: e.get("ru", e["text"]) for e in st["log"]}  # each line of the log in its Russian
+    assert russian == [ln[:2] + said[ln[2:]] for ln in logged] != logged
 
 
 def test_a_random_seed_by_default_is_printed_so_the_game_can_be_replayed(pick):

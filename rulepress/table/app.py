@@ -243,11 +243,11 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
         html = _NOT_FOUND.replace("{message}", _escape(message))
         return HTMLResponse(html, status_code=status, headers=_PAGE_HEADERS)
 
-    def find(code, address):
+    async def find(code, address):
         """The room of a code, counting a code that opens none against its address (MISSES)."""
         if not budgets["miss"].allows(address):
             raise Refused(_TOO_MANY_MISSES, 429)
-        room = tables.get(code)
+        room = await tables.get(code)
         if room is None:
             budgets["miss"].take(address)
             raise Refused("no room with this code", 404)
@@ -258,7 +258,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
 
     async def play_page(request: Request):
         try:
-            find(request.path_params["code"], who(request))
+            await find(request.path_params["code"], who(request))
         except Refused as exc:
             return not_found(*(() if exc.status == 404 else (str(exc), exc.status)))
         return page("table.html")
@@ -294,7 +294,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             body = await _body(request)
             if not budgets["join"].allows(address):
                 raise Refused("too many joins from this address; try again in a minute", 429)
-            room = find(request.path_params["code"], address)
+            room = await find(request.path_params["code"], address)
             j = await tables.join(room.code, body.get("name"))
             budgets["join"].take(address)
         except Refused as exc:
@@ -308,7 +308,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     async def face(request: Request):
         """A card's face or a zone's back, by a key a frame of this room named (faces.py)."""
         try:
-            room = find(request.path_params["code"], who(request))
+            room = await find(request.path_params["code"], who(request))
         except Refused as exc:
             return Response(status_code=exc.status)
         path = faces.file(room.code, room.game, request.path_params["lang"], request.path_params["key"]) \
@@ -326,7 +326,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
             return
         await ws.accept()
         try:
-            room = find(ws.path_params["code"], address)
+            room = await find(ws.path_params["code"], address)
         except Refused as exc:
             await _close(ws, str(exc), UNKNOWN if exc.status == 404 else BUSY)
             return

@@ -168,32 +168,43 @@ class Tables:
         self.clock = clock
         self.rooms: dict[str, Room] = {}
         self.made_by: dict[str, list] = {}  # address -> codes of the rooms it made (ROOMS_PER_ADDRESS)
+        self.loading: dict[str, asyncio.Future] = {}  # code -> its load under way (get)
 
     # ---- finding rooms ---------------------------------------------------------------
 
-    def get(self, code) -> Room | None:
+    async def get(self, code) -> Room | None:
+        """The room of a code, loaded from the store the first time: its game is set up again
+        where games run (engine.call), the event loop serving every other room meanwhile;
+        callers asking for a room while it loads wait for the one load."""
         code = limits.room_code(code)
         if code is None:
             return None
         room = self.rooms.get(code)
-        if room is None:
-            row = self.store.room(code)
-            if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
-                return None  # (a game changed since: its stored moves would play another game)
-            try:
-                room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
-                room.rebuild = self._rebuild
-                room.faces = self.faces
-                if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
-                    return None  # (not the seats this server makes: a store written by someone else)
-                room.summary = None if room.status == "lobby" else room.engine.call_now(room, "load", *self._setup(room))
-            except Exception:  # its moves no longer play (the game was rebuilt since), or a row of
-                return None    # a shape this server never writes: not served
-            self.rooms[code] = room
-        return room
+        if room is not None:
+            return room
+        loading = self.loading.get(code)
+        if loading is None:
+            loading = self.loading[code] = asyncio.ensure_future(self._load(code))
+            loading.add_done_callback(lambda _: self.loading.pop(code, None))
+        return await asyncio.shield(loading)
 
-    def room(self, code) -> Room:
-        room = self.get(code)
+    async def _load(self, code) -> Room | None:
+        row = self.store.room(code)
+        if row is None or row.game not in self.games or self.games[row.game].hash != row.game_hash:
+            return None  # (a game changed since: its stored moves would play another game)
+        try:
+            room = Room(self.games[row.game], row, self.store.seats(code), self.engine)
+            room.rebuild = self._rebuild
+            room.faces = self.faces
+            if sorted(room.seats, key=_seat_order) != [f"p{i + 1}" for i in range(row.players)]:
+                return None  # (not the seats this server makes: a store written by someone else)
+            room.summary = None if room.status == "lobby" else await room.call("load", *self._setup(room))
+        except Exception:  # its moves no longer play (the game was rebuilt since), or a row of
+            return None    # a shape this server never writes: not served
+        return self.rooms.setdefault(code, room)
+
+    async def room(self, code) -> Room:
+        room = await self.get(code)
         if room is None:
             raise Refused("no room with this code", 404)
         return room
@@ -296,7 +307,7 @@ class Tables:
         return Joined(room, "p1", token)
 
     async def join(self, code, name) -> Joined:
-        room = self.room(code)
+        room = await self.room(code)
         name = limits.display_name(name)
         async with room.lock:
             for _ in range(RACES):

@@ -108,9 +108,11 @@ function seatName(seat) {
 
 function seatNumber(seat) { return String(seat).replace(/^p/, ""); }
 
-// The log names players as the engine does ("Player 2"): the page says their names.
-function logText(text) {
-  return String(text).replace(/\bPlayer (\d+)\b/g, (all, n) => {
+// A log line in the page's language (its Russian where the game wrote one). The log names
+// players as the engine does ("Player 2", "Игрок 2"): the page says their names.
+function logText(line) {
+  const text = LANG === "ru" && line.ru ? line.ru : line.text;
+  return String(text).replace(/(?<![\p{L}\p{N}])(?:Player|Игрок) (\d+)(?![\p{L}\p{N}])/gu, (all, n) => {
     const seat = "p" + n;
     return last && last.seats.some((s) => s.seat === seat) ? seatName(seat) : all;
   });
@@ -181,18 +183,53 @@ function render() {
 }
 
 // On a wide screen the board keeps to the room its panel has: a state that holds more (more
-// pieces on a site, a longer row of choices above it) shrinks the board, never the page.
+// pieces on a site, a longer row of choices above it) shrinks the board, never the page. A
+// board whose players' areas would shrink it far (five Android detectives on a stream) lays
+// them out in two or three columns beside the centre instead, whichever leaves it largest.
+const ROOMY = 0.85;  // a zoom the board keeps in one column of players without trying more
 function fitBoard() {
   const panel = $("board-panel"), board = $("board");
   if (!panel || !board) return;
+  columnsOfAreas(board, 1);
   board.style.zoom = "";
   if (getComputedStyle(panel).overflowY === "visible") return;  // (the phone's layout scrolls the page)
-  for (let i = 0; i < 3 && panel.scrollHeight > panel.clientHeight + 1; i++) {  // (the columns reflow as it shrinks)
-    const z = Number(board.style.zoom || 1);
-    const other = panel.scrollHeight - board.offsetHeight * z;
-    const next = Math.floor(((panel.clientHeight - other) / (board.offsetHeight * z)) * z * 100) / 100;
-    board.style.zoom = String(Math.max(0.5, Math.min(z - 0.01, next)));
+  let best = [shrink(panel, board), 1];
+  const areas = board.querySelectorAll(":scope > .player-area").length;
+  if (best[0] >= ROOMY || areas < 2) return;
+  for (let k = 2; k <= Math.min(3, areas); k++) {
+    columnsOfAreas(board, k);
+    const z = shrink(panel, board);
+    if (z > best[0]) best = [z, k];  // (as large: the fewer columns)
   }
+  columnsOfAreas(board, best[1]);
+  shrink(panel, board);
+}
+
+// The board's zoom made small enough for the panel, never below 0.5: the largest that fits
+// (sought by halves: the centre's zones reflow as it shrinks), or below 0.5 by how much it
+// still overflows there (to compare layouts that do not fit).
+function shrink(panel, board) {
+  const fits = () => panel.scrollHeight <= panel.clientHeight + 1;
+  board.style.zoom = "";
+  if (fits()) return 1;
+  board.style.zoom = "0.5";
+  if (!fits()) return 0.5 * panel.clientHeight / panel.scrollHeight;
+  let lo = 0.5, hi = 1;
+  while (hi - lo > 0.01) {
+    const mid = (lo + hi) / 2;
+    board.style.zoom = String(mid);
+    if (fits()) lo = mid; else hi = mid;
+  }
+  board.style.zoom = String(lo);
+  return lo;
+}
+
+// The players' areas in k columns beside the centre (1: the stylesheet's own layout).
+const AREA_WIDTH = { 2: "27%", 3: "21%" };
+function columnsOfAreas(board, k) {
+  board.style.gridTemplateColumns = k > 1 ? `minmax(0, 1fr) repeat(${k}, minmax(200px, ${AREA_WIDTH[k]}))` : "";
+  board.querySelectorAll(":scope > .player-area").forEach((area, i) => { area.style.gridColumn = k > 1 ? String(2 + (i % k)) : ""; });
+  board.dataset.areaColumns = String(k);
 }
 addEventListener("resize", () => { if (last) fitBoard(); });
 
@@ -585,7 +622,7 @@ function renderLog(m) {
   const log = $("log");
   log.textContent = "";
   for (const line of m.log) {
-    const li = el("li", line.private ? "private" : "", logText(line.text));
+    const li = el("li", line.private ? "private" : "", logText(line));
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;

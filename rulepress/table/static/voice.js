@@ -35,6 +35,11 @@
   const OFFER_PATIENCE_MS = 4000; // a `hello` while our offer is this fresh waits for its answer
   const RETRY_MS = 2000;          // a failed link is started again at most this often
   const ICE_WAITING = 100;        // candidates kept for a description still to come (another seat's word)
+  // An offer (or a `hello` asking for one) can be lost on the way: the server drops a seat's
+  // signal over its rate, from any tab of that seat. One left unanswered this long is made
+  // again, a few times at most, so a lost message never leaves a call waiting for good.
+  const ANSWER_WAIT_MS = 3000;
+  const ASK_AGAIN = 4;            // offers (or hellos) made again to a seat before giving up until it changes
 
   function icePolicyOfPage() {
     // <meta name="rulepress-ice-policy" content="relay">: media only through the page's TURN
@@ -88,6 +93,8 @@
       this.blocked = false;       // a remote sound the browser would not play before a click
       this.retried = new Map();   // seat -> when its link was last started again after a failure
       this.retries = new Map();   // seat -> the timer that will start it again
+      this.asked = new Map();     // seat -> offers or hellos made again to it, unanswered (ASK_AGAIN)
+      this.helloTimers = new Map();  // seat -> the timer that will say hello again
       global.addEventListener("pagehide", () => this.leave());
       new MutationObserver(() => this.drawControls()).observe(document.documentElement, { attributes: true, attributeFilter: ["lang"] });
       document.addEventListener("click", () => this.unblock(), true);
@@ -140,7 +147,7 @@
       for (const seat of seats) {
         if (seat === this.you || this.peers.has(seat)) continue;
         if (seatOrder(this.you, seat) < 0) this.offer(seat);
-        else this.signal(seat, this.joining ? { kind: "hello", joined: true } : { kind: "hello" });  // "I have no link with you: offer me one"
+        else this.hello(seat, this.joining);  // "I have no link with you: offer me one"
       }
     }
 
@@ -158,6 +165,8 @@
           await this.answer(from, data.sid, data.sdp);
         } else if (data.kind === "answer" && p && p.sid === data.sid && typeof data.sdp === "string") {
           if (p.pc.signalingState !== "have-local-offer") return;  // a second tab of that seat answered too
+          clearTimeout(p.answerTimer);
+          this.asked.delete(from);
           await p.pc.setRemoteDescription({ type: "answer", sdp: data.sdp });
           await this.flushIce(p);
         } else if (data.kind === "ice" && p && p.sid === data.sid && Array.isArray(data.candidates)) {
@@ -187,7 +196,7 @@
         if (this.peers.has(seat) || !this.present.includes(seat)) return;  // linked again, or gone
         this.retried.set(seat, Date.now());
         if (seatOrder(this.you, seat) < 0) this.offer(seat);
-        else this.signal(seat, { kind: "hello" });
+        else this.hello(seat);
       }, wait));
     }
 
@@ -196,7 +205,7 @@
     connection(seat, sid) {
       this.drop(seat);
       const pc = new RTCPeerConnection({ iceServers: this.iceServers, iceTransportPolicy: this.icePolicy });
-      const p = { pc, sid, stream: new MediaStream(), ice: [], remoteIce: [], iceTimer: null, offeredAt: 0,
+      const p = { pc, sid, stream: new MediaStream(), ice: [], remoteIce: [], iceTimer: null, offeredAt: 0, answerTimer: null,
                   audio: null, video: null, tile: null };
       this.peers.set(seat, p);
       pc.onicecandidate = (e) => {
@@ -221,9 +230,10 @@
           this.drop(seat);
           if (s === "failed" && this.present.includes(seat)) {  // try again, from the smaller seat as ever
             if (seatOrder(this.you, seat) < 0) this.offer(seat);
-            else this.signal(seat, { kind: "hello" });
+            else this.hello(seat);
           }
         }
+        if (s === "connected") this.asked.delete(seat);
         this.tileState(seat, p);
       };
       this.tile(seat, p);
@@ -240,10 +250,39 @@
         await p.pc.setLocalDescription(offer);
         p.offeredAt = Date.now();
         this.signal(seat, { kind: "offer", sid: p.sid, sdp: p.pc.localDescription.sdp });
+        p.answerTimer = setTimeout(() => this.unanswered(seat, p), ANSWER_WAIT_MS);
       } catch (e) {
         console.warn("voice: no offer to", seat, e && e.message);
         if (this.peers.get(seat) === p) this.drop(seat);  // not a newer link that took its place
       }
+    }
+
+    // Our offer got no answer (it, or the answer, was lost): offer again, ASK_AGAIN times at most.
+    unanswered(seat, p) {
+      if (this.peers.get(seat) !== p || p.pc.signalingState !== "have-local-offer") return;
+      if (!this.askAgain(seat)) return;
+      this.offer(seat);
+    }
+
+    // The larger seat asks the smaller for an offer; asked again while none comes.
+    hello(seat, joined) {
+      this.signal(seat, joined ? { kind: "hello", joined: true } : { kind: "hello" });
+      clearTimeout(this.helloTimers.get(seat));
+      this.helloTimers.set(seat, setTimeout(() => {
+        this.helloTimers.delete(seat);
+        if (this.peers.has(seat) || !this.present.includes(seat) || !this.consented) return;  // offered, or gone
+        if (this.askAgain(seat)) this.hello(seat);
+      }, ANSWER_WAIT_MS));
+    }
+
+    askAgain(seat) {
+      const n = (this.asked.get(seat) || 0) + 1;
+      if (n > ASK_AGAIN) {
+        console.warn("voice: no answer from", seat);
+        return false;
+      }
+      this.asked.set(seat, n);
+      return true;
     }
 
     async answer(seat, sid, sdp) {
@@ -286,6 +325,7 @@
       if (!p) return;
       this.peers.delete(seat);
       clearTimeout(p.iceTimer);
+      clearTimeout(p.answerTimer);
       p.pc.onconnectionstatechange = null;
       p.pc.close();
       if (p.tile) p.tile.remove();
@@ -321,6 +361,7 @@
     agree() {
       if (this.consented) return;
       this.consented = true;
+      this.asked.clear();
       this.joining = true;
       this.onPeers(this.present);
       this.joining = false;
