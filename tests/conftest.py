@@ -87,6 +87,75 @@ def tables(duel):
     return t
 
 
+# ---- the order tests are handed to pytest-xdist's workers ---------------------------------
+#
+# `make test` runs `-n auto`: each worker is handed a test (or a group of tests, below) at a
+# time, in the order collected, as it runs short of work. With two cores a test of a minute
+# handed out last keeps one worker busy alone to the end, so the longest go first, longest
+# first; the rest keep the order they were collected in. Seconds on one core of a quiet
+# machine, measured with `pytest -n 0 --durations=60`; a test missing here is only handed out
+# in its turn, and the numbers never choose which tests run. A name is a test's id up to `[`
+# (every case of a parametrized test) or with its case.
+LONGEST = {
+    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": 30,  # (prints for the group "pdfs")
+    "tests/test_table_screens.py::test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_ids": 25,
+    "tests/test_search.py::test_mcts_beats_random_head_to_head[android]": 11,
+    "tests/test_search.py::test_mcts_beats_random_head_to_head[study-in-emerald]": 10,
+}
+
+# Tests one worker runs together, for what they share that is costly to make: a test's name
+# (as above) -> its group, the group of each case its own. The faces test_cards fits are made
+# once a worker; the PDFs test_print reads are printed once a run, under a lock that a second
+# worker asking meanwhile would only wait on.
+TOGETHER = {
+    "tests/test_cards.py::test_no_content_card_is_too_long_or_holds_a_character_no_font_draws": "faces",
+    "tests/test_cards.py::test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out": "faces",
+    "tests/test_cards.py::test_no_face_is_more_than_40_percent_empty_on_the_rendered_page": "faces",
+    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": "pdfs",
+    "tests/test_print.py::test_rulebook_pages_are_a4_and_none_is_blank": "pdfs",
+    "tests/test_print.py::test_card_sheets_hold_nine_cards_a_page_with_a_back_for_each_front": "pdfs",
+    "tests/test_print.py::test_backs_line_up_with_fronts_when_printed_on_both_sides": "pdfs",
+}
+
+
+def _named(table: dict, nodeid: str):
+    return table.get(nodeid, table.get(nodeid.split("[")[0]))
+
+
+def work_unit(nodeid: str) -> str:
+    """What one worker is handed at once: the test's group (and case), or the test alone."""
+    group = _named(TOGETHER, nodeid)
+    if group is None:
+        return nodeid
+    return group + ("[" + nodeid.split("[", 1)[1] if "[" in nodeid else "")
+
+
+@pytest.hookimpl(trylast=True)  # (after any selection: the order of what runs)
+def pytest_collection_modifyitems(config, items):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # one process: the order collected keeps each module's fixtures made once
+    units: dict = {}  # unit -> its tests, in the order collected
+    for item in items:
+        units.setdefault(work_unit(item.nodeid), []).append(item)
+    ordered = sorted(units.values(), key=lambda unit: -sum(_named(LONGEST, i.nodeid) or 0 for i in unit))  # (stable)
+    items[:] = [item for unit in ordered for item in unit]
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's `load` made to hand out work_unit()s in the order collected (xdist's own
+    `loadgroup` reads marks that pytest 9.2 no longer passes on: pytest-xdist issue 1386)."""
+    if config.getvalue("dist") != "load":
+        return None  # (another --dist asked for: xdist's own)
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return work_unit(nodeid)
+
+    config.option.loadscopereorder = False  # (the collected order is the one wanted)
+    return Units(config, log)
+
+
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
 
