@@ -170,6 +170,7 @@ def pytest_collection_modifyitems(config, items):
     items[:] = [item for unit in ordered for item in unit]
 
 
+@pytest.hookimpl(optionalhook=True)  # (a hook of pytest-xdist's: none where it is missing)
 def pytest_xdist_make_scheduler(config, log):
     """pytest-xdist's `load` made to hand out work_unit()s in the order collected (xdist's own
     `loadgroup` reads marks that pytest 9.2 no longer passes on: pytest-xdist issue 1386)."""
