@@ -103,13 +103,21 @@ demo: $(STAMP)
 	  fi; \
 	done
 
-# pytest-xdist plays the suite on every core (-n auto); PYTEST_ARGS adds to it (e.g. -n 0, -k lsp)
+# pytest-xdist plays the suite on every core (-n auto), a test or a group of tests at a time,
+# the longest first (tests/conftest.py); PYTEST_ARGS adds to it (e.g. -n 0, -k lsp). The content's
+# own checks (validate, its scenarios, the examples') run beside the suite, in the time its
+# workers wait on browsers and servers, and say what they found once it has finished.
 PYTEST_ARGS ?=
 test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
-	$(BIN)/rulepress validate content --error W017
-	$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS)
-	$(BIN)/rulepress test content
-	$(BIN)/rulepress test docs/examples
+	@out=$$(mktemp); \
+	{ $(BIN)/rulepress validate content --error W017 && $(BIN)/rulepress test content && \
+	  $(BIN)/rulepress test docs/examples; } >"$$out" 2>&1 & checks=$$!; \
+	echo "$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS)"; \
+	$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS); suite=$$?; \
+	wait $$checks; content=$$?; \
+	echo "== rulepress validate content --error W017; rulepress test content; rulepress test docs/examples"; \
+	cat "$$out"; rm -f "$$out"; \
+	[ $$suite = 0 ] && [ $$content = 0 ]
 	@# (the leak check, `rulepress secrets GAME -n 1` at each player count, is in pytest:
 	@# tests/test_secrets.py, one test per game and count, spread over the cores; every
 	@# decision up to three players, a sample of a longer game's from four on)

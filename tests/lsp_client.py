@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -10,10 +12,70 @@ import time
 from pathlib import Path
 
 
-class Client:
+class Forked:
+    """`rulepress lsp` forked from this process, which imports the server once, instead of a
+    Python started afresh for each: that start (the LSP types alone take 0.7 s to import)
+    was most of the CPU a test of the server took. The child runs the command as the
+    console script does, on pipes of its own; the tests read it through what Popen offers
+    them (stdin, stdout, stderr, poll, wait, kill, returncode)."""
+
     def __init__(self, cwd: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "rulepress", "lsp"], cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        import rulepress.cli
+        import rulepress.lsp  # noqa: F401 - (imported here once: each child has it)
+        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr
+        self.pid = os.fork()
+        if self.pid == 0:  # the server: nothing of the test process's but what it imported
+            code = 1
+            try:
+                os.chdir(cwd)
+                for fd, (r, w) in enumerate(pipes):
+                    os.dup2(r if fd == 0 else w, fd)
+                os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)
+                sys.stdin = open(0, "r", closefd=False)
+                sys.stdout = open(1, "w", closefd=False)
+                sys.stderr = open(2, "w", closefd=False)
+                sys.argv = ["rulepress", "lsp"]
+                rulepress.cli.run()
+            except SystemExit as end:
+                code = end.code if isinstance(end.code, int) else 0
+            finally:
+                for f in (sys.stdout, sys.stderr):
+                    try:
+                        f.flush()
+                    except Exception:  # noqa: BLE001 - (the pipe's reader gone)
+                        pass
+                os._exit(code)
+        os.close(pipes[0][0]), os.close(pipes[1][1]), os.close(pipes[2][1])
+        self.stdin = os.fdopen(pipes[0][1], "wb")
+        self.stdout = os.fdopen(pipes[1][0], "rb")
+        self.stderr = os.fdopen(pipes[2][0], "rb")
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if end is not None and time.monotonic() > end:
+                raise subprocess.TimeoutExpired(["rulepress", "lsp"], timeout)
+            time.sleep(0.01)
+        return self.returncode
+
+    def kill(self):
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+class Client:
+    def __init__(self, cwd: str, fork: bool = True):
+        """fork=False: the command started as an editor starts it (a Python of its own)."""
+        self.proc = Forked(cwd) if fork else subprocess.Popen(
+            [sys.executable, "-m", "rulepress", "lsp"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.messages: queue.Queue = queue.Queue()
         self.notes: list = []
         self.next_id = 0

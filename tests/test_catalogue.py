@@ -110,7 +110,8 @@ def codes_for(folder, built=False, printed=False):
     if printed:  # a finding only printing makes (a card face, laid out)
         from rulepress.compiler.printing import print_game
         lines: list[str] = []
-        print_game(folder, ("en", "ru"), out_dir=folder + "-print", warnings=lines)
+        # (the card faces alone: they make every finding of printing, the rulebook none)
+        print_game(folder, ("en", "ru"), out_dir=folder + "-print", warnings=lines, rulebook=False)
         report = check_game(folder)[1]
         return {ln.split(": warning: ")[1].split(" ")[0] for ln in lines}, report
     if built:  # a finding only a build makes (a game's own template, rendered)

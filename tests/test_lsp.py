@@ -17,12 +17,23 @@ DUEL = os.path.join(ROOT, "tests", "games", "duel")
 
 @pytest.fixture()
 def server(tmp_path):
+    """A server forked from this process (lsp_client.Forked)."""
+    yield from _server(tmp_path, fork=True)
+
+
+@pytest.fixture()
+def spawned(tmp_path):
+    """A server started as an editor starts it: `python -m rulepress lsp`, a process of its own."""
+    yield from _server(tmp_path, fork=False)
+
+
+def _server(tmp_path, fork):
     shutil.copytree(DUEL, tmp_path / "duel")
     # its phase named, so the rulebook prints no id (W019 would come once the typing pauses)
     manifest = tmp_path / "duel" / "game.yaml"
     manifest.write_text(manifest.read_text(encoding="utf-8").replace(
         "    - id: main\n", "    - id: main\n      name: {en: Duel, ru: Поединок}\n", 1), encoding="utf-8")
-    client = Client(str(tmp_path))
+    client = Client(str(tmp_path), fork=fork)
     client.root = tmp_path
     client.game = tmp_path / "duel" / "game.yaml"
     client.uri = client.game.as_uri()
@@ -71,11 +82,11 @@ def same_as_validate(c: Client, text: str, diags: list, tmp_path) -> None:
     assert got == want and want
 
 
-def test_initialize_offers_the_features(server):
-    caps = server.start(str(server.root))["capabilities"]
+def test_initialize_offers_the_features(spawned):
+    caps = spawned.start(str(spawned.root))["capabilities"]
     for name in ("completionProvider", "hoverProvider", "definitionProvider", "referencesProvider", "renameProvider"):
         assert caps.get(name), name
-    assert server.close() == 0
+    assert spawned.close() == 0
 
 
 def test_diagnostics_as_you_type_are_validates(server, tmp_path):

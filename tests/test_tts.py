@@ -54,8 +54,8 @@ def _check_shape(doc):
 @pytest.mark.parametrize("game", ["docs/examples/love-letter", "content/night-city"])
 def test_print_tts_writes_a_grid_per_deck_a_back_and_a_saved_object_tts_loads(game, tmp_path):
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["print", os.path.join(ROOT, game), "--tts", "-o", str(out),
-                                       "--tts-url", "https://example.org/decks"])
+    result = CliRunner().invoke(main, ["print", os.path.join(ROOT, game), "--tts", "-o", str(out), "--no-rulebook",
+                                       "--tts-url", "https://example.org/decks"])  # (the rulebook is test_print's)
     assert result.exit_code == 0, result.output
     t = tables_of(game)
     gid = t["game"]["id"]
