@@ -37,6 +37,11 @@ KEY_CHARS = 24   # hex digits of a face's key: 96 bits, never guessed
 
 
 def default_cache() -> str:
+    """Where faces are kept between runs: beside the compiler's cache where RULEPRESS_CACHE_DIR
+    moves it (the tests' own folder, say), else the user's cache folder."""
+    moved = os.environ.get("RULEPRESS_CACHE_DIR")
+    if moved:
+        return os.path.join(moved, "faces")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rulepress", "faces")
 
