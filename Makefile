@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system postgres browser build check-build sheets bench clean vscode serve lsp balance
+.PHONY: demo test setup system postgres browser build check-build sheets bench clean vscode serve lsp balance balance-arkham
 
 # The venv with what `make demo` runs (validate, build, simulate): the package and its own
 # dependencies. Each extra (lsp, table, balance, ray, test) is added by the target that needs it,
@@ -147,6 +147,17 @@ lsp: $(VENV)/.extra-lsp
 	@echo "the language server: $(BIN)/rulepress lsp (docs/design.md, editors/vscode)"
 balance: $(VENV)/.extra-balance
 	$(BIN)/rulepress balance $(GAME)
+
+# Arkham Horror's figures in its COVERAGE.md ("How it plays"): search bots at 1, 2 and 4
+# players, seed fixed; the win rate with its interval (bench/out/balance-arkham-<n>.html), then how the
+# same games ended. Slow (about an hour on two cores): optional, not part of `make test`.
+ARKHAM_RUNS := 1:24:mcts:20 2:12:mcts:10 4:8:mcts:10
+balance-arkham: $(VENV)/.extra-balance
+	@mkdir -p bench/out; for r in $(ARKHAM_RUNS); do \
+	  n=$${r%%:*}; rest=$${r#*:}; games=$${rest%%:*}; agent=$${rest#*:}; \
+	  nice $(BIN)/rulepress balance content/arkham-horror -n $$games --seed 1 --players $$n --agent $$agent --no-coverage -o bench/out/balance-arkham-$$n.html || exit 1; \
+	  nice $(BIN)/python bench/arkham_paths.py -n $$games --seed 1 --players $$n --agent $$agent 2>/dev/null || exit 1; \
+	done
 
 bench: $(VENV)/.extra-bench $(VENV)/.extra-test
 	$(BIN)/python bench/run.py
