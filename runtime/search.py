@@ -27,6 +27,7 @@ MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
 ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges: more adds noise more than sight
+MAX_DEPTH = 16  # `:depthD` beyond this is a typo: a rollout that long is a random game, not a look-ahead
 WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
@@ -36,27 +37,40 @@ ROLLOUTS = ("random", "greedy")
 
 class Budget(NamedTuple):
     """What one decision may spend: a number of playouts, or milliseconds of the clock;
-    and how a playout goes on past the tree."""
+    how a playout goes on past the tree, and for how many decisions."""
     playouts: int | None
     ms: int | None
     rollout: str = "random"
+    depth: int = ROLLOUT_DEPTH
 
 
 def parse_budget(text: str) -> Budget:
     """`200` (playouts) or `50ms`, then optionally `:greedy` (or `:random`) for the
-    rollouts; ValueError with the reason otherwise."""
-    t, colon, rollout = text.strip().partition(":")
-    t, rollout = t.strip(), rollout.strip()
-    if colon and rollout not in ROLLOUTS:
-        raise ValueError(f"`{rollout[:20]}` is not a rollout: give {' or '.join(ROLLOUTS)} (mcts:20:greedy)")
+    rollouts and `:depthD` for how many decisions they play past the tree (0 to
+    MAX_DEPTH; 0 judges the node a playout added as it is), each once, in either order:
+    `200:greedy:depth1`. ValueError with the reason otherwise."""
+    t, *rest = text.strip().split(":")
+    t = t.strip()
+    rollout = depth = None
+    for part in (r.strip() for r in rest):
+        if part in ROLLOUTS and rollout is None:
+            rollout = part
+        elif part.startswith("depth") and depth is None:
+            d = part[5:]
+            if not (d.isascii() and d.isdigit()) or len(d) > 2 or int(d) > MAX_DEPTH:
+                raise ValueError(f"`{part[:20]}` is not a rollout depth: give depth0 to depth{MAX_DEPTH} (mcts:100:depth2)")
+            depth = int(d)
+        else:
+            raise ValueError(f"`{part[:20]}` is not a rollout or a depth: give {' or '.join(ROLLOUTS)}, "
+                             f"or depth0 to depth{MAX_DEPTH}, each once (mcts:20:greedy, mcts:100:depth2)")
     unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
         raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
     n, cap = int(digits), (MAX_MS if unit == "ms" else MAX_PLAYOUTS)
     if not 1 <= n <= cap:
         raise ValueError(f"a budget of 1 to {cap} {unit}, not {n}")
-    rollout = rollout or "random"
-    return Budget(None, n, rollout) if unit == "ms" else Budget(n, None, rollout)
+    rollout, depth = rollout or "random", ROLLOUT_DEPTH if depth is None else depth
+    return Budget(None, n, rollout, depth) if unit == "ms" else Budget(n, None, rollout, depth)
 
 
 class Evaluation:
@@ -127,7 +141,7 @@ class MctsAgent:
         self.budget = parse_budget(budget) if budget is not None else Budget(DEFAULT_PLAYOUTS, None)
         self.st = {"rng": rng.seed_state(f"mcts:{seed}")}
         self.evaluation = None
-        self.depth = ROLLOUT_DEPTH
+        self.depth = self.budget.depth
 
     def choose(self, game, seen, seat, options):
         if len(options) == 1:
