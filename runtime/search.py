@@ -118,13 +118,16 @@ class Node:
     """A position in the tree as the searching seat knows it. `avail` counts the playouts in
     which its option was legal (ISMCTS: an option legal in few worlds is not explored as if
     it were legal in all)."""
-    __slots__ = ("children", "visits", "avail", "total")
+    __slots__ = ("children", "visits", "avail", "total", "known")
 
     def __init__(self):
         self.children: dict = {}  # option as the searching seat sees it -> Node
         self.visits = 0
         self.avail = 0
         self.total: dict = {}  # seat -> sum of its utilities over the playouts through here
+        # world number -> (who decides, option ids, keys, the world here or None), where the
+        # way here rolled no die (MctsAgent._playout)
+        self.known: dict = {}
 
     def mean(self, seat) -> float:
         return self.total.get(seat, 0.0) / self.visits
@@ -163,10 +166,9 @@ class MctsAgent:
                 break
             if len(worlds) < deals:
                 worlds.append(seen.sample(self.st, lean=True))
-            world = branch(worlds[done % len(worlds)])
-            world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
-            world["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
-            err = self._playout(game, world, seat, root)
+            w = done % len(worlds)
+            dice = rng.below(self.st, 1 << 62)  # each playout's dice of its own
+            err = self._playout(game, worlds[w], w, dice, seat, root)
             if err is not None:
                 failed, fault = failed + 1, err
             done += 1
@@ -183,16 +185,46 @@ class MctsAgent:
 
     # ---- one playout ------------------------------------------------------------
 
-    def _playout(self, game, s, me, root):
-        """Plays one playout and adds what it found to the tree; what stopped it, if anything."""
+    def _playout(self, game, world, w, dice, me, root):
+        """Plays one playout in world number `w` with its own `dice`, and adds what it found
+        to the tree; what stopped it, if anything.
+
+        Until a playout rolls a die, where it stands is a function of its world and the
+        options taken: each node keeps, for each world, the decision there (`Node.known`),
+        and where nothing waits inside an effect, the world as it stands there. A playout
+        walks down what is known without playing a step, and is played (`_made`) from the
+        deepest world kept on its way, once it needs a state: an effect waiting at the root
+        is replayed from its start (there is no copying a paused generator) only by the
+        playouts that leave the tree before the effect ends. It plays the very same
+        steps as one played from the root, so the search chooses the same."""
         path = [root]
         node = root
-        opts = None
+        s, opts = None, None  # the playout's own state, made once a step needs it
+        base, moves = world, []  # else: the state to make it from, and the options taken since
+        steady = True  # no die rolled yet: what is found here holds for every playout of world w
         added = None
         try:
-            while s["pending"] is not None:
-                actor, offered = self._decision(game, s, me if node is root else None, opts)
-                keys = self._keys(game, s, me, offered)
+            while True:
+                here = node.known.get(w) if steady else None
+                if here is None:
+                    if s is None:
+                        s, opts = self._made(game, base, moves, dice)
+                    if s["pending"] is None:
+                        break
+                    actor, offered = self._decision(game, s, me if node is root else None, opts)
+                    ids = [o["id"] for o in offered]
+                    keys = ids if type(offered) is Choices else self._keys(game, s, me, offered)
+                    steady = s["rng"] == dice
+                    if steady:
+                        kept = None
+                        if s["task"] is None and not s.get("interrupted"):  # branched without a replay
+                            kept, s = s, branch(s)  # (`kept` is not changed again: its branches share it)
+                        node.known[w] = (actor, ids, keys, kept)
+                else:
+                    actor, ids, keys, kept = here
+                    offered = None
+                    if s is None and kept is not None:
+                        base, moves = kept, []
                 fresh = []
                 for i, k in enumerate(keys):
                     child = node.children.get(k)
@@ -205,13 +237,19 @@ class MctsAgent:
                     child = node.children[keys[i]] = Node()
                     child.avail = 1
                     added = (node, keys[i])
-                    self._apply(game, s, offered, i, actor)
+                    if s is None:
+                        s, opts = self._made(game, base, moves, dice)
+                    self._apply(game, s, ids[i], actor, offered)
                     path.append(child)
                     break
                 i = self._select(node, keys, actor)
                 node = node.children[keys[i]]
-                opts = self._apply(game, s, offered, i, actor)
                 path.append(node)
+                if s is None:
+                    moves.append((ids[i], actor))
+                else:
+                    opts = self._apply(game, s, ids[i], actor, offered)
+                    steady = steady and s["rng"] == dice
             self._rollout(game, s)
             u = self.evaluation.utilities(s)
         except Exception as exc:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
@@ -225,6 +263,18 @@ class MctsAgent:
                 t[p] = t.get(p, 0.0) + x
 
     @staticmethod
+    def _made(game, base, moves, dice):
+        """A playout's own state: a branch of `base` with the playout's dice, the options
+        `moves` taken on it; and the turn's options the last of them left."""
+        s = branch(base)
+        s["rng"] = dice
+        s["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
+        opts = None
+        for choice, actor in moves:
+            opts = apply(game, s, choice, actor)
+        return s, opts
+
+    @staticmethod
     def _decision(game, s, seat, opts):
         """(who decides, their options) in world `s`; `seat` picks first where it is asked (a
         secret pick's seats pick one by one). `opts`: the turn's options the last choice left."""
@@ -234,8 +284,7 @@ class MctsAgent:
 
     @staticmethod
     def _keys(game, s, me, offered) -> list:
-        if type(offered) is Choices:  # a turn's options are never secret
-            return [o["id"] for o in offered]
+        """The options as the searching seat sees them (a turn's, never secret, are their ids)."""
         return [o["id"] for o in visibility.seat_options(game, s, me, offered)]
 
     @staticmethod
@@ -252,8 +301,8 @@ class MctsAgent:
         return best_i
 
     @staticmethod
-    def _apply(game, s, offered, i, actor):
-        return apply(game, s, offered[i]["id"], actor, offered if type(offered) is Choices else None)
+    def _apply(game, s, choice, actor, offered):
+        return apply(game, s, choice, actor, offered if type(offered) is Choices else None)
 
     def _rollout(self, game, s):
         if self.budget.rollout == "greedy":
