@@ -76,6 +76,7 @@ def rivals(game, a, b, groups, players, seed):
             results.append(x)
             won += x == 1.0
             lost += bool(winners) and me not in winners
+            print(json.dumps({"group": g, "seat": me, "a": x, "winners": winners}), file=sys.stderr, flush=True)
     n = len(results)
     mean = sum(results) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in results) / (n - 1)) if n > 1 else 0.0
@@ -95,6 +96,7 @@ def team(game, a, b, n, players, seed):
             decisions += play_out(game, st, {p: Clocked(make(spec, f"{seed}:{i}:{p}"), clocks[side]) for p in st["players"]})
             scores = st["scores"] or {}
             out[side].append((bool(st["winners"]), sum(scores.values()) / max(len(scores), 1)))
+            print(json.dumps({"seed": i, "side": side, "won": out[side][-1][0], "score": out[side][-1][1]}), file=sys.stderr, flush=True)
     only_a = sum(1 for x, y in zip(out["a"], out["b"]) if x[0] and not y[0])
     only_b = sum(1 for x, y in zip(out["a"], out["b"]) if y[0] and not x[0])
     higher = sum(1 for x, y in zip(out["a"], out["b"]) if x[1] > y[1])
