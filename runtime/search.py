@@ -9,6 +9,15 @@ searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every 
 the worlds' statistics add up on the same nodes however the hidden things were dealt:
 single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
 
+What a playout costs is steps of the rules, and the dearest is the first: a world that waits
+inside an effect has no paused generator to go on with (none can be copied), so the effect
+is replayed from its start (runtime/flow.py). Until a playout rolls a die, where it stands
+is a function of its world and the options taken, so what it finds there holds for every
+playout of that world: each node keeps it (`Node.known`), with the world itself where no
+effect waits, and a playout walks down what is known and is played only from the deepest
+world kept on its way. It plays the same steps as one played from the root: the same choice,
+for less (bench/search_depth.md).
+
 The bot is handed only `Seen` and the seat's options, like every agent (runtime/agents.py).
 """
 from __future__ import annotations
@@ -53,16 +62,20 @@ def parse_budget(text: str) -> Budget:
     t = t.strip()
     rollout = depth = None
     for part in (r.strip() for r in rest):
-        if part in ROLLOUTS and rollout is None:
+        if part in ROLLOUTS:
+            if rollout is not None:
+                raise ValueError(f"`{part}` after `{rollout}`: one rollout at most (mcts:20:greedy)")
             rollout = part
-        elif part.startswith("depth") and depth is None:
+        elif part.startswith("depth"):
             d = part[5:]
             if not (d.isascii() and d.isdigit()) or len(d) > 2 or int(d) > MAX_DEPTH:
                 raise ValueError(f"`{part[:20]}` is not a rollout depth: give depth0 to depth{MAX_DEPTH} (mcts:100:depth2)")
+            if depth is not None:
+                raise ValueError(f"`{part}` after `depth{depth}`: one depth at most (mcts:100:depth2)")
             depth = int(d)
         else:
-            raise ValueError(f"`{part[:20]}` is not a rollout or a depth: give {' or '.join(ROLLOUTS)}, "
-                             f"or depth0 to depth{MAX_DEPTH}, each once (mcts:20:greedy, mcts:100:depth2)")
+            raise ValueError(f"`{part[:20]}` is not a rollout: give {' or '.join(ROLLOUTS)} (mcts:20:greedy), "
+                             f"or a depth, depth0 to depth{MAX_DEPTH} (mcts:100:depth2)")
     unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
         raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
