@@ -13,7 +13,7 @@ import pytest
 from rulepress.runtime import visibility
 from rulepress.runtime.agents import Seen, make, play_out
 from rulepress.runtime.flow import choices, new_game
-from rulepress.runtime.search import Evaluation, MctsAgent, parse_budget
+from rulepress.runtime.search import ROLLOUT_DEPTH, Evaluation, MctsAgent, parse_budget
 from rulepress.runtime.views import view
 from tests.conftest import ROOT, game_from
 
@@ -253,9 +253,12 @@ def test_a_budget_in_milliseconds_is_kept(duel):
     assert time.perf_counter() - t < 2  # 30 ms, and one playout past it at most (a loaded machine aside)
 
 
-@pytest.mark.parametrize("text, budget", [("200", (200, None, "random", 4)), ("50ms", (None, 50, "random", 4)),
-                                          ("1", (1, None, "random", 4)), ("20:greedy", (20, None, "greedy", 4)),
-                                          ("9ms:random", (None, 9, "random", 4)), ("100:depth0", (100, None, "random", 0)),
+D = ROLLOUT_DEPTH
+
+
+@pytest.mark.parametrize("text, budget", [("200", (200, None, "random", D)), ("50ms", (None, 50, "random", D)),
+                                          ("1", (1, None, "random", D)), ("20:greedy", (20, None, "greedy", D)),
+                                          ("9ms:random", (None, 9, "random", D)), ("100:depth0", (100, None, "random", 0)),
                                           ("100:depth2:greedy", (100, None, "greedy", 2)), ("5:random:depth16", (5, None, "random", 16))])
 def test_budgets_read(text, budget):
     assert tuple(parse_budget(text)) == budget
@@ -267,7 +270,7 @@ def test_budgets_read(text, budget):
                                   "20:greedy:depth1:random", "depth2", "20:Depth2"])
 def test_a_budget_that_is_not_one_says_so(text):
     if text == " 12":  # (spaces around are let go, as everywhere in an agent spec)
-        assert parse_budget(text) == (12, None, "random", 4)
+        assert parse_budget(text) == (12, None, "random", D)
         return
     with pytest.raises(ValueError):
         parse_budget(text)
@@ -275,7 +278,7 @@ def test_a_budget_that_is_not_one_says_so(text):
 
 def test_an_agent_spec_takes_a_depth():
     from rulepress.runtime.agents import check
-    assert make("mcts:10:depth1", 0).depth == 1 and make("mcts", 0).depth == 4
+    assert make("mcts:10:depth3", 0).depth == 3 and make("mcts", 0).depth == D == 1
     with pytest.raises(ValueError, match="depth"):
         check("mcts:10:depth99")
 
@@ -311,7 +314,7 @@ def test_playouts_replay_a_waiting_effect_only_where_they_leave_what_is_known(mo
         replays.append(1)
         return restore(*a)
     monkeypatch.setattr(flow, "_restore", counted)
-    bot = make("mcts:40", 1)
+    bot = make("mcts:40:depth4", 1)
     choice = bot.choose(game, Seen(game, st, seat), seat, opts)
     assert 0 < len(replays) <= 20
 
@@ -325,7 +328,7 @@ def test_playouts_replay_a_waiting_effect_only_where_they_leave_what_is_known(mo
         self.known = Forgets()
     monkeypatch.setattr(search.Node, "__init__", forgetful)
     del replays[:]
-    again = make("mcts:40", 1)
+    again = make("mcts:40:depth4", 1)
     assert again.choose(game, Seen(game, st, seat), seat, opts) == choice and again.st == bot.st
     assert len(replays) == 40
 
