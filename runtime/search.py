@@ -2,9 +2,10 @@
 
 Each playout deals a world consistent with the seat's view (`Seen.sample`: the things hidden
 from the seat dealt again at random, the dice's generator seeded afresh), walks down one
-tree shared by every world, adds a node, plays on for a few decisions (at random, or with
-`mcts:N:greedy` each decision's best option as the heuristic sees it) and scores where it
-stopped with the content's heuristic. The tree is keyed by the options as the
+tree shared by every world, adds a node, plays on for a few decisions (ROLLOUT_DEPTH, or
+`mcts:N:depthD`; at random, or with `mcts:N:greedy` each decision's best option as the
+heuristic sees it) and scores where it stopped with the content's heuristic. The tree is
+keyed by the options as the
 searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every world), so
 the worlds' statistics add up on the same nodes however the hidden things were dealt:
 single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
@@ -35,7 +36,7 @@ from .interpreter import Interp
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = 1  # decisions played past the tree before the heuristic judges (bench/search_depth.md: depth 1 plays as well as 4, twice as fast; 0 lost at Night City)
+ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges (bench/search_depth.md: 1 is twice as fast and held its own at Night City, Love Letter and Lanterns, not at Android; 0 lost at Night City)
 MAX_DEPTH = 16  # `:depthD` beyond this is a typo: a rollout that long is a random game, not a look-ahead
 WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
@@ -149,8 +150,9 @@ class Node:
 class MctsAgent:
     """`mcts:200` searches 200 playouts a decision, `mcts:50ms` as many as 50 ms allow (the
     clock's budget is the one thing that makes a game differ from run to run); `mcts` is
-    mcts:100; `mcts:20:greedy` plays its rollouts greedily. Seeded: the same seed, budget in
-    playouts and view give the same choice."""
+    mcts:100; `mcts:20:greedy` plays its rollouts greedily, `mcts:100:depth1` one decision
+    past the tree (ROLLOUT_DEPTH by default). Seeded: the same seed, budget in playouts and
+    view give the same choice."""
     name = "mcts"
 
     def __init__(self, seed=0, budget: str | None = None):

@@ -278,7 +278,7 @@ def test_a_budget_that_is_not_one_says_so(text):
 
 def test_an_agent_spec_takes_a_depth():
     from rulepress.runtime.agents import check
-    assert make("mcts:10:depth3", 0).depth == 3 and make("mcts", 0).depth == D == 1
+    assert make("mcts:10:depth3", 0).depth == 3 and make("mcts", 0).depth == D
     with pytest.raises(ValueError, match="depth"):
         check("mcts:10:depth99")
 
