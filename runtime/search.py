@@ -36,7 +36,7 @@ from .interpreter import Interp
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = 1  # decisions played past the tree before the heuristic judges (bench/search_depth.md: 1 lost nothing measurable to 4 at half the cost; 0 lost at Night City)
+ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges (bench/search_depth.md: 1 lost nothing measurable at half the cost, but see there; 0 lost at Night City)
 MAX_DEPTH = 16  # `:depthD` beyond this is a typo: a rollout that long is a random game, not a look-ahead
 WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node

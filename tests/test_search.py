@@ -54,7 +54,7 @@ def head_to_head(game, spec, n, players, options=None):
 H2H = [
     ("content/study-in-emerald", 2, "mcts:6", 5, {"vp_goal": 10}),
     ("content/night-city", 2, "mcts:6", 5, None),
-    ("content/android", 2, "mcts:12", 5, None),  # (at depth 4, mcts:8: a playout costs half as much at depth 1)
+    ("content/android", 2, "mcts:8", 5, None),
     ("docs/examples/love-letter", 2, "mcts:10", 12, None),
 ]
 
