@@ -5,9 +5,8 @@ from the seat dealt again at random, the dice's generator seeded afresh), walks 
 tree shared by every world, adds a node, plays on for a few decisions (ROLLOUT_DEPTH, or
 `mcts:N:depthD`; at random, or with `mcts:N:greedy` each decision's best option as the
 heuristic sees it) and scores where it stopped with the content's heuristic. The tree is
-keyed by the options as the
-searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every world), so
-the worlds' statistics add up on the same nodes however the hidden things were dealt:
+keyed by the options as the searching seat sees them (a hidden card is "card 2 of Player
+2's Hand" in every world), so the worlds' statistics add up on the same nodes however the hidden things were dealt:
 single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
 
 What a playout costs is steps of the rules, and the dearest is the first: a world that waits
@@ -36,7 +35,7 @@ from .interpreter import Interp
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges (bench/search_depth.md: 1 lost nothing measurable at half the cost, but see there; 0 lost at Night City)
+ROLLOUT_DEPTH = 4  # decisions played past the tree before the heuristic judges; 1 costs half and lost nothing measurable, 0 lost (bench/search_depth.md)
 MAX_DEPTH = 16  # `:depthD` beyond this is a typo: a rollout that long is a random game, not a look-ahead
 WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
