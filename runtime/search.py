@@ -6,8 +6,8 @@ tree shared by every world, adds a node, plays on for a few decisions (ROLLOUT_D
 `mcts:N:depthD`; at random, or with `mcts:N:greedy` each decision's best option as the
 heuristic sees it) and scores where it stopped with the content's heuristic. The tree is
 keyed by the options as the searching seat sees them (a hidden card is "card 2 of Player
-2's Hand" in every world), so the worlds' statistics add up on the same nodes however the hidden things were dealt:
-single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
+2's Hand" in every world), so the worlds' statistics add up on the same nodes however the
+hidden things were dealt: single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
 
 What a playout costs is steps of the rules, and the dearest is the first: a world that waits
 inside an effect has no paused generator to go on with (none can be copied), so the effect
