@@ -258,7 +258,8 @@ def stopped_line(stop) -> None:
 @click.option("--agent", default="random", show_default=True,
               help="random, first, greedy or mcts for every seat, or a mix like p1=mcts:200,random; "
                    "mcts:N searches N playouts a decision (the same seed plays the same game), mcts:Nms "
-                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100")
+                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100; "
+                   "mcts:N:depthD plays D decisions past the search's tree (4 by default)")
 @click.option("--option", "option_pairs", multiple=True, metavar="NAME=VALUE",
               help="set a game option for every game (repeat for several)")
 @click.option("--json", "as_json", is_flag=True)
@@ -395,7 +396,8 @@ def _source_lines(game: str):
 @click.option("--agent", default="random", show_default=True,
               help="random, first, greedy or mcts for every seat, or a mix like p1=mcts:200,random; "
                    "mcts:N searches N playouts a decision (the same seed plays the same game), mcts:Nms "
-                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100")
+                   "N milliseconds (games then differ from run to run); mcts alone is mcts:100; "
+                   "mcts:N:depthD plays D decisions past the search's tree (4 by default)")
 @click.option("--html", "html_dir", default=None, metavar="DIR", help="write the HTML report here")
 @click.option("--json", "as_json", is_flag=True, help="the report as JSON (docs/coverage.md)")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None, metavar="PCT",

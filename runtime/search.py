@@ -3,12 +3,21 @@
 Each playout deals a world consistent with the seat's view (`Seen.sample`: the things hidden
 from the seat dealt again at random where they agree with the public facts and with what the
 seat saw before, the dice's generator seeded afresh), walks down one
-tree shared by every world, adds a node, plays on for a few decisions (at random, or with
-`mcts:N:greedy` each decision's best option as the heuristic sees it) and scores where it
-stopped with the content's heuristic. The tree is keyed by the options as the
-searching seat sees them (a hidden card is "card 2 of Player 2's Hand" in every world), so
-the worlds' statistics add up on the same nodes however the hidden things were dealt:
-single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
+tree shared by every world, adds a node, plays on for a few decisions (ROLLOUT_DEPTH, or
+`mcts:N:depthD`; at random, or with `mcts:N:greedy` each decision's best option as the
+heuristic sees it) and scores where it stopped with the content's heuristic. The tree is
+keyed by the options as the searching seat sees them (a hidden card is "card 2 of Player
+2's Hand" in every world), so the worlds' statistics add up on the same nodes however the
+hidden things were dealt: single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012), as in OpenSpiel's `ismcts`.
+
+What a playout costs is steps of the rules, and the dearest is the first: a world that waits
+inside an effect has no paused generator to go on with (none can be copied), so the effect
+is replayed from its start (runtime/flow.py). Until a playout rolls a die, where it stands
+is a function of its world and the options taken, so what it finds there holds for every
+playout of that world: each node keeps it (`Node.known`), with the world itself where no
+effect waits, and a playout walks down what is known and is played only from the deepest
+world kept on its way. It plays the same steps as one played from the root: the same choice,
+for less (bench/search_depth.md).
 
 The bot is handed only `Seen` and the seat's options, like every agent (runtime/agents.py).
 """
@@ -27,7 +36,8 @@ from .interpreter import Interp
 MAX_PLAYOUTS = 100_000
 MAX_MS = 600_000  # ten minutes a decision: longer is a typo, not a plan
 DEFAULT_PLAYOUTS = 100
-ROLLOUT_DEPTH = 4  # decisions played at random past the tree before the heuristic judges: more adds noise more than sight
+ROLLOUT_DEPTH = 4  # decisions played past the tree before the heuristic judges; 1 costs half and lost nothing measurable, 0 lost (bench/search_depth.md)
+MAX_DEPTH = 16  # `:depthD` beyond this is a typo: a rollout that long is a random game, not a look-ahead
 WORLDS = 4  # worlds dealt a decision; each playout plays on a branch of one (tens of times cheaper than a deal)
 EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
@@ -37,27 +47,44 @@ ROLLOUTS = ("random", "greedy")
 
 class Budget(NamedTuple):
     """What one decision may spend: a number of playouts, or milliseconds of the clock;
-    and how a playout goes on past the tree."""
+    how a playout goes on past the tree, and for how many decisions."""
     playouts: int | None
     ms: int | None
     rollout: str = "random"
+    depth: int = ROLLOUT_DEPTH
 
 
 def parse_budget(text: str) -> Budget:
     """`200` (playouts) or `50ms`, then optionally `:greedy` (or `:random`) for the
-    rollouts; ValueError with the reason otherwise."""
-    t, colon, rollout = text.strip().partition(":")
-    t, rollout = t.strip(), rollout.strip()
-    if colon and rollout not in ROLLOUTS:
-        raise ValueError(f"`{rollout[:20]}` is not a rollout: give {' or '.join(ROLLOUTS)} (mcts:20:greedy)")
+    rollouts and `:depthD` for how many decisions they play past the tree (0 to
+    MAX_DEPTH; 0 judges the node a playout added as it is), each once, in either order:
+    `200:greedy:depth1`. ValueError with the reason otherwise."""
+    t, *rest = text.strip().split(":")
+    t = t.strip()
+    rollout = depth = None
+    for part in (r.strip() for r in rest):
+        if part in ROLLOUTS:
+            if rollout is not None:
+                raise ValueError(f"`{part}` after `{rollout}`: one rollout at most (mcts:20:greedy)")
+            rollout = part
+        elif part.startswith("depth"):
+            d = part[5:]
+            if not (d.isascii() and d.isdigit()) or len(d) > 2 or int(d) > MAX_DEPTH:
+                raise ValueError(f"`{part[:20]}` is not a rollout depth: give depth0 to depth{MAX_DEPTH} (mcts:100:depth2)")
+            if depth is not None:
+                raise ValueError(f"`{part}` after `depth{depth}`: one depth at most (mcts:100:depth2)")
+            depth = int(d)
+        else:
+            raise ValueError(f"`{part[:20]}` is not a rollout: give {' or '.join(ROLLOUTS)} (mcts:20:greedy), "
+                             f"or a depth, depth0 to depth{MAX_DEPTH} (mcts:100:depth2)")
     unit, digits = ("ms", t[:-2]) if t.endswith("ms") else ("playouts", t)
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 7:  # (not "١٢": int() would read it)
         raise ValueError(f"`{text}` is not a budget: give playouts (mcts:200) or milliseconds (mcts:50ms)")
     n, cap = int(digits), (MAX_MS if unit == "ms" else MAX_PLAYOUTS)
     if not 1 <= n <= cap:
         raise ValueError(f"a budget of 1 to {cap} {unit}, not {n}")
-    rollout = rollout or "random"
-    return Budget(None, n, rollout) if unit == "ms" else Budget(n, None, rollout)
+    rollout, depth = rollout or "random", ROLLOUT_DEPTH if depth is None else depth
+    return Budget(None, n, rollout, depth) if unit == "ms" else Budget(n, None, rollout, depth)
 
 
 class Evaluation:
@@ -105,13 +132,16 @@ class Node:
     """A position in the tree as the searching seat knows it. `avail` counts the playouts in
     which its option was legal (ISMCTS: an option legal in few worlds is not explored as if
     it were legal in all)."""
-    __slots__ = ("children", "visits", "avail", "total")
+    __slots__ = ("children", "visits", "avail", "total", "known")
 
     def __init__(self):
         self.children: dict = {}  # option as the searching seat sees it -> Node
         self.visits = 0
         self.avail = 0
         self.total: dict = {}  # seat -> sum of its utilities over the playouts through here
+        # world number -> (who decides, option ids, keys, the world here or None), where the
+        # way here rolled no die (MctsAgent._playout)
+        self.known: dict = {}
 
     def mean(self, seat) -> float:
         return self.total.get(seat, 0.0) / self.visits
@@ -120,8 +150,9 @@ class Node:
 class MctsAgent:
     """`mcts:200` searches 200 playouts a decision, `mcts:50ms` as many as 50 ms allow (the
     clock's budget is the one thing that makes a game differ from run to run); `mcts` is
-    mcts:100; `mcts:20:greedy` plays its rollouts greedily. Seeded: the same seed, budget in
-    playouts and view give the same choice."""
+    mcts:100; `mcts:20:greedy` plays its rollouts greedily, `mcts:100:depth1` one decision
+    past the tree (ROLLOUT_DEPTH by default). Seeded: the same seed, budget in playouts and
+    view give the same choice."""
     name = "mcts"
     remembers = True
 
@@ -129,7 +160,7 @@ class MctsAgent:
         self.budget = parse_budget(budget) if budget is not None else Budget(DEFAULT_PLAYOUTS, None)
         self.st = {"rng": rng.seed_state(f"mcts:{seed}")}
         self.evaluation = None
-        self.depth = ROLLOUT_DEPTH
+        self.depth = self.budget.depth
 
     def choose(self, game, seen, seat, options):
         if len(options) == 1:
@@ -151,11 +182,9 @@ class MctsAgent:
                 break
             if len(worlds) < deals:
                 worlds.append(seen.sample(self.st, lean=True))
-            world = branch(worlds[done % len(worlds)])
-            world["rng"] = rng.below(self.st, 1 << 62)  # each playout's dice of its own
-            world["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
-            world.pop("knowledge", None)  # (nothing deals worlds from a playout: it notes nothing)
-            err = self._playout(game, world, seat, root)
+            w = done % len(worlds)
+            dice = rng.below(self.st, 1 << 62)  # each playout's dice of its own
+            err = self._playout(game, worlds[w], w, dice, seat, root)
             if err is not None:
                 failed, fault = failed + 1, err
             done += 1
@@ -172,16 +201,46 @@ class MctsAgent:
 
     # ---- one playout ------------------------------------------------------------
 
-    def _playout(self, game, s, me, root):
-        """Plays one playout and adds what it found to the tree; what stopped it, if anything."""
+    def _playout(self, game, world, w, dice, me, root):
+        """Plays one playout in world number `w` with its own `dice`, and adds what it found
+        to the tree; what stopped it, if anything.
+
+        Until a playout rolls a die, where it stands is a function of its world and the
+        options taken: each node keeps, for each world, the decision there (`Node.known`),
+        and where nothing waits inside an effect, the world as it stands there. A playout
+        walks down what is known without playing a step, and is played (`_made`) from the
+        deepest world kept on its way, once it needs a state: an effect waiting at the root
+        is replayed from its start (there is no copying a paused generator) only by the
+        playouts that leave the tree before the effect ends. It plays the very same
+        steps as one played from the root, so the search chooses the same."""
         path = [root]
         node = root
-        opts = None
+        s, opts = None, None  # the playout's own state, made once a step needs it
+        base, moves = world, []  # else: the state to make it from, and the options taken since
+        steady = True  # no die rolled yet: what is found here holds for every playout of world w
         added = None
         try:
-            while s["pending"] is not None:
-                actor, offered = self._decision(game, s, me if node is root else None, opts)
-                keys = self._keys(game, s, me, offered)
+            while True:
+                here = node.known.get(w) if steady else None
+                if here is None:
+                    if s is None:
+                        s, opts = self._made(game, base, moves, dice)
+                    if s["pending"] is None:
+                        break
+                    actor, offered = self._decision(game, s, me if node is root else None, opts)
+                    ids = [o["id"] for o in offered]
+                    keys = ids if type(offered) is Choices else self._keys(game, s, me, offered)
+                    steady = s["rng"] == dice
+                    if steady:
+                        kept = None
+                        if s["task"] is None and not s.get("interrupted"):  # branched without a replay
+                            kept, s = s, branch(s)  # (`kept` is not changed again: its branches share it)
+                        node.known[w] = (actor, ids, keys, kept)
+                else:
+                    actor, ids, keys, kept = here
+                    offered = None
+                    if s is None and kept is not None:
+                        base, moves = kept, []
                 fresh = []
                 for i, k in enumerate(keys):
                     child = node.children.get(k)
@@ -194,13 +253,19 @@ class MctsAgent:
                     child = node.children[keys[i]] = Node()
                     child.avail = 1
                     added = (node, keys[i])
-                    self._apply(game, s, offered, i, actor)
+                    if s is None:
+                        s, opts = self._made(game, base, moves, dice)
+                    self._apply(game, s, ids[i], actor, offered)
                     path.append(child)
                     break
                 i = self._select(node, keys, actor)
                 node = node.children[keys[i]]
-                opts = self._apply(game, s, offered, i, actor)
                 path.append(node)
+                if s is None:
+                    moves.append((ids[i], actor))
+                else:
+                    opts = self._apply(game, s, ids[i], actor, offered)
+                    steady = steady and s["rng"] == dice
             self._rollout(game, s)
             u = self.evaluation.utilities(s)
         except Exception as exc:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
@@ -214,6 +279,19 @@ class MctsAgent:
                 t[p] = t.get(p, 0.0) + x
 
     @staticmethod
+    def _made(game, base, moves, dice):
+        """A playout's own state: a branch of `base` with the playout's dice, the options
+        `moves` taken on it; and the turn's options the last of them left."""
+        s = branch(base)
+        s["rng"] = dice
+        s["playout"] = True  # its tasks have a budget of their own (faults.PLAYOUT_STEPS)
+        s.pop("knowledge", None)  # (nothing deals worlds from a playout: it notes nothing)
+        opts = None
+        for choice, actor in moves:
+            opts = apply(game, s, choice, actor)
+        return s, opts
+
+    @staticmethod
     def _decision(game, s, seat, opts):
         """(who decides, their options) in world `s`; `seat` picks first where it is asked (a
         secret pick's seats pick one by one). `opts`: the turn's options the last choice left."""
@@ -223,8 +301,7 @@ class MctsAgent:
 
     @staticmethod
     def _keys(game, s, me, offered) -> list:
-        if type(offered) is Choices:  # a turn's options are never secret
-            return [o["id"] for o in offered]
+        """The options as the searching seat sees them (a turn's, never secret, are their ids)."""
         return [o["id"] for o in visibility.seat_options(game, s, me, offered)]
 
     @staticmethod
@@ -241,8 +318,8 @@ class MctsAgent:
         return best_i
 
     @staticmethod
-    def _apply(game, s, offered, i, actor):
-        return apply(game, s, offered[i]["id"], actor, offered if type(offered) is Choices else None)
+    def _apply(game, s, choice, actor, offered):
+        return apply(game, s, choice, actor, offered if type(offered) is Choices else None)
 
     def _rollout(self, game, s):
         if self.budget.rollout == "greedy":

@@ -13,7 +13,7 @@ import pytest
 from rulepress.runtime import visibility
 from rulepress.runtime.agents import Seen, make, play_out
 from rulepress.runtime.flow import choices, new_game
-from rulepress.runtime.search import Evaluation, MctsAgent, parse_budget
+from rulepress.runtime.search import ROLLOUT_DEPTH, Evaluation, MctsAgent, parse_budget
 from rulepress.runtime.views import view
 from tests.conftest import ROOT, game_from
 
@@ -256,20 +256,84 @@ def test_a_budget_in_milliseconds_is_kept(duel):
     assert time.perf_counter() - t < 2  # 30 ms, and one playout past it at most (a loaded machine aside)
 
 
-@pytest.mark.parametrize("text, budget", [("200", (200, None, "random")), ("50ms", (None, 50, "random")), ("1", (1, None, "random")),
-                                          ("20:greedy", (20, None, "greedy")), ("9ms:random", (None, 9, "random"))])
+D = ROLLOUT_DEPTH
+
+
+@pytest.mark.parametrize("text, budget", [("200", (200, None, "random", D)), ("50ms", (None, 50, "random", D)),
+                                          ("1", (1, None, "random", D)), ("20:greedy", (20, None, "greedy", D)),
+                                          ("9ms:random", (None, 9, "random", D)), ("100:depth0", (100, None, "random", 0)),
+                                          ("100:depth2:greedy", (100, None, "greedy", 2)), ("5:random:depth16", (5, None, "random", 16))])
 def test_budgets_read(text, budget):
     assert tuple(parse_budget(text)) == budget
 
 
 @pytest.mark.parametrize("text", ["", "0", "abc", "-1", "1.5", "5s", "ms", "100001", "\u0661\u0662", " 12",
-                                  "20:", "20:greed", "20:greedy:greedy", ":greedy", "greedy"])
+                                  "20:", "20:greed", "20:greedy:greedy", ":greedy", "greedy",
+                                  "20:depth", "20:depth17", "20:depth-1", "20:depth2:depth2", "20:depth\u0662", "20:depth002",
+                                  "20:greedy:depth1:random", "depth2", "20:Depth2"])
 def test_a_budget_that_is_not_one_says_so(text):
     if text == " 12":  # (spaces around are let go, as everywhere in an agent spec)
-        assert parse_budget(text) == (12, None, "random")
+        assert parse_budget(text) == (12, None, "random", D)
         return
     with pytest.raises(ValueError):
         parse_budget(text)
+
+
+def test_an_agent_spec_takes_a_depth():
+    from rulepress.runtime.agents import check
+    assert make("mcts:10:depth3", 0).depth == 3 and make("mcts", 0).depth == D
+    with pytest.raises(ValueError, match="depth"):
+        check("mcts:10:depth99")
+
+
+def _inside_an_effect(game, seed):
+    """A state of a random game waiting, past its start, for a decision inside an effect with
+    more than one option; its seat and options."""
+    from rulepress.runtime.decision import Decision
+    from rulepress.runtime.flow import apply
+    st = new_game(game, 2, seed)
+    rnd = make("random", seed)
+    for k in range(400):
+        seat = Decision.of(game, st).next_seat()
+        opts = choices(game, st, seat)
+        if k > 5 and st["task"] is not None and len(opts) > 1:
+            return st, seat, opts
+        apply(game, st, opts[0]["id"] if len(opts) == 1 else rnd.choose(game, None, seat, opts), seat)
+    raise AssertionError("no such decision")
+
+
+def test_playouts_replay_a_waiting_effect_only_where_they_leave_what_is_known(monkeypatch):
+    """At a decision inside an effect every playout once replayed the effect from its start
+    (a paused generator cannot be copied): 40 replays for mcts:40. A node now keeps, for each
+    world, what it found while no die was rolled, and a playout is played only from where that
+    ends; it makes the same choice with the generator's same draws."""
+    from rulepress.runtime import flow, search
+    game = game_from("docs/examples/love-letter")
+    st, seat, opts = _inside_an_effect(game, "replays")
+    replays = []
+    restore = flow._restore
+
+    def counted(*a):
+        replays.append(1)
+        return restore(*a)
+    monkeypatch.setattr(flow, "_restore", counted)
+    bot = make("mcts:40:depth4", 1)
+    choice = bot.choose(game, Seen(game, st, seat), seat, opts)
+    assert 0 < len(replays) <= 20
+
+    class Forgets(dict):
+        def __setitem__(self, k, v):
+            pass
+    init = search.Node.__init__
+
+    def forgetful(self):
+        init(self)
+        self.known = Forgets()
+    monkeypatch.setattr(search.Node, "__init__", forgetful)
+    del replays[:]
+    again = make("mcts:40:depth4", 1)
+    assert again.choose(game, Seen(game, st, seat), seat, opts) == choice and again.st == bot.st
+    assert len(replays) == 40
 
 
 # ---- the bot: section --------------------------------------------------------------
