@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 GAMES := android study-in-emerald arkham-horror night-city
 
-.PHONY: demo test setup system postgres browser build check-build sheets bench clean vscode serve lsp balance balance-arkham
+.PHONY: demo test setup system postgres browser build check-build sheets bench clean vscode serve lsp balance balance-arkham balance-figures
 
 # The venv with what `make demo` runs (validate, build, simulate): the package and its own
 # dependencies. Each extra (lsp, table, balance, ray, test) is added by the target that needs it,
@@ -158,6 +158,16 @@ balance-arkham: $(VENV)/.extra-balance
 	  nice $(BIN)/rulepress balance content/arkham-horror -n $$games --seed 1 --players $$n --agent $$agent --no-coverage -o bench/out/balance-arkham-$$n.html || exit 1; \
 	  nice $(BIN)/python bench/arkham_paths.py -n $$games --seed 1 --players $$n --agent $$agent 2>/dev/null || exit 1; \
 	done
+
+# the figures of the "How it plays" sections of content/*/COVERAGE.md, each with the command
+# that section quotes (slow: search bots take about an hour on two cores; not in `make test`)
+balance-figures: $(VENV)/.extra-balance
+	$(BIN)/rulepress balance content/night-city -n 40 --players 2 --players 4 --agent greedy --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/night-city -n 20 --players 2 --agent mcts:10 --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/night-city -n 12 --players 4 --agent mcts:10 --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/study-in-emerald -n 30 --players 2 --players 4 --agent greedy --seed 1 --no-coverage
+	$(BIN)/rulepress balance content/study-in-emerald -n 6 --players 4 --agent mcts:10 --seed 1 --no-coverage
+	$(BIN)/rulepress balance content/android -n 10 --players 2 --agent mcts:10 --seed 1 --no-coverage
 
 bench: $(VENV)/.extra-bench $(VENV)/.extra-test
 	$(BIN)/python bench/run.py
