@@ -448,8 +448,10 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     if k is not None:  # what the seat knows goes with its world (renamed with it); the others' is not its to read
         copy["knowledge"] = {"saw": {x: [seat] if seat in ps else [] for x, ps in k["saw"].items()},
                              "known": {x: {seat: g[seat]} for x, g in k["known"].items() if seat in g and told}, "n": k["n"]}
-    _forget(game, st, copy, seat, rng_state)
     task = copy.get("task")
+    if task is not None and isinstance(task.get("snap"), bytes):
+        task["snap"] = marshal.loads(task["snap"])
+    _forget(game, st, copy, seat, rng_state, hidden)
     if task is not None:
         # The waiting effect replays from its snapshot, whose generator is the real game's as
         # the effect began (its rolls so far must come out the same): the flow hands the
@@ -515,16 +517,29 @@ def _agreeing(game, st, places, dealt, rng_state) -> list:
     return dealt
 
 
-def _forget(game, st, copy, seat, rng_state) -> None:
+def _forget(game, st, copy, seat, rng_state, hidden) -> None:
     """What the seat cannot know besides where things are: other players' secret picks made
-    so far (picked again at random among their options) and hidden counters it may not
-    read (set back to where they start)."""
+    so far (picked again at random among their options), hidden counters it may not read
+    (set back to where they start), and of a thing hidden from it, every counter and mark
+    but the public facts (`facts`): they would tell the search what the seat was never shown."""
     d = copy["pending"]
     picked = d.get("collected") if d is not None else None  # (a secret pick's, so far: Decision.picked)
     for p in list(picked or ()):
         if p != seat:
             opts = d["options"][p]
             picked[p] = opts[rng.below(rng_state, len(opts))]["id"]
+    task = copy.get("task")
+    snap = task.get("snap") if task is not None else None
+    for things in [copy["things"]] + ([snap["things"]] if isinstance(snap, dict) else []):  # (the replay starts from the snapshot)
+        for eid in hidden:
+            ent = things.get(eid)
+            if ent is None:
+                continue
+            for c, v in ent["counters"].items():
+                if c not in game.public_counters and v != game.counters[c]["initial"]:
+                    ent["counters"][c] = game.counters[c]["initial"]
+            if ent["marks"] and any(m not in game.public_marks for m in ent["marks"]):
+                ent["marks"] = {m: x for m, x in ent["marks"].items() if m in game.public_marks}
     hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]
     if not hidden_counters:
         return

@@ -251,3 +251,15 @@ def test_a_public_mark_that_tells_an_unknown_attribute_is_an_error(tmp_path):
     report = validate_game(str(_lanterns_with(tmp_path, marks)))
     assert any(d.code == "R002" and "unknown attribute `color`" in d.message and "colour" in d.message for d in report.errors), \
         [d.text() for d in report.errors]
+
+
+def test_a_dealt_world_carries_no_mark_or_counter_the_seat_cannot_see_on_its_hidden_cards(lanterns):
+    """A mark or counter on a card hidden from the seat, but for the public facts, is
+    nothing the seat was shown: its worlds do not carry it, wherever the card is dealt."""
+    st = remember(new_game(lanterns, 2, 1))
+    card = st["zones"]["p2.hand"][0]
+    run(lanterns, st, f'mark "{card}" as noted')
+    for s in SEEDS:
+        world = sample(lanterns, st, "p2", {"rng": s})
+        assert all("noted" not in ent["marks"] for ent in world["things"].values())
+    assert "noted" in sample(lanterns, st, "p1", {"rng": 1})["things"][card]["marks"]  # p1 sees the card
