@@ -520,8 +520,9 @@ def _agreeing(game, st, places, dealt, rng_state) -> list:
 def _forget(game, st, copy, seat, rng_state, hidden) -> None:
     """What the seat cannot know besides where things are: other players' secret picks made
     so far (picked again at random among their options), hidden counters it may not read
-    (set back to where they start), and of a thing hidden from it, every counter and mark
-    but the public facts (`facts`): they would tell the search what the seat was never shown."""
+    (set back to where they start), and of a thing hidden from it, every mark but the public
+    ones (`facts`): they would tell the search what the seat was never shown. (Its counters
+    stay: one may say whose it is or where it belongs, which the rules read to go on.)"""
     d = copy["pending"]
     picked = d.get("collected") if d is not None else None  # (a secret pick's, so far: Decision.picked)
     for p in list(picked or ()):
@@ -535,9 +536,6 @@ def _forget(game, st, copy, seat, rng_state, hidden) -> None:
             ent = things.get(eid)
             if ent is None:
                 continue
-            for c, v in ent["counters"].items():
-                if c not in game.public_counters and v != game.counters[c]["initial"]:
-                    ent["counters"][c] = game.counters[c]["initial"]
             if ent["marks"] and any(m not in game.public_marks for m in ent["marks"]):
                 ent["marks"] = {m: x for m, x in ent["marks"].items() if m in game.public_marks}
     hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]
