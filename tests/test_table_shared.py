@@ -247,12 +247,7 @@ def test_serve_with_two_processes_replaces_one_killed(pg):
             time.sleep(0.1)
         assert len(now) == 2 and children[0] not in now, (children, now)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            assert proc.wait(30) in (0, 130)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise
+        _stop(proc)
     err = proc.stderr.read()
     assert "Traceback" not in err, err
 
@@ -273,12 +268,17 @@ def test_two_processes_count_an_address_s_misses_together(pg):
         assert answers.count(404) <= limits.MISSES[0] + 1, answers  # (+1: a token may come back meanwhile)
         assert answers[-limits.MISSES[0]:] == [429] * limits.MISSES[0], answers
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            assert proc.wait(30) in (0, 130)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise
+        _stop(proc)
+
+
+def _stop(proc) -> None:
+    """Ctrl-C to a `serve`: it ends by itself, as a person stopping it sees (else it is killed, and the test fails)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        assert proc.wait(30) in (0, 130)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
 
 
 def _children(pid) -> list[int]:
