@@ -520,9 +520,10 @@ def _agreeing(game, st, places, dealt, rng_state) -> list:
 def _forget(game, st, copy, seat, rng_state, hidden) -> None:
     """What the seat cannot know besides where things are: other players' secret picks made
     so far (picked again at random among their options), hidden counters it may not read
-    (set back to where they start), and of a thing hidden from it, every mark but the public
-    ones (`facts`): they would tell the search what the seat was never shown. (Its counters
-    stay: one may say whose it is or where it belongs, which the rules read to go on.)"""
+    (set back to where they start), and of a thing hidden from it, every mark and counter
+    but the public ones (`facts`): they would tell the search what the seat was never shown.
+    (A counter that refers to a thing or a player stays: it says whose the thing is or where
+    it belongs, which the rules read to go on, and the seat's own view of the places says as much.)"""
     d = copy["pending"]
     picked = d.get("collected") if d is not None else None  # (a secret pick's, so far: Decision.picked)
     for p in list(picked or ()):
@@ -536,6 +537,10 @@ def _forget(game, st, copy, seat, rng_state, hidden) -> None:
             ent = things.get(eid)
             if ent is None:
                 continue
+            for c, v in ent["counters"].items():  # (a reference stays: whose it is, where it belongs)
+                t = game.counters[c]
+                if c not in game.public_counters and t.get("type", "number") != "ref" and v != t["initial"]:
+                    ent["counters"][c] = t["initial"]
             if ent["marks"] and any(m not in game.public_marks for m in ent["marks"]):
                 ent["marks"] = {m: x for m, x in ent["marks"].items() if m in game.public_marks}
     hidden_counters = [c for c, t in game.counters.items() if t["hidden"]]

@@ -263,3 +263,20 @@ def test_a_dealt_world_carries_no_mark_or_counter_the_seat_cannot_see_on_its_hid
         world = sample(lanterns, st, "p2", {"rng": s})
         assert all("noted" not in ent["marks"] for ent in world["things"].values())
     assert "noted" in sample(lanterns, st, "p1", {"rng": 1})["things"][card]["marks"]  # p1 sees the card
+
+
+def test_a_dealt_world_carries_no_private_count_on_a_hidden_card(tmp_path):
+    """A number kept on a card hidden from the seat, not a public counter, is as it starts in
+    the seat's worlds: its view never showed it (a bet laid on a card face down)."""
+    (tmp_path / "recall").mkdir()
+    (tmp_path / "recall" / "game.yaml").write_text(RECALL.replace(
+        "zones:", "  - {id: bet, name: {en: Bet}, of: card, initial: 0}\nzones:", 1))
+    game = game_from(str(tmp_path / "recall"))
+    st = remember(new_game(game, 2, 1))
+    card = st["zones"]["deck"][0]  # (face down: nobody sees it)
+    run(game, st, f'gain 3 bet to "{card}"')
+    assert st["things"][card]["counters"]["bet"] == 3
+    for seat in st["players"]:
+        for s in SEEDS:
+            world = sample(game, st, seat, {"rng": s})
+            assert all(ent["counters"].get("bet", 0) == 0 for ent in world["things"].values()), seat
