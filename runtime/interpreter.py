@@ -1006,14 +1006,8 @@ class Interp:
         yield from self.yfire(s[2], {k: self.ev(v, env) for k, v in s[3].items()}, env.get("player"))
 
     def fire(self, event, bindings, player=None):
-        for t in self.g.triggers.get(event, ()):
-            env = dict(bindings)
-            if "player" not in env and player is not None:
-                env["player"] = player
-            env.setdefault("player", self.st.get("active") or self.st["first"])
-            if "when" in t and not self.ev(t["when"], env):
-                continue
-            self.call_block(t["effect"], env)
+        """`yfire`, where nothing can pause (a decision reached: Suspend, as in `run`)."""
+        self.done(self.yfire(event, bindings, player))
 
     def yfire(self, event, bindings, player=None):
         for t in self.g.triggers.get(event, ()):
@@ -1118,7 +1112,7 @@ class Interp:
             yield decision
         a = self.answers[self.ai]
         self.ai += 1
-        if type(a) is str and a in self.st["things"] and type(decision.get("who")) is str:
+        if "knowledge" in self.st and type(a) is str and a in self.st["things"] and type(decision.get("who")) is str:
             # whoever picked a thing by its place ("card 2 of your hand") can tell it as it moves
             self.picked = {**self.picked, a: (decision["who"],)}
         if self.rejoin is not None and self.ai == len(self.answers):  # replayed up to the decision just answered

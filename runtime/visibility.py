@@ -256,30 +256,8 @@ def log_for(st, seat, last=50) -> list:
 # card it did not see taken from a hand: which one?), or where that place is shuffled.
 
 def seers(game, st, eid) -> list:
-    """The seats that may see thing `eid` now: `can_see` for each seat, worked out once for
-    the thing's place (it runs at every move)."""
-    ent = st["things"][eid]
-    players = st["players"]
-    owner, dot, name = ent["zone"].partition(".")
-    if not dot:
-        owner, name = None, owner
-    if name in game.hidden_zone_names:
-        out = []
-    elif name in game.owner_zone_names:
-        out = [owner] if owner in players else []
-    elif name in game.others_zone_names:
-        out = [p for p in players if p != owner]
-    elif name in game.seats_zone_names:
-        seats = game.seats_zone_names[name]
-        out = [p for p in players if p in seats]
-    else:
-        out = list(players) if ent["up"] else []
-    shown, blind = ent.get("shown_to"), ent.get("hidden_from")
-    if shown:
-        out = [p for p in players if p in out or p in shown]
-    if blind:
-        out = [p for p in out if p not in blind]
-    return out
+    """The seats that may see thing `eid` now (`can_see`, seat by seat)."""
+    return [p for p in st["players"] if can_see(game, st, eid, p)]
 
 
 def sighted(game, st, eid) -> None:
