@@ -15,8 +15,7 @@ import os
 import shutil
 
 import pytest
-from starlette.testclient import TestClient
-from table_client import app_on, close_all, hello, room_of_two
+from table_client import Client, app_on, close_all, hello, room_of_two
 
 from rulepress import leakscan
 from rulepress.runtime.agents import RandomAgent, step
@@ -111,7 +110,7 @@ def test_the_table_refuses_every_answer_that_is_not_an_option_in_the_same_words(
 
 @pytest.fixture
 def table(tmp_path):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, other = room_of_two(client)
         a = hello(client, code, host["token"])
         b = hello(client, code, other["token"])

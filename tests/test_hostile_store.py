@@ -13,9 +13,8 @@ import sys
 
 import pytest
 from pg_cluster import Cluster, missing
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from table_client import NIGHT_CITY, app_on, close_all, hello, room_of_two
+from table_client import Client, NIGHT_CITY, app_on, close_all, hello, room_of_two
 
 from rulepress.table import limits
 
@@ -113,13 +112,13 @@ def _until(sock, version):
 @pytest.mark.parametrize("sql", TAMPERED)
 def test_a_room_whose_rows_someone_else_wrote_is_not_served(store, sql):
     db, run = store
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         code, host = _played(client)
     try:
         run(sql, code)
     except Exception as exc:  # noqa: BLE001 - a column type that refuses the value: nothing to test there
         pytest.skip(f"the database refuses it: {type(exc).__name__}")
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         assert client.get(f"/r/{code}").status_code == 404
         with client.websocket_connect(f"/ws/{code}") as ws:
             assert "no room" in ws.receive_json()["message"]
@@ -140,7 +139,7 @@ def test_a_room_changed_under_its_sockets_into_rows_never_written_closes_them(cl
     with psycopg.connect(cluster, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     db = cluster.replace("/postgres?", f"/{name}?")
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         code, host, _other = room_of_two(client)
         a = hello(client, code, host["token"])
         with psycopg.connect(db, autocommit=True) as conn:
@@ -163,7 +162,7 @@ def test_notifications_that_are_not_code_and_version_are_ignored(cluster):
     with psycopg.connect(cluster, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     db = cluster.replace("/postgres?", f"/{name}?")
-    with TestClient(app_on(db)) as one, TestClient(app_on(db)) as two:
+    with Client(app_on(db)) as one, Client(app_on(db)) as two:
         code, host, other = room_of_two(one)
         a = hello(one, code, host["token"])
         b = hello(two, code, other["token"])

@@ -7,9 +7,8 @@ import json
 import os
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from table_client import app_on, close_all, hello, night_city, room_of_two
+from table_client import Client, app_on, close_all, hello, night_city, room_of_two
 
 from rulepress.table import limits
 
@@ -45,7 +44,7 @@ TOKENS: dict = {}
 @pytest.fixture
 def table(tmp_path):
     """A started Night City game of two: (client, code, host's socket, other's socket)."""
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, other = room_of_two(client)
         TOKENS[(code, "p1")], TOKENS[(code, "p2")] = host["token"], other["token"]
         a = hello(client, code, host["token"])
@@ -89,7 +88,7 @@ def test_a_binary_frame_is_refused(table):
     '{"type": "hello", "watch": "yes"}', '{"type": "hello", "token": "x", "extra": 1}',
 ])
 def test_a_socket_that_does_not_say_hello_properly_gets_no_table(tmp_path, first):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, _other = room_of_two(client)
         with client.websocket_connect(f"/ws/{code}") as ws:
             ws.send_text(first)
@@ -130,7 +129,7 @@ def test_a_card_picture_is_opened_only_by_a_key_the_room_was_given(tmp_path):
     for name in ("done", "ru/falco.png", "secret.png"):
         with open(os.path.join(faces.folder(g), name), "w") as fh:
             fh.write(name)
-    with TestClient(app_on(tmp_path / "t.sqlite3", faces=faces)) as client:
+    with Client(app_on(tmp_path / "t.sqlite3", faces=faces)) as client:
         code, _host, _other = room_of_two(client)
         for path in ("ru/falco.png", "ru/..%2Fsecret.png", "ru/%2e%2e%2fsecret.png", "..%2Fru/falco.png", "ru/" + "a" * 5000 + ".png",
                      "ru/%00.png", "ru/" + faces.key(code, "falco") + "x.png", "ru/" + faces.key("OTHER", "falco") + ".png",
@@ -142,7 +141,7 @@ def test_a_card_picture_is_opened_only_by_a_key_the_room_was_given(tmp_path):
 
 
 def test_every_malformed_room_request_is_a_400(tmp_path):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         for body in BAD_BODIES:
             r = client.post("/api/rooms", content=body, headers={"content-type": "application/json"})
             assert r.status_code == 400, (body[:80], r.status_code, r.text)
@@ -157,7 +156,7 @@ def test_every_malformed_room_request_is_a_400(tmp_path):
 def test_a_name_is_printed_as_text_never_as_markup(tmp_path):
     """A name with markup goes back as the same characters in JSON; the page sets it with
     textContent (table.js never assigns innerHTML)."""
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "<img src=x onerror=alert(1)>"})
         assert r.status_code == 200
         t = hello(client, r.json()["code"], r.json()["token"]).frames[-1]
@@ -292,7 +291,7 @@ def test_spectators_coming_and_going_send_the_seats_nothing(addresses, table):
 
 
 def test_a_room_and_the_others_survive_a_thousand_creations_by_one_client(tmp_path, addresses):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, _host, _other = room_of_two(client)
         body = {"game": "night-city", "players": 2, "name": "Mallory"}
         made = refused = 0
@@ -308,7 +307,7 @@ def test_a_room_and_the_others_survive_a_thousand_creations_by_one_client(tmp_pa
 
 
 def test_guessing_codes_is_slowed_to_a_few_a_minute(tmp_path, addresses):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, _host, _other = room_of_two(client)
         statuses = [client.get(f"/r/{limits.new_code()}", headers={"x-from": "guesser"}).status_code
                     for _ in range(limits.MISSES[0] + 5)]
@@ -330,7 +329,7 @@ def test_guessing_codes_is_slowed_to_a_few_a_minute(tmp_path, addresses):
 
 
 def test_another_sites_page_can_neither_open_a_socket_nor_make_or_join_a_room(tmp_path):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, _other = room_of_two(client)
         evil = {"origin": "https://evil.example"}
         body = {"game": "night-city", "players": 2, "name": "x"}
@@ -350,7 +349,7 @@ def test_another_sites_page_can_neither_open_a_socket_nor_make_or_join_a_room(tm
     ({"p1_gang": "junk"}, "p1_gang"), ({"p2_gang": "voodoo"}, "p2_gang"), ({"p1_gang": "maelstrom", "p2_gang": "x"}, "p2_gang"),
 ])
 def test_options_the_game_cannot_set_up_are_refused_when_the_room_is_made(tmp_path, caplog, options, says):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         r = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "x", "options": options})
         assert r.status_code == 400 and says in r.json()["error"] and "Traceback" not in r.text
         ok = client.post("/api/rooms", json={"game": "night-city", "players": 2, "name": "x",
@@ -380,7 +379,7 @@ def test_a_seat_flooding_signals_is_slowed_and_the_other_seat_stays(addresses, t
 
 
 def test_a_freed_seat_hangs_up_its_calls(tmp_path):
-    with TestClient(app_on(tmp_path / "t.sqlite3")) as client:
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
         code, host, other = room_of_two(client)
         a = hello(client, code, host["token"])
         b = hello(client, code, other["token"])

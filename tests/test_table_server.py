@@ -9,9 +9,8 @@ import sqlite3
 import time
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from table_client import app_on, close_all, hello, leak_in, night_city, room_of_two
+from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two
 
 from rulepress.table import limits
 
@@ -30,7 +29,7 @@ def fast(monkeypatch):
 
 @pytest.fixture
 def client(tmp_path):
-    with TestClient(app_on(tmp_path / "tables.sqlite3")) as c:
+    with Client(app_on(tmp_path / "tables.sqlite3")) as c:
         yield c
         close_all()
 
@@ -341,7 +340,7 @@ def test_a_seat_rejoins_with_its_link_and_gets_its_view_back(client):
 
 def test_rooms_survive_a_restart(tmp_path, fast):
     db = tmp_path / "tables.sqlite3"
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         code, host, other = room_of_two(client)
         a = hello(client, code, host["token"])
         b = hello(client, code, other["token"])
@@ -356,7 +355,7 @@ def test_rooms_survive_a_restart(tmp_path, fast):
             socks[seat].send({"type": "move", "version": m["version"], "choice": pick.choice(m["options"])["id"]})
             last = {"p1": a.table(), "p2": b.table()}
         close_all()
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         for seat, token in (("p1", host["token"]), ("p2", other["token"])):
             t = hello(client, code, token).frames[-1]
             assert t["version"] == last[seat]["version"]
@@ -367,7 +366,7 @@ def test_rooms_survive_a_restart(tmp_path, fast):
 
 def test_tokens_are_stored_only_hashed(tmp_path):
     db = tmp_path / "tables.sqlite3"
-    with TestClient(app_on(db)) as client:
+    with Client(app_on(db)) as client:
         _code, host, other = room_of_two(client)
     raw = db.read_bytes() + (tmp_path / "tables.sqlite3-wal").read_bytes() if (tmp_path / "tables.sqlite3-wal").exists() \
         else db.read_bytes()
@@ -378,7 +377,7 @@ def test_tokens_are_stored_only_hashed(tmp_path):
 
 def test_rooms_expire_after_their_last_connection(tmp_path):
     now = [1_000_000.0]
-    with TestClient(app_on(tmp_path / "t.sqlite3", expire_hours=72, clock=lambda: now[0])) as client:
+    with Client(app_on(tmp_path / "t.sqlite3", expire_hours=72, clock=lambda: now[0])) as client:
         tables = client.app.state.tables
         code, host, _other = room_of_two(client)
         kept, kept_host, _ = room_of_two(client)
@@ -396,7 +395,7 @@ def test_rooms_expire_after_their_last_connection(tmp_path):
 
 def test_the_server_sweeps_expired_rooms_by_itself(tmp_path):
     now = [1_000_000.0]
-    with TestClient(app_on(tmp_path / "t.sqlite3", expire_hours=1, sweep_seconds=0.05,
+    with Client(app_on(tmp_path / "t.sqlite3", expire_hours=1, sweep_seconds=0.05,
                            clock=lambda: now[0])) as client:
         code, _host, _other = room_of_two(client)
         now[0] += 2 * 3600
@@ -555,7 +554,7 @@ def test_connected_seats_keep_their_room_through_a_crash(tmp_path):
     it for the whole expiry after its last real connection, not after its seats connected."""
     now = [1_000_000.0]
     db = tmp_path / "t.sqlite3"
-    with TestClient(app_on(db, expire_hours=1, sweep_seconds=0.05, clock=lambda: now[0])) as client:
+    with Client(app_on(db, expire_hours=1, sweep_seconds=0.05, clock=lambda: now[0])) as client:
         code, host, _other = room_of_two(client)
         hello(client, code, host["token"])
         now[0] += 3 * 3600  # connected all along
@@ -567,7 +566,7 @@ def test_connected_seats_keep_their_room_through_a_crash(tmp_path):
         close_all()
     # (a crash: the socket's goodbye is never written) and back, half an hour later
     now[0] += 1800
-    with TestClient(app_on(db, expire_hours=1, clock=lambda: now[0])) as client:
+    with Client(app_on(db, expire_hours=1, clock=lambda: now[0])) as client:
         assert client.portal.call(client.app.state.tables.expire, 1) == []
         assert client.get(f"/r/{code}").status_code == 200
 

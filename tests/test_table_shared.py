@@ -19,8 +19,7 @@ import urllib.request
 
 import pytest
 from pg_cluster import Cluster, missing
-from starlette.testclient import TestClient
-from table_client import NIGHT_CITY, app_on, close_all, hello, room_of_two
+from table_client import Client, NIGHT_CITY, app_on, close_all, hello, room_of_two
 
 from rulepress.table import limits
 
@@ -66,7 +65,7 @@ def test_a_room_is_played_from_two_processes_and_each_seat_sees_every_move(pg):
     """p1's socket is on one server, p2's on another: each move reaches the other seat
     through the store, the same game on both; both seats picking a secret at once from
     different processes are never stale."""
-    with TestClient(app_on(pg)) as one, TestClient(app_on(pg)) as two:
+    with Client(app_on(pg)) as one, Client(app_on(pg)) as two:
         code, host, other = room_of_two(one)
         a = hello(one, code, host["token"])
         b = hello(two, code, other["token"])  # (the second process reads the room from the store)
@@ -93,7 +92,7 @@ def test_a_room_is_played_from_two_processes_and_each_seat_sees_every_move(pg):
         assert not [f for s in socks.values() for f in s.frames if f["type"] in ("refused", "error")]
         assert last["p1"]["version"] > 60
         # the store holds one game, which both processes played: a third process reads the same tables
-        with TestClient(app_on(pg)) as three:
+        with Client(app_on(pg)) as three:
             for seat, token in (("p1", host["token"]), ("p2", other["token"])):
                 t = hello(three, code, token).frames[-1]
                 assert (t["version"], t["view"], t["options"]) == (last[seat]["version"], last[seat]["view"],
@@ -104,7 +103,7 @@ def test_a_room_is_played_from_two_processes_and_each_seat_sees_every_move(pg):
 def test_a_race_between_processes_is_settled_by_the_store(pg):
     """Two seats join the last free seats through two processes at once, and two hosts' actions
     cross: the store takes one change at each version, and the loser sees the table as it is."""
-    with TestClient(app_on(pg)) as one, TestClient(app_on(pg)) as two:
+    with Client(app_on(pg)) as one, Client(app_on(pg)) as two:
         r = one.post("/api/rooms", json={"game": "night-city", "players": 3, "name": "Ann"}).json()
         code = r["code"]
         j1 = two.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
