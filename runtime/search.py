@@ -172,8 +172,7 @@ class MctsAgent:
         worlds = []
         deals = WORLDS if seen.hides() else 1
         start = time.perf_counter()
-        done = failed = 0
-        fault = None
+        done = 0
         while True:
             if self.budget.playouts is not None:
                 if done >= self.budget.playouts:
@@ -184,14 +183,8 @@ class MctsAgent:
                 worlds.append(seen.sample(self.st, lean=True))
             w = done % len(worlds)
             dice = rng.below(self.st, 1 << 62)  # each playout's dice of its own
-            err = self._playout(game, worlds[w], w, dice, seat, root)
-            if err is not None:
-                failed, fault = failed + 1, err
+            self._playout(game, worlds[w], w, dice, seat, root)
             done += 1
-        if failed == done:
-            # Not one world could be played on: no guess gone wrong does that, the content's
-            # rules or `bot:` terms do (a term that divides by zero, say). Said, not hidden.
-            raise fault
         best = None
         for k in ids:  # the most searched option; between equals the better, then the first
             c = root.children.get(k)
@@ -203,7 +196,9 @@ class MctsAgent:
 
     def _playout(self, game, world, w, dice, me, root):
         """Plays one playout in world number `w` with its own `dice`, and adds what it found
-        to the tree; what stopped it, if anything.
+        to the tree. A fault met on the way is raised: the worlds dealt agree with all the
+        seat knows, so a step the rules cannot take in one is the content's (an effect, a
+        `bot:` term), never a wrong guess, and a search that went round it would hide it.
 
         Until a playout rolls a die, where it stands is a function of its world and the
         options taken: each node keeps, for each world, the decision there (`Node.known`),
@@ -218,60 +213,53 @@ class MctsAgent:
         s, opts = None, None  # the playout's own state, made once a step needs it
         base, moves = world, []  # else: the state to make it from, and the options taken since
         steady = True  # no die rolled yet: what is found here holds for every playout of world w
-        added = None
-        try:
-            while True:
-                here = node.known.get(w) if steady else None
-                if here is None:
-                    if s is None:
-                        s, opts = self._made(game, base, moves, dice)
-                    if s["pending"] is None:
-                        break
-                    actor, offered = self._decision(game, s, me if node is root else None, opts)
-                    ids = [o["id"] for o in offered]
-                    keys = ids if type(offered) is Choices else self._keys(game, s, me, offered)
-                    steady = s["rng"] == dice
-                    if steady:
-                        kept = None
-                        if s["task"] is None and not s.get("interrupted"):  # branched without a replay
-                            kept, s = s, branch(s)  # (`kept` is not changed again: its branches share it)
-                        node.known[w] = (actor, ids, keys, kept)
-                else:
-                    actor, ids, keys, kept = here
-                    offered = None
-                    if s is None and kept is not None:
-                        base, moves = kept, []
-                fresh = []
-                for i, k in enumerate(keys):
-                    child = node.children.get(k)
-                    if child is None:
-                        fresh.append(i)
-                    else:
-                        child.avail += 1
-                if fresh:  # expand one option no playout has taken here yet
-                    i = fresh[rng.below(self.st, len(fresh))]
-                    child = node.children[keys[i]] = Node()
-                    child.avail = 1
-                    added = (node, keys[i])
-                    if s is None:
-                        s, opts = self._made(game, base, moves, dice)
-                    self._apply(game, s, ids[i], actor, offered)
-                    path.append(child)
-                    break
-                i = self._select(node, keys, actor)
-                node = node.children[keys[i]]
-                path.append(node)
+        while True:
+            here = node.known.get(w) if steady else None
+            if here is None:
                 if s is None:
-                    moves.append((ids[i], actor))
+                    s, opts = self._made(game, base, moves, dice)
+                if s["pending"] is None:
+                    break
+                actor, offered = self._decision(game, s, me if node is root else None, opts)
+                ids = [o["id"] for o in offered]
+                keys = ids if type(offered) is Choices else self._keys(game, s, me, offered)
+                steady = s["rng"] == dice
+                if steady:
+                    kept = None
+                    if s["task"] is None and not s.get("interrupted"):  # branched without a replay
+                        kept, s = s, branch(s)  # (`kept` is not changed again: its branches share it)
+                    node.known[w] = (actor, ids, keys, kept)
+            else:
+                actor, ids, keys, kept = here
+                offered = None
+                if s is None and kept is not None:
+                    base, moves = kept, []
+            fresh = []
+            for i, k in enumerate(keys):
+                child = node.children.get(k)
+                if child is None:
+                    fresh.append(i)
                 else:
-                    opts = self._apply(game, s, ids[i], actor, offered)
-                    steady = steady and s["rng"] == dice
-            self._rollout(game, s)
-            u = self.evaluation.utilities(s)
-        except Exception as exc:  # a world the rules cannot go on in (a guess gone wrong) teaches nothing
-            if added is not None:  # nor is the node it added one: a node no playout went through has no mean
-                del added[0].children[added[1]]
-            return exc
+                    child.avail += 1
+            if fresh:  # expand one option no playout has taken here yet
+                i = fresh[rng.below(self.st, len(fresh))]
+                child = node.children[keys[i]] = Node()
+                child.avail = 1
+                if s is None:
+                    s, opts = self._made(game, base, moves, dice)
+                self._apply(game, s, ids[i], actor, offered)
+                path.append(child)
+                break
+            i = self._select(node, keys, actor)
+            node = node.children[keys[i]]
+            path.append(node)
+            if s is None:
+                moves.append((ids[i], actor))
+            else:
+                opts = self._apply(game, s, ids[i], actor, offered)
+                steady = steady and s["rng"] == dice
+        self._rollout(game, s)
+        u = self.evaluation.utilities(s)
         for n in path:
             n.visits += 1
             t = n.total
@@ -350,15 +338,10 @@ class MctsAgent:
             best, tied = -math.inf, []
             for k in ids:
                 after = branch(s)  # thrown away before `s` moves on
-                try:
-                    apply(game, after, k, actor)
-                    v = self.evaluation.utilities(after)[actor]
-                except Exception:  # an option the rules refuse in this world is no option
-                    continue
+                apply(game, after, k, actor)
+                v = self.evaluation.utilities(after)[actor]
                 if v > best:
                     best, tied = v, [k]
                 elif v == best:
                     tied.append(k)
-            if not tied:
-                return
             apply(game, s, tied[rng.below(self.st, len(tied))], actor)
