@@ -103,7 +103,7 @@ def handle_of(game, st, eid: str) -> dict:
     key = st["things"][eid]["zone"]
     i = st["zones"][key].index(eid)
     kind = game.kind_of.get(eid, "thing")
-    said = game.terms.get(kind)  # (a kind the game names in its words: "Twilight 2 of ...")
+    said = game.terms.get(kind)  # (a kind the game names in its words: "Omen 2 of ...", not its id)
     if isinstance(said, dict):
         said = {lang: w if isinstance(w, str) else w.get("nom", "") for lang, w in said.items()}
     return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place_label(game, key), said)}
