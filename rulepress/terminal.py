@@ -66,6 +66,7 @@ def labels(options, lang) -> list:
 # state's, written once in English: runtime/words.py).
 SAY = {
     "en": {"round": "round {n} · first player {player}", "you": " (you)", "game": "game", "hidden": "{n} hidden",
+           "each_hidden": "each of the {n} hidden",
            "dice": "dice: {dice}  (roll {n})", "as_before": "({n} lines as before; s shows them)", "bot": "{player} (bot)",
            "secret": "{who} has made a secret choice", "chooses": "{who} chooses {what}", "chosen": "{who} has chosen",
            "seed": "seed {seed} (rulepress play {game} --seed {seed} plays this game again)", "over": "game over",
@@ -74,6 +75,7 @@ SAY = {
            "yes": "yes", "no": "no", "supply": "Supply", "of_place": "{zone} ({place})",
            "log_written": "log written to {path}", "log_failed": "the log could not be written to {path} ({why}); here it is:"},
     "ru": {"round": "раунд {n} · первый игрок: {player}", "you": " (вы)", "game": "игра", "hidden": "{n} (скрыто)",
+           "each_hidden": "у каждой скрытой ({n})",
            "dice": "кубики: {dice}  (бросок {n})", "as_before": "(без изменений строк: {n}; s покажет их)", "bot": "{player} (бот)",
            "secret": "{who}: тайный выбор сделан", "chooses": "{who} выбирает: {what}", "chosen": "{who}: выбор сделан",
            "seed": "сид {seed} (rulepress play {game} --seed {seed} сыграет эту партию снова)", "over": "конец игры",
@@ -116,10 +118,13 @@ def table_lines(game, st, seat, lang) -> list:
         things = _collapsed(_pname(e, lang) if e in said.seats else game.name(e, lang) for e in z["things"])
         hidden = f"{' + ' if things else ''}{_say(lang, 'hidden', n=z['hidden'])}" if z["hidden"] else ""
         lines.append(f"{said.zone(game, key)}: {things}{hidden}")
-        for f in z.get("facts", ()):  # what is known of a hidden thing: "card 2 of Player 1's Hand: Told value 1"
-            known = [f"{said.name('counters', k)} {said.value(val)}" for k, val in (f.get("counters") or {}).items()] \
-                + [said.mark(m) for m in f.get("marks") or ()]
-            lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {', '.join(known)}")
+        facts = [(f, ", ".join([f"{said.name('counters', k)} {said.value(val)}" for k, val in (f.get("counters") or {}).items()]
+                               + [said.mark(m) for m in f.get("marks") or ()])) for f in z.get("facts", ())]
+        if len(facts) > 1 and len(facts) == z["hidden"] and len({known for _, known in facts}) == 1:
+            lines.append(f"  {_say(lang, 'each_hidden', n=len(facts))}: {facts[0][1]}")  # (a deck whose backs all say the same)
+            continue
+        for f, known in facts:  # what is known of a hidden thing: "card 2 of Player 1's Hand: Told value 1"
+            lines.append(f"  {f['label'].get(lang) or f['label']['en']}: {known}")
     rolled = st.get("rolled")
     if rolled:
         lines.append(_say(lang, "dice", dice=" ".join(str(x) for x in rolled[1:]), n=rolled[0]))

@@ -740,6 +740,8 @@ class Interp:
         if face is not None:
             st["things"][eid]["up"] = face == "up"
             self.changed(("field", eid, "up"))
+        if "knowledge" in st:  # (whether it went where a player who knew the pile it left can see it)
+            visibility.moved(self.g, st, eid, old, self.picked.get(eid, ()))
         return old
 
     def things(self, v):

@@ -103,7 +103,10 @@ def handle_of(game, st, eid: str) -> dict:
     key = st["things"][eid]["zone"]
     i = st["zones"][key].index(eid)
     kind = game.kind_of.get(eid, "thing")
-    return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place_label(game, key))}
+    said = game.terms.get(kind)  # (a kind the game names in its words: "Omen 2 of ...", not its id)
+    if isinstance(said, dict):
+        said = {lang: w if isinstance(w, str) else w.get("nom", "") for lang, w in said.items()}
+    return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place_label(game, key), said)}
 
 
 def seat_options(game, st, seat, options):
@@ -250,10 +253,14 @@ def log_for(st, seat, last=50) -> list:
 # share it): `saw`, for each thing that moved, turned or was shown or hidden since
 # the last decision, the seats that saw it then; `known`, thing -> {seat: group}: the seat
 # knows that the things of one group lie in the places they lie in, in some order (one
-# thing: exactly where). Players see the table only at decisions, so what an effect shows
-# and hides again before anyone decides is never seen (`observe`). A seat loses track of a
-# group where a thing it could not tell apart leaves a place where one of them lies (a
-# card it did not see taken from a hand: which one?), or where that place is shuffled.
+# thing: exactly where), or, in place of a group, a zone's key: the seat knows the thing
+# lies somewhere in that zone (a card it saw go into a pile, and the pile was shuffled).
+# Players see the table only at decisions, so what an effect shows and hides again before
+# anyone decides is never seen (`observe`). A seat loses track of a group where a thing it
+# could not tell apart leaves a place where one of them lies (a card it did not see taken
+# from a hand: which one?), or where that place is shuffled; of what lies in a pile, where
+# a thing it cannot tell leaves the pile (`moved`: the top card drawn to a hand it does not
+# see may have been the one).
 
 def seers(game, st, eid) -> list:
     """The seats that may see thing `eid` now (`can_see`, seat by seat)."""
@@ -286,28 +293,75 @@ def moving(game, st, eid, key, by_place=False, followed=()) -> None:
     if by_place or (len(now) == len(players) and len(before) == len(players)):
         return  # everyone can tell which thing it is
     blind = [p for p in players if not (p in before and p in now) and p not in followed]
-    if blind:
-        _forget_places(k, [eid, *st["zones"].get(key, ())], blind)
+    if blind:  # (what lies somewhere in the zone is `moved`'s: the thing may be seen where it goes)
+        _forget_places(k, [eid, *st["zones"].get(key, ())], blind, piles=False)
+
+
+def moved(game, st, eid, key, followed=()) -> None:
+    """Thing `eid` has left zone `key`. A seat that knew things lay somewhere in the zone
+    (`shuffled`) still knows they do if it can tell which thing left: it sees the thing
+    now, picked it (`followed`), or saw it at the last decision and has not lost track of it
+    since (a card laid on the pile as everyone watched, then drawn). Else the thing that
+    left may have been any of them, and the seat no longer knows where they are. Nobody
+    knows the thing itself to lie in the zone any longer."""
+    k = st["knowledge"]
+    known = k["known"]
+    if not known:
+        return
+    here = [x for x in (eid, *st["zones"].get(key, ())) if x in known and key in known[x].values()]
+    if not here:
+        return
+    seats = {p for x in here for p, g in known[x].items() if g == key}
+    tell = k["saw"].get(eid) or ()
+    blind = {p for p in seats if p not in tell and p not in followed and not can_see(game, st, eid, p)}
+    out = dict(known)  # (a new table: copies of the state share the old one)
+    for x in here:
+        mine = {p: g for p, g in known[x].items() if g != key or (x != eid and p not in blind)}
+        if mine:
+            out[x] = mine
+        else:
+            del out[x]
+    k["known"] = out
 
 
 def shuffled(game, st, key) -> None:
-    """Zone `key` is shuffled: where each of its things lies is news to everyone."""
+    """Zone `key` is shuffled: where each of its things lies is news to everyone. A seat that
+    could tell a thing went there (it saw it at the last decision and has not lost track of
+    it since, or knew where it lay in the zone, alone or in a group all of whose things lie
+    there, or knew it lay somewhere in the zone) still knows it lies somewhere in the zone."""
     k = st.get("knowledge")
     if k is None:
         return
     things = st["zones"].get(key, ())
+    known, saw = k["known"], k["saw"]
+    here = set(things)
+    groups = {(p, g) for x in things for p, g in known.get(x, {}).items()}
+    if groups:  # a group with things elsewhere too: which of them are in the zone is lost
+        split = {(p, g) for x, mine in known.items() if x not in here for p, g in mine.items() if (p, g) in groups}
+        groups = {(p, g) for p, g in groups - split if type(g) is not str or g == key}
+    tells = {}
     for x in things:
         sighted(game, st, x)
-        k["saw"][x] = []
+        seats = [p for p in saw[x]] + [p for p, g in known.get(x, {}).items() if (p, g) in groups and p not in saw[x]]
+        if seats:
+            tells[x] = seats
+        saw[x] = []
     _forget_places(k, things, st["players"])
+    if tells:
+        out = dict(k["known"])
+        for x, seats in tells.items():
+            out[x] = {**out.get(x, {}), **{p: key for p in seats}}
+        k["known"] = out
 
 
-def _forget_places(k, things, seats) -> None:
+def _forget_places(k, things, seats, piles=True) -> None:
+    """`seats` no longer know where `things` lie: each group one of them is in is lost, and
+    (`piles`) what they knew lay somewhere in a zone (one of them may have been taken)."""
     known, saw = k["known"], k["saw"]
     for x in things:
         if x in saw and saw[x]:
             saw[x] = [p for p in saw[x] if p not in seats]
-    groups = {(p, g) for x in things for p, g in known.get(x, {}).items() if p in seats}
+    groups = {(p, g) for x in things for p, g in known.get(x, {}).items() if p in seats and (piles or type(g) is not str)}
     if not groups:
         return
     out = {}
@@ -387,7 +441,9 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     {colour: red}}]`), takes only a thing that agrees (`told`: False deals as if there were
     none, the bot that ignores what it was told). A thing the seat saw and no longer sees
     but still knows (`known_to`: a card shown to all and put back in a hand) stays that
-    thing; a group of them, whose order it lost, is dealt again among their own places.
+    thing; a group of them, whose order it lost, is dealt again among their own places; one
+    it knows lies somewhere in a zone (it saw it go into a pile, then the pile was shuffled)
+    is dealt, with the things it does not know, into a place of that zone.
 
     The deal is a renaming of ids throughout the copy, the waiting effect's snapshot
     included, so an effect that replays from its snapshot replays in the sampled world.
@@ -402,10 +458,17 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     # what the seat sees alone, so two states it cannot tell apart give the very same sample.
     at = {eid: (key, i) for key in sorted(st["zones"]) for i, eid in enumerate(st["zones"][key]) if eid in hidden}
     by_kind: dict = {}
+    piles = {}  # thing -> the zone the seat knows it lies somewhere in
     for eid in sorted(hidden, key=lambda e: (at.get(e, ("", 0)), e)):  # a card of one deck only ever stands in for a card of the same deck
         proto = game.protos.get(game.proto_of.get(eid, ""), {})
+        group = known.get(eid, 0)
+        if type(group) is str:  # (somewhere in a zone: dealt with the things it does not know, into that zone)
+            if at.get(eid, ("",))[0] == group:
+                piles[eid] = group
+            group = 0
         # (a thing the seat knows is dealt only among the things of its group)
-        by_kind.setdefault((known.get(eid, 0), game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
+        by_kind.setdefault((group, game.kind_of.get(eid, ""), proto.get("deck"), proto.get("pool")), []).append(eid)
+    facts_told = told and bool(game.fact_counters or game.fact_marks)
     rename = {}
     for key in sorted(by_kind, key=str):
         places = by_kind[key]
@@ -413,8 +476,9 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
         for i in range(len(dealt) - 1, 0, -1):
             j = rng.below(rng_state, i + 1)
             dealt[i], dealt[j] = dealt[j], dealt[i]
-        if told and (game.fact_counters or game.fact_marks):
-            dealt = _agreeing(game, st, places, dealt, rng_state)
+        bound = {b: piles[b] for b in places if b in piles} if piles else None
+        if facts_told or bound:
+            dealt = _agreeing(game, st, places, dealt, rng_state, facts_told, bound, at)
         rename.update((a, b) for a, b in zip(places, dealt) if a != b)
     if lean:
         copy = marshal.loads(marshal.dumps(plain({k: v for k, v in st.items() if k not in _PAST})))
@@ -422,24 +486,36 @@ def sample(game, st, seat, rng_state, lean=False, told=True) -> dict:
     else:
         copy = marshal.loads(marshal.dumps(plain(st)))
     copy["rng"] = rng.below(rng_state, 1 << 62)
-    k = copy.get("knowledge")
-    if k is not None:  # what the seat knows goes with its world (renamed with it); the others' is not its to read
-        copy["knowledge"] = {"saw": {x: [seat] if seat in ps else [] for x, ps in k["saw"].items()},
-                             "known": {x: {seat: g[seat]} for x, g in k["known"].items() if seat in g and told}, "n": k["n"]}
     task = copy.get("task")
     if task is not None and isinstance(task.get("snap"), bytes):
         task["snap"] = marshal.loads(task["snap"])
+    snap = task.get("snap") if task is not None else None
+    # What the seat knows goes with its world (its snapshot's too); the others' is not its to read.
+    k = _seat_knowledge(copy.pop("knowledge", None), seat, told)
+    k_snap = _seat_knowledge(snap.pop("knowledge", None), seat, told) if isinstance(snap, dict) else None
     _forget(game, st, copy, seat, rng_state, hidden)
     if task is not None:
         # The waiting effect replays from its snapshot, whose generator is the real game's as
         # the effect began (its rolls so far must come out the same): the flow hands the
         # replay the copy's own from the decision on, and keeps it where the effect fails.
         task["dealt"] = True
-    if not rename:
-        return copy
-    if task is not None and isinstance(task.get("snap"), bytes):
-        task["snap"] = marshal.loads(task["snap"])
-    return _renamed_state(copy, rename)
+    if rename:
+        copy = _renamed_state(copy, rename)
+    # (not renamed: it says which things the seat knows, and the deal kept each of them where
+    # the seat knows it is; renamed, it would name the things dealt to their places)
+    if k is not None:
+        copy["knowledge"] = k
+    if k_snap is not None:
+        copy["task"]["snap"]["knowledge"] = k_snap
+    return copy
+
+
+def _seat_knowledge(k, seat, told):
+    """What one seat knows of the table `k` (the whole `knowledge`), for a world dealt for it."""
+    if k is None:
+        return None
+    return {"saw": {x: [seat] if seat in ps else [] for x, ps in k["saw"].items()},
+            "known": {x: {seat: g[seat]} for x, g in k["known"].items() if seat in g and told}, "n": k["n"]}
 
 
 TRIES = 50  # random deals tried before a deal that agrees with every fact is given up
@@ -465,33 +541,53 @@ def _agrees(game, ent, thing) -> bool:
     return True
 
 
-def _agreeing(game, st, places, dealt, rng_state) -> list:
+def _agreeing(game, st, places, dealt, rng_state, facts=True, piles=None, at=None) -> list:
     """`dealt` (the things to lie in `places`, in order) where it agrees with the facts the
-    places carry; else a deal that does, made place by place, the most told first, each
-    taking one of the things left that agree, at random. The real deal always agrees, so one
-    is found but for bad luck; after TRIES, `dealt` as it was."""
+    places carry (`facts`) and puts each thing the seat knows lies somewhere in a zone
+    (`piles`: thing -> zone; `at`: thing -> (zone, index)) in a place of that zone; else a
+    deal that does, made at random: those things first, each in a place of its zone left
+    that agrees, then the places most told, each taking one of the things left that agree.
+    The real deal always agrees, so one is found but for bad luck; after TRIES, `dealt` as
+    it was."""
     things = st["things"]
-    told = [i for i, a in enumerate(places) if any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"])
-                                                    for c in game.fact_counters)
-            or any(m in game.fact_marks for m in things[a]["marks"])]
-    if all(_agrees(game, things[places[i]], dealt[i]) for i in told):
+    told = [i for i, a in enumerate(places) if facts and (
+        any(things[a]["counters"].get(c) not in (None, game.counters[c]["initial"]) for c in game.fact_counters)
+        or any(m in game.fact_marks for m in things[a]["marks"]))]
+    piles = piles or {}
+    zone = [at[a][0] if a in at else None for a in places] if piles else ()
+
+    def fits(i, b):
+        return (b not in piles or zone[i] == piles[b]) and (not facts or _agrees(game, things[places[i]], b))
+    told_at = set(told)
+    if all(fits(i, b) for i, b in enumerate(dealt) if i in told_at or b in piles):
         return dealt
-    fits = {i: [b for b in dealt if _agrees(game, things[places[i]], b)] for i in told}
-    order = sorted(told, key=lambda i: (len(fits[i]), i))
+    where = {b: [i for i in range(len(places)) if fits(i, b)] for b in sorted(piles)}
+    bound = sorted(piles, key=lambda b: (len(where[b]), b))
+    takes = {i: [b for b in dealt if b not in piles and fits(i, b)] for i in told}
+    order = sorted(told, key=lambda i: (len(takes[i]), i))
     for _ in range(TRIES):
         out, left = [None] * len(places), set(dealt)
-        for i in order:
-            free = [b for b in fits[i] if b in left]
+        for b in bound:
+            free = [i for i in where[b] if out[i] is None]
             if not free:
                 break
-            out[i] = free[rng.below(rng_state, len(free))]
-            left.discard(out[i])
+            out[free[rng.below(rng_state, len(free))]] = b
+            left.discard(b)
         else:
-            rest = [b for b in dealt if b in left]  # the untold places take the rest, in the shuffled order
-            for i in range(len(places)):
-                if out[i] is None:
-                    out[i] = rest.pop(0)
-            return out
+            for i in order:
+                if out[i] is not None:
+                    continue
+                free = [b for b in takes[i] if b in left]
+                if not free:
+                    break
+                out[i] = free[rng.below(rng_state, len(free))]
+                left.discard(out[i])
+            else:
+                rest = [b for b in dealt if b in left]  # the places left take the rest, in the shuffled order
+                for i in range(len(places)):
+                    if out[i] is None:
+                        out[i] = rest.pop(0)
+                return out
     return dealt
 
 
@@ -500,8 +596,9 @@ def _forget(game, st, copy, seat, rng_state, hidden) -> None:
     so far (picked again at random among their options), hidden counters it may not read
     (set back to where they start), and of a thing hidden from it, every mark and counter
     but the public ones (`facts`): they would tell the search what the seat was never shown.
-    (A counter that refers to a thing or a player stays: it says whose the thing is or where
-    it belongs, which the rules read to go on, and the seat's own view of the places says as much.)"""
+    A reference is no exception (a secret target kept on a face-down card is as secret as
+    a number): one that says what everyone knows of the hidden thing (whose deck its back
+    says it is from) is declared `public`, and stays."""
     d = copy["pending"]
     picked = d.get("collected") if d is not None else None  # (a secret pick's, so far: Decision.picked)
     for p in list(picked or ()):
@@ -515,9 +612,9 @@ def _forget(game, st, copy, seat, rng_state, hidden) -> None:
             ent = things.get(eid)
             if ent is None:
                 continue
-            for c, v in ent["counters"].items():  # (a reference stays: whose it is, where it belongs)
+            for c, v in ent["counters"].items():
                 t = game.counters[c]
-                if c not in game.public_counters and t.get("type", "number") != "ref" and v != t["initial"]:
+                if c not in game.public_counters and v != t["initial"]:
                     ent["counters"][c] = t["initial"]
             if ent["marks"] and any(m not in game.public_marks for m in ent["marks"]):
                 ent["marks"] = {m: x for m, x in ent["marks"].items() if m in game.public_marks}

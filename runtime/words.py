@@ -107,7 +107,9 @@ def place_label(game, key: str) -> dict:
     return {"en": en, "ru": ru}
 
 
-def handle_label(kind: str, i: int, place: dict) -> dict:
-    """A hidden thing offered by where it lies: "card 2 of Player 2's Hand"."""
-    return {lang: WORDS["handle"][lang].format(kind=KINDS.get(lang, {}).get(kind, kind), i=i, place=place[lang])
+def handle_label(kind: str, i: int, place: dict, said=None) -> dict:
+    """A hidden thing offered by where it lies: "card 2 of Player 2's Hand". `said`: the
+    kind in the game's words, where its `terms:` name it ("Omen 2 of Player 2's Hand")."""
+    said = said or {}
+    return {lang: WORDS["handle"][lang].format(kind=said.get(lang) or KINDS.get(lang, {}).get(kind, kind), i=i, place=place[lang])
             for lang in ("en", "ru")}

@@ -91,8 +91,44 @@ def test_a_shuffle_or_a_card_taken_unseen_from_its_place_makes_it_a_guess_again(
     decided(lanterns, st, f'move "{card}" to lit face up')
     decided(lanterns, st, f'move "{card}" to lanterns')
     assert card in known_to(st, "p2") and card in known_to(st, "p1")  # at the bottom of the deck, as all saw
-    decided(lanterns, st, 'shuffle lanterns')
+    decided(lanterns, st, f'move "{card}" to p1.hand')  # a card nobody could tell apart taken from the deck
     assert known_to(st, "p2") == {} and known_to(st, "p1") == {}
+
+
+def test_a_card_seen_going_into_a_pile_is_dealt_only_into_that_pile_once_it_is_shuffled(lanterns):
+    """Everyone saw the card go into the deck, then the deck was shuffled: where in it is
+    lost, not that it is in it. The worlds dealt for p2 have it somewhere in the deck, never
+    in p2's own hand (which p2 does not see either); the cards p2 knows nothing of go anywhere."""
+    st = remember(new_game(lanterns, 2, 1))
+    card = st["zones"]["p2.hand"][0]
+    decided(lanterns, st, f'move "{card}" to lit face up')
+    decided(lanterns, st, f'move "{card}" to lanterns face down\nshuffle lanterns')
+    assert known_to(st, "p2") == {card: "lanterns"} and known_to(st, "p1") == {card: "lanterns"}
+    deck = st["zones"]["lanterns"]
+    worlds = [sample(lanterns, st, "p2", {"rng": s}) for s in SEEDS]
+    assert all(card in w["zones"]["lanterns"] for w in worlds)
+    assert len({w["zones"]["lanterns"].index(card) for w in worlds}) > 3  # anywhere in it
+    assert any(w["zones"]["p2.hand"][0] in deck for w in worlds)  # the others are dealt freely
+    blind = [sample(lanterns, st, "p2", {"rng": s}, told=False) for s in SEEDS]
+    assert any(card in w["zones"]["p2.hand"] for w in blind)  # (dealt blind, it may be in the hand)
+    assert all(known_to(w, "p2") == {card: "lanterns"} and known_to(w, "p1") == {} for w in worlds)
+
+
+def test_a_card_known_to_be_in_a_pile_is_lost_where_a_card_leaves_it_unseen(lanterns):
+    """A draw takes the deck's top card: a seat that sees where it goes can tell whether it
+    was the card it knows of, one that does not cannot. p1 sees p2's hand, p2 does not."""
+    st = remember(new_game(lanterns, 2, 1))
+    card = st["zones"]["p2.hand"][0]
+    decided(lanterns, st, f'move "{card}" to lit face up')
+    decided(lanterns, st, f'move "{card}" to lanterns face down\nshuffle lanterns')
+    if st["zones"]["lanterns"][0] == card:
+        run(lanterns, st, f'move "{card}" to lanterns face down')  # (not the one drawn)
+    decided(lanterns, st, 'draw 1 from lanterns to p2.hand')
+    assert known_to(st, "p1") == {card: "lanterns"} and known_to(st, "p2") == {}
+    decided(lanterns, st, 'draw 1 from lanterns to lit face up')  # everyone sees where it went
+    assert known_to(st, "p1") == {card: "lanterns"}
+    decided(lanterns, st, f'move "{card}" to p1.hand')  # it left the deck: nobody knows it is there
+    assert known_to(st, "p1") == {} and known_to(st, "p2") == {}
 
 
 def test_a_card_drawn_from_the_top_is_followed_and_one_picked_is_followed_by_its_picker(lanterns):
@@ -184,6 +220,76 @@ def test_a_searched_player_names_the_card_it_was_shown_and_one_that_forgets_gues
     seeds = range(10)
     assert right(True, seeds) == 20
     assert right(False, seeds) <= 12
+
+
+PILE = """\
+game:
+  id: pile
+  name: {en: Pile}
+  version: 1
+  players: {min: 1, max: 2}
+counters:
+  - {id: right, name: {en: Right guesses}, of: player, initial: 0}
+zones:
+  - {id: table, name: {en: Table}, visibility: public}
+  - {id: box, name: {en: Box}, visibility: hidden}
+decks:
+  - {id: deck, name: {en: Deck}}
+cards:
+  - {id: one, name: {en: One}, deck: deck, attrs: {value: 1}}
+  - {id: two, name: {en: Two}, deck: deck, attrs: {value: 2}}
+  - {id: three, name: {en: Three}, deck: deck, attrs: {value: 3}}
+  - {id: four, name: {en: Four}, deck: deck, attrs: {value: 4}}
+triggers:
+  - id: deal
+    on: game_start
+    text: {en: "One card is laid face up, two go into the box unseen, one stays in the deck."}
+    effect: |
+      shuffle deck
+      draw 1 from deck to table face up
+      draw 2 from deck to box face down
+flow:
+  rounds: 1
+  phases:
+    - id: guess
+      mode: each
+      effect: |
+        choose k from ["ready", "wait"] "Seen it?":
+          for each c in table:
+            move c to deck face down
+          shuffle deck
+          choose g from [1, 2, 3, 4] "Which card is in the deck?":
+            if any(c.value == g for c in deck):
+              gain 1 right
+scoring:
+  score: player.right
+"""
+
+
+def test_a_searched_player_names_a_card_it_saw_shuffled_into_the_deck(tmp_path, monkeypatch):
+    """Both players see a card laid face up; it goes into the deck, which is shuffled, and
+    each names a card in the deck. The search that deals its worlds by what its seat knows
+    (the card is in the deck, somewhere) names it every time; the same search dealing blind
+    (the card may be in the box as well) is right about one time in two."""
+    from rulepress.runtime import visibility
+    from rulepress.runtime.agents import play_out
+    from rulepress.runtime.search import MctsAgent
+    (tmp_path / "pile").mkdir()
+    (tmp_path / "pile" / "game.yaml").write_text(PILE)
+    game = game_from(str(tmp_path / "pile"))
+    real = visibility.sample
+
+    def right(told, seeds):
+        monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
+        got = 0
+        for s in seeds:
+            st = remember(new_game(game, 2, s))
+            play_out(game, st, {p: MctsAgent(f"{s}:{p}", "30") for p in st["players"]})
+            got += sum(st["scores"].values())
+        return got
+    seeds = range(10)
+    assert right(True, seeds) == 20
+    assert right(False, seeds) <= 14
 
 
 def test_a_dealt_world_carries_what_its_seat_knows_and_nothing_the_others_do(lanterns):
@@ -280,3 +386,34 @@ def test_a_dealt_world_carries_no_private_count_on_a_hidden_card(tmp_path):
         for s in SEEDS:
             world = sample(game, st, seat, {"rng": s})
             assert all(ent["counters"].get("bet", 0) == 0 for ent in world["things"].values()), seat
+
+
+def test_a_dealt_world_carries_a_reference_on_a_hidden_card_only_where_it_is_public(tmp_path):
+    """A reference is a fact like any other: one laid on a face-down card (whom it aims at)
+    is nothing the seat was shown, and its worlds do not carry it; one declared `public`
+    (whose deck the card's back says it is from) they do, wherever the card is dealt."""
+    (tmp_path / "recall").mkdir()
+    (tmp_path / "recall" / "game.yaml").write_text(RECALL.replace(
+        "zones:", "  - {id: aim, name: {en: Aimed at}, of: card, type: ref}\n"
+                  "  - {id: back, name: {en: Deck of}, of: card, type: ref, public: true}\nzones:", 1))
+    game = game_from(str(tmp_path / "recall"))
+    st = remember(new_game(game, 2, 1))
+    card = st["zones"]["deck"][0]  # (face down: nobody sees it)
+    run(game, st, f'set "{card}".aim to p2\nset "{card}".back to p1')
+    for seat in st["players"]:
+        for s in SEEDS:
+            world = sample(game, st, seat, {"rng": s})
+            assert all(ent["counters"].get("aim") is None for ent in world["things"].values()), seat
+            assert world["things"][world["zones"]["deck"][0]]["counters"]["back"] == "p1"
+
+
+def test_a_world_dealt_in_android_keeps_whose_deck_each_hidden_card_is_from():
+    """Android says whose deck a twilight card is from in a public reference (its back):
+    every world keeps it, so a card played or discarded there goes back to a deck."""
+    game = game_from("content/android")
+    st = remember(new_game(game, 2, 1))
+    seat = st["players"][0]
+    world = sample(game, st, seat, {"rng": 3})
+    for key, ids in st["zones"].items():
+        if key.endswith("_deck") and "." in key:
+            assert all(world["things"][x]["counters"].get("home") == key.split(".")[0] for x in world["zones"][key]), key

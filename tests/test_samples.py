@@ -55,7 +55,7 @@ def test_a_thing_the_waiting_effect_shares_with_its_snapshot_is_dealt_once():
     hidden = sorted(visibility.hidden_from(game, st, seat) - set(st["players"]))
     named = next(x for x in hidden if game.kind_of.get(x) == game.kind_of.get(hidden[0]))
     holder = next(x for x in hidden if x != named)
-    ref = next(c for c, t in game.counters.items() if t["type"] == "ref" and not t["hidden"])
+    ref = next(c for c, t in game.counters.items() if t["type"] == "ref" and c in game.public_counters)  # (a reference that stays in dealt worlds)
     st["things"][holder]["counters"][ref] = named
     st["task"] = {"spec": ["effect", [], {}], "answers": [], "snap": _snapshot(st)}  # shares `holder`
     place = (st["things"][named]["zone"], st["zones"][st["things"][named]["zone"]].index(named))

@@ -114,3 +114,19 @@ def test_the_russian_table_names_every_zone_counter_and_value_in_words(folder):
                 assert not any(n and n in line for n in internal), line
         who = m.seats_to_move()[0]
         m.apply(who, r.choice(m.legal(who))["id"])
+
+
+def test_a_fact_every_hidden_thing_of_a_zone_carries_is_said_once():
+    """Whose deck a card is from shows on its back (content/android: `home` is public): a
+    deck of such cards is one line, not a line a card; a hand whose cards differ, a line each."""
+    from rulepress.runtime.flow import new_game
+    from rulepress.terminal import table_lines
+    game = game_from("content/android")
+    st = new_game(game, 3, 1)
+    lines = table_lines(game, st, "p1", "en")
+    deck = next(i for i, line in enumerate(lines) if line.startswith("Player 2's Dark deck:"))
+    n = len(st["zones"]["p2.dark_deck"])
+    assert lines[deck + 1] == f"  each of the {n} hidden: Deck owner Player 2"
+    assert not lines[deck + 2].startswith("  ")
+    hand = [line for line in lines if line.startswith("  ") and "Player 2's Hand:" in line]
+    assert len(hand) == len(st["zones"]["p2.hand"]) and {line.rsplit(" ", 1)[1] for line in hand} == {"2", "3"}

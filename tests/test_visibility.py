@@ -254,3 +254,14 @@ def test_the_terminal_shows_a_player_what_is_known_of_their_hidden_cards(lantern
     card = st["zones"]["p1.hand"][1]
     run(lanterns, st, f'set "{card}".told_value to 2\nmark "{card}" as clued')
     assert "  card 2 of Player 1's Hand: Told value 2, clued" in table_lines(lanterns, st, "p1", "en")
+
+
+def test_a_hidden_thing_of_a_kind_the_game_names_is_offered_in_the_games_words():
+    """A handle says a thing's kind as the game's `terms:` word it ("Twilight", "Сумерки"),
+    not as the id of the kind."""
+    from rulepress.runtime.visibility import handle_of
+    game = game_from("content/android")
+    st = new_game(game, 2, 1)
+    card = st["zones"]["p2.hand"][0]
+    label = handle_of(game, st, card)["label"]
+    assert label == {"en": "Twilight 1 of Player 2's Hand", "ru": "Сумерки 1: Рука игрока 2"}
