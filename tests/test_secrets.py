@@ -138,22 +138,25 @@ def test_a_whole_random_game_of_each_content_game_leaks_nothing(name, players):
     Up to three players every decision is scanned; that is where every kind of sight is met
     (a seat alone, its one opponent, an opponent among others, the spectator), and the
     rules say who sees what by seat and zone, never by the number of seats. From four
-    players on, where a decision costs a view per seat and the games run longest, the
-    set-up and first round (the first 40 decisions: every deal and per-count set-up) and
-    the end are scanned whole and, in between, every fourth decision: a thing left in
-    sight of a seat that must not see it stays in sight until it moves, and the log lines
-    written in between are read at the next decision scanned. What the sample can miss is
-    an option or a view wrong for one decision only, at four players or more alone."""
-    every = 1 if players <= 3 else 4
+    players on, where a decision costs a view per seat and the games run longest, what the
+    seat count changes is scanned whole: the set-up and first round (the first 40
+    decisions: every deal and per-count set-up) and the end; in between, every sixteenth
+    decision (the rules of sight met there were scanned at every decision at two and three
+    players): a thing left in sight of a seat that must not see it stays in sight until it
+    moves, and the log lines written in between are read at the next decision scanned.
+    What the sample can miss is an option or a view wrong for a few decisions only, at four
+    players or more alone."""
+    every = 1 if players <= 3 else 16
     leak, scanned = scan(game_from(os.path.join("content", name)), n=1, seed="0", players=players, every=every, head=40)
     assert leak is None, leak.text()
     assert scanned > 0
 
 
 def test_a_sampled_scan_reads_the_log_lines_written_between_the_decisions_it_scans(bait):
-    """The leak scan of a long game scans one decision in four (above): a line that says a
-    hidden card's name is still found at the next decision scanned."""
-    leak, _ = scan(bait["leak-said"], n=4, seed=0, every=4)
+    """The leak scan of a long game scans one decision in sixteen (above): a line that says a
+    hidden card's name is still found at the next decision scanned (a view hands out the
+    last 50 lines; the content games write at most 16 in 16 decisions)."""
+    leak, _ = scan(bait["leak-said"], n=4, seed=0, every=16)
     assert leak is not None and leak.what == "Nitro" and ".log[" in leak.path
 
 
