@@ -8,6 +8,12 @@ import tempfile
 import pytest
 from hypothesis import settings
 
+# One module under both names it is imported by: `conftest`, as pytest loads it (and some test
+# modules import it), and `tests.conftest`, as others do. Two copies would each compile every
+# game again and make a cache folder of their own (the second never removed).
+sys.modules.setdefault("conftest", sys.modules[__name__])
+sys.modules.setdefault("tests.conftest", sys.modules[__name__])
+
 # The property tests try the same inputs on every run, so a test run's verdict is the code's
 # alone (HYPOTHESIS_PROFILE=explore looks for new failing inputs instead).
 settings.register_profile("repeatable", derandomize=True, deadline=None)
