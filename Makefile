@@ -120,7 +120,7 @@ test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
 	[ $$suite = 0 ] && [ $$content = 0 ]
 	@# (the leak check, `rulepress secrets GAME -n 1` at each player count, is in pytest:
 	@# tests/test_secrets.py, one test per game and count, spread over the cores; every
-	@# decision up to three players, a sample of a longer game's from four on)
+	@# decision at three players, a sample at the other counts: bench/suite.md)
 
 build: $(STAMP)
 	$(BIN)/rulepress build content -o build

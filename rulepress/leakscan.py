@@ -353,9 +353,10 @@ def scan(game, n=20, seed=0, players=None, view_fn=view, max_decisions=MAX_DECIS
     """Play `n` random games and scan every decision; the first leak, or None.
     `answers`: also what each deciding seat is told of every answer that is none of its
     options (scan_answers). `every` > 1 scans the first `head` decisions of each game, then
-    every `every`th, and its end: the log lines written in between are read at the next
-    decision scanned (those still among a view's last lines), and a thing in sight is
-    found while it stays there. Returns (leak, decisions scanned)."""
+    every `every`th, each decision the first time its place in the rules is met (its kind
+    and the line that asks it), and its end: the log lines written in between
+    are read at the next decision scanned (those still among a view's last lines), and a
+    thing in sight is found while it stays there. Returns (leak, decisions scanned)."""
     players = players or game.players_min
     static = _static_names(game)
     witness = Witness(game)
@@ -374,10 +375,13 @@ def _scan(game, n, seed, players, view_fn, max_decisions, static, witness, answe
         agents = {p: RandomAgent(f"{s}:{p}") for p in st["players"]}
         k = logged = 0
         before = {}
+        met = set()  # where in the rules the decisions scanned were asked
         witness.seen.clear()
         while st["pending"] is not None and k < max_decisions:
             k += 1
-            if k <= head or k % every == 0:
+            site = (st["pending"].get("kind"), st["pending"].get("at"))  # (every seat's view is scanned at each)
+            if k <= head or k % every == 0 or site not in met:
+                met.add(site)
                 scanned += 1
                 leak = scan_state(game, st, view_fn, static, logged, before, witness)
                 if leak is None and answers:

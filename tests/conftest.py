@@ -8,6 +8,12 @@ import tempfile
 import pytest
 from hypothesis import settings
 
+# One module under both names it is imported by: `conftest`, as pytest loads it (and some test
+# modules import it), and `tests.conftest`, as others do. Two copies would each compile every
+# game again and make a cache folder of their own (the second never removed).
+sys.modules.setdefault("conftest", sys.modules[__name__])
+sys.modules.setdefault("tests.conftest", sys.modules[__name__])
+
 # The property tests try the same inputs on every run, so a test run's verdict is the code's
 # alone (HYPOTHESIS_PROFILE=explore looks for new failing inputs instead).
 settings.register_profile("repeatable", derandomize=True, deadline=None)
@@ -115,9 +121,9 @@ LONGEST = {
     "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing": 2.5,
     "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[android-3]": 4.7,
     "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[study-in-emerald-3]": 4.5,
-    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[android-5]": 4.4,
-    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[study-in-emerald-2]": 4,
-    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[android-2]": 3.9,
+    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[android-5]": 2,
+    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[study-in-emerald-2]": 1.3,
+    "tests/test_secrets.py::test_a_whole_random_game_of_each_content_game_leaks_nothing[android-2]": 1.3,
     "tests/test_bench.py::test_the_plain_python_love_letter_plays_the_example_games_rules": 4.5,
     "tests/test_cards.py::test_no_content_card_is_too_long_or_holds_a_character_no_font_draws": 2,  # (with the group "faces")
     "tests/test_cards.py::test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out": 1.5,

@@ -25,6 +25,12 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
 
 
+def test_the_wins_needed_are_the_fewest_chance_makes_unlikely():
+    assert [wins_needed(n, 2) for n in (5, 8, 12)] == [5, 7, 10]
+    assert wins_needed(4, 2) == 5  # (none would do)
+    assert binomial_tail(wins_needed(8, 3), 8, 1 / 3) < 0.05 <= binomial_tail(wins_needed(8, 3) - 1, 8, 1 / 3)
+
+
 def test_the_binomial_tail_is_right():
     assert binomial_tail(0, 5, 0.3) == pytest.approx(1.0)
     assert binomial_tail(6, 6, 0.5) == pytest.approx(1 / 64)
@@ -35,16 +41,25 @@ def _built(name):
     return game_from(os.path.join("content", name))
 
 
-def head_to_head(game, spec, n, players, options=None):
+def head_to_head(game, spec, n, players, options=None, need=None):
     """Games in which one seat (each seat in turn) is `spec` and the others random: the
-    number the searching seat won alone or shared."""
+    number the searching seat won alone or shared, and the number played. With `need`, the
+    games stop once `need` wins are reached or can no longer be: the games are the same
+    whatever follows them (fixed seeds), so the verdict is the one all `n` would give."""
     wins = 0
     for i in range(n):
+        if need is not None and (wins >= need or wins + n - i < need):
+            return wins, i
         st = new_game(game, players, f"h2h:{i}", options)
         me = st["players"][i % players]
         play_out(game, st, {p: make(spec if p == me else "random", f"{i}:{p}") for p in st["players"]})
         wins += me in (st["winners"] or ())
-    return wins
+    return wins, n
+
+
+def wins_needed(n: int, players: int) -> int:
+    """The fewest wins of n that chance alone (a random seat's share) gives with p < 0.05."""
+    return next(k for k in range(n + 2) if k > n or binomial_tail(k, n, 1 / players) < 0.05)
 
 
 # (game folder, players, budget, games, game options): short games where the content has an option for it.
@@ -53,7 +68,7 @@ def head_to_head(game, spec, n, players, options=None):
 # chance decides more of a game, plays more of its short games. Android plays eight (seven of
 # eight: p = 0.035): `mcts:8` wins about 4 in 5 of its games there (20 of 25 on seeds 25-49,
 # dealing by what the seat knows or not alike), so five of five fails on any change to the
-# bot's draws one time in three.
+# bot's draws one time in three. The games stop once the verdict is certain (head_to_head).
 H2H = [
     ("content/study-in-emerald", 2, "mcts:6", 5, {"vp_goal": 10}),
     ("content/night-city", 2, "mcts:6", 5, None),
@@ -66,9 +81,9 @@ H2H = [
 def test_mcts_beats_random_head_to_head(name, players, spec, n, options):
     game = game_from(name)
     n = n * 4 if SLOW else n
-    wins = head_to_head(game, spec, n, players, options)
-    p = binomial_tail(wins, n, 1 / players)  # a random seat's share of the wins, ties aside
-    assert p < 0.05, f"{name}: {spec} won {wins} of {n} against random (p = {p:.3f})"
+    need = wins_needed(n, players)  # (a random seat's share of the wins, ties aside)
+    wins, played = head_to_head(game, spec, n, players, options, need)
+    assert wins >= need, f"{name}: {spec} won {wins} of {played} against random; {need} of {n} are needed (p < 0.05)"
 
 
 def fisher_tail(a: int, n: int, b: int, m: int) -> float:

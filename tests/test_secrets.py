@@ -135,26 +135,38 @@ def test_a_whole_random_game_of_each_content_game_leaks_nothing(name, players):
     """`rulepress secrets GAME -n 1` at each player count: one game played to its end (here,
     so the counts spread over the cores).
 
-    Up to three players every decision is scanned; that is where every kind of sight is met
-    (a seat alone, its one opponent, an opponent among others, the spectator), and the
-    rules say who sees what by seat and zone, never by the number of seats. From four
-    players on, where a decision costs a view per seat and the games run longest, the
-    set-up and first round (the first 40 decisions: every deal and per-count set-up) and
-    the end are scanned whole and, in between, every fourth decision: a thing left in
-    sight of a seat that must not see it stays in sight until it moves, and the log lines
-    written in between are read at the next decision scanned. What the sample can miss is
-    an option or a view wrong for one decision only, at four players or more alone."""
-    every = 1 if players <= 3 else 4
+    At three players (the count nearest three where a game has no three) every decision is
+    scanned: every kind of sight is met there (a seat alone, its one opponent, an opponent
+    among others, the spectator), and the rules say who sees what by seat and zone, never
+    by the number of seats. At the other counts what the count changes is scanned whole:
+    the set-up and first round (the first 40 decisions: every deal and per-count set-up)
+    and the end; in between, each decision the first time the line of the rules that asks
+    it is met, and one in four below three players, one in sixteen from four on (where a
+    decision costs a view per seat and the games run longest): a thing left in sight of a
+    seat that must not see it stays in sight until it moves, and the log lines written in
+    between are read at the next decision scanned. What the sample can miss is an option
+    or a view wrong at a few decisions only, and only at a count other than three."""
+    counts = json.loads(compiled(f"content/{name}"))["game"]["players"]
+    whole = min(max(3, counts["min"]), counts["max"])
+    every = 1 if players == whole else 4 if players < whole else 16
     leak, scanned = scan(game_from(os.path.join("content", name)), n=1, seed="0", players=players, every=every, head=40)
     assert leak is None, leak.text()
     assert scanned > 0
 
 
 def test_a_sampled_scan_reads_the_log_lines_written_between_the_decisions_it_scans(bait):
-    """The leak scan of a long game scans one decision in four (above): a line that says a
-    hidden card's name is still found at the next decision scanned."""
-    leak, _ = scan(bait["leak-said"], n=4, seed=0, every=4)
+    """The leak scan of a long game scans one decision in sixteen (above): a line that says a
+    hidden card's name is still found at the next decision scanned (a view hands out the
+    last 50 lines; the content games write at most 16 in 16 decisions)."""
+    leak, _ = scan(bait["leak-said"], n=4, seed=0, every=16)
     assert leak is not None and leak.what == "Nitro" and ".log[" in leak.path
+
+
+def test_a_sampled_scan_reads_each_place_in_the_rules_a_decision_is_asked_at(bait):
+    """Between the decisions sampled, one asked at a line of the rules not met before is
+    scanned too: a choice that leaks only while it is asked is found however seldom it comes."""
+    leak, scanned = scan(bait["leak-options"], n=1, seed=1, players=2, view_fn=unfiltered_view, every=10**6)
+    assert leak is not None and ".decision.options" in leak.path, leak
 
 
 def test_the_secrets_command_exits_1_with_the_line_that_leaks_and_0_on_a_clean_game():

@@ -4,7 +4,13 @@ the OBS page at 1920×1080), in English and Russian, with a scan of the Russian 
 The pictures go to $RULEPRESS_TABLE_SCREENS (docs/table-screens/ when refreshed for the
 docs), else to the test's temporary folder: the suite keeps them as artifacts, a person
 looks at them. Each game is played a few moves in (the seat's own moves first, then bots)
-so there is something on the table."""
+so there is something on the table.
+
+The cards' faces of Night City are made by the server's faces process, as a player's are
+(and as test_table_browser's, which share them); the other games' are stand-ins of a face's
+size, plain PNGs the page lays out as it lays out any face, for the seconds of WeasyPrint and
+pdftoppm the real ones cost (45 s of CPU, most of this test's), unless the pictures are
+refreshed for the docs ($RULEPRESS_TABLE_SCREENS), when every game's are made."""
 from __future__ import annotations
 
 import json
@@ -21,7 +27,7 @@ import urllib.request
 import pytest
 
 from rulepress.runtime.tables import Game
-from rulepress.table.faces import Faces, default_cache
+from rulepress.table.faces import DPI, LANGS, Faces, card_kinds, default_cache
 from tests.conftest import game_from
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +38,35 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in t
 websockets = pytest.importorskip("websockets.sync.client", reason="websockets is in the table extra")
 
 MOVES = 12  # moves into the game before the pictures (the seat's, the bots')
+REAL_FACES = ("night-city",)  # the games whose faces the faces process makes on every run
+
+
+def _plain_png(w: int, h: int) -> bytes:
+    """A light grey PNG of w×h pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = (b"\0" + b"\xe8" * w) * h  # (each row: filter 0, then one grey byte a pixel)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _stand_in_faces(faces: Faces, game: Game) -> None:
+    """The game's faces folder filled as the faces process fills it, each face a plain PNG of
+    a poker card's size at the faces' resolution: what the page is handed and lays out."""
+    folder = faces.folder(game)
+    if faces.ready(game):
+        return
+    face = _plain_png(round(63 / 25.4 * DPI), round(88 / 25.4 * DPI))
+    names = set(card_kinds(game)) | {"back"} | {f"back.{d}" for d in game.data.get("decks") or {}}
+    for lang in LANGS:
+        os.makedirs(os.path.join(folder, lang), exist_ok=True)
+        for name in names:
+            with open(os.path.join(folder, lang, f"{name}.png"), "wb") as fh:
+                fh.write(face)
+    open(os.path.join(folder, "done"), "w").close()
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +76,12 @@ def server(tmp_path_factory):
         port = s.getsockname()[1]
     exe = shutil.which("rulepress", path=os.path.dirname(sys.executable)) or "rulepress"
     games = [os.path.join(ROOT, "build", g) for g in GAMES if os.path.exists(os.path.join(ROOT, "build", g, "game.json"))]
+    loaded = {g.id: g for g in (Game.load(os.path.join(p, "game.json")) for p in games)}
+    faces = Faces(loaded, {}, default_cache())
+    if not os.environ.get("RULEPRESS_TABLE_SCREENS"):
+        for g in loaded.values():
+            if g.id not in REAL_FACES:
+                _stand_in_faces(faces, g)  # (before the server starts: it makes what is not there)
     proc = subprocess.Popen([exe, "serve", *games, "--port", str(port), "--db", str(tmp_path_factory.mktemp("db") / "t.sqlite3"),
                              "--faces", default_cache(), "--no-address-limits"],  # (three rooms a game, all from here)
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -54,8 +95,6 @@ def server(tmp_path_factory):
         except OSError:
             time.sleep(0.1)
     # the cards' faces: made by the server in the background the first time, then kept
-    loaded = {g.id: g for g in (Game.load(os.path.join(p, "game.json")) for p in games)}
-    faces = Faces(loaded, {}, default_cache())
     deadline = time.monotonic() + 900
     while not all(faces.ready(g) for g in loaded.values()):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -82,7 +121,27 @@ def _room_in_play(url: str, game: str, see_all: bool = False, most: bool = False
     return made
 
 
+class _Paced:
+    """A socket that sends at most 15 messages in any 1.2 s, under the server's 20 a second
+    (a room of eight players sends 21 in all), waiting only where that many were sent."""
+
+    def __init__(self, ws):
+        self.ws, self.sent = ws, []
+
+    def send(self, text: str) -> None:
+        now = time.monotonic()
+        self.sent = [t for t in self.sent if now - t < 1.2]
+        if len(self.sent) >= 15:
+            time.sleep(1.2 - (now - self.sent[0]))
+        self.sent.append(time.monotonic())
+        self.ws.send(text)
+
+    def recv(self, timeout):
+        return self.ws.recv(timeout)
+
+
 def _play(ws, made, players):
+    ws = _Paced(ws)
     ws.send(json.dumps({"type": "hello", "token": made["token"]}))
     last = json.loads(ws.recv(30))
     for i in range(2, players + 1):
@@ -96,7 +155,6 @@ def _play(ws, made, players):
             break
         ws.send(json.dumps({"type": "move", "version": last["version"], "choice": rng.choice(last["options"])["id"]}))
         last = _next_table(ws)
-        time.sleep(0.06)  # (under the flood limit)
 
 
 def _next_table(ws):
