@@ -34,6 +34,7 @@ from . import messages
 
 SLOW_SECONDS = 0.05  # game work of one call past this (CPU time, not a busy machine's wait) moves its room to a worker of its own
 OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
+OWN_NICE = 10        # how much lower a room's own worker runs than the server (os.nice)
 ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
 
 
@@ -140,16 +141,12 @@ class Games:
         return agents.ask(game, st, agent, seat, choices(game, st, seat))
 
     def op_parts(self, code, meta, seats):
-        """Each seat's part of its `table` message (messages._seat_part) and its sight."""
+        """Each seat's part of its `table` message (messages.Part)."""
         live = self.live.get(code)
         if live is None and meta["status"] != "lobby":
             raise KeyError(f"room {code} is not played here")  # (a worker that was replaced: rebuilt)
         snap = _Snapshot(code, live[0] if live else self.games[meta["game"]], live[1] if live else None, meta)
-        out = {}
-        for seat in seats:
-            part = messages._seat_part(snap, seat)
-            out[seat] = (part, messages._sight_of(part))
-        return out
+        return {seat: messages.made_part(snap, seat) for seat in seats}
 
     def op_export(self, code):
         live = self.live.get(code)
@@ -221,10 +218,10 @@ class _Worker:
     interpreter's lock): requests are numbered, the worker answers them in order, and each
     answer settles the future of its number."""
 
-    def __init__(self, games: dict, others: list):
+    def __init__(self, games: dict, others: list, nice: int = 0):
         ctx = multiprocessing.get_context("fork")  # (the games as they are: nothing loaded again)
         here, there = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others]), daemon=True,
+        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others], nice), daemon=True,
                                 name="rulepress-game")
         self.proc.start()
         there.close()
@@ -334,10 +331,13 @@ def _unwrap(answer):
     raise GameWorkFault(value)
 
 
-def _serve(conn, parent_end, games, others) -> None:
+def _serve(conn, parent_end, games, others, nice=0) -> None:
     """A worker process: answers the server's game work until its pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C stops the server, which closes the pipe)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     parent_end.close()
     for other in others:  # (pipes of the workers forked before: only the server keeps them open)
         other.close()
@@ -408,7 +408,9 @@ class ProcessEngine:
         how, _ = await w.ask(("export", room.code))
         if how is None or how[2] is None:
             return
-        own = await loop.run_in_executor(None, _Worker, self.games, self._all())  # (a fork: not on the event loop)
+        # (a fork: not on the event loop). At a lower priority: where the cores are busy, the
+        # long effects of rooms like this one wait, not the event loop and the other rooms
+        own = await loop.run_in_executor(None, _Worker, self.games, self._all(), OWN_NICE)
         try:
             await own.ask(("load", room.code, *how))
         except Exception:  # (it stays where it is)

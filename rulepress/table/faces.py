@@ -97,19 +97,20 @@ class Faces:
     def key(self, code: str, name: str) -> str:
         return hmac.new(self.secret, f"{code}\0{name}".encode("utf-8"), hashlib.sha256).hexdigest()[:KEY_CHARS]
 
-    def for_view(self, code: str, game, v: dict) -> dict | None:
-        """The keys of a view's faces: {kind: key} for the cards in it, {zone: key} for the
-        backs of the zones holding what the seat may not see. None while none are made."""
+    def for_kinds(self, code: str, game, kinds, hidden_zones) -> dict | None:
+        """The keys of a view's faces, from the kinds of thing in it and the zones holding what
+        the seat may not see (messages.Part.sees): {kind: key} for the cards, {zone: key} for
+        the backs of those zones. None while none are made."""
         if not self.ready(game):
             return None
-        kinds = card_kinds(game)
-        cards = {t["type"]: self.key(code, t["type"]) for t in v["things"].values() if t["type"] in kinds}
+        cards = card_kinds(game)
+        faces = {k: self.key(code, k) for k in kinds if k in cards}
         backs = {}
-        for key, zone in v["zones"].items():
-            back = back_of(game, key.split(".", 1)[1] if "." in key else key) if zone.get("hidden") else None
+        for key in hidden_zones:
+            back = back_of(game, key.split(".", 1)[1] if "." in key else key)
             if back is not None:
                 backs[key] = self.key(code, back)
-        return {"cards": cards, "backs": backs}
+        return {"cards": faces, "backs": backs}
 
     def file(self, code: str, game, lang: str, key: str) -> str | None:
         """The PNG a key made for this room opens, in `lang`; None for any other key."""

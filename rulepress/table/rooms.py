@@ -92,8 +92,8 @@ class Room:
                 await self.rebuild(self)
                 got = await self.call("parts", self.engine.meta(self), need)
             if messages.at(self) == at:
-                for seat, (part, sight) in got.items():
-                    messages.keep(self, seat, part, sight)
+                for seat, part in got.items():
+                    messages.keep(self, seat, part)
 
     def part_now(self, seat):
         """(A part not prepared: made now, waited for on this thread.)"""
@@ -385,8 +385,8 @@ class Tables:
         error = await self._store_move(room, Move(seat, choice), after)
         if error:
             return Outcome(False, error=error)
-        for s, (part, sight) in parts.items():
-            messages.keep(room, s, part, sight)
+        for s, part in parts.items():
+            messages.keep(room, s, part)
         await self.run_bots(room)
         return Outcome(True)
 
