@@ -184,9 +184,15 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                             for (const e of body.querySelectorAll("script")) e.remove();
                             return (body.innerText.match(/\\b[A-Za-z]{3,}\\b/g) || []).filter((w) => w !== "OBS");
                         }""")
-                        # a counter the game marks internal is bookkeeping: never a badge
-                        shown = page.evaluate("() => [...document.querySelectorAll('.badge')].map((b) => b.dataset.counter)")
-                        internal = {c for c, d in game_from(f"content/{game}").counters.items() if d.get("internal")}
+                        # a counter the game marks internal is bookkeeping: never a badge, nor on a
+                        # piece (an investigator on the map: "Round arrested -9")
+                        shown = page.evaluate("""() => [...document.querySelectorAll('.badge')].map((b) => b.dataset.counter)""")
+                        counters = game_from(f"content/{game}").counters
+                        internal = {c for c, d in counters.items() if d.get("internal")}
+                        # (a piece's counters by the names the page prints)
+                        named = {n: c for c in internal for n in (counters[c].get("name") or {}).values()}
+                        shown += [named[n] for n in page.evaluate(
+                            "() => [...document.querySelectorAll('.counters dt')].map((d) => d.textContent)") if n in named]
                         if internal & set(shown):
                             bookkeeping[f"{game} {kind}"] = sorted(internal & set(shown))
                         latin = set(latin) - _latin_in_russian_text(game) - {code} - KNOWN.get(game, set())
