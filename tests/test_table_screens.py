@@ -146,14 +146,16 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                 made = _room_in_play(url, game)
                 code, token = made["code"], made["token"]
                 everything = _room_in_play(url, game, see_all=True)["code"]
-                crowded = _room_in_play(url, game, most=True)["code"]
+                crowded_room = _room_in_play(url, game, most=True)
+                crowded = crowded_room["code"]
                 shots = [("seat", f"/r/{code}?lang=ru#t={token}", 1280, 800),
                          ("seat-en", f"/r/{code}?lang=en#t={token}", 1280, 800),
                          ("phone", f"/r/{code}?lang=ru#t={token}", 375, 812),
                          ("spectator", f"/watch/{code}?lang=ru", 1280, 800),
                          ("obs", f"/obs/{code}?lang=ru", 1920, 1080),
                          ("spectator-all", f"/watch/{everything}?lang=ru", 1280, 800),
-                         ("obs-most", f"/obs/{crowded}?lang=ru", 1920, 1080)]
+                         ("obs-most", f"/obs/{crowded}?lang=ru", 1920, 1080),
+                         ("seat-most", f"/r/{crowded}?lang=ru#t={crowded_room['token']}", 1280, 800)]
                 for kind, path, w, h in shots:
                     page = browser.new_context(viewport={"width": w, "height": h}).new_page()
                     page.goto(url + path)
@@ -161,7 +163,7 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                     page.wait_for_timeout(300)
                     page.wait_for_function("[...document.images].every((i) => i.complete)", timeout=30_000)
                     page.screenshot(path=os.path.join(out, f"{game}-{kind}.png"), full_page=False)
-                    if kind in ("seat", "seat-en", "spectator", "obs", "obs-most"):
+                    if kind in ("seat", "seat-en", "spectator", "obs", "obs-most", "seat-most"):
                         # the window never scrolls; Night City's board fits it whole (the hand and log may
                         # scroll), and so does every game's on a stream, with its most players too
                         sizes = page.evaluate("""() => { const b = document.getElementById('board-panel');

@@ -66,6 +66,9 @@ def back_of(game, zone: str) -> str | None:
     return "back"
 
 
+SEEN_KEPT = 20_000  # views' faces kept (for_kinds)
+
+
 class Faces:
     """The faces of the games served: made in the background once, then files to serve."""
 
@@ -79,6 +82,7 @@ class Faces:
         self.secret = secret or (hashlib.sha256(given.encode()).digest() if given else secrets.token_bytes(32))
         self._ready: set = set()
         self._keys: dict = {}   # code -> {key: name}
+        self._seen: dict = {}   # (code, kinds in a view, zones hiding things) -> for_kinds
         self.proc = None
 
     def folder(self, game) -> str:
@@ -100,17 +104,24 @@ class Faces:
     def for_kinds(self, code: str, game, kinds, hidden_zones) -> dict | None:
         """The keys of a view's faces, from the kinds of thing in it and the zones holding what
         the seat may not see (messages.Part.sees): {kind: key} for the cards, {zone: key} for
-        the backs of those zones. None while none are made."""
+        the backs of those zones. None while none are made. Made once for what a room's seats
+        see (a view's kinds change seldom from move to move; each key is a keyed hash)."""
         if not self.ready(game):
             return None
-        cards = card_kinds(game)
-        faces = {k: self.key(code, k) for k in kinds if k in cards}
-        backs = {}
-        for key in hidden_zones:
-            back = back_of(game, key.split(".", 1)[1] if "." in key else key)
-            if back is not None:
-                backs[key] = self.key(code, back)
-        return {"cards": faces, "backs": backs}
+        seen = (code, tuple(kinds), tuple(hidden_zones))
+        made = self._seen.get(seen)
+        if made is None:
+            if len(self._seen) > SEEN_KEPT:  # (a bound: made again when next asked for)
+                self._seen.clear()
+            cards = card_kinds(game)
+            faces = {k: self.key(code, k) for k in kinds if k in cards}
+            backs = {}
+            for key in hidden_zones:
+                back = back_of(game, key.split(".", 1)[1] if "." in key else key)
+                if back is not None:
+                    backs[key] = self.key(code, back)
+            made = self._seen[seen] = {"cards": faces, "backs": backs}
+        return made
 
     def file(self, code: str, game, lang: str, key: str) -> str | None:
         """The PNG a key made for this room opens, in `lang`; None for any other key."""
