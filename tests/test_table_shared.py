@@ -100,6 +100,39 @@ def test_a_room_is_played_from_two_processes_and_each_seat_sees_every_move(pg):
             close_all()
 
 
+def test_a_move_made_elsewhere_is_caught_up_by_reading_its_moves_alone(pg):
+    """The process holding the other seat hears of a move as a move (its note says so): it
+    reads the new moves only, not the room's row and seats again, and its seat sees the
+    move; a change that is not a move is read whole."""
+    with Client(app_on(pg)) as one, Client(app_on(pg)) as two:
+        code, host, other = room_of_two(one)
+        a = hello(one, code, host["token"])
+        b = hello(two, code, other["token"])
+        a.send({"type": "host", "action": "start"})
+        t = until(b, lambda t: t["status"] == "playing")
+        store = two.app.state.tables.store
+        reads = []
+        for name in ("room", "seats", "moves"):
+            def counted(*args, _name=name, _plain=getattr(store, name)):
+                reads.append(_name)
+                return _plain(*args)
+            setattr(store, name, counted)
+        mover = {"p1": a, "p2": b}
+        for _ in range(6):
+            seat = t["deciding"][0]
+            mine = t if seat == "p2" else until(a, lambda x: x["version"] == t["version"])
+            reads.clear()
+            mover[seat].send({"type": "move", "version": t["version"], "choice": mine["options"][0]["id"]})
+            t = until(b, lambda x, v=t["version"]: x["version"] > v)
+            if seat == "p1":  # made in the other process: p2's learns of it by its moves alone
+                assert reads == ["moves"], reads
+        a.send({"type": "host", "action": "pause"})
+        reads.clear()
+        assert until(b, lambda x: x["status"] == "paused")
+        assert "room" in reads
+        close_all()
+
+
 def test_a_race_between_processes_is_settled_by_the_store(pg):
     """Two seats join the last free seats through two processes at once, and two hosts' actions
     cross: the store takes one change at each version, and the loser sees the table as it is."""

@@ -4,7 +4,8 @@ The same tables, changes and checks as the SQLite store (store.py: each change w
 at all, following the room's version or refused as a Conflict), with two more things:
 
 - every change tells the other processes, in the same transaction (NOTIFY on CHANNEL, sent
-  only when it commits), which room changed and its new version;
+  only when it commits), which room changed and its new version, and whether it was a move
+  alone (the others then read just the new moves: rooms.Tables.catch_up);
 - `listen` hears those on a connection of its own, in a thread, and hands each to the server.
 
 A process killed at any moment leaves the database with whole changes only: a change is
@@ -105,8 +106,8 @@ class PgStore(Store):
         if conn is not None:
             conn.close()
 
-    def _notify(self, db, code: str, version: int) -> None:
-        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{code}:{version}"))
+    def _notify(self, db, code: str, version: int, move: bool = False) -> None:
+        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{code}:{version}{':m' if move else ''}"))
 
     def listen(self, callback) -> None:
         """Call `callback(payload)` (in a thread of the store's) for every change committed by

@@ -34,7 +34,7 @@ import time
 from typing import NamedTuple
 
 BATCH = 256  # changes committed together at most
-CHANNEL = "rulepress_rooms"  # PostgreSQL's notifications: "CODE:VERSION" of each change
+CHANNEL = "rulepress_rooms"  # PostgreSQL's notifications: "CODE:VERSION" of each change ("CODE:VERSION:m": a move)
 STATUSES = ("lobby", "playing", "paused", "finished")
 
 SCHEMA = """
@@ -219,17 +219,18 @@ class Store:
             _settle_all(batch, errors)
         db.close()
 
-    def _notify(self, db, code: str, version: int) -> None:
-        """Tell the other processes (PgStore); alone on its file, nobody to tell."""
+    def _notify(self, db, code: str, version: int, move: bool = False) -> None:
+        """Tell the other processes (PgStore); alone on its file, nobody to tell. `move`: the
+        change was a move alone (the others then read only the moves)."""
 
-    def _bump(self, db, code: str, version: int, sets: str = "", args: tuple = ()) -> None:
+    def _bump(self, db, code: str, version: int, sets: str = "", args: tuple = (), move: bool = False) -> None:
         """The room's version from version - 1 to version, with `sets` beside; Conflict when
         the store holds another version (a change made elsewhere first)."""
         cur = db.execute(f"UPDATE rooms SET version = ?{sets} WHERE code = ? AND version = ?",
                          (version, *args, code, version - 1))
         if cur.rowcount != 1:
             raise Conflict(code)
-        self._notify(db, code, version)
+        self._notify(db, code, version, move)
 
     async def create_room(self, room: RoomRow, host: SeatRow) -> None:
         def change(db):
@@ -253,7 +254,7 @@ class Store:
 
     async def add_move(self, code: str, version: int, game_no: int, n: int, move: Move, status: str) -> None:
         def change(db):
-            self._bump(db, code, version, ", status = ?", (status,))
+            self._bump(db, code, version, ", status = ?", (status,), move=True)
             db.execute("INSERT INTO moves VALUES (?,?,?,?,?)", (code, game_no, n, move.seat, move.choice))
         await self._write(change)
 
