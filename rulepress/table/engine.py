@@ -163,21 +163,58 @@ def _meta(room) -> dict:
 
 class ThreadEngine:
     """Game work on a thread of each room's own, in this process. A thread busy with a long
-    effect shares the interpreter with the event loop (the server sets a short switch
-    interval); the ProcessEngine does not."""
+    effect would share the interpreter with the event loop (the server sets a short switch
+    interval): a room whose game work took longer than SLOW_SECONDS moves to a worker
+    process of its own, at a lower priority (as in the ProcessEngine), and the rooms that
+    stay here are the quick ones."""
 
     def __init__(self, games: dict):
+        self.games = games
         self.local = Games(games)
         self.threads: dict[str, ThreadPoolExecutor] = {}
+        self.own: dict[str, _Worker] = {}  # code -> the worker process of a room moved out
 
     async def call(self, room, op, *args):
+        own = self.own.get(room.code)
+        if own is not None:
+            return (await own.ask((op, room.code, *args)))[0]
         worker = self.threads.get(room.code)
         if worker is None:
             worker = self.threads[room.code] = ThreadPoolExecutor(1, thread_name_prefix=f"table-{room.code}")
-        return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._ask, room.code, op, args))
+        out, cpu = await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._timed, room.code, op, args))
+        if cpu > SLOW_SECONDS and len(self.own) < OWN_WORKERS and op in ("play", "apply", "accept", "bot", "more"):
+            await self._isolate(room)
+        return out
+
+    async def _isolate(self, room) -> None:
+        """Move a room whose game work runs long to a worker process of its own (its game
+        replayed there from its seed and moves)."""
+        how = self.local.op_export(room.code)
+        if how is None or how[2] is None or room.code in self.own:
+            return
+        loop = asyncio.get_running_loop()
+        own = await loop.run_in_executor(None, _Worker, self.games, list(self.own.values()), OWN_NICE)
+        try:
+            await own.ask(("load", room.code, *how))
+        except Exception:  # (it stays here)
+            own.stop()
+            return
+        self.own[room.code] = own
+        self.local.live.pop(room.code, None)
+        worker = self.threads.pop(room.code, None)
+        if worker is not None:
+            worker.shutdown(wait=False)
 
     def call_now(self, room, op, *args):
+        own = self.own.get(room.code)
+        if own is not None:
+            return own.ask_now((op, room.code, *args))
         return self._ask(room.code, op, args)
+
+    def _timed(self, code, op, args):
+        began = time.thread_time()
+        out = self._ask(code, op, args)
+        return out, time.thread_time() - began
 
     def _ask(self, code, op, args):
         try:
@@ -206,9 +243,12 @@ class ThreadEngine:
         worker = self.threads.pop(code, None)
         if worker is not None:
             worker.shutdown(wait=False)
+        own = self.own.pop(code, None)
+        if own is not None:
+            own.stop()
 
     def close(self) -> None:
-        for code in list(self.threads):
+        for code in list(self.threads) + list(self.own):
             self.drop(code)
 
 
