@@ -84,24 +84,31 @@ class PgStore(Store):
     def _write_all(self, _db) -> None:
         conn = None
         while (batch := self._batch()) is not None:
-            errors = [None] * len(batch)
-            try:
-                if conn is None or conn.closed:
-                    conn = self._connect()
-                db = _Db(conn)
-                with conn.transaction():
-                    for i, (change, _loop, _done) in enumerate(batch):
-                        try:
-                            with conn.transaction():  # a savepoint: this change alone is undone
-                                change(db)
-                        except psycopg.OperationalError:
-                            raise
-                        except Exception as exc:
-                            errors[i] = exc
-            except Exception as exc:  # the database refused the batch: none of it was written
-                errors = [exc] * len(batch)
-                if conn is not None and (conn.closed or conn.broken):
-                    conn = None
+            for attempt in range(BATCH_TRIES):
+                errors = [None] * len(batch)
+                try:
+                    if conn is None or conn.closed:
+                        conn = self._connect()
+                    db = _Db(conn)
+                    with conn.transaction():
+                        for i, (change, _loop, _done) in enumerate(batch):
+                            try:
+                                with conn.transaction():  # a savepoint: this change alone is undone
+                                    change(db)
+                            except psycopg.OperationalError:
+                                raise
+                            except Exception as exc:
+                                errors[i] = exc
+                except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
+                    # another process's batch took the same rooms in another order (a deadlock):
+                    # the database undid this one whole, so it is written again as it was
+                    errors = [exc] * len(batch)
+                    continue
+                except Exception as exc:  # the database refused the batch: none of it was written
+                    errors = [exc] * len(batch)
+                    if conn is not None and (conn.closed or conn.broken):
+                        conn = None
+                break
             _settle_all(batch, errors)
         if conn is not None:
             conn.close()
@@ -131,6 +138,7 @@ class PgStore(Store):
         self._listener.start()
 
 BATCH_NOTES = 256
+BATCH_TRIES = 3  # a batch undone by a deadlock with another process's is written again, this many times in all
 
 def _shown(url: str) -> str:
     """The URL as it may be printed: without a password."""
