@@ -91,7 +91,12 @@ class PgStore(Store):
                         conn = self._connect()
                     db = _Db(conn)
                     with conn.transaction():
-                        for i, (change, _loop, _done) in enumerate(batch):
+                        # the batch's rooms locked first, in the order of their codes: another
+                        # process's batch takes them in the same order, never the other way round
+                        codes = sorted({code for *_, code in batch if code is not None})
+                        if codes:
+                            conn.execute("SELECT code FROM rooms WHERE code = ANY(%s) ORDER BY code FOR UPDATE", (codes,))
+                        for i, (change, *_) in enumerate(batch):
                             try:
                                 with conn.transaction():  # a savepoint: this change alone is undone
                                     change(db)
@@ -100,8 +105,8 @@ class PgStore(Store):
                             except Exception as exc:
                                 errors[i] = exc
                 except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
-                    # another process's batch took the same rooms in another order (a deadlock):
-                    # the database undid this one whole, so it is written again as it was
+                    # (a change of rows beyond its room's, taken in another order by another
+                    # process: a deadlock) the database undid this one whole: written again
                     errors = [exc] * len(batch)
                     continue
                 except Exception as exc:  # the database refused the batch: none of it was written
