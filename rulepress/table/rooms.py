@@ -540,8 +540,15 @@ class Tables:
 
     # ---- keeping rooms ---------------------------------------------------------------
 
-    async def touch(self, room: Room) -> None:
-        await self.store.touch(room.code, self.clock())
+    async def touch(self, room: Room) -> bool:
+        """The room's "last seen" now. Whether it was written: one the store could not write
+        (a database busy or away) costs a seat nothing (the sweep writes it again while
+        anyone is connected; until then the room's expiry counts from the one before)."""
+        try:
+            await self.store.touch(room.code, self.clock())
+        except Exception:
+            return False
+        return True
 
     async def expire(self, hours: float) -> list[str]:
         """Drop the rooms nobody has been connected to for `hours`; their codes."""
