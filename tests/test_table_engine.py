@@ -76,6 +76,7 @@ def test_a_room_whose_game_work_runs_long_gets_a_worker_of_its_own_and_plays_on(
         assert not there.own
         # so does a room played on threads: its long effects leave the server's interpreter
         assert "BBBBBBBB" in here.own and "BBBBBBBB" not in here.local.live and "BBBBBBBB" not in here.threads
+        assert len(here.state("BBBBBBBB")["history"]) == played[-1]["history"]  # (a copy, read from its worker)
         assert os.getpriority(os.PRIO_PROCESS, here.own["BBBBBBBB"].proc.pid) \
             == min(19, os.getpriority(os.PRIO_PROCESS, 0) + engine_module.OWN_NICE)
         here.drop("BBBBBBBB")
