@@ -330,6 +330,9 @@ def main():
         print(f"in {whole:.1f} s the server ran {cpu:.1f} s and its event loop waited {queued:.1f} s for a CPU "
               f"held by other processes ({queued / whole * 100:.0f}%; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        if slow:
+            codes = {r.code for r in slow}
+            print(f"the slow room: {sum(not m.refused for m in tally.moves if m.room in codes)} moves accepted")
         if tally.errors:
             print(f"errors: {len(tally.errors)}; first: {tally.errors[0]}")
     finally:
@@ -373,8 +376,9 @@ def _cpu(proc) -> float:
             with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-                todo += [int(p) for p in fh.read().split()]
+            for task in os.listdir(f"/proc/{pid}/task"):  # (a child forked by a thread is that thread's)
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                    todo += [int(p) for p in fh.read().split()]
         except (OSError, IndexError, ValueError):
             if pid == proc.pid:
                 return float("nan")

@@ -22,7 +22,13 @@ def labels(game, v) -> dict:
     things = {}
     for t in v["things"].values():
         things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
-    counters = {c: name(game.counters, c) or {"en": c} for c in game.counters}
+    fixed = game.cache.labels
+    if fixed is None:  # the same for every view of the game: worked out once
+        fixed = game.cache.labels = (
+            {c: name(game.counters, c) or {"en": c} for c in game.counters},
+            # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
+            sorted(c for c, d in game.counters.items() if d.get("internal")))
+    counters, internal = fixed
     # a counter whose value is a kind of thing or a place (a gang, a district) is shown by
     # that one's name; only values in sight are named
     values = {}
@@ -39,8 +45,6 @@ def labels(game, v) -> dict:
     for holder in list(v["things"].values()) + list(v["players"].values()):
         for mark in holder.get("marks") or ():
             marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
-    # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
-    internal = sorted(c for c, d in game.counters.items() if d.get("internal"))
     # the kinds in sight that are cards (printed, drawn as cards); any other thing is a piece
     cards = sorted(k for k in things if (game.protos.get(k) or {}).get("section") == "cards")
     return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks,

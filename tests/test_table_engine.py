@@ -4,6 +4,7 @@ there; a worker lost is said as a fault the room recovers from (rebuilt from the
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -35,8 +36,8 @@ def _play(engine, room, moves, seed):
             seat = s["pending"]["waiting"][0]
             meta = {"game": game.id, "version": len(out), "status": "playing", "players": 2,
                     "hosts": {"p1": True, "p2": False}}
-            part, _sight = (await engine.call(room, "parts", meta, [seat]))[seat]
-            choice = rng.choice(part["options"])["id"]
+            part = (await engine.call(room, "parts", meta, [seat]))[seat]
+            choice = rng.choice(json.loads(part.text + "}")["options"])["id"]
             out.append(await engine.call(room, "apply", seat, choice))
         return out
     return asyncio.run(run())
@@ -64,10 +65,22 @@ def test_a_room_whose_game_work_runs_long_gets_a_worker_of_its_own_and_plays_on(
         room = _Room("BBBBBBBB")
         played = _play(there, room, 30, 4)
         assert "BBBBBBBB" in there.own and there.at["BBBBBBBB"] is there.own["BBBBBBBB"]
+        # its long effects run below the server's priority: on busy cores they wait, not the event loop
+        assert os.getpriority(os.PRIO_PROCESS, there.own["BBBBBBBB"].proc.pid) \
+            == min(19, os.getpriority(os.PRIO_PROCESS, 0) + engine_module.OWN_NICE)
+        assert all(os.getpriority(os.PRIO_PROCESS, w.proc.pid) == os.getpriority(os.PRIO_PROCESS, 0)
+                   for w in there.shared)
         assert not any("BBBBBBBB" in w.rooms for w in there.shared)
         assert played == _play(here, _Room("BBBBBBBB"), 30, 4)
         there.drop("BBBBBBBB")
         assert not there.own
+        # so does a room played on threads: its long effects leave the server's interpreter
+        assert "BBBBBBBB" in here.own and "BBBBBBBB" not in here.local.live and "BBBBBBBB" not in here.threads
+        assert len(here.state("BBBBBBBB")["history"]) == played[-1]["history"]  # (a copy, read from its worker)
+        assert os.getpriority(os.PRIO_PROCESS, here.own["BBBBBBBB"].proc.pid) \
+            == min(19, os.getpriority(os.PRIO_PROCESS, 0) + engine_module.OWN_NICE)
+        here.drop("BBBBBBBB")
+        assert not here.own
     finally:
         there.close()
         here.close()

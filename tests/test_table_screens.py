@@ -204,14 +204,16 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                 made = _room_in_play(url, game)
                 code, token = made["code"], made["token"]
                 everything = _room_in_play(url, game, see_all=True)["code"]
-                crowded = _room_in_play(url, game, most=True)["code"]
+                crowded_room = _room_in_play(url, game, most=True)
+                crowded = crowded_room["code"]
                 shots = [("seat", f"/r/{code}?lang=ru#t={token}", 1280, 800),
                          ("seat-en", f"/r/{code}?lang=en#t={token}", 1280, 800),
                          ("phone", f"/r/{code}?lang=ru#t={token}", 375, 812),
                          ("spectator", f"/watch/{code}?lang=ru", 1280, 800),
                          ("obs", f"/obs/{code}?lang=ru", 1920, 1080),
                          ("spectator-all", f"/watch/{everything}?lang=ru", 1280, 800),
-                         ("obs-most", f"/obs/{crowded}?lang=ru", 1920, 1080)]
+                         ("obs-most", f"/obs/{crowded}?lang=ru", 1920, 1080),
+                         ("seat-most", f"/r/{crowded}?lang=ru#t={crowded_room['token']}", 1280, 800)]
                 for kind, path, w, h in shots:
                     page = browser.new_context(viewport={"width": w, "height": h}).new_page()
                     page.goto(url + path)
@@ -219,7 +221,7 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                     page.wait_for_timeout(300)
                     page.wait_for_function("[...document.images].every((i) => i.complete)", timeout=30_000)
                     page.screenshot(path=os.path.join(out, f"{game}-{kind}.png"), full_page=False)
-                    if kind in ("seat", "seat-en", "spectator", "obs", "obs-most"):
+                    if kind in ("seat", "seat-en", "spectator", "obs", "obs-most", "seat-most"):
                         # the window never scrolls; Night City's board fits it whole (the hand and log may
                         # scroll), and so does every game's on a stream, with its most players too
                         sizes = page.evaluate("""() => { const b = document.getElementById('board-panel');
@@ -242,9 +244,15 @@ def test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_i
                             for (const e of body.querySelectorAll("script")) e.remove();
                             return (body.innerText.match(/\\b[A-Za-z]{3,}\\b/g) || []).filter((w) => w !== "OBS");
                         }""")
-                        # a counter the game marks internal is bookkeeping: never a badge
-                        shown = page.evaluate("() => [...document.querySelectorAll('.badge')].map((b) => b.dataset.counter)")
-                        internal = {c for c, d in game_from(f"content/{game}").counters.items() if d.get("internal")}
+                        # a counter the game marks internal is bookkeeping: never a badge, nor on a
+                        # piece (an investigator on the map: "Round arrested -9")
+                        shown = page.evaluate("""() => [...document.querySelectorAll('.badge')].map((b) => b.dataset.counter)""")
+                        counters = game_from(f"content/{game}").counters
+                        internal = {c for c, d in counters.items() if d.get("internal")}
+                        # (a piece's counters by the names the page prints)
+                        named = {n: c for c in internal for n in (counters[c].get("name") or {}).values()}
+                        shown += [named[n] for n in page.evaluate(
+                            "() => [...document.querySelectorAll('.counters dt')].map((d) => d.textContent)") if n in named]
                         if internal & set(shown):
                             bookkeeping[f"{game} {kind}"] = sorted(internal & set(shown))
                         latin = set(latin) - _latin_in_russian_text(game) - {code} - KNOWN.get(game, set())

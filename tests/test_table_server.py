@@ -601,3 +601,20 @@ def test_a_game_goes_on_in_another_thread_than_the_one_it_waited_in():
     for _ in range(6):  # ten moves at a time, each batch on a new thread
         in_thread(moves, there, 10, rng)
     assert there["history"] == here["history"]
+
+
+def test_a_last_seen_the_store_cannot_write_costs_a_seat_nothing(tmp_path):
+    """A seat's connection writes the room's "last seen"; where the store refuses it (a
+    database busy or away: PostgreSQL undid such writes as deadlocks under load), the seat
+    still gets its table and plays; no traceback drops its socket."""
+    with Client(app_on(tmp_path / "t.sqlite3")) as client:
+        code, host, _other = room_of_two(client)
+        store = client.app.state.tables.store
+
+        async def refused(*_args):
+            raise sqlite3.OperationalError("database is locked")
+        store.touch = refused
+        a = hello(client, code, host["token"])  # (its table came)
+        a.send({"type": "ping"})
+        assert a.until("pong")
+        close_all()

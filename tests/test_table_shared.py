@@ -100,6 +100,79 @@ def test_a_room_is_played_from_two_processes_and_each_seat_sees_every_move(pg):
             close_all()
 
 
+def test_a_move_made_elsewhere_is_caught_up_by_reading_its_moves_alone(pg):
+    """The process holding the other seat hears of a move as a move (its note says so): it
+    reads the new moves only, not the room's row and seats again, and its seat sees the
+    move; a change that is not a move is read whole."""
+    with Client(app_on(pg)) as one, Client(app_on(pg)) as two:
+        code, host, other = room_of_two(one)
+        a = hello(one, code, host["token"])
+        b = hello(two, code, other["token"])
+        a.send({"type": "host", "action": "start"})
+        t = until(b, lambda t: t["status"] == "playing")
+        store = two.app.state.tables.store
+        reads = []
+        for name in ("room", "seats", "moves"):
+            def counted(*args, _name=name, _plain=getattr(store, name)):
+                reads.append(_name)
+                return _plain(*args)
+            setattr(store, name, counted)
+        mover = {"p1": a, "p2": b}
+        for _ in range(6):
+            seat = t["deciding"][0]
+            mine = t if seat == "p2" else until(a, lambda x: x["version"] == t["version"])
+            reads.clear()
+            mover[seat].send({"type": "move", "version": t["version"], "choice": mine["options"][0]["id"]})
+            t = until(b, lambda x, v=t["version"]: x["version"] > v)
+            if seat == "p1":  # made in the other process: p2's learns of it by its moves alone
+                assert reads == ["moves"], reads
+        a.send({"type": "host", "action": "pause"})
+        reads.clear()
+        assert until(b, lambda x: x["status"] == "paused")
+        assert "room" in reads
+        close_all()
+
+
+def test_a_write_undone_by_a_deadlock_with_another_process_is_written_again(pg):
+    """Two processes' batches may take the same rooms in opposite orders: the database then
+    undoes one of them whole (a deadlock). The store writes it again, and the change (a
+    move, a seat's "last seen") is made, not refused to its player."""
+    import asyncio
+    import threading
+    import psycopg
+    from rulepress.table.pgstore import PgStore
+    from rulepress.table.store import RoomRow, SeatRow
+
+    store = PgStore(pg)
+    try:
+        async def run():
+            for code in ("DEADAAAA", "DEADBBBB"):
+                await store.create_room(RoomRow(code, "night-city", "h", 2, {}, "seed", "lobby", 1, 0, 1.0, 1.0),
+                                        SeatRow("p1", "Ann", None, False, True))
+            with psycopg.connect(pg, autocommit=True) as other:
+                other.execute("BEGIN")
+                other.execute("UPDATE rooms SET last_seen = 5 WHERE code = 'DEADBBBB'")  # (B held by the other)
+
+                def both(db):  # A, then B: waits for the other, which then asks for A
+                    db.execute("UPDATE rooms SET last_seen = 7 WHERE code = ?", ("DEADAAAA",))
+                    db.execute("UPDATE rooms SET last_seen = 7 WHERE code = ?", ("DEADBBBB",))
+
+                def crosses():
+                    time.sleep(0.3)
+                    other.execute("UPDATE rooms SET last_seen = 5 WHERE code = 'DEADAAAA'")
+                    other.execute("COMMIT")
+                crossing = threading.Thread(target=crosses)
+                crossing.start()
+                try:
+                    await store._write(both)
+                finally:
+                    crossing.join(30)
+        asyncio.run(run())
+        assert store.room("DEADAAAA").last_seen == 7 and store.room("DEADBBBB").last_seen == 7
+    finally:
+        store.close()
+
+
 def test_a_race_between_processes_is_settled_by_the_store(pg):
     """Two seats join the last free seats through two processes at once, and two hosts' actions
     cross: the store takes one change at each version, and the loser sees the table as it is."""

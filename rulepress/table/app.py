@@ -172,15 +172,22 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     def changed_elsewhere(payload) -> None:
         """A change committed to a shared store (by any process, this one too): the rooms
         this process holds catch up, and their sockets get the new table. The payload is
-        untrusted (anyone with the database can NOTIFY): anything but CODE:VERSION is ignored."""
+        untrusted (anyone with the database can NOTIFY): anything but CODE:VERSION[:m] is
+        ignored, and a note of a move alone only says which moves to read from the store."""
         if payload is None:  # the link was lost: any room may have changed meanwhile
             codes = list(tables.rooms)
+            for room in tables.rooms.values():
+                room.noted = None
         else:
             said = _NOTE.fullmatch(payload) if isinstance(payload, str) and len(payload) <= 40 else None
             room = tables.rooms.get(said[1]) if said else None
             if room is None or 0 < int(said[2]) <= room.version:  # (0: deleted; else changed unless already seen)
                 return
             codes = [room.code]
+            if said[3]:  # a move alone: the catch-up may read just the moves
+                room.noted = max(room.noted, int(said[2])) if room.noted is not None else None
+            else:
+                room.noted = None
         for code in codes:
             room = tables.rooms.get(code)
             if room is None:
@@ -195,10 +202,12 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
     async def catch_up(room) -> None:
         async with room.lock:
             room.catching = False
-            if await tables.catch_up(room):
-                await refresh(room)
+            moves_to, room.noted = room.noted, 0
+            if await tables.catch_up(room, moves_to):
+                # (the bots after a move are run by the process that made it: not raced here)
+                await refresh(room, bots=not room.by_moves)
 
-    async def refresh(room) -> None:
+    async def refresh(room, bots: bool = True) -> None:
         """The room's sockets after it changed elsewhere: its new table, or closed when the
         store no longer serves it."""
         if room.gone:
@@ -210,7 +219,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 asyncio.get_running_loop().create_task(_drain_and_close(conn, UNKNOWN))
             room.close()
             return
-        if room.waits_on_bots():
+        if bots and room.waits_on_bots():
             await tables.run_bots(room)  # (the process that ran them stopped halfway)
         await room.prepare([c.seat for c in list(room.sockets)])
         broadcast(room)
@@ -582,7 +591,7 @@ def _check_origin(headers) -> None:
         raise Refused("requests come from the table's own pages", 403)
 
 
-_NOTE = re.compile(r"([0-9A-Z]{4,12}):([0-9]{1,15})", re.ASCII)
+_NOTE = re.compile(r"([0-9A-Z]{4,12}):([0-9]{1,15})(:m)?", re.ASCII)
 _TOO_MANY_MISSES = "too many codes or links that open nothing; try again in a minute"
 
 

@@ -34,6 +34,7 @@ from . import messages
 
 SLOW_SECONDS = 0.05  # game work of one call past this (CPU time, not a busy machine's wait) moves its room to a worker of its own
 OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
+OWN_NICE = 10        # how much lower a room's own worker runs than the server (os.nice)
 ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
 
 
@@ -140,16 +141,16 @@ class Games:
         return agents.ask(game, st, agent, seat, choices(game, st, seat))
 
     def op_parts(self, code, meta, seats):
-        """Each seat's part of its `table` message (messages._seat_part) and its sight."""
+        """Each seat's part of its `table` message (messages.Part)."""
         live = self.live.get(code)
         if live is None and meta["status"] != "lobby":
             raise KeyError(f"room {code} is not played here")  # (a worker that was replaced: rebuilt)
         snap = _Snapshot(code, live[0] if live else self.games[meta["game"]], live[1] if live else None, meta)
-        out = {}
-        for seat in seats:
-            part = messages._seat_part(snap, seat)
-            out[seat] = (part, messages._sight_of(part))
-        return out
+        return {seat: messages.made_part(snap, seat) for seat in seats}
+
+    def op_state(self, code):
+        live = self.live.get(code)
+        return None if live is None else live[1]
 
     def op_export(self, code):
         live = self.live.get(code)
@@ -166,21 +167,63 @@ def _meta(room) -> dict:
 
 class ThreadEngine:
     """Game work on a thread of each room's own, in this process. A thread busy with a long
-    effect shares the interpreter with the event loop (the server sets a short switch
-    interval); the ProcessEngine does not."""
+    effect would share the interpreter with the event loop (the server sets a short switch
+    interval): a room whose game work took longer than SLOW_SECONDS twice moves to a worker
+    process of its own, at a lower priority (as in the ProcessEngine), and the rooms that
+    stay here are the quick ones."""
 
     def __init__(self, games: dict):
+        self.games = games
         self.local = Games(games)
         self.threads: dict[str, ThreadPoolExecutor] = {}
+        self.own: dict[str, _Worker] = {}  # code -> the worker process of a room moved out
+        self.slow: dict[str, int] = {}     # code -> its pieces of game work that ran long
 
     async def call(self, room, op, *args):
+        own = self.own.get(room.code)
+        if own is not None:
+            return (await own.ask((op, room.code, *args)))[0]
         worker = self.threads.get(room.code)
         if worker is None:
             worker = self.threads[room.code] = ThreadPoolExecutor(1, thread_name_prefix=f"table-{room.code}")
-        return await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._ask, room.code, op, args))
+        out, cpu = await asyncio.get_running_loop().run_in_executor(worker, functools.partial(self._timed, room.code, op, args))
+        if cpu > SLOW_SECONDS and op in ("play", "apply", "accept", "bot", "more"):
+            # twice: once may be the game's code made on its first use here, or a collection
+            # of the interpreter's garbage, which a room of long effects does not need to be
+            slow = self.slow[room.code] = self.slow.get(room.code, 0) + 1
+            if slow >= 2 and len(self.own) < OWN_WORKERS:
+                await self._isolate(room)
+        return out
+
+    async def _isolate(self, room) -> None:
+        """Move a room whose game work runs long to a worker process of its own (its game
+        replayed there from its seed and moves)."""
+        how = self.local.op_export(room.code)
+        if how is None or how[2] is None or room.code in self.own:
+            return
+        loop = asyncio.get_running_loop()
+        own = await loop.run_in_executor(None, _Worker, self.games, list(self.own.values()), OWN_NICE)
+        try:
+            await own.ask(("load", room.code, *how))
+        except Exception:  # (it stays here)
+            own.stop()
+            return
+        self.own[room.code] = own
+        self.local.live.pop(room.code, None)
+        worker = self.threads.pop(room.code, None)
+        if worker is not None:
+            worker.shutdown(wait=False)
 
     def call_now(self, room, op, *args):
+        own = self.own.get(room.code)
+        if own is not None:
+            return own.ask_now((op, room.code, *args))
         return self._ask(room.code, op, args)
+
+    def _timed(self, code, op, args):
+        began = time.thread_time()
+        out = self._ask(code, op, args)
+        return out, time.thread_time() - began
 
     def _ask(self, code, op, args):
         try:
@@ -194,11 +237,17 @@ class ThreadEngine:
         return _meta(room)
 
     def state(self, code):
+        own = self.own.get(code)
+        if own is not None:  # (a copy, from its worker)
+            return own.ask_now(("state", code))
         live = self.local.live.get(code)
         return live[1] if live else None
 
     def set_state(self, room, st) -> None:
         """(The tests: a room's live game set by hand.)"""
+        own = self.own.pop(room.code, None)
+        if own is not None:
+            own.stop()
         if st is None:
             self.local.live.pop(room.code, None)
         else:
@@ -209,9 +258,13 @@ class ThreadEngine:
         worker = self.threads.pop(code, None)
         if worker is not None:
             worker.shutdown(wait=False)
+        own = self.own.pop(code, None)
+        if own is not None:
+            own.stop()
+        self.slow.pop(code, None)
 
     def close(self) -> None:
-        for code in list(self.threads):
+        for code in list(self.threads) + list(self.own):
             self.drop(code)
 
 
@@ -221,10 +274,10 @@ class _Worker:
     interpreter's lock): requests are numbered, the worker answers them in order, and each
     answer settles the future of its number."""
 
-    def __init__(self, games: dict, others: list):
+    def __init__(self, games: dict, others: list, nice: int = 0):
         ctx = multiprocessing.get_context("fork")  # (the games as they are: nothing loaded again)
         here, there = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others]), daemon=True,
+        self.proc = ctx.Process(target=_serve, args=(there, here, games, [w.conn for w in others], nice), daemon=True,
                                 name="rulepress-game")
         self.proc.start()
         there.close()
@@ -334,10 +387,13 @@ def _unwrap(answer):
     raise GameWorkFault(value)
 
 
-def _serve(conn, parent_end, games, others) -> None:
+def _serve(conn, parent_end, games, others, nice=0) -> None:
     """A worker process: answers the server's game work until its pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C stops the server, which closes the pipe)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     parent_end.close()
     for other in others:  # (pipes of the workers forked before: only the server keeps them open)
         other.close()
@@ -408,7 +464,9 @@ class ProcessEngine:
         how, _ = await w.ask(("export", room.code))
         if how is None or how[2] is None:
             return
-        own = await loop.run_in_executor(None, _Worker, self.games, self._all())  # (a fork: not on the event loop)
+        # (a fork: not on the event loop). At a lower priority: where the cores are busy, the
+        # long effects of rooms like this one wait, not the event loop and the other rooms
+        own = await loop.run_in_executor(None, _Worker, self.games, self._all(), OWN_NICE)
         try:
             await own.ask(("load", room.code, *how))
         except Exception:  # (it stays where it is)

@@ -66,6 +66,9 @@ def back_of(game, zone: str) -> str | None:
     return "back"
 
 
+SEEN_KEPT = 20_000  # views' faces kept (for_kinds)
+
+
 class Faces:
     """The faces of the games served: made in the background once, then files to serve."""
 
@@ -79,6 +82,7 @@ class Faces:
         self.secret = secret or (hashlib.sha256(given.encode()).digest() if given else secrets.token_bytes(32))
         self._ready: set = set()
         self._keys: dict = {}   # code -> {key: name}
+        self._seen: dict = {}   # (code, kinds in a view, zones hiding things) -> for_kinds
         self.proc = None
 
     def folder(self, game) -> str:
@@ -97,19 +101,27 @@ class Faces:
     def key(self, code: str, name: str) -> str:
         return hmac.new(self.secret, f"{code}\0{name}".encode("utf-8"), hashlib.sha256).hexdigest()[:KEY_CHARS]
 
-    def for_view(self, code: str, game, v: dict) -> dict | None:
-        """The keys of a view's faces: {kind: key} for the cards in it, {zone: key} for the
-        backs of the zones holding what the seat may not see. None while none are made."""
+    def for_kinds(self, code: str, game, kinds, hidden_zones) -> dict | None:
+        """The keys of a view's faces, from the kinds of thing in it and the zones holding what
+        the seat may not see (messages.Part.sees): {kind: key} for the cards, {zone: key} for
+        the backs of those zones. None while none are made. Made once for what a room's seats
+        see (a view's kinds change seldom from move to move; each key is a keyed hash)."""
         if not self.ready(game):
             return None
-        kinds = card_kinds(game)
-        cards = {t["type"]: self.key(code, t["type"]) for t in v["things"].values() if t["type"] in kinds}
-        backs = {}
-        for key, zone in v["zones"].items():
-            back = back_of(game, key.split(".", 1)[1] if "." in key else key) if zone.get("hidden") else None
-            if back is not None:
-                backs[key] = self.key(code, back)
-        return {"cards": cards, "backs": backs}
+        seen = (code, tuple(kinds), tuple(hidden_zones))
+        made = self._seen.get(seen)
+        if made is None:
+            if len(self._seen) > SEEN_KEPT:  # (a bound: made again when next asked for)
+                self._seen.clear()
+            cards = card_kinds(game)
+            faces = {k: self.key(code, k) for k in kinds if k in cards}
+            backs = {}
+            for key in hidden_zones:
+                back = back_of(game, key.split(".", 1)[1] if "." in key else key)
+                if back is not None:
+                    backs[key] = self.key(code, back)
+            made = self._seen[seen] = {"cards": faces, "backs": backs}
+        return made
 
     def file(self, code: str, game, lang: str, key: str) -> str | None:
         """The PNG a key made for this room opens, in `lang`; None for any other key."""

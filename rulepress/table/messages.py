@@ -104,60 +104,87 @@ def missing(room, seats) -> list:
     return [s for s in dict.fromkeys(seats) if ("part", s) not in frames]
 
 
-def keep(room, seat, part: dict, seen: str) -> None:
+class Part(NamedTuple):
+    """A seat's part of its `table` message as made where the game is: the message's JSON
+    text but its last fields (`text` is open: no closing brace), what the seat could see of
+    it as a digest (`sight`), and what its cards' pictures are named from (`sees`: the
+    kinds of card in sight and the zones holding hidden things; None without a view).
+    Made as text once, so the server only appends who is connected and never encodes a
+    view again (nor the worker's pipe carries it as objects)."""
+    text: str
+    sight: str
+    sees: tuple | None
+
+
+def keep(room, seat, part: Part) -> None:
     """A seat's part of this version's `table` message, and its sight, as made where the game is."""
-    if room.faces is not None and part.get("view") is not None:
+    faces = None
+    if room.faces is not None and part.sees is not None:
         # the cards' pictures, named here where the server's faces and their keys are (a
         # part may be made in a worker process, which has neither)
-        part = dict(part, faces=room.faces.for_view(room.code, room.game, part["view"]))
-    _frames(room)[("part", seat)] = part
+        faces = room.faces.for_kinds(room.code, room.game, *part.sees)
+    _frames(room)[("part", seat)] = part.text + ',"faces":' + dumps(faces)
     if seat is not None:
         sights = room.sights.setdefault(seat, {})
-        sights[room.version] = seen
+        sights[room.version] = part.sight
         for old in sorted(sights)[:-SIGHTS_KEPT]:
             del sights[old]
 
 
 def table_text(room, seat, connected: set) -> str:
-    """The `table` message for `seat` as sent: made once for a version, a seat and the seats
-    connected, whoever comes and goes (a reconnecting crowd costs no new view)."""
-    _frames(room)
+    """The `table` message for `seat` (None: a spectator) as sent: made once for a version,
+    a seat and the seats connected, whoever comes and goes (a reconnecting crowd costs no
+    new view)."""
+    frames = _frames(room)
     key = (seat, frozenset(connected))
-    text = room.frames.get(key)
+    text = frames.get(key)
     if text is None:
-        if len(room.frames) > FRAMES_KEPT:
-            room.frames = {k: v for k, v in room.frames.items() if k == "at" or k[0] == "part"}
-        text = room.frames[key] = dumps(table(room, seat, connected))
+        if len(frames) > FRAMES_KEPT:
+            room.frames = frames = {k: v for k, v in frames.items() if k == "at" or k[0] == "part"}
+        seats = [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
+                  "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))]
+        text = frames[key] = _part(room, seat) + ',"seats":' + dumps(seats) + "}"
     return text
 
 
-def table(room, seat, connected: set) -> dict:
-    """The `table` message for `seat` (None: a spectator)."""
+def _part(room, seat) -> str:
     part = _frames(room).get(("part", seat))
     if part is None:  # (not prepared: Room.prepare makes it where the game is, off the event loop)
-        part, seen = room.part_now(seat)
-        keep(room, seat, part, seen)
-    out = dict(part)
-    out["seats"] = [{"seat": s.seat, "name": s.name, "connected": s.seat in connected, "bot": s.bot,
-                     "host": s.host} for s in sorted(room.seats.values(), key=lambda s: _order(s.seat))]
-    return out
+        keep(room, seat, room.part_now(seat))
+        part = room.frames[("part", seat)]
+    return part
 
 
 def sight(room, seat) -> str:
     """What `seat` can see of the room now, as a digest: its view (but the log and who is
     still picking) and its options."""
-    table(room, seat, set())
+    _part(room, seat)
     return room.sights[seat][room.version]
 
 
-def _sight_of(part: dict) -> str:
-    v = part["view"]
-    if v is not None:
-        v = {k: x for k, x in v.items() if k != "decision"}
-        d = part["view"].get("decision") or {}
-        v["decision"] = {k: x for k, x in d.items() if k != "waiting_for"}
-    seen = dumps({"view": v, "options": part["options"], "status": part["status"]})
-    return hashlib.sha256(seen.encode("utf-8")).hexdigest()
+def made_part(room, seat) -> Part:
+    """A seat's Part, made where the game is. Each piece is encoded once: the view without
+    its decision, the decision, the rest; the sight is the digest of the view, the decision
+    but who is still picking (another seat's secret pick changes nothing this seat sees),
+    the options and the status."""
+    out = _seat_part(room, seat)
+    v = out.pop("view")
+    if v is None:
+        seen = dumps({"view": None, "options": out["options"], "status": out["status"]})
+        return Part(dumps(out)[:-1] + ',"view":null', _digest(seen), None)
+    v = dict(v)
+    d = v.pop("decision", None)
+    view_text = dumps(v)
+    sighted = None if d is None else {k: x for k, x in d.items() if k != "waiting_for"}
+    seen = view_text + dumps(sighted) + dumps(out["options"]) + dumps(out["status"])
+    text = dumps(out)[:-1] + ',"view":' + view_text[:-1] + ',"decision":' + dumps(d) + "}"
+    sees = (sorted({t["type"] for t in v["things"].values()}),
+            sorted(k for k, z in v["zones"].items() if z.get("hidden")))
+    return Part(text, _digest(seen), sees)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _seat_part(room, seat) -> dict:
@@ -171,7 +198,7 @@ def _seat_part(room, seat) -> dict:
                  "layout": info.get("table")},  # (how the game lays its table out, if it says: docs/table.md)
         "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
         # said on every page, so that players know what the spectators are shown
-        "spectators": "all" if room.spectators_see_all else "public", "faces": None,
+        "spectators": "all" if room.spectators_see_all else "public",
     }
     if st is None:
         return out

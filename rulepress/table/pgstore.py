@@ -4,7 +4,8 @@ The same tables, changes and checks as the SQLite store (store.py: each change w
 at all, following the room's version or refused as a Conflict), with two more things:
 
 - every change tells the other processes, in the same transaction (NOTIFY on CHANNEL, sent
-  only when it commits), which room changed and its new version;
+  only when it commits), which room changed and its new version, and whether it was a move
+  alone (the others then read just the new moves: rooms.Tables.catch_up);
 - `listen` hears those on a connection of its own, in a thread, and hands each to the server.
 
 A process killed at any moment leaves the database with whole changes only: a change is
@@ -83,30 +84,42 @@ class PgStore(Store):
     def _write_all(self, _db) -> None:
         conn = None
         while (batch := self._batch()) is not None:
-            errors = [None] * len(batch)
-            try:
-                if conn is None or conn.closed:
-                    conn = self._connect()
-                db = _Db(conn)
-                with conn.transaction():
-                    for i, (change, _loop, _done) in enumerate(batch):
-                        try:
-                            with conn.transaction():  # a savepoint: this change alone is undone
-                                change(db)
-                        except psycopg.OperationalError:
-                            raise
-                        except Exception as exc:
-                            errors[i] = exc
-            except Exception as exc:  # the database refused the batch: none of it was written
-                errors = [exc] * len(batch)
-                if conn is not None and (conn.closed or conn.broken):
-                    conn = None
+            for attempt in range(BATCH_TRIES):
+                errors = [None] * len(batch)
+                try:
+                    if conn is None or conn.closed:
+                        conn = self._connect()
+                    db = _Db(conn)
+                    with conn.transaction():
+                        # the batch's rooms locked first, in the order of their codes: another
+                        # process's batch takes them in the same order, never the other way round
+                        codes = sorted({code for *_, code in batch if code is not None})
+                        if codes:
+                            conn.execute("SELECT code FROM rooms WHERE code = ANY(%s) ORDER BY code FOR UPDATE", (codes,))
+                        for i, (change, *_) in enumerate(batch):
+                            try:
+                                with conn.transaction():  # a savepoint: this change alone is undone
+                                    change(db)
+                            except psycopg.OperationalError:
+                                raise
+                            except Exception as exc:
+                                errors[i] = exc
+                except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
+                    # (a change of rows beyond its room's, taken in another order by another
+                    # process: a deadlock) the database undid this one whole: written again
+                    errors = [exc] * len(batch)
+                    continue
+                except Exception as exc:  # the database refused the batch: none of it was written
+                    errors = [exc] * len(batch)
+                    if conn is not None and (conn.closed or conn.broken):
+                        conn = None
+                break
             _settle_all(batch, errors)
         if conn is not None:
             conn.close()
 
-    def _notify(self, db, code: str, version: int) -> None:
-        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{code}:{version}"))
+    def _notify(self, db, code: str, version: int, move: bool = False) -> None:
+        db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{code}:{version}{':m' if move else ''}"))
 
     def listen(self, callback) -> None:
         """Call `callback(payload)` (in a thread of the store's) for every change committed by
@@ -130,6 +143,7 @@ class PgStore(Store):
         self._listener.start()
 
 BATCH_NOTES = 256
+BATCH_TRIES = 3  # a batch undone by a deadlock with another process's is written again, this many times in all
 
 def _shown(url: str) -> str:
     """The URL as it may be printed: without a password."""

@@ -73,6 +73,10 @@ class Room:
         self.sights: dict = {}     # seat -> {version: what it could see then} (messages.sight)
         self.gone = False          # the store no longer serves it (deleted elsewhere, or unreadable)
         self.catching = False      # a catch-up after another process's change is on its way (app)
+        # the highest version other processes said they reached by moves alone since the last
+        # catch-up; None: something else changed too (the catch-up reads the room whole)
+        self.noted: int | None = 0
+        self.by_moves = False      # the last catch-up read only moves (Tables._play_noted)
         self.faces = None          # faces.Faces of the server: the cards' pictures (messages.keep)
 
     async def call(self, op, *args):
@@ -92,8 +96,8 @@ class Room:
                 await self.rebuild(self)
                 got = await self.call("parts", self.engine.meta(self), need)
             if messages.at(self) == at:
-                for seat, (part, sight) in got.items():
-                    messages.keep(self, seat, part, sight)
+                for seat, part in got.items():
+                    messages.keep(self, seat, part)
 
     def part_now(self, seat):
         """(A part not prepared: made now, waited for on this thread.)"""
@@ -222,10 +226,19 @@ class Tables:
             return
         room.summary = await room.call("load", *self._setup(room))
 
-    async def catch_up(self, room: Room) -> bool:
+    async def catch_up(self, room: Room, moves_to: int | None = None) -> bool:
         """The room as the store holds it now, after changes another process made; call under
         room.lock. Whether anything changed. A room the store no longer serves (deleted, or
-        rows this server never writes) is closed to its sockets by the caller (`room.gone`)."""
+        rows this server never writes) is closed to its sockets by the caller (`room.gone`).
+        `moves_to`: other processes said they took the room to this version by moves alone
+        (app.changed_elsewhere); then only its new moves are read, if that is what they are."""
+        room.by_moves = False
+        if moves_to is not None:
+            if moves_to <= room.version:
+                return False  # (said of changes this process has seen already: its own)
+            if await self._play_noted(room, moves_to):
+                room.by_moves = True
+                return True
         row = self.store.room(room.code)
         if row is not None and row.version == room.version:
             return False
@@ -244,6 +257,25 @@ class Tables:
                 await self._rebuild(room)
         except Exception:
             room.gone = True
+        return True
+
+    async def _play_noted(self, room: Room, version: int) -> bool:
+        """The room taken to `version` by the moves stored since the live game's last, read
+        alone (no look at the room's row or seats): a move changes neither but the version and
+        whether the game is over. Only where as many moves follow on as versions were made;
+        else (another change among them, or a note nobody's move made) False, nothing changed."""
+        if room.summary is None or room.status != "playing":
+            return False
+        more = self.store.moves(room.code, room.row.game_no, room.summary["history"])
+        if len(more) != version - room.version:
+            return False
+        try:
+            room.summary = await room.call("more", [tuple(m) for m in more])
+        except Exception:  # (moves that do not play here: the game set up again, the room read whole)
+            await self._rebuild(room)
+            return False
+        status = "finished" if room.summary["pending"] is None else "playing"
+        room.row = room.row._replace(version=version, status=status)
         return True
 
     async def _play_stored(self, room: Room) -> None:
@@ -385,8 +417,8 @@ class Tables:
         error = await self._store_move(room, Move(seat, choice), after)
         if error:
             return Outcome(False, error=error)
-        for s, (part, sight) in parts.items():
-            messages.keep(room, s, part, sight)
+        for s, part in parts.items():
+            messages.keep(room, s, part)
         await self.run_bots(room)
         return Outcome(True)
 
@@ -508,8 +540,15 @@ class Tables:
 
     # ---- keeping rooms ---------------------------------------------------------------
 
-    async def touch(self, room: Room) -> None:
-        await self.store.touch(room.code, self.clock())
+    async def touch(self, room: Room) -> bool:
+        """The room's "last seen" now. Whether it was written: one the store could not write
+        (a database busy or away) costs a seat nothing (the sweep writes it again while
+        anyone is connected; until then the room's expiry counts from the one before)."""
+        try:
+            await self.store.touch(room.code, self.clock())
+        except Exception:
+            return False
+        return True
 
     async def expire(self, hours: float) -> list[str]:
         """Drop the rooms nobody has been connected to for `hours`; their codes."""

@@ -34,7 +34,7 @@ import time
 from typing import NamedTuple
 
 BATCH = 256  # changes committed together at most
-CHANNEL = "rulepress_rooms"  # PostgreSQL's notifications: "CODE:VERSION" of each change
+CHANNEL = "rulepress_rooms"  # PostgreSQL's notifications: "CODE:VERSION" of each change ("CODE:VERSION:m": a move)
 STATUSES = ("lobby", "playing", "paused", "finished")
 
 SCHEMA = """
@@ -175,10 +175,12 @@ class Store:
 
     # ---- writing: each change whole or not at all, awaited until it is on disk -------
 
-    async def _write(self, change) -> None:
+    async def _write(self, change, code: str | None = None) -> None:
+        """`change` written in the next batch; `code`: the room it changes (PgStore locks the
+        rooms of a batch first, in one order, so that two processes' batches never deadlock)."""
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        self._writes.put((change, loop, done))
+        self._writes.put((change, loop, done, code))
         await done
 
     def _batch(self) -> list | None:
@@ -202,7 +204,7 @@ class Store:
             errors = [None] * len(batch)
             try:
                 db.execute("BEGIN IMMEDIATE")
-                for i, (change, _loop, _done) in enumerate(batch):
+                for i, (change, *_) in enumerate(batch):
                     db.execute("SAVEPOINT change")
                     try:
                         change(db)
@@ -219,17 +221,18 @@ class Store:
             _settle_all(batch, errors)
         db.close()
 
-    def _notify(self, db, code: str, version: int) -> None:
-        """Tell the other processes (PgStore); alone on its file, nobody to tell."""
+    def _notify(self, db, code: str, version: int, move: bool = False) -> None:
+        """Tell the other processes (PgStore); alone on its file, nobody to tell. `move`: the
+        change was a move alone (the others then read only the moves)."""
 
-    def _bump(self, db, code: str, version: int, sets: str = "", args: tuple = ()) -> None:
+    def _bump(self, db, code: str, version: int, sets: str = "", args: tuple = (), move: bool = False) -> None:
         """The room's version from version - 1 to version, with `sets` beside; Conflict when
         the store holds another version (a change made elsewhere first)."""
         cur = db.execute(f"UPDATE rooms SET version = ?{sets} WHERE code = ? AND version = ?",
                          (version, *args, code, version - 1))
         if cur.rowcount != 1:
             raise Conflict(code)
-        self._notify(db, code, version)
+        self._notify(db, code, version, move)
 
     async def create_room(self, room: RoomRow, host: SeatRow) -> None:
         def change(db):
@@ -239,34 +242,34 @@ class Store:
                 seat = f"p{i + 1}"
                 row = host if seat == host.seat else SeatRow(seat, "", None, False, False)
                 db.execute("INSERT INTO seats VALUES (?,?,?,?,?,?)", (room.code, *row[:3], int(row.bot), int(row.host)))
-        await self._write(change)
+        await self._write(change, room.code)
 
     async def set_seat(self, code: str, version: int, seat: SeatRow) -> None:
         def change(db):
             self._bump(db, code, version)
             db.execute("UPDATE seats SET name = ?, token_hash = ?, bot = ?, host = ? WHERE code = ? AND seat = ?",
                        (seat.name, seat.token_hash, int(seat.bot), int(seat.host), code, seat.seat))
-        await self._write(change)
+        await self._write(change, code)
 
     async def set_status(self, code: str, version: int, status: str, game_no: int) -> None:
-        await self._write(lambda db: self._bump(db, code, version, ", status = ?, game_no = ?", (status, game_no)))
+        await self._write(lambda db: self._bump(db, code, version, ", status = ?, game_no = ?", (status, game_no)), code)
 
     async def add_move(self, code: str, version: int, game_no: int, n: int, move: Move, status: str) -> None:
         def change(db):
-            self._bump(db, code, version, ", status = ?", (status,))
+            self._bump(db, code, version, ", status = ?", (status,), move=True)
             db.execute("INSERT INTO moves VALUES (?,?,?,?,?)", (code, game_no, n, move.seat, move.choice))
-        await self._write(change)
+        await self._write(change, code)
 
     async def touch(self, code: str, when: float | None = None) -> None:
         when = time.time() if when is None else when
-        await self._write(lambda db: db.execute("UPDATE rooms SET last_seen = ? WHERE code = ?", (when, code)))
+        await self._write(lambda db: db.execute("UPDATE rooms SET last_seen = ? WHERE code = ?", (when, code)), code)
 
     async def delete_room(self, code: str) -> None:
         def change(db):
             for table in ("moves", "seats", "rooms"):
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
             self._notify(db, code, 0)
-        await self._write(change)
+        await self._write(change, code)
 
 
 # ---- rows read back: each field of the kind and size this server writes ---------------
@@ -329,7 +332,7 @@ def _no_constant(word):
 
 
 def _settle_all(batch, errors) -> None:
-    for (_change, loop, done), error in zip(batch, errors):
+    for (_change, loop, done, _code), error in zip(batch, errors):
         loop.call_soon_threadsafe(_settle, done, error)
 
 

@@ -374,8 +374,9 @@ function counterList(m, counters, owner) {
   const entries = Object.entries(counters || {});
   if (!entries.length) return null;
   const dl = el("dl", "counters");
+  const internal = new Set(m.labels.internal || []);  // (bookkeeping, on a piece as in a badge: never shown)
   for (const [c, v] of entries) {
-    if (v === null || (typeof v === "string" && !worthShowing(v, m))) continue;
+    if (internal.has(c) || v === null || (typeof v === "string" && !worthShowing(v, m))) continue;
     const seat = typeof v === "string" && m.seats.some((s) => s.seat === v);
     if (seat && v === owner) continue;
     const dt = el("dt", seat ? "of-seat" : "", say(m.labels.counters[c], c));
