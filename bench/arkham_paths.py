@@ -7,7 +7,9 @@ Plays the same games as `rulepress balance content/arkham-horror` with the same 
 the content's own log lines in each: how the investigators won (the last gate closed, six
 Elder Signs, the Ancient One banished), what awakened it (too many gates, Arkham overrun,
 no gate tokens, an empty cup, else the doom track), and the gates closed and sealed a game.
-`rulepress balance` gives the win rate with its interval; this says which way the games go
+`--step` plays them decision by decision instead, so searching agents keep no memory of what
+they saw (other games, same seeds). `rulepress balance` gives the win rate with its interval;
+this says which way the games go
 (content/arkham-horror/COVERAGE.md, "How it plays").
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from rulepress.compiler.pipeline import compile_game  # noqa: E402
-from rulepress.runtime.agents import make, play_out  # noqa: E402
+from rulepress.runtime.agents import make, play_out, step  # noqa: E402
 from rulepress.runtime.flow import new_game  # noqa: E402
 from rulepress.runtime.simulate import seat_agents  # noqa: E402
 from rulepress.runtime.tables import Game  # noqa: E402
@@ -46,6 +48,8 @@ def main():
     ap.add_argument("--players", type=int, default=1)
     ap.add_argument("--agent", default="greedy")
     ap.add_argument("--game", default=os.path.join(ROOT, "content", "arkham-horror"))
+    ap.add_argument("--step", action="store_true",
+                    help="play decision by decision (runtime.agents.step), so searching agents keep no memory of what they saw")
     a = ap.parse_args()
     text, _gid, report = compile_game(a.game)
     if text is None:
@@ -56,7 +60,11 @@ def main():
         s = f"{a.seed}:{i}"
         st = new_game(game, a.players, s, None)
         agents = {p: make(kind, f"{s}:{p}") for p, kind in seat_agents(a.agent, st["players"]).items()}
-        play_out(game, st, agents)
+        if a.step:
+            while st["pending"] is not None:
+                step(game, st, agents)
+        else:
+            play_out(game, st, agents)
         said = list(lines(st))
         win = next((w for k, w in WINS.items() if any(x.startswith(k) for x in said)), None)
         paths[win or "the Ancient One wins"] += 1
