@@ -36,9 +36,8 @@ def play(game, i, seed, players, agent) -> dict:
     s = f"{seed}:{i}"
     st = new_game(game, players, s, None)
     agents = {p: make(kind, f"{s}:{p}") for p, kind in seat_agents(agent, st["players"]).items()}
-    th = st["things"]
-    det = {p: th[p]["counters"]["det"] for p in st["players"]}
-    uses, entered = [], {th[d]["zone"] for d in det.values()}
+    det = {p: st["things"][p]["counters"]["det"] for p in st["players"]}
+    uses, entered = [], {st["things"][d]["zone"] for d in det.values()}
     m = Match(game, st)
     if any(getattr(a, "remembers", False) for a in agents.values()):  # as runtime.agents.play_out
         visibility.remember(st)
@@ -49,9 +48,10 @@ def play(game, i, seed, players, agent) -> dict:
                 break
             c = ask(game, st, agents[p], p, dec.options_for(p))
             if c == "use_location":
-                uses.append(th[det[p]]["zone"])
+                uses.append(st["things"][det[p]]["zone"])
             m.apply(p, c)
-            entered.update(th[d]["zone"] for d in det.values())
+            entered.update(st["things"][d]["zone"] for d in det.values())  # (the state's dicts are replaced as it changes)
+    th = st["things"]
     return {"i": i, "det": det, "winners": st["winners"], "scores": st["scores"],
             "murderer": st["game_counters"].get("murderer"), "margin": st["game_counters"].get("margin"),
             "uses": uses, "entered": sorted(entered),
@@ -71,6 +71,7 @@ def main():
     ap.add_argument("--seed", default="1")
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--agent", default="mcts:10")
+    ap.add_argument("--first", type=int, default=0, help="start at game FIRST (to add games to a run)")
     ap.add_argument("--jsonl", help="also write each game's record here, a line each")
     ap.add_argument("--game", default=os.path.join(ROOT, "content", "android"))
     a = ap.parse_args()
@@ -81,7 +82,7 @@ def main():
     significant = [k for k in game.locations if game.attrs_of.get(k, {}).get("significant")]
     games = []
     out = open(a.jsonl, "w") if a.jsonl else None
-    for i in range(a.n):
+    for i in range(a.first, a.first + a.n):
         r = play(game, i, a.seed, a.players, a.agent)
         games.append(r)
         if out:
