@@ -105,7 +105,7 @@ def tables(duel):
 # parametrized test) or with its case.
 LONGEST = {
     "tests/test_table_screens.py::test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_ids": 30,
-    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": 19,  # (prints for the group "pdfs")
+    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": 10,  # (prints for the group "pdfs")
     "tests/test_wheel.py::test_the_wheel_holds_one_package_with_its_data_and_nothing_made": 7,  # (builds and installs)
     "tests/test_wheel.py::test_every_command_works_on_a_game_outside_the_repository": 13,
     "tests/test_search.py::test_mcts_beats_random_head_to_head[android]": 9.5,
