@@ -105,7 +105,7 @@ def tables(duel):
 # parametrized test) or with its case.
 LONGEST = {
     "tests/test_table_screens.py::test_every_content_games_table_is_pictured_and_the_russian_page_has_no_raw_ids": 30,
-    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": 19,  # (prints for the group "pdfs")
+    "tests/test_print.py::test_every_game_prints_a_rulebook_and_its_cards": 10,  # (prints for the group "pdfs")
     "tests/test_wheel.py::test_the_wheel_holds_one_package_with_its_data_and_nothing_made": 7,  # (builds and installs)
     "tests/test_wheel.py::test_every_command_works_on_a_game_outside_the_repository": 13,
     "tests/test_search.py::test_mcts_beats_random_head_to_head[android]": 9.5,
@@ -113,7 +113,6 @@ LONGEST = {
     "tests/test_table_browser.py::test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand": 9,
     "tests/test_table_faces.py::test_faces_are_made_from_the_games_templates_in_both_languages": 8,
     "tests/test_table_browser.py::test_two_seats_see_each_other_on_camera": 7,
-    "tests/test_tts.py::test_print_tts_writes_a_grid_per_deck_a_back_and_a_saved_object_tts_loads[content/night-city]": 5.5,
     "tests/test_table_server.py::test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking": 6,
     "tests/test_hostile_cli.py::test_ctrl_c_stops_simulate_with_130_reports_the_games_finished_and_leaves_no_process": 4,
     "tests/test_schema_check.py::test_the_fast_schema_check_agrees_with_the_explaining_one": 5,

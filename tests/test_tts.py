@@ -51,16 +51,51 @@ def _check_shape(doc):
             assert place < deck["NumWidth"] * deck["NumHeight"]
 
 
-@pytest.mark.parametrize("game", ["docs/examples/love-letter", "content/night-city"])
+# Two decks, a pile of cards of no deck and a card alone (a lone Card object, not a deck):
+# the tutorial's race with a second deck and two cards more. (Night City was the game of
+# several piles: its 28 faces took three times as long and it has no card alone.)
+PILES = """decks:
+  - id: hazards
+    name: {en: Hazards, ru: Помехи}
+cards:
+  - id: pothole
+    name: {en: Pothole, ru: Выбоина}
+    deck: hazards
+    count: 2
+    attrs: {speed: 0}
+  - id: fog
+    name: {en: Fog, ru: Туман}
+    deck: hazards
+    attrs: {speed: 0}
+  - id: trophy
+    name: {en: Trophy, ru: Кубок}
+    attrs: {speed: 0}
+"""
+
+
+def _game(game, tmp_path) -> str:
+    if game != "several-piles":
+        return os.path.join(ROOT, game)
+    folder = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs", "tutorial", "race"), folder, ignore=shutil.ignore_patterns("scenarios"))
+    (folder / "piles.yaml").write_text(PILES, encoding="utf-8")
+    return str(folder)
+
+
+@pytest.mark.parametrize("game", ["docs/examples/love-letter", "several-piles"])
 def test_print_tts_writes_a_grid_per_deck_a_back_and_a_saved_object_tts_loads(game, tmp_path):
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["print", os.path.join(ROOT, game), "--tts", "-o", str(out), "--no-rulebook",
+    folder = _game(game, tmp_path)
+    result = CliRunner().invoke(main, ["print", folder, "--tts", "-o", str(out), "--no-rulebook",
                                        "--tts-url", "https://example.org/decks"])  # (the rulebook is test_print's)
     assert result.exit_code == 0, result.output
-    t = tables_of(game)
+    t = tables_of(folder)
     gid = t["game"]["id"]
     doc = json.loads((out / f"{gid}.tts.en.json").read_text(encoding="utf-8"))
     _check_shape(doc)
+    if game == "several-piles":
+        assert [(o["Name"], o["Nickname"]) for o in doc["ObjectStates"]] == \
+            [("DeckCustom", "Boosts"), ("DeckCustom", "Hazards"), ("Card", "Trophy")]
     protos = {k: p for k, p in t["protos"].items() if p.get("section") == "cards"}
     # every copy of every card is in the saved object, under its name
     names = sorted(c["Nickname"] for obj in doc["ObjectStates"]
