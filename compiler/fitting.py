@@ -12,6 +12,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from .cards import ART_SHARE, BLEED, FIT_SIZES, SAFE, CardSize, card_faces, face_warnings, render_cards
+from .pagefiles import game_files
 from .pictures import Pictures
 
 PX = 25.4 / 96    # mm in a CSS pixel
@@ -30,7 +31,7 @@ def _overflows(tables, lang, folder, faces: list, size: CardSize) -> dict[str, f
     finally:
         for f in faces:
             f["fit_end"] = ""
-    doc = weasyprint.HTML(string=html_text, base_url=folder or ".").render()
+    doc = weasyprint.HTML(string=html_text, base_url=folder or ".", url_fetcher=game_files(folder or ".")).render()
     bottom = BLEED + size.h - SAFE - STAMP_ROOM
     out = {}
     for page, f in zip(doc.pages, faces):

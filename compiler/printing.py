@@ -11,6 +11,7 @@ from .cards import CardSize, card_hash, card_ids, card_size, render_cards
 from .components import render_components
 from .content import UsageError, shown_path
 from .fitting import fitted_faces
+from .pagefiles import game_files
 from .tts import write_tts
 from .pipeline import compile_game
 from .revisions import RevisionError, export, temporary
@@ -25,31 +26,9 @@ class PrintError(Exception):
 
 def _pdf(html_text: str, base: str, path: str) -> str:
     import weasyprint  # imported here: the rest of the compiler works without the PDF libraries
-    page = weasyprint.HTML(string=html_text, base_url=base, url_fetcher=_game_files(base))
+    page = weasyprint.HTML(string=html_text, base_url=base, url_fetcher=game_files(base))
     put(path, page.write_pdf())  # (never through a link: see writing)
     return path
-
-
-def _game_files(folder: str):
-    """What a printed page may fetch (images, style sheets): regular files inside the game
-    folder and `data:` URLs, nothing else. A game's template is content, and must not put
-    the user's other files, or what some server answers, into a PDF."""
-    import mimetypes
-    from urllib.parse import unquote, urlsplit
-    from weasyprint.urls import URLFetcher, URLFetcherResponse
-
-    class GameFiles(URLFetcher):
-        def fetch(self, url, headers=None):
-            if url.startswith("file:"):  # (read as every file of a game is: source.read_bytes)
-                path = unquote(urlsplit(url).path)
-                try:
-                    body = read_bytes(path, within=folder)
-                except NotReadable as exc:
-                    raise ValueError(f"not a file of the game: {url}: {exc}") from None
-                kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
-                return URLFetcherResponse(url, body=body, headers={"Content-Type": kind})
-            return super().fetch(url, headers)
-    return GameFiles(allowed_protocols=("file", "data"))
 
 
 def game_tables(folder: str) -> dict:

@@ -222,12 +222,12 @@ def test_the_reader_refuses_what_leaves_its_folder_and_reads_what_does_not(tmp_p
 
 def test_a_printed_page_fetches_only_regular_files_inside_the_game(game, outside):
     pytest.importorskip("weasyprint")
-    from rulepress.compiler.printing import _game_files
+    from rulepress.compiler.pagefiles import game_files
     (game / "art").mkdir(exist_ok=True)
     (game / "art" / "style.css").write_text("p { color: red }\n", encoding="utf-8")
     os.symlink(outside / "secret.txt", game / "art" / "linked.css")
     os.mkfifo(game / "art" / "pipe.css")
-    fetcher = _game_files(str(game))
+    fetcher = game_files(str(game))
     response = fetcher.fetch((game / "art" / "style.css").as_uri())
     assert response.read() == b"p { color: red }\n"
     for url in ((game / "art" / "linked.css").as_uri(), (game / "art" / "pipe.css").as_uri(), "file:///etc/passwd",
@@ -237,6 +237,43 @@ def test_a_printed_page_fetches_only_regular_files_inside_the_game(game, outside
         assert SECRET not in str(refusal.value)
     with pytest.raises(ValueError):
         fetcher.fetch("http://example.invalid/x.css")
+
+
+def test_measuring_a_card_fetches_nothing_a_printed_page_may_not(game, outside):
+    """The fit lays each face out before it is printed: what it loads is what a printed page
+    may, never a server's answer or a file outside the game."""
+    pytest.importorskip("weasyprint")
+    import http.server
+    import json
+    import threading
+    from rulepress.compiler.fitting import fitted_faces
+    from rulepress.compiler.pipeline import compile_game
+    asked = []
+
+    class Server(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/css")
+            self.end_headers()
+            self.wfile.write(b"p { font-size: 90pt }\n")
+
+        def log_message(self, *args):
+            pass
+    server = http.server.HTTPServer(("127.0.0.1", 0), Server)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        (game / "templates").mkdir(exist_ok=True)
+        (game / "templates" / "card.html.j2").write_text(
+            f'<link rel="stylesheet" href="http://127.0.0.1:{server.server_port}/x.css">'
+            f'<img src="{(outside / "secret.txt").as_uri()}"><p>{{{{ c.name }}}}</p>{{{{ c.fit_end }}}}\n',
+            encoding="utf-8")
+        text, _gid, report = compile_game(str(game))
+        assert text is not None, [d.text() for d in report.sorted()]
+        faces = fitted_faces(json.loads(text), "en", str(game))
+    finally:
+        server.shutdown()
+    assert faces and asked == []
 
 
 def test_a_worked_example_linked_outside_never_reaches_the_rulebook(game, tmp_path, outside):
