@@ -406,3 +406,43 @@ def test_a_bot_term_that_cannot_be_worked_out_is_said_not_ignored(tmp_path):
     with pytest.raises(GameFault, match="division by zero") as fault:
         play_out(game, st, {p: make("mcts:5", p) for p in st["players"]})
     assert str(fault.value).startswith("game.yaml:")
+
+
+# ---- ties ----------------------------------------------------------------------------------
+
+ALIKE = """\
+game:
+  id: alike
+  name: {en: Alike, ru: Одинаково}
+  version: 1
+  players: {min: 2, max: 2}
+counters:
+  - id: vp
+    name: {en: Victory points, ru: Победные очки}
+    of: player
+actions:
+  - {id: north, name: {en: North, ru: Север}, effect: "gain 1 vp"}
+  - {id: east, name: {en: East, ru: Восток}, effect: "gain 1 vp"}
+  - {id: south, name: {en: South, ru: Юг}, effect: "gain 1 vp"}
+flow:
+  first_player: random
+  rounds: 1
+  phases:
+    - {id: turns, name: {en: Turns, ru: Ходы}, mode: turns, max_actions: 1}
+scoring:
+  score: player.vp
+  tie: share
+"""
+
+
+def test_a_search_between_options_alike_takes_any_not_the_first_declared(tmp_path):
+    (tmp_path / "game.yaml").write_text(ALIKE)
+    game = game_from(str(tmp_path))
+    picks = []
+    for seed in range(24):
+        st = new_game(game, 2, seed)
+        seat = _decider(st)
+        opts = [o for o in choices(game, st, seat) if o["id"] != "pass"]
+        # three playouts, each option searched once and worth the same: a tie on every count
+        picks.append(MctsAgent(seed, "3:depth0").choose(game, Seen(game, st, seat), seat, opts))
+    assert set(picks) == {"north", "east", "south"}, picks
