@@ -162,9 +162,9 @@ balance-arkham: $(VENV)/.extra-balance
 # the figures of the "How it plays" sections of content/*/COVERAGE.md, each with the command
 # that section quotes (slow: search bots take about an hour on two cores; not in `make test`)
 balance-figures: $(VENV)/.extra-balance
-	$(BIN)/rulepress balance content/night-city -n 40 --players 2 --players 4 --agent greedy --seed 7 --no-coverage
-	$(BIN)/rulepress balance content/night-city -n 20 --players 2 --agent mcts:10 --seed 7 --no-coverage
-	$(BIN)/rulepress balance content/night-city -n 12 --players 4 --agent mcts:10 --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/night-city -n 60 --players 2 --players 4 --agent greedy --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/night-city -n 200 --players 2 --agent mcts:10:depth1 --seed 7 --no-coverage
+	$(BIN)/rulepress balance content/night-city -n 200 --players 4 --agent mcts:10:depth1 --seed 7 --no-coverage
 	$(BIN)/rulepress balance content/study-in-emerald -n 30 --players 2 --players 4 --agent greedy --seed 1 --no-coverage
 	$(BIN)/rulepress balance content/study-in-emerald -n 6 --players 4 --agent mcts:10 --seed 1 --no-coverage
 	$(BIN)/rulepress balance content/android -n 60 --players 2 --agent mcts:10 --seed 1 --no-coverage
