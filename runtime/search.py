@@ -43,6 +43,7 @@ EXPLORE = 0.7  # UCB's exploration weight, on values scaled to 0..1 at each node
 WIN = 100.0  # what winning the game is worth, in the heuristic's units
 GREEDY_WIDTH = 8  # options a greedy rollout tries at one decision (a sample of them where more): a copy and an evaluation each
 ROLLOUTS = ("random", "greedy")
+DECLINE = ("pass", "no", "none")  # the options that decline: a pass, a `may` answered no, `or none`
 
 
 class Budget(NamedTuple):
@@ -185,12 +186,19 @@ class MctsAgent:
             dice = rng.below(self.st, 1 << 62)  # each playout's dice of its own
             self._playout(game, worlds[w], w, dice, seat, root)
             done += 1
-        best = None
-        for k in ids:  # the most searched option; between equals the better, then the first
-            c = root.children.get(k)
-            if c is not None and c.visits and (best is None or (c.visits, c.mean(seat)) > (best[1].visits, best[1].mean(seat))):
-                best = (k, c)
-        return best[0] if best is not None else ids[rng.below(self.st, len(ids))]
+        # The most searched option; between equals the better; between options alike in
+        # both, one drawn at random (taking the first would favour whatever the content
+        # declares first, the first location say: searches of a few playouts tie often),
+        # but doing something before declining (a pass, a `may` answered no, `or none`).
+        ranked = {k: (c.visits, c.mean(seat)) for k in ids
+                  if (c := root.children.get(k)) is not None and c.visits}
+        if not ranked:
+            return ids[rng.below(self.st, len(ids))]
+        top = max(ranked.values())
+        best = [k for k in ids if ranked.get(k) == top]
+        acting = [k for k in best if k not in DECLINE]
+        best = acting or best
+        return best[0] if len(best) == 1 else best[rng.below(self.st, len(best))]
 
     # ---- one playout ------------------------------------------------------------
 
