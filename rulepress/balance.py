@@ -78,11 +78,13 @@ def ending_words(game, by: str, said: str = "") -> str:
     or the line the content logged before its `end game`."""
     flow = game.data.get("flow") or {}
     if by == "end condition" and flow.get("end") is not None:
-        from .compiler.render import expr_text  # the rulebook's words for the condition
-        try:
-            words = expr_text(flow["end"], game.data, "en")
-        except Exception:  # a courtesy: the position says it otherwise
-            words = ""
+        words = (flow.get("end_text") or {}).get("en", "")  # the content's own words first
+        if not words:
+            from .compiler.render import expr_text  # the rulebook's words for the condition
+            try:
+                words = expr_text(flow["end"], game.data, "en")
+            except Exception:  # a courtesy: the position says it otherwise
+                words = ""
         if words:
             return f"the end condition: {words[:1].lower()}{words[1:]}"
     if by == "last round":

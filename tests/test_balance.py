@@ -180,6 +180,9 @@ def test_endings_are_said_in_words_and_compared_things_by_name(tmp_path, capsys,
         "the end condition: for at least one player, the Position of that player is at least 20"
     assert ending_words(race, "last round") == "after the last round (round 30)"
     assert ending_words(race, "end game", "the tension boils over") == "`end game`: the tension boils over"
+    night_city = game_from("content/night-city")  # its `end_text`, not the condition read out
+    assert ending_words(night_city, "end condition") == \
+        "the end condition: a gang has 25 reputation or more; the current gang's turn is finished first"
     a, b = _copy(tmp_path, "a"), _copy(tmp_path, "b", SEAT_1_BONUS)
     code, out, _ = rulepress(capsys, monkeypatch, "balance", a, b, "-n", 20, "--json", "--no-coverage")
     c = json.loads(out)["reports"][0]["compare"]
