@@ -196,30 +196,30 @@ scoring:
 """
 
 
+def _named(game, told, monkeypatch, seeds=range(10)) -> int:
+    """Points scored over `seeds` by two searching seats that name a card they saw: the
+    worlds dealt by what each seat knows (`told`) or blind."""
+    from rulepress.runtime import visibility
+    from rulepress.runtime.agents import play_out
+    from rulepress.runtime.search import MctsAgent
+    monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: sample(g, st, seat, r, lean, told))
+    got = 0
+    for s in seeds:
+        st = remember(new_game(game, 2, s))
+        play_out(game, st, {p: MctsAgent(f"{s}:{p}", "30") for p in st["players"]})
+        got += sum(st["scores"].values())
+    return got
+
 def test_a_searched_player_names_the_card_it_was_shown_and_one_that_forgets_guesses(tmp_path, monkeypatch):
     """Each player is shown its card, decides, sees it hidden again and names it. The search
     that deals its worlds by what its seat knows names it every time; the same search
     dealing blind names it about one time in four (in the worlds dealt before, it was
     a guess)."""
-    from rulepress.runtime import visibility
-    from rulepress.runtime.agents import play_out
-    from rulepress.runtime.search import MctsAgent
     (tmp_path / "recall").mkdir()
     (tmp_path / "recall" / "game.yaml").write_text(RECALL)
     game = game_from(str(tmp_path / "recall"))
-    real = visibility.sample
-
-    def right(told, seeds):
-        monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
-        got = 0
-        for s in seeds:
-            st = remember(new_game(game, 2, s))
-            play_out(game, st, {p: MctsAgent(f"{s}:{p}", "30") for p in st["players"]})
-            got += sum(st["scores"].values())
-        return got
-    seeds = range(10)
-    assert right(True, seeds) == 20
-    assert right(False, seeds) <= 12
+    assert _named(game, True, monkeypatch) == 20
+    assert _named(game, False, monkeypatch) <= 12
 
 
 PILE = """\
@@ -271,25 +271,11 @@ def test_a_searched_player_names_a_card_it_saw_shuffled_into_the_deck(tmp_path, 
     each names a card in the deck. The search that deals its worlds by what its seat knows
     (the card is in the deck, somewhere) names it every time; the same search dealing blind
     (the card may be in the box as well) is right about one time in two."""
-    from rulepress.runtime import visibility
-    from rulepress.runtime.agents import play_out
-    from rulepress.runtime.search import MctsAgent
     (tmp_path / "pile").mkdir()
     (tmp_path / "pile" / "game.yaml").write_text(PILE)
     game = game_from(str(tmp_path / "pile"))
-    real = visibility.sample
-
-    def right(told, seeds):
-        monkeypatch.setattr(visibility, "sample", lambda g, st, seat, r, lean=False: real(g, st, seat, r, lean, told))
-        got = 0
-        for s in seeds:
-            st = remember(new_game(game, 2, s))
-            play_out(game, st, {p: MctsAgent(f"{s}:{p}", "30") for p in st["players"]})
-            got += sum(st["scores"].values())
-        return got
-    seeds = range(10)
-    assert right(True, seeds) == 20
-    assert right(False, seeds) <= 14
+    assert _named(game, True, monkeypatch) == 20
+    assert _named(game, False, monkeypatch) <= 14
 
 
 def test_a_dealt_world_carries_what_its_seat_knows_and_nothing_the_others_do(lanterns):
