@@ -120,12 +120,9 @@ class GreedyAgent(Agent):
         for k in range(self.samples if seen.hides() else 1):
             world = seen.sample(self.dealer)
             for o in options:
-                trial = branch(world)
-                try:
-                    apply(game, trial, visibility.resolve(trial, o["id"]), seat)
-                    self.finish(game, trial, seat)
-                except Exception:
-                    continue
+                trial = branch(world)  # (a fault here is the content's, as in a search's playout: raised)
+                apply(game, trial, visibility.resolve(trial, o["id"]), seat)
+                self.finish(game, trial, seat)
                 totals[o["id"]] = totals.get(o["id"], 0) + self.score(game, trial, seat)
             if k == 0 and len(set(totals.values())) <= 1:
                 break  # a first deal that separates no option is taken to mean the heuristic does not care here

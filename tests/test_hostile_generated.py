@@ -191,6 +191,7 @@ DEEP = ("actions:\n  - id: sneak\n    name: {en: Sneak, ru: Sneak}\n    effect: 
     (["simulate", "-n", "2"], True), (["simulate", "-n", "1", "--agent", "mcts:5"], True),
     # depth 1: only the playouts that try the action meet the fault; they say it too
     (["simulate", "-n", "1", "--agent", "mcts:5:depth1"], True),
+    (["simulate", "-n", "1", "--agent", "greedy"], True),  # (its trial of each option meets it too)
     (["secrets", "-n", "1"], False),  # (a game its fault ended leaks nothing: only that is said)
     (["coverage", "-n", "1"], True)])
 def test_an_expression_that_would_take_hours_ends_each_command_quickly(tmp_path, command, says):
