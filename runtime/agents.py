@@ -108,10 +108,7 @@ class GreedyAgent(Agent):
         expr = game.heuristic or game.scoring.get("score")
         if expr is None:
             return 0
-        try:
-            return num(Interp(game, st).ev(expr, {"player": seat}))
-        except Exception:  # a heuristic that cannot be evaluated here says nothing
-            return 0
+        return num(Interp(game, st).ev(expr, {"player": seat}))  # (a fault is the content's: raised, as in search)
 
     def choose(self, game, seen, seat, options):
         if len(options) == 1:

@@ -70,3 +70,12 @@ def test_greedy_bots_still_play_the_same_game_from_the_same_seed(toll):
         play_out(toll, st, {p: make("greedy", f"5:{p}") for p in st["players"]})
         runs.append(st["history"])
     assert runs[0] == runs[1]
+
+
+def test_a_heuristic_that_faults_is_said_not_read_as_nothing(tmp_path):
+    from rulepress.runtime.interpreter import GameFault
+    (tmp_path / "game.yaml").write_text(TOLL.replace("  players: {min: 2, max: 2}\n", "  players: {min: 2, max: 2}\n  heuristic: player.vp / (player.vp - player.vp)\n"))
+    game = game_from(str(tmp_path))
+    st = new_game(game, 2, 0)
+    with pytest.raises(GameFault, match="game.yaml"):
+        play_out(game, st, {p: make("greedy", f"0:{p}") for p in st["players"]})
