@@ -2,6 +2,7 @@ import functools
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -204,6 +205,13 @@ def rulepress(capsys, monkeypatch, *args):
         run()
     out = capsys.readouterr()
     return ended.value.code, out.out, out.err
+
+
+def ctrl_c_acted_on():
+    """`preexec_fn` of a child a test interrupts as Ctrl-C does: SIGINT back to its default,
+    for a suite started with it ignored (`make test &` in a script: its children inherit that,
+    and a Python started so never raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def one_line(err: str) -> str:

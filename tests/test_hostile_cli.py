@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import rulepress, one_line
+from conftest import ctrl_c_acted_on, rulepress, one_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUEL = os.path.join(ROOT, "tests", "games", "duel")
@@ -319,7 +319,8 @@ def test_ctrl_c_stops_simulate_with_130_reports_the_games_finished_and_leaves_no
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
     proc = subprocess.Popen([RULEPRESS, "simulate", DUEL, "-n", "100000", *options],
-                            stdout=subprocess.PIPE, stderr=slave, text=True, start_new_session=True, cwd=ROOT, env=env)
+                            stdout=subprocess.PIPE, stderr=slave, text=True, start_new_session=True, cwd=ROOT, env=env,
+                            preexec_fn=ctrl_c_acted_on)
     os.close(slave)
     seen = b""
     try:
@@ -390,7 +391,8 @@ def _read_until(proc, marker: bytes, seconds: float = 60) -> bytes:
 @pytest.mark.parametrize("bots,prompt", [("p2", b"> "), ("", b"press Enter")], ids=["action prompt", "pass screen"])
 def test_ctrl_c_at_the_play_prompt_ends_with_130(bots, prompt):
     proc = subprocess.Popen([RULEPRESS, "play", DUEL, "--seed", "1", "--bots", bots], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, cwd=ROOT,
+                            preexec_fn=ctrl_c_acted_on)
     try:
         _read_until(proc, prompt)  # the prompt waits for a person
         os.killpg(proc.pid, signal.SIGINT)
@@ -515,7 +517,7 @@ def test_serve_ends_with_130_on_ctrl_c(tmp_path):
     rulepress_bin = os.path.join(os.path.dirname(sys.executable), "rulepress")
     duel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "games", "duel")
     server = subprocess.Popen([rulepress_bin, "serve", duel, "--port", str(port), "--db", str(tmp_path / "t.db")],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_acted_on,
                               env=dict(os.environ, RULEPRESS_CACHE_DIR=str(tmp_path / "cache")))
     try:
         deadline = time.monotonic() + 60

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from conftest import ctrl_c_acted_on
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -17,7 +19,7 @@ class Watching:
     def __init__(self, cwd, *args):
         self.proc = subprocess.Popen([sys.executable, "-u", "-m", "rulepress", "watch", *args], cwd=cwd,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=dict(os.environ, RULEPRESS_CACHE_DIR=os.path.join(cwd, ".cache")))
+                                     preexec_fn=ctrl_c_acted_on, env=dict(os.environ, RULEPRESS_CACHE_DIR=os.path.join(cwd, ".cache")))
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=lambda: [self.lines.put(ln) for ln in self.proc.stdout], daemon=True).start()
 
