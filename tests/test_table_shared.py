@@ -173,6 +173,30 @@ def test_a_write_undone_by_a_deadlock_with_another_process_is_written_again(pg):
         store.close()
 
 
+def test_a_store_that_listens_closes_at_once_not_at_its_listeners_next_look(pg, monkeypatch):
+    """A server stopping (or a test's store) closes its store at once: the listener is woken,
+    not waited for until its next look. Two stores on one database: closing one does not
+    wake the other's listener with a change that was not made."""
+    import threading
+    from rulepress.table import pgstore
+
+    monkeypatch.setattr(pgstore, "LISTEN_POLL", 600.0)
+    heard = {"a": [], "b": []}
+    a, b = pgstore.PgStore(pg), pgstore.PgStore(pg)
+    a.listen(heard["a"].append)
+    b.listen(heard["b"].append)
+    time.sleep(0.5)  # (both listening)
+    closing = threading.Thread(target=a.close, daemon=True)
+    closing.start()
+    closing.join(60)
+    try:
+        assert not closing.is_alive(), "close waited for the listener's next look"
+        assert not a._listener.is_alive()
+        assert heard == {"a": [], "b": []}
+    finally:
+        b.close()
+
+
 def test_a_race_between_processes_is_settled_by_the_store(pg):
     """Two seats join the last free seats through two processes at once, and two hosts' actions
     cross: the store takes one change at each version, and the loser sees the table as it is."""

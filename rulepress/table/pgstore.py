@@ -15,6 +15,8 @@ statement timeout; a lost connection is made again at the next change or look.
 """
 from __future__ import annotations
 
+import contextlib
+import secrets
 import threading
 
 import psycopg
@@ -23,7 +25,7 @@ from .store import CHANNEL, SCHEMA, Store, _settle_all
 
 CONNECT_SECONDS = 10
 STATEMENT_MS = 10_000
-LISTEN_POLL = 1.0  # seconds between the listener's looks at whether it should stop
+LISTEN_POLL = 1.0  # seconds between the listener's looks at whether it should stop (close wakes it at once)
 
 # the SQLite schema's types where PostgreSQL names them otherwise
 PG_SCHEMA = SCHEMA.replace(" REAL ", " DOUBLE PRECISION ").replace(" INTEGER ", " BIGINT ")
@@ -54,6 +56,8 @@ class PgStore(Store):
         self._read_lock = threading.Lock()
         self._listener = None
         self._closing = threading.Event()
+        # close() wakes this store's listener here rather than wait out its poll
+        self._stop_channel = f"rulepress_stop_{secrets.token_hex(8)}"
         self._start_writer(None)
 
     def _connect(self):
@@ -65,6 +69,8 @@ class PgStore(Store):
         self._writes.put(None)
         self._writer.join(10)
         if self._listener is not None:
+            with self._read_lock, contextlib.suppress(psycopg.Error):
+                self._read.execute(f"NOTIFY {self._stop_channel}")
             self._listener.join(LISTEN_POLL * 3)
         with self._read_lock:
             self._read.close()
@@ -131,10 +137,13 @@ class PgStore(Store):
                 try:
                     with self._connect() as conn:
                         conn.execute(f"LISTEN {CHANNEL}")
+                        conn.execute(f"LISTEN {self._stop_channel}")
                         if lost:
                             callback(None)
                         while not self._closing.is_set():
                             for note in conn.notifies(timeout=LISTEN_POLL, stop_after=BATCH_NOTES):
+                                if note.channel != CHANNEL:
+                                    break  # (close() is stopping this store)
                                 callback(note.payload)
                 except psycopg.Error:
                     lost = True
