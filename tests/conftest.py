@@ -114,6 +114,7 @@ LONGEST = {
     "tests/test_table_browser.py::test_two_seats_play_to_a_gunfight_and_each_sees_only_its_own_hand": 9,
     "tests/test_table_faces.py::test_faces_are_made_from_the_games_templates_in_both_languages": 8,
     "tests/test_table_browser.py::test_two_seats_see_each_other_on_camera": 7,
+    "tests/test_cluster.py::test_a_cluster_started_with_ray_start_plays_the_games_played_here": 20,  # (waits on Ray's start)
     "tests/test_table_server.py::test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking": 6,
     "tests/test_hostile_cli.py::test_ctrl_c_stops_simulate_with_130_reports_the_games_finished_and_leaves_no_process": 4,
     "tests/test_schema_check.py::test_the_fast_schema_check_agrees_with_the_explaining_one": 5,
@@ -138,10 +139,17 @@ LONGEST = {
 }
 
 # Tests one worker runs together, for what they share that is costly to make: a test's name
-# (as above) -> its group, the group of each case its own. The faces test_cards fits are made
-# once a worker; the PDFs test_print reads and the wheel test_wheel installs are made once a
-# run, under a lock that a second worker asking meanwhile would only wait on.
+# (as above) or a module's path -> its group, the group of each case its own. The faces
+# test_cards fits are made once a worker; the PDFs test_print reads and the wheel test_wheel
+# installs are made once a run, under a lock that a second worker asking meanwhile would only
+# wait on. A module whose fixture starts processes that live as long as the module (a browser
+# and a table server, Ray, a PostgreSQL cluster) is one unit: split over two workers its
+# fixture was made on each, and lived on, browsers and all, while hundreds of other tests ran.
 TOGETHER = {
+    "tests/test_table_browser.py": "browser table",
+    "tests/test_cluster.py": "ray",
+    "tests/test_table_shared.py": "postgres shared",
+    "tests/test_hostile_store.py": "postgres store",
     "tests/test_cards.py::test_no_content_card_is_too_long_or_holds_a_character_no_font_draws": "faces",
     "tests/test_cards.py::test_every_card_text_fits_its_face_at_a_readable_size_when_laid_out": "faces",
     "tests/test_cards.py::test_no_face_is_more_than_40_percent_empty_on_the_rendered_page": "faces",
@@ -155,7 +163,7 @@ TOGETHER = {
 
 
 def _named(table: dict, nodeid: str):
-    return table.get(nodeid, table.get(nodeid.split("[")[0]))
+    return table.get(nodeid, table.get(nodeid.split("[")[0], table.get(nodeid.split("::")[0])))
 
 
 def work_unit(nodeid: str) -> str:
@@ -163,6 +171,8 @@ def work_unit(nodeid: str) -> str:
     group = _named(TOGETHER, nodeid)
     if group is None:
         return nodeid
+    if nodeid.split("::")[0] in TOGETHER:
+        return group  # (a module's tests, every case with them)
     return group + ("[" + nodeid.split("[", 1)[1] if "[" in nodeid else "")
 
 
