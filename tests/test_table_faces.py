@@ -15,7 +15,7 @@ from table_client import Client, app_on, close_all, hello, leak_in, night_city, 
 
 from rulepress.runtime.views import view
 from rulepress.table import limits
-from rulepress.table.faces import LANGS, Faces, back_of, card_kinds
+from rulepress.table.faces import LANGS, Faces, back_of, card_kinds, settle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -150,6 +150,25 @@ def test_faces_are_made_from_the_games_templates_in_both_languages(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "rulepress.table.faces", "-", str(tmp_path / "bad")],
                          input="[1, 2", capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_faces_another_server_finished_first_are_kept_and_an_unfinished_folder_is_replaced(tmp_path):
+    """Two servers on one cache make a game's faces at once: the second to finish keeps the
+    first's folder (its pages may be reading it) rather than delete and replace it."""
+    def made(name, done=True):
+        folder = tmp_path / name
+        os.makedirs(folder / "en")
+        (folder / "en" / "back.png").write_text(name)
+        if done:
+            (folder / "done").write_text("")
+        return str(folder)
+    target = str(tmp_path / "night-city-faces")
+    os.replace(made("first"), target)
+    settle(made("second"), target)
+    assert (tmp_path / "night-city-faces" / "en" / "back.png").read_text() == "first"
+    os.remove(os.path.join(target, "done"))  # a folder a killed process left unfinished
+    settle(made("third"), target)
+    assert (tmp_path / "night-city-faces" / "en" / "back.png").read_text() == "third"
 
 
 def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(tmp_path):

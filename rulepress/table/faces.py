@@ -46,6 +46,21 @@ def default_cache() -> str:
     return os.path.join(base, "rulepress", "faces")
 
 
+def settle(work: str, target: str) -> None:
+    """Put faces just made (`work`) in their place in the cache. Where another process (a
+    second server on the same cache) finished the same faces meanwhile, theirs are kept and
+    ours dropped: its pages may be reading them, and they are the same pictures."""
+    if os.path.isfile(os.path.join(target, "done")):
+        return
+    with contextlib.suppress(FileNotFoundError):
+        shutil.rmtree(target)  # (a folder left unfinished)
+    try:
+        os.replace(work, target)
+    except OSError:
+        if not os.path.isfile(os.path.join(target, "done")):
+            raise  # (not another process finishing first)
+
+
 def card_kinds(game) -> frozenset:
     """The kinds of thing that are cards (they have a printed face)."""
     return frozenset(k for k, p in (game.data.get("protos") or {}).items() if p.get("section") == "cards")
@@ -175,9 +190,7 @@ class Faces:
                 raise
             if self.proc.returncode != 0:
                 raise RuntimeError(err.decode("utf-8", "replace").strip().splitlines()[-1:] or "it failed")
-            with contextlib.suppress(FileNotFoundError):
-                shutil.rmtree(target)
-            os.replace(work, target)
+            settle(work, target)
             self._ready.add(game.id)
             # the same game's faces made the way an older version made them are not wanted again
             stale = f"{game.id}-{game.hash}-r"
