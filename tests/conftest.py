@@ -26,6 +26,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 CACHE_DIR = tempfile.mkdtemp(prefix="rulepress-test-cache-")
 os.environ["RULEPRESS_CACHE_DIR"] = CACHE_DIR
 os.environ.pop("RULEPRESS_NO_CACHE", None)
+# The cards' faces (the table servers' faces process, several seconds of WeasyPrint a game) are
+# made once a run: pytest-xdist's workers share the run's folder of faces, which the servers
+# keep as two servers on one cache do (table/faces.py `settle`).
+if os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(os.environ.get("RULEPRESS_TEST_FACES", "")):
+    os.symlink(os.environ["RULEPRESS_TEST_FACES"], os.path.join(CACHE_DIR, "faces"))
+elif not os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["RULEPRESS_TEST_FACES"] = os.path.join(CACHE_DIR, "faces")
+    os.makedirs(os.environ["RULEPRESS_TEST_FACES"])
 
 from rulepress.compiler.pipeline import compile_game  # noqa: E402
 from rulepress.runtime.tables import Game

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 
@@ -169,6 +170,38 @@ def test_faces_another_server_finished_first_are_kept_and_an_unfinished_folder_i
     os.remove(os.path.join(target, "done"))  # a folder a killed process left unfinished
     settle(made("third"), target)
     assert (tmp_path / "night-city-faces" / "en" / "back.png").read_text() == "third"
+
+
+def test_a_server_waits_for_the_faces_another_is_making_and_makes_none_itself(tmp_path, monkeypatch):
+    """`serve --processes 2`: both servers start with no faces; one makes them, the other
+    waits for its lock and keeps what it made."""
+    import asyncio
+    import fcntl
+    from rulepress.table import faces as faces_module
+    g = night_city()
+    waiting = Faces({g.id: g}, {}, str(tmp_path / "faces"))
+    made = []
+    monkeypatch.setattr(Faces, "_make_unlocked", lambda self, game: made.append(game.id) or asyncio.sleep(0))
+    monkeypatch.setattr(faces_module, "LOCK_POLL", 0.05)
+    os.makedirs(tmp_path / "faces")
+    other = os.open(str(tmp_path / "faces" / f".{g.id}-{g.hash}.lock"), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(other, fcntl.LOCK_EX)  # (the other server, making them)
+
+    async def both():
+        mine = asyncio.create_task(waiting.make())
+        await asyncio.sleep(0.3)
+        assert not mine.done()  # waits while the other makes them
+        os.makedirs(waiting.folder(g))
+        open(os.path.join(waiting.folder(g), "done"), "w").close()
+        os.close(other)  # (made: the lock goes)
+        await asyncio.wait_for(mine, 10)
+    asyncio.run(both())
+    assert made == [] and waiting.ready(g)
+    # with nobody else at it, a server makes them itself
+    shutil.rmtree(waiting.folder(g))
+    alone = Faces({g.id: g}, {}, str(tmp_path / "faces"))
+    asyncio.run(alone.make())
+    assert made == [g.id]
 
 
 def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(tmp_path):

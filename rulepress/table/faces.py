@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
@@ -28,10 +29,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 RENDERER = 2     # how faces are made: a change here makes every cache folder afresh
 DPI = 150        # a face 372 px wide: sharp at the table, readable when held up (zoomed)
 LANGS = ("en", "ru")
+LOCK_POLL = 0.5  # seconds between looks at whether another process still makes a game's faces
 MAKE_SECONDS = 900  # one game's faces, both languages, on a busy machine (a bound, never met)
 KEY_CHARS = 24   # hex digits of a face's key: 96 bits, never guessed
 
@@ -173,6 +176,25 @@ class Faces:
 
     async def _make_one(self, game) -> None:
         os.makedirs(self.cache, exist_ok=True)
+        # one maker at a time for a game's faces in a cache: a second server (`serve
+        # --processes 2`) waits for the first's and keeps them rather than make them again
+        lock = os.open(os.path.join(self.cache, f".{game.id}-{game.hash}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + MAKE_SECONDS
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("another process has been making them too long") from None
+                    await asyncio.sleep(LOCK_POLL)
+            if not self.ready(game):
+                await self._make_unlocked(game)
+        finally:
+            os.close(lock)  # (the lock goes with it, as it does with a process killed)
+
+    async def _make_unlocked(self, game) -> None:
         target = self.folder(game)
         work = tempfile.mkdtemp(prefix=f".{game.id}-", dir=self.cache)
         try:
