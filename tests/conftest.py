@@ -26,6 +26,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 CACHE_DIR = tempfile.mkdtemp(prefix="rulepress-test-cache-")
 os.environ["RULEPRESS_CACHE_DIR"] = CACHE_DIR
 os.environ.pop("RULEPRESS_NO_CACHE", None)
+# A server's faces process runs below the rooms (nice 10); a test that waits for the faces
+# would wait out every other test the machine runs meanwhile (55 s instead of 2.5 on a busy
+# machine), so here it runs as the tests do.
+os.environ["RULEPRESS_FACES_NICE"] = "0"
 # The cards' faces (the table servers' faces process, several seconds of WeasyPrint a game) are
 # made once a run: pytest-xdist's workers share the run's folder of faces, which the servers
 # keep as two servers on one cache do (table/faces.py `settle`).

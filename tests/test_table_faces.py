@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two
 
 from rulepress.runtime.views import view
-from rulepress.table import limits
+from rulepress.table import limits, rooms
 from rulepress.table.faces import LANGS, Faces, back_of, card_kinds, settle
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,7 +59,17 @@ def start(client, see_all=None):
     return host["code"], {"p1": a, "p2": b, None: watcher}
 
 
-def test_a_seat_is_given_faces_only_for_the_cards_it_sees_and_the_server_opens_no_other(tmp_path):
+class _FixedDeal:
+    """Room seeds of a test's own (a room's deal is otherwise new every run); tokens as ever."""
+    token_urlsafe = staticmethod(secrets.token_urlsafe)
+
+    @staticmethod
+    def token_hex(n):
+        return "5eed" * (n // 2)
+
+
+def test_a_seat_is_given_faces_only_for_the_cards_it_sees_and_the_server_opens_no_other(tmp_path, monkeypatch):
+    monkeypatch.setattr(rooms, "token_source", _FixedDeal)  # (the same game every run)
     faces = made_faces(tmp_path)
     g = night_city()
     kinds = card_kinds(g)
@@ -151,6 +162,13 @@ def test_faces_are_made_from_the_games_templates_in_both_languages(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "rulepress.table.faces", "-", str(tmp_path / "bad")],
                          input="[1, 2", capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    # the step of `nice` it runs at, when set, is a whole number from 0 to 19, or one line and exit 1
+    for nice in ("-5", "20", "x", ""):
+        wrong = subprocess.run([sys.executable, "-m", "rulepress.table.faces", "-", str(tmp_path / "nice")],
+                               input="{}", capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "RULEPRESS_FACES_NICE": nice})
+        assert wrong.returncode == 1 and wrong.stderr.startswith("RULEPRESS_FACES_NICE is"), (nice, wrong.stderr)
+        assert not os.path.exists(tmp_path / "nice")
 
 
 def test_faces_another_server_finished_first_are_kept_and_an_unfinished_folder_is_replaced(tmp_path):

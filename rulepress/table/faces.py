@@ -34,6 +34,7 @@ import time
 RENDERER = 2     # how faces are made: a change here makes every cache folder afresh
 DPI = 150        # a face 372 px wide: sharp at the table, readable when held up (zoomed)
 LANGS = ("en", "ru")
+NICE = 10  # how much lower the faces process runs than its server (RULEPRESS_FACES_NICE)
 LOCK_POLL = 0.5  # seconds between looks at whether another process still makes a game's faces
 MAKE_SECONDS = 900  # one game's faces, both languages, on a busy machine (a bound, never met)
 KEY_CHARS = 24   # hex digits of a face's key: 96 bits, never guessed
@@ -284,8 +285,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m rulepress.table.faces FOLDER|- OUT < game.json", file=sys.stderr)
         return 2
+    nice = os.environ.get("RULEPRESS_FACES_NICE", str(NICE))
+    if not (nice.isdigit() and int(nice) <= 19):
+        print(f"RULEPRESS_FACES_NICE is {nice[:20]!r}: a whole number from 0 to 19", file=sys.stderr)
+        return 1
     with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # (a background job: the rooms come first)
+        os.nice(int(nice))  # (a background job: the rooms come first)
     folder = None if argv[0] == "-" else argv[0]
     try:
         tables = json.load(sys.stdin)
