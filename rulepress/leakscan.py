@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from typing import NamedTuple
 
 from .runtime.agents import RandomAgent, step
@@ -57,9 +58,21 @@ def _static_names(game) -> set:
     return out
 
 
-def _names_of(game, eid) -> set:
-    p = game.protos.get(game.proto_of.get(eid, ""), {})
-    return {v for v in (p.get("name") or {}).values() if v}
+_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # game -> prototype -> its names
+
+
+def _names_by_proto(game) -> dict:
+    """Each prototype's names in every language, worked out once a game (a scan asks for
+    them for every thing, seat and decision)."""
+    got = _NAMES.get(game)
+    if got is None:
+        got = _NAMES[game] = {pid: frozenset(v for v in (p.get("name") or {}).values() if v)
+                              for pid, p in game.protos.items()}
+    return got
+
+
+def _names_of(game, eid) -> frozenset:
+    return _names_by_proto(game).get(game.proto_of.get(eid, ""), frozenset())
 
 
 def _walk(v, path):
@@ -133,11 +146,9 @@ def scan_state(game, st, view_fn=view, static=None, log_from=0, before=None, wit
                             kinds.add(o["id"])
                             kinds |= {n for n in (game.protos[o["id"]].get("name") or {}).values() if n}
         visible_ids = set(v.get("things", {})) if isinstance(v, dict) else set()
-        seen_names = set(static)
-        seen_protos = set()
-        for eid in visible_ids:
-            seen_names |= _names_of(game, eid)
-            seen_protos.add(game.proto_of.get(eid))
+        seen_protos = {game.proto_of.get(eid) for eid in visible_ids}
+        by_proto = _names_by_proto(game)
+        seen_names = set(static).union(*(by_proto[p] for p in seen_protos if p in by_proto))
         ids = {eid: eid for eid in hidden}
         protos = {}
         names = {}
@@ -244,7 +255,7 @@ def _rule_words(game, entry, seat, rules):
 
 
 _LOG_LINE = re.compile(r"\.log\[(\d+)\]")
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')  # every string of a JSON text
+_QUOTED = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"')  # every string of a JSON text (unrolled: 2x faster)
 
 
 # ---- refusals: what a seat is told of an answer it may not give ------------------
