@@ -57,7 +57,8 @@ def play(game, i, seed, players, agent) -> dict:
             "uses": uses, "entered": sorted(entered),
             "orgs": sorted(k for k, v in th.items() if v["zone"] == "organisations" and v["counters"].get("lines")),
             "dead": sorted(k for k, v in th.items() if v["zone"] == "lineup" and "dead" in v.get("marks", {})),
-            "leads": sum(th[p]["counters"].get("leads_followed", 0) for p in det)}
+            "leads": sum(th[p]["counters"].get("leads_followed", 0) for p in det),
+            "filed": sum(th[p]["counters"].get("evidence_filed", 0) for p in det)}
 
 
 def pct(k, n) -> str:
@@ -106,7 +107,8 @@ def main():
     print("  never entered: " + (", ".join(sorted(set(game.locations) - {l for r in games for l in r["entered"]})) or "none"))
     orgs = Counter(o for r in games for o in r["orgs"])
     print("  organisations a line reaches (games): " + (", ".join(f"{k} {v}" for k, v in sorted(orgs.items())) or "none"))
-    print(f"  suspects killed: {sum(len(r['dead']) for r in games)}; leads followed a game: {sum(r['leads'] for r in games) / n:.1f}")
+    print(f"  suspects killed: {sum(len(r['dead']) for r in games)}; leads followed a game: {sum(r['leads'] for r in games) / n:.1f}"
+          f", of them filed as evidence: {sum(r.get('filed', 0) for r in games) / n:.1f}")
 
 
 if __name__ == "__main__":
