@@ -88,6 +88,14 @@ def room_of_two(client: TestClient, name="Ann", other="Bob"):
     return host["code"], host, j.json()
 
 
+def state_of(client: TestClient, room):
+    """The room's game state, read on the server's event loop as the server reads it. A room
+    whose moves ran long is moved to a worker process of its own (a loaded machine makes any
+    room one), which answers on a pipe the loop reads: read from the test's thread, the
+    answer could be taken by the loop and the read wait out its time."""
+    return client.portal.call(lambda: room.st)
+
+
 def leak_in(game, st, frames: dict):
     """rulepress/leakscan over the frames each seat (None: a spectator) was last sent: the
     view, its options, labels, seats and log, everything of the frame."""

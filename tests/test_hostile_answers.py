@@ -15,7 +15,7 @@ import os
 import shutil
 
 import pytest
-from table_client import Client, app_on, close_all, hello, room_of_two
+from table_client import Client, app_on, close_all, hello, room_of_two, state_of
 
 from rulepress import leakscan
 from rulepress.runtime.agents import RandomAgent, step
@@ -126,7 +126,7 @@ def test_a_handle_to_a_hidden_card_sent_as_a_turn_action_is_refused_without_nami
     of a deck; the error read the card."""
     client, code, a, b = table
     room = client.app.state.tables.rooms[code]
-    game, st = room.game, room.st
+    game, st = room.game, state_of(client, room)
     seat = room.deciding()[0]
     me = a if a.seat == seat else b
     hidden = sorted(hidden_from(game, st, seat))

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two
+from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two, state_of
 
 from rulepress.runtime.views import view
 from rulepress.table import limits, rooms
@@ -94,7 +94,7 @@ def test_a_seat_is_given_faces_only_for_the_cards_it_sees_and_the_server_opens_n
                     assert len({k for k, x in given[seat].items() if x == kind}) == 1  # one key per kind
                 for zone, key in m["faces"]["backs"].items():
                     given[seat].setdefault(key, back_of(g, zone.split(".", 1)[-1]))
-            assert leak_in(g, room.st, last) is None
+            assert leak_in(g, state_of(client, room), last) is None
             seat = pick.choice(last["p1"]["deciding"])
             mine = last[seat]
             socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
@@ -235,7 +235,7 @@ def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(
                 assert m["spectators"] == ("all" if see_all else "public")
             for seat in ("p1", "p2"):
                 got = {**last[seat]["view"], "log": last[seat]["log"]}
-                assert json.loads(json.dumps(view(g, room.st, seat))) == got  # a seat sees its own alone
+                assert json.loads(json.dumps(view(g, state_of(client, room), seat))) == got  # a seat sees its own alone
             hands = {p: last[None]["view"]["zones"][f"{p}.hand"] for p in ("p1", "p2")}
             for p in ("p1", "p2"):
                 own = last[p]["view"]["zones"][f"{p}.hand"]["things"]
@@ -246,7 +246,7 @@ def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(
                 else:
                     assert hands[p]["things"] == [] and hands[p]["hidden"] == len(own)
             if not see_all:
-                assert leak_in(g, room.st, last) is None
+                assert leak_in(g, state_of(client, room), last) is None
             # the decks stay hidden from everyone
             assert last[None]["view"]["zones"]["deal_deck"]["things"] == []
             assert last[None]["options"] == []

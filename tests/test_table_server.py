@@ -10,7 +10,7 @@ import time
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
-from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two
+from table_client import Client, app_on, close_all, hello, leak_in, night_city, room_of_two, state_of
 
 from rulepress.table import limits
 
@@ -80,7 +80,7 @@ def test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking(client
         socks[seat].send({"type": "move", "version": mine["version"], "choice": pick.choice(mine["options"])["id"]})
         last = {s: sock.table() for s, sock in socks.items()}
         moves += 1
-        leak = leak_in(game, room.st, last)
+        leak = leak_in(game, state_of(client, room), last)
         assert leak is None, leak.text()
     assert moves > 20
     end = last["p1"]
@@ -439,7 +439,7 @@ def test_a_guessed_hidden_id_is_refused_like_any_unknown_choice(client, fast):
         if t["status"] != "playing":
             break
         if "p1" in t["deciding"] and d.get("kind") != "action" and t["options"]:
-            hidden = [x for x in room.st["zones"].get("p2.hand", [])]
+            hidden = [x for x in state_of(client, room)["zones"].get("p2.hand", [])]
             assert hidden
             replies = []
             for guess in (hidden[0], "no-such-thing"):
