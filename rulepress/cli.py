@@ -833,7 +833,7 @@ def _content_of(name: str, gid: str) -> str | None:
 def serve(games, host, port, db, processes, game_workers, expire_hours, no_address_limits, faces_dir, no_faces):
     """The online table: rooms in the browser for people in different places (docs/table.md)."""
     try:
-        from .table.app import create_app, open_store
+        from .table.app import create_app, open_store, steady_collector
         from .table.faces import Faces, default_cache
         from .table.store import default_path, is_postgres
         import uvicorn
@@ -879,6 +879,7 @@ def serve(games, host, port, db, processes, game_workers, expire_hours, no_addre
     # a thread busy with a room's game (--game-workers 0), or answers of the workers read and
     # frames made, hands the interpreter to the event loop every millisecond instead of every five
     sys.setswitchinterval(0.001)
+    steady_collector()  # (the games are loaded: before the processes part)
     shown = f"[{host}]" if ":" in host else host
     where = "" if processes == 1 else f" by {processes} processes"
     store_name = db if not shared else "PostgreSQL"
