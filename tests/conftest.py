@@ -32,7 +32,7 @@ os.environ.pop("RULEPRESS_NO_CACHE", None)
 os.environ["RULEPRESS_FACES_NICE"] = "0"
 # The cards' faces (the table servers' faces process, several seconds of WeasyPrint a game) are
 # made once a run: pytest-xdist's workers share the run's folder of faces, which the servers
-# keep as two servers on one cache do (table/faces.py `settle`).
+# share as two servers on one cache do (table/faces.py: one makes them, the others wait).
 if os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(os.environ.get("RULEPRESS_TEST_FACES", "")):
     os.symlink(os.environ["RULEPRESS_TEST_FACES"], os.path.join(CACHE_DIR, "faces"))
 elif not os.environ.get("PYTEST_XDIST_WORKER"):

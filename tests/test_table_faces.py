@@ -222,6 +222,19 @@ def test_a_server_waits_for_the_faces_another_is_making_and_makes_none_itself(tm
     assert made == [g.id]
 
 
+def test_a_faces_lock_planted_as_a_link_is_refused_and_nothing_is_written_where_it_points(tmp_path):
+    import asyncio
+    g = night_city()
+    os.makedirs(tmp_path / "faces")
+    os.symlink(tmp_path / "outside.txt", tmp_path / "faces" / f".{g.id}-{g.hash}.lock")
+    said = []
+    faces = Faces({g.id: g}, {}, str(tmp_path / "faces"))
+    asyncio.run(faces.make(said.append))
+    assert not os.path.exists(tmp_path / "outside.txt") and not faces.ready(g)
+    assert said == [f"rulepress: no card faces for {g.id}: its lock in the cache cannot be opened "
+                    "(Too many levels of symbolic links)"]
+
+
 def test_spectators_see_every_hand_only_when_the_host_allows_and_seats_never_do(tmp_path):
     g = night_city()
     with Client(app_on(tmp_path / "t.sqlite3")) as client:

@@ -179,7 +179,12 @@ class Faces:
         os.makedirs(self.cache, exist_ok=True)
         # one maker at a time for a game's faces in a cache: a second server (`serve
         # --processes 2`) waits for the first's and keeps them rather than make them again
-        lock = os.open(os.path.join(self.cache, f".{game.id}-{game.hash}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        # (a lock planted as a link to a file elsewhere is refused, never created or opened there)
+        try:
+            lock = os.open(os.path.join(self.cache, f".{game.id}-{game.hash}.lock"),
+                           os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise RuntimeError(f"its lock in the cache cannot be opened ({exc.strerror})") from None
         try:
             deadline = time.monotonic() + MAKE_SECONDS
             while True:
