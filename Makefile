@@ -103,17 +103,20 @@ demo: $(STAMP)
 	  fi; \
 	done
 
-# pytest-xdist plays the suite on every core (-n auto), a test or a group of tests at a time,
-# the longest first (tests/conftest.py); PYTEST_ARGS adds to it (e.g. -n 0, -k lsp). The content's
+# pytest-xdist plays the suite with one worker more than the cores, a test or a group of tests
+# at a time, the longest first (tests/conftest.py): a worker waiting on a browser, a server or
+# Ray's start leaves its core to the extra one (bench/suite.md). PYTEST_ARGS adds to it (e.g.
+# -n 0, -k lsp). The content's
 # own checks (validate, its scenarios, the examples') run beside the suite, in the time its
 # workers wait on browsers and servers, and say what they found once it has finished.
 PYTEST_ARGS ?=
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
 	@out=$$(mktemp); \
 	{ $(BIN)/rulepress validate content --error W017 && $(BIN)/rulepress test content && \
 	  $(BIN)/rulepress test docs/examples; } >"$$out" 2>&1 & checks=$$!; \
-	echo "$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS)"; \
-	$(BIN)/python -m pytest -q -n auto $(PYTEST_ARGS); suite=$$?; \
+	echo "$(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)"; \
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
 	wait $$checks; content=$$?; \
 	echo "== rulepress validate content --error W017; rulepress test content; rulepress test docs/examples"; \
 	cat "$$out"; rm -f "$$out"; \

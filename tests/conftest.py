@@ -108,7 +108,7 @@ def tables(duel):
 
 # ---- the order tests are handed to pytest-xdist's workers ---------------------------------
 #
-# `make test` runs `-n auto`: each worker is handed a test (or a group of tests, below) at a
+# `make test` runs a worker more than the cores: each worker is handed a test (or a group of tests, below) at a
 # time, in the order collected, as it runs short of work. With two cores a test of a minute
 # handed out last keeps one worker busy alone to the end, so the longest go first, longest
 # first; the rest keep the order they were collected in. Seconds of CPU (the test's process
