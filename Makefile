@@ -106,9 +106,11 @@ demo: $(STAMP)
 # pytest-xdist plays the suite with one worker more than the cores, a test or a group of tests
 # at a time, the longest first (tests/conftest.py): a worker waiting on a browser, a server or
 # Ray's start leaves its core to the extra one (bench/suite.md). PYTEST_ARGS adds to it (e.g.
-# -n 0, -k lsp). The content's
-# own checks (validate, its scenarios, the examples') run beside the suite, in the time its
-# workers wait on browsers and servers, and say what they found once it has finished.
+# -n 0, -k lsp). The test modules as pytest rewrites them are kept (tests/__pycache__, even where
+# PYTHONDONTWRITEBYTECODE is set): rewritten again in every worker on every run, they were half
+# of a worker's 5 s of collection. The content's own checks (validate, its scenarios, the
+# examples') run beside the suite, in the time its workers wait on browsers and servers, and
+# say what they found once it has finished.
 PYTEST_ARGS ?=
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
@@ -116,7 +118,7 @@ test: $(VENV)/.extra-test $(VSCODE_STAMP) browser postgres
 	{ $(BIN)/rulepress validate content --error W017 && $(BIN)/rulepress test content && \
 	  $(BIN)/rulepress test docs/examples; } >"$$out" 2>&1 & checks=$$!; \
 	echo "$(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)"; \
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS); suite=$$?; \
 	wait $$checks; content=$$?; \
 	echo "== rulepress validate content --error W017; rulepress test content; rulepress test docs/examples"; \
 	cat "$$out"; rm -f "$$out"; \
