@@ -13,7 +13,8 @@ hidden are in runtime/visibility.py.
 from __future__ import annotations
 
 from .decision import Decision
-from .visibility import can_see, counter_visible, facts, handle_of, log_for
+from .visibility import can_see, counter_visible, facts, handle_of, log_for, zone_sight
+from .words import place_label
 
 __all__ = ["can_see", "view"]
 
@@ -24,14 +25,16 @@ def view(game, st, seat=None) -> dict:
     things = {}
     for key in sorted(st["zones"]):
         shown, hidden, known = [], 0, []
-        for eid in st["zones"][key]:
-            if can_see(game, st, eid, seat):
+        sight, place = zone_sight(game, key, seat), None
+        for i, eid in enumerate(st["zones"][key]):
+            if can_see(game, st, eid, seat, sight):
                 shown.append(eid)
             else:
                 hidden += 1
                 fact = facts(game, st["things"][eid])
                 if fact:
-                    h = handle_of(game, st, eid)
+                    place = place or place_label(game, key)
+                    h = handle_of(game, st, eid, i, place)
                     known.append({"id": h["id"], "label": h["label"], **fact})
         zones[key] = {"things": shown, "hidden": hidden}
         if known:

@@ -49,15 +49,17 @@ def zone_sight(game, key: str, seat):
     return "up"
 
 
-def can_see(game, st, eid: str, seat) -> bool:
-    """Whether `seat` (None: a spectator) may know what thing `eid` is."""
+def can_see(game, st, eid: str, seat, sight=None) -> bool:
+    """Whether `seat` (None: a spectator) may know what thing `eid` is. `sight`: the
+    seat's zone_sight of the thing's zone, where a caller going through a zone has it."""
     ent = st["things"][eid]
     blind = ent.get("hidden_from")
     if blind and (seat is None or seat in blind):
         return False  # hidden from this player (`hide X from P`) since it last moved
     if seat is not None and seat in ent.get("shown_to", ()):
         return True  # shown to this player (`show X to P`) since it last moved
-    sight = zone_sight(game, ent["zone"], seat)
+    if sight is None:
+        sight = zone_sight(game, ent["zone"], seat)
     return ent["up"] if sight == "up" else sight
 
 
@@ -79,7 +81,8 @@ def facts(game, ent) -> dict:
 def hidden_from(game, st, seat) -> set:
     """The ids of every thing `seat` may not see now."""
     players = set(st["players"])
-    return {eid for eid in st["things"] if eid not in players and not can_see(game, st, eid, seat)}
+    return {eid for key, ids in st["zones"].items() for sight in (zone_sight(game, key, seat),)
+            for eid in ids if eid not in players and not can_see(game, st, eid, seat, sight)}
 
 
 def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
@@ -98,15 +101,18 @@ def counter_visible(game, st, owner: str, counter: str, seat) -> bool:
 
 # ---- options: hidden things offered as handles ----------------------------------
 
-def handle_of(game, st, eid: str) -> dict:
-    """A hidden thing as an option: its place and its position there, nothing of what it is."""
+def handle_of(game, st, eid: str, i=None, place=None) -> dict:
+    """A hidden thing as an option: its place and its position there, nothing of what it is.
+    `i` (its index in its zone) and `place` (the zone's place_label): where a caller going
+    through the zone has them."""
     key = st["things"][eid]["zone"]
-    i = st["zones"][key].index(eid)
+    if i is None:
+        i = st["zones"][key].index(eid)
     kind = game.kind_of.get(eid, "thing")
     said = game.terms.get(kind)  # (a kind the game names in its words: "Omen 2 of ...", not its id)
     if isinstance(said, dict):
         said = {lang: w if isinstance(w, str) else w.get("nom", "") for lang, w in said.items()}
-    return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place_label(game, key), said)}
+    return {"id": f"{HANDLE}{key}#{i + 1}", "label": handle_label(kind, i + 1, place or place_label(game, key), said)}
 
 
 def seat_options(game, st, seat, options):
