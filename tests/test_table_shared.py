@@ -248,13 +248,15 @@ class Seat:
 
     def __init__(self, port, code, token):
         from websockets.sync.client import connect
-        self.ws = connect(f"ws://127.0.0.1:{port}/ws/{code}", open_timeout=10, close_timeout=2).__enter__()
+        # (the timeouts only keep a broken server from hanging the test: a loaded machine, three
+        # test workers on two cores, has held a frame back more than 10 s)
+        self.ws = connect(f"ws://127.0.0.1:{port}/ws/{code}", open_timeout=30, close_timeout=2).__enter__()
         self.ws.send(json.dumps({"type": "hello", "token": token}))
         self.last = self.next("table")
 
     def next(self, kind="table", test=lambda m: True):
         for _ in range(500):
-            m = json.loads(self.ws.recv(timeout=10))
+            m = json.loads(self.ws.recv(timeout=30))
             if m["type"] in ("error", "refused"):
                 raise AssertionError(m)
             if m["type"] == kind and test(m):
