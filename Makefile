@@ -18,7 +18,9 @@ GAMES := android study-in-emerald arkham-horror night-city
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	@# (setuptools' notice of every editable install of a package whose folders are mapped, as
+	@# compiler/ and runtime/ are into rulepress: a note for its own authors, no warning of ours)
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e .
 	@# bytecode made once here: where PYTHONDONTWRITEBYTECODE is set, every command would compile it again
 	$(BIN)/python -m compileall -q rulepress compiler runtime >/dev/null
 	@$(MAKE) --no-print-directory system
@@ -26,7 +28,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(VENV)/.extra-%: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[$*]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e '.[$*]'
 	touch $@
 
 # PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm; the rulebooks' map and

@@ -710,13 +710,18 @@ CATALOGUE: dict[str, dict] = {
     },
     "W022": {
         "title": "procedure left out of the rulebook",
-        "explain": "A procedure with no `text:` is steps for the runtime, not a rule a player reads: the "
-                   "rulebook's glossary leaves it out rather than print its statements as pseudo-code. Where "
-                   "players need it, give it a `text:` in each language saying what it does for them. Found "
-                   "by `rulepress build`, which lists every such procedure of the game.",
+        "explain": "A rule the rulebook prints sends the reader to a procedure by name (\"carry out "
+                   "«refill»\"), but the procedure has no `text:`, and a procedure without one is steps for the "
+                   "runtime: the glossary leaves it out rather than print its statements as pseudo-code, so "
+                   "the reader finds nothing under that name. Give it a `text:` in each language saying what "
+                   "it does for them (the rule then reads as those words). A procedure no printed rule names "
+                   "(a helper of other procedures, a `bot:` term's) needs none. Found by `rulepress build`, "
+                   "which lists every such procedure of the game.",
         "build": True,
-        "wrong": "procedures:\n  - id: refill\n    effect: gain 1 score\n",
-        "right": "procedures:\n  - id: refill\n    text: {en: Gain a point., ru: Получите очко.}\n    effect: gain 1 score\n",
+        "wrong": "procedures:\n  - id: refill\n    effect: gain 1 score\nactions:\n  - id: pit_stop\n"
+                 "    name: {en: Pit stop, ru: Пит-стоп}\n    effect: refill()\n",
+        "right": "procedures:\n  - id: refill\n    text: {en: Gain a point., ru: Получите очко.}\n    effect: gain 1 score\n"
+                 "actions:\n  - id: pit_stop\n    name: {en: Pit stop, ru: Пит-стоп}\n    effect: refill()\n",
     },
     "W020": {
         "title": "card text does not fit",

@@ -73,11 +73,12 @@ def unnamed_finding(folder: str, raw: set):
 
 
 def _untold(folder: str, untold: set):
-    """W022: the procedures a rulebook leaves out, for want of words of the designer's."""
+    """W022: the procedures a rulebook's rules name but leave out, for want of words of the designer's."""
     shown = ", ".join(f"`{i}`" for i in sorted(untold)[:12]) + (f" and {len(untold) - 12} more" if len(untold) > 12 else "")
     return (Pos(shown_path(os.path.join(folder, "game.yaml")), 1, 1), "W022",
-            f"the rulebook leaves out {len(untold)} {'procedure' if len(untold) == 1 else 'procedures'} with no `text:` "
-            f"(their steps are no rule a player reads): {shown}; give each that players need a `text:` in their words")
+            f"the rulebook's rules name {len(untold)} {'procedure' if len(untold) == 1 else 'procedures'} with no `text:`, "
+            f"which it leaves out (their steps are no rule a player reads): {shown}; give each a `text:` in the "
+            f"players' words, and the rules read as those words")
 
 
 def _build(paths, out_dir: str):

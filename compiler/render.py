@@ -140,6 +140,7 @@ class Names:
         # marks, options, procedures, events (game.yaml `game: terms:`)
         self.terms = ((t.get("game") or {}).get("terms") or {})
         self.raw: set = set()  # ids printed as they are, for want of a name (see rulebook.unnamed_terms)
+        self.named_procedures: set = set()  # procedures a text names (carried out, or their result read)
         self.phases = {p["id"]: p for p in ((t.get("flow") or {}).get("phases") or [])}
         self.discards = {d["discard"]: did for did, d in self.decks.items() if d.get("discard") not in self.zones}
         self.round_name = (t.get("flow") or {}).get("round_name") or {"en": "Round", "ru": "Раунд"}
@@ -678,6 +679,7 @@ class Renderer:
         return f"{who} carries out {obj}" if who else f"carry out {obj}"
 
     def _proc_name(self, name):
+        self.names.named_procedures.add(name)
         return quoted(self.names.procedure_name(name, self.lang), self.lang)
 
     def _args(self, args):

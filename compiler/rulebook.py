@@ -1231,8 +1231,8 @@ def books(tables: dict, marks: list, env: jinja2.Environment, langs, texts: dict
         ctx = book.context()
         if raw is not None:
             raw |= book.names.raw
-        if untold is not None:
-            untold |= book.untold
+        if untold is not None:  # (only those its rules send the reader to by name: W022)
+            untold |= book.untold & book.names.named_procedures
         for fmt in FORMATS:
             out[f"rulebook.{lang}.{fmt}"] = _render(env, ctx, tables, lang, fmt, images=images)
     return out

@@ -141,6 +141,27 @@ def test_a_game_overrides_a_template_with_its_own(tmp_path):
     assert "<h2" in open(str(tmp_path / "out" / "race" / "rulebook.en.html"), encoding="utf-8").read()
 
 
+def test_w022_names_only_the_procedures_a_printed_rule_sends_the_reader_to(tmp_path):
+    """A procedure with no `text:` that a printed rule names ("Resolve «refuel»") is W022; a
+    helper no printed rule names (here, one that a procedure with words does) needs no words.
+    Before, every procedure without a text was W022: 92 in the content games, all helpers."""
+    game = tmp_path / "race"
+    shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game, ignore=shutil.ignore_patterns("scenarios"))
+    (game / "extra.yaml").write_text(
+        "procedures:\n"
+        "  - id: top_up\n    effect: gain 1 score\n"
+        "  - id: refill\n    text: {en: Gain a point., ru: Получите очко.}\n    effect: top_up()\n"
+        "  - id: refuel\n    effect: gain 1 score\n"
+        "actions:\n"
+        "  - id: pit_stop\n    name: {en: Pit stop, ru: Пит-стоп}\n    effect: refill()\n"
+        "  - id: tank_up\n    name: {en: Tank up, ru: Заправка}\n    effect: refuel()\n", encoding="utf-8")
+    _written, report = build([str(game)], str(tmp_path / "out"))
+    found = [d.message for d in report.sorted() if d.code == "W022"]
+    assert len(found) == 1 and "name 1 procedure " in found[0] and "`refuel`" in found[0], found
+    assert "top_up" not in found[0] and "refill" not in found[0]
+    assert "Resolve “refuel”" in (tmp_path / "out" / "race" / "rulebook.en.md").read_text(encoding="utf-8")
+
+
 def _race_with_summary(tmp_path, en, ru):
     game = tmp_path / "race"
     shutil.copytree(os.path.join(ROOT, "docs/tutorial/race"), game)
