@@ -21,7 +21,8 @@ def labels(game, v) -> dict:
                      or name(game.protos, zn) or {"en": zn})
     things = {}
     for t in v["things"].values():
-        things.setdefault(t["type"], name(game.protos, t["type"]) or {"en": t["type"]})
+        if t["type"] not in things:
+            things[t["type"]] = name(game.protos, t["type"]) or {"en": t["type"]}
     fixed = game.cache.labels
     if fixed is None:  # the same for every view of the game: worked out once
         fixed = game.cache.labels = (
