@@ -31,6 +31,13 @@ $(VENV)/.extra-%: $(STAMP)
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e '.[$*]'
 	touch $@
 
+# The test extra also makes the test modules as pytest rewrites them, once, as the package's
+# bytecode is made above (else every worker of the first run makes them: half its collection).
+$(VENV)/.extra-test: $(STAMP)
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e '.[test]'
+	-PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1
+	touch $@
+
 # PDFs need Pango (WeasyPrint) and fonts; the PDF tests need pdftoppm; the rulebooks' map and
 # round pictures need Graphviz's dot. Installed only when missing.
 SYSTEM_PACKAGES := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils graphviz
