@@ -86,6 +86,56 @@ def test_a_room_whose_game_work_runs_long_gets_a_worker_of_its_own_and_plays_on(
         here.close()
 
 
+def test_a_room_held_up_behind_another_rooms_long_work_moves_to_a_free_worker(monkeypatch):
+    """The first long piece of a room's game work (the next moves the room to a worker of its
+    own) held up every room sharing its worker until it ended; a room whose request waits
+    behind it more than BUSY_SECONDS is now set up again, from its moves, on a worker that
+    is free, asked there, and plays on there as it would have."""
+    import time
+    game = night_city()
+    apply = engine_module.Games.op_apply
+
+    def long_for_one(self, code, seat, choice):
+        if code == "SLOWSLOW":
+            time.sleep(1.5)  # (waiting, not CPU: the room is not moved out for it)
+        return apply(self, code, seat, choice)
+    monkeypatch.setattr(engine_module.Games, "op_apply", long_for_one)  # (before the workers fork: theirs too)
+    there = ProcessEngine({game.id: game}, 2)
+    here = ThreadEngine({game.id: game})
+    meta = {"game": game.id, "version": 1, "status": "playing", "players": 2, "hosts": {"p1": True, "p2": False}}
+
+    async def move(engine, room, rng):
+        s = await engine.call(room, "parts", meta, ["p1", "p2"])
+        seat = next(p for p in ("p1", "p2") if json.loads(s[p].text + "}")["options"])
+        choice = rng.choice(json.loads(s[seat].text + "}")["options"])["id"]
+        return await engine.call(room, "apply", seat, choice)
+
+    async def run(engine, slow_too):
+        slow, other, held = _Room("SLOWSLOW"), _Room("OTHEROTH"), _Room("HELDHELD")
+        for r in (slow, other, held):
+            await engine.call(r, "load", game.id, 2, f"engine:{r.code}", {}, [])
+        rng = random.Random(6)
+        out = [await move(engine, held, rng) for _ in range(5)]
+        if slow_too:
+            assert engine.at["HELDHELD"] is engine.at["SLOWSLOW"]  # (two workers, three rooms: these share one)
+            long = asyncio.create_task(move(engine, slow, random.Random(1)))
+            while not any(c == "SLOWSLOW" for w in engine.shared for _t, c in w.asked.values()):
+                await asyncio.sleep(0.001)  # (the long work asked for, not yet known to be long)
+            began = time.monotonic()
+            out += [await move(engine, held, rng) for _ in range(5)]
+            waited = time.monotonic() - began
+            assert engine.at["HELDHELD"] is not engine.at["SLOWSLOW"] and not long.done(), waited
+            await long
+        else:
+            out += [await move(engine, held, rng) for _ in range(5)]
+        return out
+    try:
+        assert asyncio.run(run(there, True)) == asyncio.run(run(here, False))
+    finally:
+        there.close()
+        here.close()
+
+
 def test_an_illegal_choice_and_a_lost_worker_are_told_apart():
     game = night_city()
     there = ProcessEngine({game.id: game}, 1)

@@ -9,7 +9,9 @@ each seat's part of the `table` message). It runs in one of two engines:
   by one worker (its live game stays there between moves: an effect waiting for a decision
   is a generator kept with its state, runtime/flow.py), rooms spread over a few workers; a room whose game work
   took longer than SLOW_SECONDS moves to a worker of its own, so a long effect holds up
-  its own room and nobody else's, whatever the interpreter's lock does.
+  its own room and nobody else's, whatever the interpreter's lock does; a room whose request
+  waits behind that first long piece more than BUSY_SECONDS is set up again on a free
+  worker from the moves the server keeps of it (ProcessEngine.played), and asked there.
 
 The server sees a room's game only as a summary (who decides, how many moves) and as the
 seats' parts of their messages, made where the game is.
@@ -33,6 +35,7 @@ from ..runtime.flow import IllegalChoice, apply, choices, new_game
 from . import messages
 
 SLOW_SECONDS = 0.05  # game work of one call past this (CPU time, not a busy machine's wait) moves its room to a worker of its own
+BUSY_SECONDS = 0.05  # a room whose request would wait behind another's work begun this long ago moves to another worker
 OWN_WORKERS = 8      # rooms with a worker of their own at most (past it, slow rooms share)
 OWN_NICE = 10        # how much lower a room's own worker runs than the server (os.nice)
 ANSWER_SECONDS = 120  # a worker that answers nothing in this long is taken for dead
@@ -285,6 +288,7 @@ class _Worker:
         self.rooms: set = set()
         self.dead = False
         self.waiting: dict = {}  # request number -> its future
+        self.asked: dict = {}  # request number -> (when it was sent, its room), until answered
         self.numbers = itertools.count()
         self.loop = None  # the event loop reading this worker's answers
 
@@ -304,16 +308,29 @@ class _Worker:
             if not fut.done():
                 fut.set_exception(GameWorkFault(f"the game's worker was lost ({type(exc).__name__})"))
         self.waiting.clear()
+        self.asked.clear()
 
     def _readable(self) -> None:
         try:
             while self.conn.poll():
                 n, *answer = self.conn.recv()
+                self.asked.pop(n, None)
                 fut = self.waiting.pop(n, None)
                 if fut is not None and not fut.done():
                     fut.set_result(answer)
         except (OSError, EOFError) as exc:
             self._lost(exc)
+
+    def held_up(self, code, n=None) -> bool:
+        """Whether a request of room `code` sent now (`n`: request `n`, sent already) would
+        wait behind another room's work begun more than BUSY_SECONDS ago, and behind no
+        request of its own that came before."""
+        if not self.asked:
+            return False
+        first = min(self.asked)
+        since, whose = self.asked[first]
+        return whose != code and time.monotonic() - since > BUSY_SECONDS \
+            and all(c != code for m, (_t, c) in self.asked.items() if n is None or m < n)
 
     def _watch(self, loop) -> None:
         if self.loop is not loop:
@@ -330,15 +347,31 @@ class _Worker:
                 self.loop.remove_reader(self.conn.fileno())
             self.loop = None
 
-    async def ask(self, message):
-        """The answer to `message`, and the CPU seconds its work took in the worker."""
+    async def ask(self, message, moved=None):
+        """The answer to `message`, and the CPU seconds its work took in the worker.
+        `moved`: for a request found waiting behind another room's work begun more than
+        BUSY_SECONDS ago, an async function that sets the room up on another worker and
+        returns where it is; the request is then asked there, and this worker's answer to it
+        (its work on a copy it drops next) is never read."""
         if self.dead:
             raise GameWorkFault("the game's worker was lost")
         loop = asyncio.get_running_loop()
         self._watch(loop)
         fut = loop.create_future()
-        self.waiting[self._send(message)] = fut
+        n = self._send(message)
+        self.waiting[n] = fut
+        self.asked[n] = (time.monotonic(), message[1])
         try:
+            if moved is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    answer = await asyncio.wait_for(asyncio.shield(fut), BUSY_SECONDS)
+                    return _unwrap(answer), answer[2]
+                if self.held_up(message[1], n):
+                    there = await moved()
+                    if there is not self and not fut.done():
+                        self.waiting.pop(n, None)
+                        self.asked.pop(n, None)
+                        return await there.ask(message)
             answer = await asyncio.wait_for(fut, ANSWER_SECONDS)
         except asyncio.TimeoutError:
             self._lost(TimeoutError())
@@ -358,6 +391,7 @@ class _Worker:
                 m, *answer = self.conn.recv()
                 if m == n:
                     return _unwrap(answer)
+                self.asked.pop(m, None)
                 fut = self.waiting.pop(m, None)
                 if fut is not None and not fut.done():
                     fut.set_result(answer)
@@ -425,6 +459,11 @@ class ProcessEngine:
             self.shared.append(_Worker(games, self.shared))
         self.own: dict[str, _Worker] = {}   # code -> a worker of that room's own
         self.at: dict[str, _Worker] = {}    # code -> the worker its live game is in
+        # code -> how its game was set up and the moves played since (the arguments of a
+        # `load` that makes it again): a room held up behind another's long work is set up
+        # again on another worker from these, its own worker being busy
+        self.played: dict[str, list] = {}
+        self.moving: dict[str, asyncio.Future] = {}  # code -> the worker it is being moved to, once set up there
         self.lock = threading.Lock()
 
     def _worker(self, code) -> _Worker:
@@ -453,11 +492,73 @@ class ProcessEngine:
         if op != "load" and room.code not in w.rooms:  # pragma: no cover - (a worker replaced under the room)
             raise GameWorkFault("the game's worker was replaced")
         loop = asyncio.get_running_loop()
-        out, cpu = await w.ask((op, room.code, *args))
+        moving = self.moving.get(room.code)
+        if moving is not None:  # (a call of the room's is moving it: nothing goes to where it was)
+            w = await asyncio.shield(moving)
+        elif op != "load" and room.code not in self.own and w.held_up(room.code):
+            # the first long piece of another room's work on this worker (the next moves it
+            # to a worker of its own): this room is set up again on a worker that is free
+            w = await self._move_off(room.code, w)
+        moved = None
+        if op != "load" and room.code not in self.own:
+            # (asked, and found held up behind another room's long work: moved, and asked again)
+            moved = functools.partial(self._moved, room.code, w)
+        out, cpu = await w.ask((op, room.code, *args), moved)
+        w = self.at.get(room.code, w)
+        self._note(room.code, op, args, out)
         if cpu > SLOW_SECONDS and room.code not in self.own and len(self.own) < OWN_WORKERS \
                 and op in ("play", "apply", "accept", "bot", "more"):
             await self._isolate(room, w, loop)
         return out
+
+    def _note(self, code, op, args, out) -> None:
+        """The moves a room's game took in `op`, kept in `played`."""
+        if op == "load":
+            self.played[code] = [*args[:4], [tuple(m) for m in args[4]]]
+        elif code not in self.played:
+            return
+        elif op == "apply":
+            self.played[code][4].append((args[0], args[1]))
+        elif op == "more":
+            self.played[code][4].extend(tuple(m) for m in args[0])
+        elif op == "play" and out[0] == "played":
+            self.played[code][4].append((args[0], out[1]))
+
+    async def _moved(self, code, busy: _Worker) -> _Worker:
+        """Where room `code`, held up at `busy`, is now: moved by this call, or by another
+        of the room's calls (moving it, or already moved)."""
+        moving = self.moving.get(code)
+        if moving is not None:
+            return await asyncio.shield(moving)
+        if self.at.get(code) is not busy:
+            return self.at.get(code, busy)
+        return await self._move_off(code, busy)
+
+    async def _move_off(self, code, busy: _Worker) -> _Worker:
+        """Room `code` set up again on the shared worker with the fewest rooms that nothing
+        holds up (`busy`, where it was, drops it once free); `busy` where there is none, or
+        where the room has no moves kept to set it up from. The worker the room is at."""
+        self.moving[code] = done = asyncio.get_running_loop().create_future()
+        to = busy
+        try:
+            how = self.played.get(code)
+            free = [x for x in self.shared if x is not busy and not x.dead and not x.held_up(code)]
+            if how is not None and free:
+                to = min(free, key=lambda x: len(x.rooms))
+                try:
+                    await to.ask(("load", code, *how))
+                except Exception:  # (it stays where it is)
+                    to = busy
+                else:
+                    with self.lock:
+                        busy.rooms.discard(code)
+                        to.rooms.add(code)
+                        self.at[code] = to
+                    busy.tell(("drop", code))
+        finally:
+            del self.moving[code]
+            done.set_result(to)
+        return to
 
     async def _isolate(self, room, w: _Worker, loop) -> None:
         """Move a room whose game work runs long to a worker of its own (its game replayed there)."""
@@ -493,6 +594,7 @@ class ProcessEngine:
         raise NotImplementedError
 
     def drop(self, code) -> None:
+        self.played.pop(code, None)
         w = self.at.pop(code, None)
         if w is None:
             return
