@@ -368,7 +368,7 @@ class _Worker:
                     return _unwrap(answer), answer[2]
                 if self.held_up(message[1], n):
                     there = await moved()
-                    if there is not self and not fut.done():
+                    if there is not self:  # (even if answered meanwhile: that was its dropped copy)
                         self.waiting.pop(n, None)
                         self.asked.pop(n, None)
                         return await there.ask(message)
