@@ -81,8 +81,11 @@ def facts(game, ent) -> dict:
 def hidden_from(game, st, seat) -> set:
     """The ids of every thing `seat` may not see now."""
     players = set(st["players"])
-    return {eid for key, ids in st["zones"].items() for sight in (zone_sight(game, key, seat),)
-            for eid in ids if eid not in players and not can_see(game, st, eid, seat, sight)}
+    out = set()
+    for key, ids in st["zones"].items():
+        sight = zone_sight(game, key, seat)  # (once for all a zone holds)
+        out.update(eid for eid in ids if eid not in players and not can_see(game, st, eid, seat, sight))
+    return out
 
 
 def counter_visible(game, st, owner: str, counter: str, seat) -> bool:

@@ -495,13 +495,11 @@ class ProcessEngine:
         moving = self.moving.get(room.code)
         if moving is not None:  # (a call of the room's is moving it: nothing goes to where it was)
             w = await asyncio.shield(moving)
-        elif op != "load" and room.code not in self.own and w.held_up(room.code):
-            # the first long piece of another room's work on this worker (the next moves it
-            # to a worker of its own): this room is set up again on a worker that is free
-            w = await self._move_off(room.code, w)
         moved = None
         if op != "load" and room.code not in self.own:
-            # (asked, and found held up behind another room's long work: moved, and asked again)
+            # found held up behind the first long piece of another room's work on this worker
+            # (the next moves that room to a worker of its own): set up again on a free worker
+            # and asked there
             moved = functools.partial(self._moved, room.code, w)
         out, cpu = await w.ask((op, room.code, *args), moved)
         w = self.at.get(room.code, w)
