@@ -1,52 +1,61 @@
-"""The names a player reads for what a view holds: its zones, things, counters, the values
-of counters that are things or places, and marks, in both languages. The online table sends
-them with each view (rulepress/table/messages.py) and the terminal prints with them
-(rulepress/terminal.py), so the two say the same."""
+"""The names a player reads for what a view of a game can hold: its zones, kinds of thing,
+counters, the values of counters that are things or places, and marks, in both languages.
+The online table sends them once to each socket (rulepress/table/messages.names) and the
+terminal prints with them (rulepress/terminal.py), so the two say the same."""
 from __future__ import annotations
 
-from .runtime.state import zone_name
+
+def catalogue(game) -> dict:
+    """Every name the page prints for this game, in both languages. It names every kind of
+    thing, not the ones in sight, so it is the same for every seat at every moment and says
+    nothing of the game in play (a list of the kinds in sight would: a hidden card's kind
+    missing from it, or there before its card is shown); the table sends it once a socket,
+    and no view carries names. Where a name is missing the page shows the key itself.
+
+    - zones: a zone's, deck's or pool's name by the zone's name (the part after its owner);
+      a zone named after a kind of thing (a place's own stack) takes that kind's name;
+    - things: each kind of thing's name;
+    - counters: each counter's name; `internal`: the counters the game marks as its
+      bookkeeping (the rulebook leaves them out, so does the table);
+    - values: a counter's value that is a place or zone, by its name (a kind of thing as a
+      value is named from `things`; value_name reads both);
+    - marks: the game's terms, by which marks are named;
+    - cards: the kinds of thing that are cards (printed, drawn as cards; any other is a piece)."""
+    got = game.cache.labels
+    if got is None:
+        got = game.cache.labels = _catalogue(game)
+    return got
 
 
-def labels(game, v) -> dict:
-    """The names the page prints, in both languages: of the zones, counters and players in
-    the view and of the kinds of thing in sight (only those: the name of a hidden card's
-    kind would say what it is)."""
-    def name(table, key):
-        n = (table.get(key) or {}).get("name")
-        return n if isinstance(n, dict) else None
-    zones = {}
-    for key in v["zones"]:
-        zn = zone_name(key)
-        zones[zn] = (name(game.zones, zn) or name(game.decks, zn) or name(game.pools, zn)
-                     or name(game.protos, zn) or {"en": zn})
-    things = {}
-    for t in v["things"].values():
-        if t["type"] not in things:
-            things[t["type"]] = name(game.protos, t["type"]) or {"en": t["type"]}
-    fixed = game.cache.labels
-    if fixed is None:  # the same for every view of the game: worked out once
-        fixed = game.cache.labels = (
-            {c: name(game.counters, c) or {"en": c} for c in game.counters},
-            # a counter the game marks `internal` is its bookkeeping: the rulebook leaves it out, so does the table
-            sorted(c for c, d in game.counters.items() if d.get("internal")))
-    counters, internal = fixed
-    # a counter whose value is a kind of thing or a place (a gang, a district) is shown by
-    # that one's name; only values in sight are named
-    values = {}
-    shown = [v["counters"]] + [p["counters"] for p in v["players"].values()] \
-        + [t.get("counters") or {} for t in v["things"].values()]
-    for cs in shown:
-        for value in cs.values():
-            if isinstance(value, str) and value not in values:
-                n = name(game.protos, value) or name(game.locations, value) or name(game.zones, value)
-                if n is not None:
-                    values[value] = n
+def _catalogue(game) -> dict:
+    def names(*tables) -> dict:
+        out = {}
+        for table in tables:
+            for key, d in table.items():
+                n = (d or {}).get("name")
+                if isinstance(n, dict) and key not in out:
+                    out[key] = n
+        return out
+    things, counters = names(game.protos), names(game.counters)
     terms = game.data["game"].get("terms") or {}
-    marks = {}
-    for holder in list(v["things"].values()) + list(v["players"].values()):
-        for mark in holder.get("marks") or ():
-            marks.setdefault(mark, terms.get(mark) if isinstance(terms.get(mark), dict) else {"en": mark})
-    # the kinds in sight that are cards (printed, drawn as cards); any other thing is a piece
-    cards = sorted(k for k in things if (game.protos.get(k) or {}).get("section") == "cards")
-    return {"zones": zones, "things": things, "counters": counters, "values": values, "marks": marks,
-            "internal": internal, "cards": cards}
+    return {
+        "zones": names(game.zones, game.decks, game.pools),
+        "things": things,
+        "counters": {c: counters.get(c) or {"en": c} for c in game.counters},
+        "internal": sorted(c for c, d in game.counters.items() if d.get("internal")),
+        "values": {k: n for k, n in names(game.locations, game.zones).items() if k not in things},
+        "marks": {k: n for k, n in terms.items() if isinstance(n, dict)},
+        "cards": sorted(k for k, p in game.protos.items() if p.get("section") == "cards"),
+    }
+
+
+def zone_label(cat: dict, name: str):
+    """A zone's name by its name without an owner (None: not named)."""
+    return cat["zones"].get(name) or cat["things"].get(name)
+
+
+def value_name(cat: dict, value):
+    """A counter's value that is a kind of thing, a place or a zone, by its name (None: not one)."""
+    if not isinstance(value, str):
+        return None
+    return cat["things"].get(value) or cat["values"].get(value)

@@ -24,7 +24,7 @@ from .runtime.match import Match
 from .runtime.replay import make_log
 from .runtime.visibility import can_see, handle_of, log_lines, remember, seat_options
 from .runtime.views import view
-from .naming import labels as names_of
+from .naming import catalogue, value_name, zone_label
 from .runtime.state import zone_name, zone_owner
 from .runtime.words import WORDS, place_label
 
@@ -104,8 +104,7 @@ def table_lines(game, st, seat, lang) -> list:
     """The table as `seat` sees it, one line per player, counter line and zone, in the words
     the online table uses (rulepress/naming.py): no ids, no bookkeeping counters."""
     v = view(game, st, seat)
-    names = names_of(game, v)
-    said = _Said(names, st["players"], lang)
+    said = _Said(catalogue(game), st["players"], lang)
     lines = [_say(lang, "round", n=v["round"], player=_pname(v["first_player"], lang))]
     for p, d in v["players"].items():
         marks = f" [{', '.join(said.mark(m) for m in d['marks'])}]" if d["marks"] else ""
@@ -151,15 +150,16 @@ class _Said:
         if isinstance(v, str):
             if v in self.seats:
                 return _pname(v, self.lang)
-            if v in self.names["values"]:
-                return self.name("values", v)
+            named = value_name(self.names, v)
+            if named is not None:
+                return named.get(self.lang) or named.get("en") or v
         return str(v)
 
     def worth(self, c, v) -> bool:
         if c in self.names["internal"] or v is None or v is False or isinstance(v, (list, dict)):
             return False
         if isinstance(v, str):
-            return v in self.seats or v in self.names["values"]
+            return v in self.seats or value_name(self.names, v) is not None
         return not (isinstance(v, (int, float)) and v < 0)
 
     def counters(self, cs: dict) -> str:
@@ -173,12 +173,16 @@ class _Said:
         is someone's or something's."""
         owner, name = zone_owner(key), zone_name(key)
         if owner is None:
-            if name == "supply" and "ru" not in (self.names["zones"].get(name) or {}):
+            if name == "supply" and "ru" not in (zone_label(self.names, name) or {}):
                 return SAY[self.lang]["supply"]  # (the engine's own zone: no name in the game)
-            return self.name("zones", name)
+            return self._zone_name(name)
         if owner in self.seats:
             return place_label(game, key).get(self.lang) or place_label(game, key)["en"]
-        return SAY[self.lang]["of_place"].format(zone=self.name("zones", name), place=game.name(owner, self.lang))
+        return SAY[self.lang]["of_place"].format(zone=self._zone_name(name), place=game.name(owner, self.lang))
+
+    def _zone_name(self, name) -> str:
+        n = zone_label(self.names, name) or {}
+        return n.get(self.lang) or n.get("en") or name
 
 
 def _title(game, lang) -> str:

@@ -98,11 +98,11 @@ def state_of(client: TestClient, room):
 
 def leak_in(game, st, frames: dict):
     """rulepress/leakscan over the frames each seat (None: a spectator) was last sent: the
-    view, its options, labels, seats and log, everything of the frame."""
+    view, its options, seats and log, everything of the frame."""
     def as_view(_game, _st, seat):
         f = frames[seat]
         v = dict(f["view"])
         v["log"] = f["log"]
-        v["the rest"] = {k: f[k] for k in ("options", "labels", "seats", "deciding", "result", "prompt", "faces") if k in f}
+        v["the rest"] = {k: f[k] for k in ("options", "seats", "deciding", "result", "prompt", "faces") if k in f}
         return v
     return scan_state(game, st, view_fn=as_view)

@@ -32,6 +32,7 @@ from rulepress.runtime.flow import apply, new_game
 from rulepress.runtime.visibility import hidden_from
 from rulepress.runtime.tables import Game
 from rulepress.runtime.views import view
+from rulepress.table import messages
 from rulepress.table.faces import Faces, default_cache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -202,11 +203,18 @@ def scan_frames(db: str, code: str, pages: dict) -> tuple[list[str], int]:
     views = [{seat: as_sent(view(game, st, seat)) for seat in pages} for st in states]
     by_state = {}  # state index -> seat -> (raw frame, message)
     problems = []
+    # the names come once a socket, the same for every page at every moment (the game's
+    # whole catalogue): they tell nothing of the game in play, so only the tables are scanned
+    catalogue = messages.names(game)
     for seat, page in pages.items():
         for text in page.frames:
             msg = json.loads(text)
+            if msg.get("type") == "names" and text != catalogue:
+                problems.append(f"{page.name} was sent names that are not the game's catalogue")
             if msg.get("type") != "table" or not msg.get("view"):
                 continue
+            if "labels" in msg:
+                problems.append(f"{page.name} was sent names in a table at version {msg['version']}")
             shown = {**msg["view"], "log": msg["log"]}
             n = next((i for i, v in enumerate(views) if v[seat] == shown), None)
             if n is None:
@@ -230,7 +238,7 @@ def scan_frames(db: str, code: str, pages: dict) -> tuple[list[str], int]:
         if len(frames) < len(pages):
             continue
         checked += 1
-        handed = {seat: {**m["view"], "log": m["log"], "options": m["options"], "labels": m["labels"]}
+        handed = {seat: {**m["view"], "log": m["log"], "options": m["options"]}
                   for seat, (_text, m) in frames.items()}
         leak = leakscan.scan_state(game, states[n], lambda _g, _s, seat: handed[seat], static, logged, before)
         if leak is not None:

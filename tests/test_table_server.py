@@ -51,6 +51,31 @@ def deciding_socket(socks, last):
     return seat, socks[seat]
 
 
+def test_every_socket_hears_the_games_names_once_and_no_table_carries_them(client, fast):
+    """The names the page prints come once a socket, before its table: the same words for a
+    seat, another seat and a spectator, before and after moves (so they say nothing of the
+    game in play), naming every kind of thing a table shows; a move's tables carry none."""
+    code, socks = started(client)
+    watcher = hello(client, code, watch=True)
+    last = {seat: [f for f in sock.frames if f["type"] == "table"][-1] for seat, sock in socks.items()}
+    for _ in range(6):
+        seat = last["p1"]["deciding"][0]
+        socks[seat].send({"type": "move", "version": last[seat]["version"], "choice": last[seat]["options"][0]["id"]})
+        last = {s: sock.table() for s, sock in socks.items()}
+    late = hello(client, code, watch=True)  # (after the moves)
+    firsts = [next(f for f in sock.frames if f["type"] != "peers") for sock in (*socks.values(), watcher, late)]
+    assert all(f["type"] == "names" for f in firsts)
+    assert all(f == firsts[0] for f in firsts)
+    for sock in (*socks.values(), watcher, late):
+        assert [f["type"] for f in sock.frames].count("names") == 1
+        tables = [f for f in sock.frames if f["type"] == "table"]
+        assert tables and not any("labels" in f for f in tables)
+        for t in tables:
+            if t["view"]:
+                kinds = {thing["type"] for thing in t["view"]["things"].values()}
+                assert kinds <= set(firsts[0]["labels"]["things"]) | set(t["view"]["players"])
+
+
 def test_a_room_is_made_joined_and_played_to_its_end_with_nothing_leaking(client, fast):
     code, host, other = room_of_two(client)
     assert len(code) == limits.CODE_LENGTH and set(code) <= set(limits.CODE_ALPHABET)
@@ -162,6 +187,7 @@ def test_a_forged_or_other_rooms_token_opens_nothing(client):
             assert not any(host["token"] in f or "Ann" in f or "view" in f for f in frames)
     with client.websocket_connect(f"/ws/{code}") as ws:  # the right token still works
         ws.send_text(json.dumps({"type": "hello", "token": host["token"]}))
+        assert json.loads(ws.receive_text())["type"] == "names"  # (the game's names come first)
         assert json.loads(ws.receive_text())["you"] == "p1"
 
 

@@ -407,6 +407,7 @@ def create_app(games: dict, db_path: str, expire_hours: float = 72, sweep_second
                 if room.waits_on_bots():
                     await tables.run_bots(room)  # (a process stopped while its bots played: they go on)
             await room.prepare([seat])
+            conn.send(messages.names(room.game), "names")  # (once a socket: no table carries names)
             conn.send(messages.table_text(room, seat, room.connected()), "table")
             if seat is not None:
                 conn.send(messages.peers(room.connected()), "peers")  # (the others hear of it below)

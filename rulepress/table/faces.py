@@ -120,13 +120,14 @@ class Faces:
     def key(self, code: str, name: str) -> str:
         return hmac.new(self.secret, f"{code}\0{name}".encode("utf-8"), hashlib.sha256).hexdigest()[:KEY_CHARS]
 
-    def for_kinds(self, code: str, game, kinds, hidden_zones) -> dict | None:
-        """The keys of a view's faces, from the kinds of thing in it and the zones holding what
-        the seat may not see (messages.Part.sees): {kind: key} for the cards, {zone: key} for
-        the backs of those zones. None while none are made. Made once for what a room's seats
-        see (a view's kinds change seldom from move to move; each key is a keyed hash)."""
+    def for_kinds(self, code: str, game, kinds, hidden_zones) -> str:
+        """The keys of a view's faces as the JSON text a table carries, from the kinds of thing
+        in it and the zones holding what the seat may not see (messages.Part.sees): {kind: key}
+        for the cards, {zone: key} for the backs of those zones; null while none are made.
+        Made once for what a room's seats see (a view's kinds change seldom from move to move;
+        each key is a keyed hash)."""
         if not self.ready(game):
-            return None
+            return "null"
         seen = (code, tuple(kinds), tuple(hidden_zones))
         made = self._seen.get(seen)
         if made is None:
@@ -139,7 +140,7 @@ class Faces:
                 back = back_of(game, key.split(".", 1)[1] if "." in key else key)
                 if back is not None:
                     backs[key] = self.key(code, back)
-            made = self._seen[seen] = {"cards": faces, "backs": backs}
+            made = self._seen[seen] = json.dumps({"cards": faces, "backs": backs}, separators=(",", ":"))
         return made
 
     def file(self, code: str, game, lang: str, key: str) -> str | None:

@@ -3,15 +3,18 @@
 Every `table` message is made on the server for the one seat it goes to: the seat's view
 (runtime/views.view), its options (already cut down by runtime/visibility.seat_options) and
 its log lines (runtime/visibility.log_for). A spectator gets the public view (seat None).
-Nothing is filtered in the browser: what a seat may not see never leaves the server.
+Nothing is filtered in the browser: what a seat may not see never leaves the server. The
+names the page prints come once a socket, before its first table, in a `names` message: the
+game's whole catalogue (naming.catalogue), the same for everyone at every moment.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from typing import NamedTuple
 
-from ..naming import labels
+from ..naming import catalogue
 from ..runtime.views import view
 from .limits import MESSAGE_BYTES, Refused
 
@@ -83,6 +86,19 @@ def error(text: str) -> str:
     return dumps({"type": "error", "message": text})
 
 
+_NAMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # game -> its `names` message
+
+
+def names(game) -> str:
+    """The `names` message: every name the page prints for the game (naming.catalogue),
+    encoded once a game. A view carries none: a move's tables cost no names (they were
+    two fifths of each table's bytes, worked out for every seat at every move)."""
+    text = _NAMES.get(game)
+    if text is None:
+        text = _NAMES[game] = dumps({"type": "names", "labels": catalogue(game)})
+    return text
+
+
 SIGHTS_KEPT = 16  # versions a seat's sight is remembered for (a move made further back is stale)
 FRAMES_KEPT = 256  # frames of one version kept for re-sending (seats x who is connected)
 
@@ -118,12 +134,12 @@ class Part(NamedTuple):
 
 def keep(room, seat, part: Part) -> None:
     """A seat's part of this version's `table` message, and its sight, as made where the game is."""
-    faces = None
+    faces = "null"
     if room.faces is not None and part.sees is not None:
         # the cards' pictures, named here where the server's faces and their keys are (a
         # part may be made in a worker process, which has neither)
         faces = room.faces.for_kinds(room.code, room.game, *part.sees)
-    _frames(room)[("part", seat)] = part.text + ',"faces":' + dumps(faces)
+    _frames(room)[("part", seat)] = part.text + ',"faces":' + faces
     if seat is not None:
         sights = room.sights.setdefault(seat, {})
         sights[room.version] = part.sight
@@ -196,7 +212,7 @@ def _seat_part(room, seat) -> dict:
         "host": seat is not None and room.seats[seat].host,
         "game": {"id": game.id, "title": info.get("name") or {"en": game.id}, "players": room.row.players,
                  "layout": info.get("table")},  # (how the game lays its table out, if it says: docs/table.md)
-        "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None, "labels": None,
+        "view": None, "options": [], "deciding": room.deciding(), "log": [], "result": None,
         # said on every page, so that players know what the spectators are shown
         "spectators": "all" if room.spectators_see_all else "public",
     }
@@ -209,7 +225,6 @@ def _seat_part(room, seat) -> dict:
         out["options"] = [{"id": o["id"], "label": o.get("label") or {"en": o["id"]}} for o in d["options"]]
         out["prompt"] = d.get("prompt")
     out["view"] = v
-    out["labels"] = labels(game, v)
     if st["over"]:
         out["result"] = {"scores": st["scores"], "winners": st["winners"]}
     return out

@@ -6,6 +6,7 @@ const MODE = location.pathname.startsWith("/obs/") ? "obs" : location.pathname.s
 const CODE = decodeURIComponent(location.pathname.split("/")[2] || "").toUpperCase();
 const TOKEN_KEY = "rulepress.seat." + CODE;
 let socket = null, last = null, retry = 0, closedForGood = false;
+let names = null;  // the game's names (a `names` message, once a socket, before its first table)
 const listeners = [];
 
 // Other scripts of the page (voice, presentation) hear every message and may send their own.
@@ -48,7 +49,8 @@ function connect() {
   socket.addEventListener("message", (event) => {
     let msg;
     try { msg = JSON.parse(event.data); } catch (e) { return; }
-    if (msg.type === "table") { retry = 0; showConnection(""); last = msg; render(); }
+    if (msg.type === "names") names = msg.labels;
+    else if (msg.type === "table") { retry = 0; showConnection(""); msg.labels = names; last = msg; render(); }
     else if (msg.type === "refused") showError(t("refused"));
     else if (msg.type === "error") { showError(msg.message); render(); }  // the options clickable again
     for (const fn of listeners) { try { fn(msg); } catch (e) { console.error(e); } }
@@ -362,11 +364,16 @@ function counterValue(m, v) {
   if (typeof v === "object") return "…";
   if (typeof v === "string") {
     if (m.seats.some((s) => s.seat === v)) return seatName(v);
-    const named = (m.labels.values || {})[v];
+    const named = valueName(m, v);
     if (named) return say(named, v);
   }
   return String(v);
 }
+
+// A counter's value that is a kind of thing, a place or a zone: its name (naming.value_name).
+function valueName(m, v) { return m.labels.things[v] || m.labels.values[v]; }
+// A zone's name by its name without an owner (naming.zone_label).
+function zoneLabel(m, name) { return m.labels.zones[name] || m.labels.things[name]; }
 
 // A thing's counters; one whose value is a seat (whose piece it is) is that seat's name alone,
 // and not said at all in that seat's own area (`owner`), where it goes without saying.
@@ -435,8 +442,8 @@ function zoneBox(m, key, zone) {
   const box = el("section", "zone");
   box.dataset.zone = key;
   // (the engine's own zones have no name in the game: the page's words name them)
-  const title = name === "supply" && m.labels.zones[name] && m.labels.zones[name].ru === undefined
-    ? t("zone_supply") : say(m.labels.zones[name], name);
+  const named = zoneLabel(m, name);
+  const title = name === "supply" && (!named || named.ru === undefined) ? t("zone_supply") : say(named, name);
   const count = zone.things.length + (zone.hidden || 0);
   const list = el("ul", "things");
   for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id], owner));
@@ -471,7 +478,7 @@ function zoneBox(m, key, zone) {
 // left out of the badges: it is the game's bookkeeping, not something players track.
 // A text value the game gives no name (a phase's id, say) is an engine word: left out too.
 function worthShowing(v, m) {
-  if (typeof v === "string") return m.seats.some((s) => s.seat === v) || !!(m.labels.values || {})[v];
+  if (typeof v === "string") return m.seats.some((s) => s.seat === v) || !!valueName(m, v);
   return !(v === null || v === false || (typeof v === "number" && v < 0) || typeof v === "object");
 }
 
@@ -567,7 +574,7 @@ function placeOnMap(m, centre, map) {
     if (!box) {  // an empty place keeps its spot on the map
       box = el("section", "zone empty-place");
       box.dataset.zone = loc;
-      box.appendChild(el("h3", "", say(m.labels.zones[loc], "")));
+      box.appendChild(el("h3", "", say(zoneLabel(m, loc), "")));
     }
     box.style.gridColumn = String(col);
     box.style.gridRow = String(row);
