@@ -100,7 +100,7 @@ class Faces:
         given = os.environ.get("RULEPRESS_TABLE_SECRET", "")
         self.secret = secret or (hashlib.sha256(given.encode()).digest() if given else secrets.token_bytes(32))
         self._ready: set = set()
-        self._keys: dict = {}   # code -> {key: name}
+        self._keys: dict = {}   # code -> {name: key} for every face and back of its game
         self._seen: dict = {}   # (code, kinds in a view, zones hiding things) -> for_kinds
         self.proc = None
 
@@ -133,13 +133,13 @@ class Faces:
         if made is None:
             if len(self._seen) > SEEN_KEPT:  # (a bound: made again when next asked for)
                 self._seen.clear()
-            cards = card_kinds(game)
-            faces = {k: self.key(code, k) for k in kinds if k in cards}
+            keys = self._keys_of(code, game)
+            faces = {k: keys[k] for k in kinds if k in keys}
             backs = {}
             for key in hidden_zones:
                 back = back_of(game, key.split(".", 1)[1] if "." in key else key)
                 if back is not None:
-                    backs[key] = self.key(code, back)
+                    backs[key] = keys[back]
             made = self._seen[seen] = json.dumps({"cards": faces, "backs": backs}, separators=(",", ":"))
         return made
 
@@ -147,17 +147,21 @@ class Faces:
         """The PNG a key made for this room opens, in `lang`; None for any other key."""
         if lang not in LANGS or not self.ready(game) or len(key) != KEY_CHARS:
             return None
-        names = self._keys.get(code)
-        if names is None:
-            if len(self._keys) > 5000:  # (a bound: keys are made again when asked for)
-                self._keys.clear()
-            every = set(card_kinds(game)) | {"back"} | {f"back.{d}" for d in game.data.get("decks") or {}}
-            names = self._keys[code] = {self.key(code, n): n for n in every}
-        name = next((n for k, n in names.items() if hmac.compare_digest(k, key)), None)
+        name = next((n for n, k in self._keys_of(code, game).items() if hmac.compare_digest(k, key)), None)
         if name is None:
             return None
         path = os.path.join(self.folder(game), lang, f"{name}.png")
         return path if os.path.isfile(path) else None
+
+    def _keys_of(self, code: str, game) -> dict:
+        """{name: key} for every face and back a room's pages may be given, made once a room."""
+        keys = self._keys.get(code)
+        if keys is None:
+            if len(self._keys) > 5000:  # (a bound: keys are made again when asked for)
+                self._keys.clear()
+            every = set(card_kinds(game)) | {"back"} | {f"back.{d}" for d in game.data.get("decks") or {}}
+            keys = self._keys[code] = {n: self.key(code, n) for n in sorted(every)}
+        return keys
 
     # ---- making them ---------------------------------------------------------------------
 
