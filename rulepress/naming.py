@@ -7,10 +7,10 @@ from __future__ import annotations
 
 def catalogue(game) -> dict:
     """Every name the page prints for this game, in both languages. It names every kind of
-    thing, not the ones in sight, so it is the same for every seat at every moment and says
-    nothing of the game in play (a list of the kinds in sight would: a hidden card's kind
-    missing from it, or there before its card is shown); the table sends it once a socket,
-    and no view carries names. Where a name is missing the page shows the key itself.
+    thing, not only those in sight, so it is the same for every seat at every moment: it
+    tells nothing of the game in play (the card list is the rulebook's), and the table makes
+    it once a game and sends it once a socket; no view carries names. Where a name is
+    missing the page shows the key itself.
 
     - zones: a zone's, deck's or pool's name by the zone's name (the part after its owner);
       a zone named after a kind of thing (a place's own stack) takes that kind's name;
