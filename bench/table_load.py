@@ -3,7 +3,8 @@
     .venv/bin/python bench/table_load.py [--rooms 50] [--seats 4] [--seconds 20] [--think 1] [GAME]
 
 Starts `rulepress serve` as its own process (a free port, a fresh database in a temporary
-folder), opens the rooms, seats every player over its own WebSocket and lets each seat pick
+folder), opens the rooms, seats every player over its own WebSocket, starts the games once
+every seat has its table (the moves and the CPU are counted from there), and lets each seat pick
 a random option whenever the table says it decides, after thinking 0.5-1.5 times `--think`
 seconds (a person's pace; 50 rooms then offer about 50 moves a second). `--think 0` moves
 at once: the server is saturated by construction and the latency measured is the queue of
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import contextlib
 import gc
 import json
 import os
@@ -71,6 +73,8 @@ class Tally:
     errors: list = field(default_factory=list)
     frames: int = 0
     bytes: int = 0
+    seated: int = 0  # seats that have had their first table
+    seating: float = 0.0  # how long it took them all
 
 
 def free_port() -> int:
@@ -80,6 +84,8 @@ def free_port() -> int:
 
 
 # The server with a slow room: `apply` of a game of SLOW_PLAYERS seats busy for SLOW_MS more.
+SEAT_SECONDS = 60  # how long the seats may take to connect and get their tables before play starts
+
 SLOW_SERVER = """
 import os, sys, time
 from rulepress.table import engine, rooms
@@ -140,7 +146,7 @@ def open_rooms(base: str, game: str, rooms: int, seats: int) -> list[Room]:
 
 
 async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng: random.Random, think: float,
-                    tally: Tally, stop: asyncio.Event, started: asyncio.Event):
+                    tally: Tally, stop: asyncio.Event, started: asyncio.Event, seated):
     unanswered: list[Move] = []  # this seat's moves not yet refused, oldest first
     moved_at = -1                # the last version this seat moved at (one move per version)
     versions = room.versions.setdefault(seat, [])
@@ -160,8 +166,10 @@ async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng
     async with websockets.connect(url, max_size=2**22, ping_interval=None) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         if host:
-            await started.wait()  # every seat is in: start
-            await ws.send(json.dumps({"type": "host", "action": "start"}))
+            async def start():
+                await started.wait()  # every seat has its table (this one's too, read below): start
+                await ws.send(json.dumps({"type": "host", "action": "start"}))
+            pending.add(asyncio.create_task(start()))
         while not stop.is_set():
             try:
                 frame = await asyncio.wait_for(ws.recv(), timeout=0.5)
@@ -182,6 +190,8 @@ async def seat_loop(url: str, room: Room, seat: str, token: str, host: bool, rng
             if kind != "table":
                 continue
             version = msg["version"]
+            if not versions:
+                seated()
             versions.append(version)
             times.append(now)
             if msg["status"] == "finished" and host:
@@ -226,16 +236,29 @@ def percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 
-async def play(base: str, rooms: list[Room], seconds: float, seed: int, think: float) -> tuple[Tally, float, float]:
+async def play(base: str, rooms: list[Room], seconds: float, seed: int, think: float, on_start=lambda: None) -> tuple[Tally, float, float]:
     tally = Tally()
     stop = asyncio.Event()
     started = asyncio.Event()
     rng = random.Random(seed)
     ws_base = base.replace("http://", "ws://")
+    everyone = asyncio.Event()
+
+    def seated():
+        tally.seated += 1
+        if tally.seated == sum(len(r.seats) for r in rooms):
+            everyone.set()
     tasks = [asyncio.create_task(seat_loop(f"{ws_base}/ws/{r.code}", r, seat, token, i == 0,
-                                           random.Random(rng.random()), think, tally, stop, started))
+                                           random.Random(rng.random()), think, tally, stop, started, seated))
              for r in rooms for i, (seat, token) in enumerate(r.seats)]
-    await asyncio.sleep(1.0)  # every socket says hello before the hosts start
+    # every seat has its table before the hosts start: the moves are timed in play, not while
+    # a thousand sockets still connect (that took up to 7 s on two busy cores, against the
+    # 1 s this waited before)
+    t0 = time.perf_counter()
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(everyone.wait(), SEAT_SECONDS)
+    tally.seating = time.perf_counter() - t0
+    on_start()  # (the CPU is counted from here: a move's, not the seating's)
     started.set()
     begin = time.perf_counter()
     await asyncio.sleep(seconds)
@@ -310,24 +333,28 @@ def main():
         slow = open_rooms(base, game_id, 1, slow_seats) if a.slow_room and not a.url else []
         if slow:
             print(f"and one room of {slow_seats} seats whose every move costs {a.slow_room} ms more")
-        cpu_before, own_before, queue_before = _cpu(proc), time.process_time(), _queued(proc)
-        whole = time.perf_counter()
+        before = {}
+
+        def on_start():
+            before.update(cpu=_cpu(proc), own=time.process_time(), queued=_queued(proc), whole=time.perf_counter())
         # the seats' client collects no cycles while it measures: its own pauses (up to 140 ms
         # at 1,000 seats) were taken for the server's latency (it makes no cycles: it grows
         # by its tally alone)
         gc.collect()
         gc.disable()
         try:
-            tally, wall, end = asyncio.run(play(base, rooms + slow, a.seconds, a.seed, a.think))
+            tally, wall, end = asyncio.run(play(base, rooms + slow, a.seconds, a.seed, a.think, on_start))
         finally:
             gc.enable()
-        whole = time.perf_counter() - whole  # the run with its start and its goodbyes
-        cpu = _cpu(proc) - cpu_before if proc else float("nan")
-        queued = _queued(proc) - queue_before
-        own = time.process_time() - own_before
+        whole = time.perf_counter() - before["whole"]  # the run with its goodbyes
+        cpu = _cpu(proc) - before["cpu"] if proc else float("nan")
+        queued = _queued(proc) - before["queued"]
+        own = time.process_time() - before["own"]
         lat = latencies(rooms, [m for m in tally.moves if m.room not in {r.code for r in slow}], end - 1.0)
         accepted = sum(not m.refused for m in tally.moves)
-        print(f"seats: {a.rooms * a.seats}; think {a.think:g} s; {wall:.1f} s; moves accepted: {accepted} ({accepted / wall:.0f}/s); "
+        print(f"seats: {a.rooms * a.seats}, all with their tables in {tally.seating:.1f} s"
+              + ("" if tally.seated >= a.rooms * a.seats + len(slow and slow[0].seats) else f" (only {tally.seated} after {SEAT_SECONDS} s)"))
+        print(f"think {a.think:g} s; {wall:.1f} s; moves accepted: {accepted} ({accepted / wall:.0f}/s); "
               f"refused as stale: {tally.refused}; games finished: {sum(r.games for r in rooms)}")
         print(f"move -> every seat of its room has its view: p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
               f"p99 {percentile(lat, 0.99) * 1000:.1f} ms, max {max(lat, default=float('nan')) * 1000:.1f} ms "
