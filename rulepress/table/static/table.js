@@ -448,13 +448,15 @@ function zoneBox(m, key, zone) {
   const list = el("ul", "things");
   for (const id of zone.things) list.appendChild(cardOf(m, id, m.view.things[id], owner));
   if (zone.hidden) {
-    const stack = el("li", "hidden-count", zone.hidden + " " + t("hidden"));
+    const stack = el("li", "hidden-count");
     stack.dataset.count = String(Math.min(zone.hidden, 3));
     const back = m.faces && m.faces.backs[key];
-    if (back) {
+    if (back) {  // the backs' picture, and the count on it as a deck's badge (the word for screen readers)
       stack.classList.add("has-back");
       stack.style.backgroundImage = "url(\"" + faceUrl(m, back) + "\")";
-    }
+      stack.appendChild(el("span", "stack-count", String(zone.hidden)));
+      stack.appendChild(el("span", "unseen", " " + t("hidden")));
+    } else stack.textContent = zone.hidden + " " + t("hidden");
     list.appendChild(stack);
   }
   if (!zone.things.length && !zone.hidden) list.appendChild(el("li", "empty", t("nothing")));
