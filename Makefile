@@ -183,8 +183,8 @@ balance-figures: $(VENV)/.extra-balance
 	$(BIN)/rulepress balance content/study-in-emerald -n 6 --players 4 --agent mcts:10 --seed 1 --no-coverage
 	$(BIN)/rulepress balance content/android -n 60 --players 2 --agent mcts:10 --seed 1 --no-coverage
 	$(BIN)/python bench/android_figures.py -n 60 --players 2 --agent mcts:10 --seed 1
-	$(BIN)/rulepress balance content/android -n 20 --players 4 --agent mcts:10:depth1 --seed 1 --no-coverage
-	$(BIN)/python bench/android_figures.py -n 20 --players 4 --agent mcts:10:depth1 --seed 1
+	$(BIN)/rulepress balance content/android -n 40 --players 4 --agent mcts:10 --seed 1 --no-coverage
+	$(BIN)/python bench/android_figures.py -n 40 --players 4 --agent mcts:10 --seed 1
 
 bench: $(VENV)/.extra-bench $(VENV)/.extra-test
 	$(BIN)/python bench/run.py
