@@ -49,7 +49,7 @@ function connect() {
   socket.addEventListener("message", (event) => {
     let msg;
     try { msg = JSON.parse(event.data); } catch (e) { return; }
-    if (msg.type === "names") names = msg.labels;
+    if (msg.type === "names") { names = msg.labels; names.cardKinds = new Set(names.cards || []); }
     else if (msg.type === "table") { retry = 0; showConnection(""); msg.labels = names; last = msg; render(); }
     else if (msg.type === "refused") showError(t("refused"));
     else if (msg.type === "error") { showError(msg.message); render(); }  // the options clickable again
@@ -404,7 +404,7 @@ function faceUrl(m, key) { return "/faces/" + encodeURIComponent(m.code) + "/" +
 // see never reaches the page: it is only counted (li.hidden-count, drawn as its zone's backs).
 function cardOf(m, id, thing, owner) {
   // (a kind of thing that is no card, a character or a building, is a piece: a small token)
-  const card = (m.labels.cards || []).includes(thing.type);
+  const card = m.labels.cardKinds.has(thing.type);
   const li = el("li", "thing " + (card ? "card" : "piece"));
   li.dataset.thing = id;
   li.dataset.type = thing.type;
@@ -541,7 +541,7 @@ function renderZones(m) {
   // inside that piece: the map reads district > site > who stands there
   const nested = sitesOf(m, keys);
   // the cards (decks, markets) first, then the places, the supply last
-  const weight = (k) => { const z = m.view.zones[k]; return z.things.length > SUPPLY ? 2 : z.hidden || z.things.some((id) => (m.labels.cards || []).includes(m.view.things[id].type)) ? 0 : 1; };
+  const weight = (k) => { const z = m.view.zones[k]; return z.things.length > SUPPLY ? 2 : z.hidden || z.things.some((id) => m.labels.cardKinds.has(m.view.things[id].type)) ? 0 : 1; };
   for (const key of keys.slice().sort((a, b) => weight(a) - weight(b))) {
     const zone = m.view.zones[key];
     const owner = key.includes(".") ? key.split(".")[0] : null;
