@@ -243,10 +243,11 @@ async def play(base: str, rooms: list[Room], seconds: float, seed: int, think: f
     rng = random.Random(seed)
     ws_base = base.replace("http://", "ws://")
     everyone = asyncio.Event()
+    seats = sum(len(r.seats) for r in rooms)
 
     def seated():
         tally.seated += 1
-        if tally.seated == sum(len(r.seats) for r in rooms):
+        if tally.seated == seats:
             everyone.set()
     tasks = [asyncio.create_task(seat_loop(f"{ws_base}/ws/{r.code}", r, seat, token, i == 0,
                                            random.Random(rng.random()), think, tally, stop, started, seated))

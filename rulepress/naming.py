@@ -8,9 +8,9 @@ from __future__ import annotations
 def catalogue(game) -> dict:
     """Every name the page prints for this game, in both languages. It names every kind of
     thing, not only those in sight, so it is the same for every seat at every moment: it
-    tells nothing of the game in play (the card list is the rulebook's), and the table makes
-    it once a game and sends it once a socket; no view carries names. Where a name is
-    missing the page shows the key itself.
+    tells nothing of the game in play (the card list is the rulebook's), and the table
+    encodes it once a game and sends it once a socket; no view carries names. Where a name
+    is missing the page shows the key itself.
 
     - zones: a zone's, deck's or pool's name by the zone's name (the part after its owner);
       a zone named after a kind of thing (a place's own stack) takes that kind's name;
@@ -21,13 +21,6 @@ def catalogue(game) -> dict:
       value is named from `things`; value_name reads both);
     - marks: the game's terms, by which marks are named;
     - cards: the kinds of thing that are cards (printed, drawn as cards; any other is a piece)."""
-    got = game.cache.labels
-    if got is None:
-        got = game.cache.labels = _catalogue(game)
-    return got
-
-
-def _catalogue(game) -> dict:
     def names(*tables) -> dict:
         out = {}
         for table in tables:

@@ -96,7 +96,6 @@ class Cache:
         self.start = {}  # seats -> a new state's counters, things and zones (state._start)
         self.printed = {}  # attribute -> its value printed on each thing (pysource: fixed_table)
         self.cards = None  # card id -> its card type (simulate.cards_of)
-        self.labels = None  # every name the table and the terminal print (rulepress/naming.catalogue)
         self.profile = None  # a runtime.profile.Profile (or coverage Recording) while the lines are clocked
         # Told of every log line an effect writes, as (state, index in the log), when set: the
         # leak scan notes what each seat could see as the line was written. Play leaves it unset.
